@@ -1,0 +1,43 @@
+# perfweave: `make demo` and `make test` work from a clean clone on a fresh machine.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+EXTRAS ?= test,dev,bench
+comma  := ,
+STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
+
+.PHONY: demo test lint pytest bench venv test-pandas3 clean
+
+venv: $(STAMP)
+
+# (Re)create the virtual environment whenever pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[$(EXTRAS)]"
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+demo: $(STAMP)
+	$(BIN)/python -m perfweave.examples.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+# pytest exits 5 when it collects no test: say so plainly instead of failing the build.
+pytest: $(STAMP)
+	@rc=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
+
+test: lint pytest
+
+# The same suite on pandas 3 (the peers pin pandas < 3, so their conformance tests are left out).
+test-pandas3:
+	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev PYTEST_ARGS='-m "not peer"'
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks all
+
+clean:
+	rm -rf $(VENV) .venv-pandas3 .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""perfweave benchmarks: ``python -m benchmarks PART`` (calltree, ensemble, counts, classes, merge, all)."""

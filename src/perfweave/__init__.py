@@ -1,0 +1,49 @@
+"""perfweave: merge many partial performance profiles into one coherent view.
+
+The public API is re-exported here. Names are loaded on first use, so ``import perfweave``
+stays fast and the widget stack is never imported by the analysis core.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from perfweave import errors
+
+__version__ = "0.1.0"
+
+# public name -> module that defines it (imported lazily on first attribute access)
+_LAZY: dict[str, str] = {
+    # calltree core
+    "Frame": "perfweave.calltree.frame",
+    "Node": "perfweave.calltree.graph",
+    "Graph": "perfweave.calltree.graph",
+    "GraphFrame": "perfweave.calltree.graphframe",
+    "read": "perfweave.calltree.readers",
+}
+
+_SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")
+
+if TYPE_CHECKING:  # pragma: no cover
+    from perfweave.calltree.frame import Frame
+    from perfweave.calltree.graph import Graph, Node
+    from perfweave.calltree.graphframe import GraphFrame
+    from perfweave.calltree.readers import read
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"perfweave.{name}")
+    raise AttributeError(f"module 'perfweave' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY, *_SUBPACKAGES])
+
+
+__all__ = ["__version__", "errors", *_LAZY]

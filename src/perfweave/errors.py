@@ -1,0 +1,120 @@
+"""One exception hierarchy for all of perfweave.
+
+Every error a user can cause with bad input is a :class:`PerfweaveError`, so a notebook
+or the CLI can catch one class. Errors that come from reading a file carry the file, the
+position and what was expected, and say all three in their message.
+"""
+
+from __future__ import annotations
+
+from os import PathLike
+
+
+class PerfweaveError(Exception):
+    """Base class of every error perfweave raises on purpose."""
+
+
+class ParseError(PerfweaveError, ValueError):
+    """A file (or string) does not follow its format.
+
+    ``path`` names the file (or ``"<string>"``), ``line`` the 1-based line (or ``None``
+    where the format has no lines, e.g. a byte offset is given in ``position``),
+    ``expected`` what the parser wanted and ``found`` what it saw.
+    """
+
+    def __init__(
+        self,
+        path: str | PathLike[str] | None,
+        expected: str,
+        *,
+        line: int | None = None,
+        position: str | int | None = None,
+        found: str | None = None,
+    ) -> None:
+        self.path = str(path) if path is not None else "<string>"
+        self.line = line
+        self.position = position
+        self.expected = expected
+        self.found = found
+        where = self.path
+        if line is not None:
+            where += f", line {line}"
+        if position is not None:
+            where += f", {position}" if isinstance(position, str) else f", offset {position}"
+        msg = f"{where}: expected {expected}"
+        if found is not None:
+            shown = found if len(found) <= 80 else found[:77] + "..."
+            msg += f", found {shown!r}"
+        super().__init__(msg)
+
+
+class FormatError(PerfweaveError, ValueError):
+    """A file is not of a format perfweave can read (or not the format asked for)."""
+
+
+class ShapeError(PerfweaveError, ValueError):
+    """Objects that must agree in shape do not: metric sets, index levels, matrix sizes."""
+
+
+class QueryError(PerfweaveError, ValueError):
+    """A filter query string is not valid (perfweave never evaluates user strings)."""
+
+
+class GraphError(PerfweaveError, ValueError):
+    """A graph is malformed: missing or cyclic parents, unknown nodes, no nodes at all."""
+
+
+class DuplicateProfileError(PerfweaveError, ValueError):
+    """Two profiles of an ensemble have the same identity."""
+
+
+class MetadataError(PerfweaveError, KeyError):
+    """Metadata needed for an operation is missing or cannot be matched."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; show it plainly
+        return str(self.args[0]) if self.args else ""
+
+
+class SpecError(PerfweaveError, ValueError):
+    """A profile specification (opreport's tag:value list) is not valid."""
+
+
+class AxisConflict(PerfweaveError):
+    """Profile classes differ along more than one axis (opreport's error)."""
+
+
+class MergeError(PerfweaveError, ValueError):
+    """Subexperiments cannot be merged as asked (HRM / MUCH)."""
+
+
+class DependencyError(PerfweaveError, ImportError):
+    """An optional package needed for this call is not installed."""
+
+
+def require(module: str, extra: str, purpose: str):
+    """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise DependencyError(
+            f"{purpose} needs the package {module!r}: pip install 'perfweave[{extra}]'"
+        ) from exc
+
+
+__all__ = [
+    "AxisConflict",
+    "DependencyError",
+    "DuplicateProfileError",
+    "FormatError",
+    "GraphError",
+    "MergeError",
+    "MetadataError",
+    "ParseError",
+    "PerfweaveError",
+    "QueryError",
+    "ShapeError",
+    "SpecError",
+    "require",
+]

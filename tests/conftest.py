@@ -1,0 +1,32 @@
+"""Shared fixtures: the path to bundled test data, and the peer-library guard."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
+
+
+def pytest_collection_modifyitems(config, items):
+    """Peer tests need llnl-hatchet / llnl-thicket; say plainly why they skip without them."""
+    have = {
+        "hatchet": importlib.util.find_spec("hatchet") is not None,
+        "thicket": importlib.util.find_spec("thicket") is not None,
+    }
+    for item in items:
+        mark = item.get_closest_marker("peer")
+        if mark is None:
+            continue
+        needed = mark.args[0] if mark.args else "hatchet"
+        if not have.get(needed, False):
+            item.add_marker(
+                pytest.mark.skip(reason=f"llnl-{needed} not installed (pip install -e '.[bench]')")
+            )
