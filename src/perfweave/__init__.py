@@ -26,10 +26,10 @@ _LAZY: dict[str, str] = {
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")
 
 if TYPE_CHECKING:  # pragma: no cover
-    from perfweave.calltree.frame import Frame
-    from perfweave.calltree.graph import Graph, Node
-    from perfweave.calltree.graphframe import GraphFrame
-    from perfweave.calltree.readers import read
+    from perfweave.calltree.frame import Frame  # noqa: F401
+    from perfweave.calltree.graph import Graph, Node  # noqa: F401
+    from perfweave.calltree.graphframe import GraphFrame  # noqa: F401
+    from perfweave.calltree.readers import read  # noqa: F401
 
 
 def __getattr__(name: str) -> Any:

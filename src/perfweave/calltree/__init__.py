@@ -1,0 +1,8 @@
+"""Calltree core: one profile's call graph and metrics (Hatchet's GraphFrame model)."""
+
+from perfweave.calltree.frame import Frame
+from perfweave.calltree.graph import Graph, Node
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.readers import read
+
+__all__ = ["Frame", "Graph", "GraphFrame", "Node", "read"]

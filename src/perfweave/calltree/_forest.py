@@ -1,0 +1,169 @@
+"""Vectorised algorithms on forests stored as parent arrays.
+
+Every function works level by level with numpy: the number of numpy calls grows with the
+depth of the tree, never with the number of nodes. Node ids are positions in the arrays;
+``-1`` stands for "no parent".
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from perfweave.errors import GraphError
+
+INT = np.int64
+
+
+def children_csr(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Children of every node as CSR (ptr, idx), each node's children sorted by (key, id).
+
+    Also returns the roots (nodes with parent -1) sorted the same way.
+    """
+    n = len(parent)
+    ids = np.arange(n, dtype=INT)
+    order = np.lexsort((ids, key, parent))  # by parent, then key, then id
+    par_sorted = parent[order]
+    n_roots = int(np.searchsorted(par_sorted, 0))  # parents of -1 sort first
+    roots = order[:n_roots]
+    idx = order[n_roots:]
+    counts = np.bincount(parent[idx], minlength=n) if len(idx) else np.zeros(n, INT)
+    ptr = np.zeros(n + 1, dtype=INT)
+    np.cumsum(counts, out=ptr[1:])
+    return ptr, idx, roots
+
+
+def gather_children(
+    ptr: np.ndarray, idx: np.ndarray, nodes: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Children of ``nodes`` (grouped by node, in CSR order) and how many each node has."""
+    starts = ptr[nodes]
+    counts = ptr[nodes + 1] - starts
+    total = int(counts.sum())
+    if total == 0:
+        return np.empty(0, INT), counts
+    offsets = np.repeat(starts - (np.cumsum(counts) - counts), counts)
+    return idx[offsets + np.arange(total, dtype=INT)], counts
+
+
+def bfs_levels(ptr: np.ndarray, idx: np.ndarray, roots: np.ndarray, n: int) -> list[np.ndarray]:
+    """Nodes level by level from the roots (each level grouped by parent, in CSR order).
+
+    Raises GraphError when some node cannot be reached from a root (its parent chain is a
+    cycle), naming one such node.
+    """
+    levels = []
+    frontier = roots.astype(INT)
+    seen = 0
+    while len(frontier):
+        levels.append(frontier)
+        seen += len(frontier)
+        if seen > n:  # only possible when a node has several parents: not a tree
+            raise GraphError("graph is not a tree (a node was reached twice)")
+        frontier, _ = gather_children(ptr, idx, frontier)
+    if seen != n:
+        reached = np.zeros(n, bool)
+        reached[np.concatenate(levels) if levels else np.empty(0, INT)] = True
+        lost = int(np.flatnonzero(~reached)[0])
+        raise GraphError(f"node {lost} is not reachable from any root: its parents form a cycle")
+    return levels
+
+
+def tree_layout(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Canonical preorder of a forest.
+
+    Roots and each node's children are visited in (key, id) order. Returns ``pos`` (old id
+    -> preorder position), ``depth`` and ``size`` (subtree sizes), the latter two indexed
+    by old id.
+    """
+    n = len(parent)
+    ptr, idx, roots = children_csr(parent, key)
+    levels = bfs_levels(ptr, idx, roots, n)
+    depth = np.empty(n, INT)
+    for d, level in enumerate(levels):
+        depth[level] = d
+    size = np.ones(n, INT)
+    for level in reversed(levels[1:]):
+        size += np.bincount(parent[level], weights=size[level], minlength=n).astype(INT)
+    pos = np.empty(n, INT)
+    if n == 0:
+        return pos, depth, size
+    rsize = size[roots]
+    pos[roots] = np.cumsum(rsize) - rsize
+    for level in levels[1:]:
+        par = parent[level]
+        lsize = size[level]
+        cs = np.cumsum(lsize)
+        # exclusive cumsum restarted at each parent's first child (levels are grouped by parent)
+        first = np.ones(len(level), bool)
+        first[1:] = par[1:] != par[:-1]
+        group_start = np.maximum.accumulate(np.where(first, np.arange(len(level)), 0))
+        before = (cs - lsize) - (cs[group_start] - lsize[group_start])
+        pos[level] = pos[par] + 1 + before
+    return pos, depth, size
+
+
+def level_order(depth: np.ndarray) -> list[np.ndarray]:
+    """Node ids grouped by depth (ascending ids within a level)."""
+    if len(depth) == 0:
+        return []
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+    return [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
+
+
+def merge_groups(
+    parent: np.ndarray, depth: np.ndarray, frame_code: np.ndarray, dup: np.ndarray | None = None
+) -> np.ndarray:
+    """Group nodes that have the same (group of parent, frame[, dup]) top-down.
+
+    This is how graphs merge: two roots with equal frames become one node, then children
+    with equal frames under merged parents, and so on. ``dup`` (an occurrence number among
+    same-frame siblings) keeps duplicates apart where they must stay apart (union).
+    Returns a group id per node, numbered 0..G-1 level by level.
+    """
+    n = len(parent)
+    group = np.empty(n, INT)
+    next_id = 0
+    for level in level_order(depth):
+        par = parent[level]
+        pg = np.where(par >= 0, group[np.maximum(par, 0)], -1)
+        cols = [pg, frame_code[level]] if dup is None else [pg, frame_code[level], dup[level]]
+        codes = _factorize_rows(cols)
+        group[level] = codes + next_id
+        next_id += int(codes.max()) + 1 if len(codes) else 0
+    return group
+
+
+def _factorize_rows(cols: list[np.ndarray]) -> np.ndarray:
+    """Dense codes (0..k-1) for the distinct rows of several integer columns."""
+    combined = np.zeros(len(cols[0]), INT)
+    for col in cols:
+        c, uniq = pd.factorize(col)
+        combined, _ = pd.factorize(combined * (len(uniq) + 1) + c)
+    return combined.astype(INT)
+
+
+def occurrence(parent: np.ndarray, frame_code: np.ndarray) -> np.ndarray:
+    """For each node, how many earlier siblings (by id) share its frame: 0, 1, 2 ..."""
+    n = len(parent)
+    if n == 0:
+        return np.zeros(0, INT)
+    keys = _factorize_rows([parent, frame_code])
+    order = np.argsort(keys, kind="stable")
+    k = keys[order]
+    first = np.ones(n, bool)
+    first[1:] = k[1:] != k[:-1]
+    start = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    out = np.empty(n, INT)
+    out[order] = np.arange(n) - start
+    return out
+
+
+def nearest_kept_ancestor(parent: np.ndarray, depth: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """For every node, its closest proper ancestor with ``keep`` set (-1 if none)."""
+    out = np.full(len(parent), -1, INT)
+    for level in level_order(depth)[1:]:
+        par = parent[level]
+        out[level] = np.where(keep[par], par, out[par])
+    return out

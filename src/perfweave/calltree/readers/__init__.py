@@ -1,0 +1,66 @@
+"""Readers, one module per format, and :func:`read`, which detects the format.
+
+Each reader module defines ``read(path, **options) -> GraphFrame`` and
+``sniff(path) -> bool`` (a cheap look at the file name and first bytes). ``FORMATS`` lists
+them in detection order; the first whose ``sniff`` says yes reads the file.
+"""
+
+from __future__ import annotations
+
+import importlib
+from os import PathLike
+from pathlib import Path
+
+from perfweave.errors import FormatError
+
+# format name -> module under perfweave.calltree.readers (detection order)
+FORMATS: dict[str, str] = {
+    "hpctoolkit": "hpctoolkit",
+    "tau": "tau",
+    "cali": "cali",
+    "caliper": "caliper_json",
+    "hatchet-json": "hatchet_json",
+    "literal": "literal",
+    "timemory": "timemory",
+    "pyinstrument": "pyinstrument",
+    "cprofile": "cprofile",
+    "gprof-dot": "gprof_dot",
+}
+
+
+def reader(fmt: str):
+    """The reader module for a format name."""
+    if fmt not in FORMATS:
+        raise FormatError(f"unknown format {fmt!r}; known formats: {', '.join(FORMATS)}")
+    return importlib.import_module(f"perfweave.calltree.readers.{FORMATS[fmt]}")
+
+
+def available_formats() -> list[str]:
+    """Formats whose reader module is present in this installation."""
+    out = []
+    for fmt, mod in FORMATS.items():
+        if importlib.util.find_spec(f"perfweave.calltree.readers.{mod}") is not None:
+            out.append(fmt)
+    return out
+
+
+def detect(path: str | PathLike[str]) -> str:
+    """The format of ``path`` (a file or a directory), or FormatError."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(p))
+    for fmt in available_formats():
+        if reader(fmt).sniff(p):
+            return fmt
+    raise FormatError(
+        f"{p}: not a profile format perfweave recognises ({', '.join(available_formats())})"
+    )
+
+
+def read(path: str | PathLike[str], format: str | None = None, **options):
+    """Read a profile of any supported format into a GraphFrame (format detected unless given)."""
+    fmt = format or detect(path)
+    return reader(fmt).read(path, **options)
+
+
+import importlib.util  # noqa: E402  (used by available_formats)

@@ -1,0 +1,76 @@
+"""Hatchet's GraphFrame JSON (``to_json``/``to_dict``): graph by node id + dataframe records."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.readers._common import load_json, sniff_json_keys
+from perfweave.errors import ParseError
+
+_KEYS = ("graph", "dataframe_indices", "dataframe", "inclusive_metrics", "exclusive_metrics")
+
+
+def sniff(path: Path) -> bool:
+    return sniff_json_keys(path, '"graph"', '"dataframe"')
+
+
+def read(source: Any, **_: Any):
+    spec, name = load_json(source, "Hatchet GraphFrame JSON")
+    return from_dict(spec, name)
+
+
+def from_dict(spec: dict, name: str = "<dict>"):
+    if not isinstance(spec, dict):
+        raise ParseError(
+            name, "a JSON object with keys " + ", ".join(_KEYS), found=type(spec).__name__
+        )
+    missing = [k for k in _KEYS if k not in spec]
+    if missing:
+        raise ParseError(name, "keys " + ", ".join(_KEYS), found=f"no {', '.join(missing)}")
+    ids: dict[str, int] = {}
+    frames: list[dict] = []
+    src: list[int] = []
+    dst: list[int] = []
+    for part in spec["graph"]:
+        for nid, value in part.items():
+            if str(nid) not in ids:
+                ids[str(nid)] = len(frames)
+                frames.append(dict(value["data"]))
+    for part in spec["graph"]:
+        for nid, value in part.items():
+            for child in value.get("children", []):
+                if str(child) not in ids:
+                    raise ParseError(
+                        name,
+                        "children that are nodes of the graph",
+                        position=f"node {nid}",
+                        found=f"child {child}",
+                    )
+                src.append(ids[str(nid)])
+                dst.append(ids[str(child)])
+    df = pd.DataFrame(spec["dataframe"])
+    if "node" not in df.columns:
+        raise ParseError(
+            name, "dataframe records with a 'node' field", found=f"fields {list(df.columns)}"
+        )
+    unknown = set(map(str, df["node"])) - ids.keys()
+    if unknown:
+        raise ParseError(
+            name, "dataframe rows for nodes of the graph", found=f"node {sorted(unknown)[0]}"
+        )
+    df["node"] = [ids[str(n)] for n in df["node"]]
+    extra = [lvl for lvl in spec["dataframe_indices"] if lvl not in ("node", "rank", "thread")]
+    if extra:
+        raise ParseError(name, "index levels among node, rank, thread", found=str(extra))
+    return build_graphframe(
+        frames,
+        df,
+        edges=(src, dst),
+        exc_metrics=spec["exclusive_metrics"],
+        inc_metrics=spec["inclusive_metrics"],
+        path=name,
+    )

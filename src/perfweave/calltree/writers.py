@@ -1,0 +1,181 @@
+"""Writers: Hatchet's literal and dict/JSON formats, Graphviz DOT, folded stacks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree._frames import frames_of
+
+if TYPE_CHECKING:
+    from perfweave.calltree.graphframe import GraphFrame
+
+
+def node_view(
+    gf: GraphFrame, columns: Sequence[str], rank: int = 0, thread: int = 0
+) -> pd.DataFrame:
+    """One row per graph node (reindexed 0..n-1) for one rank/thread; NaN where absent."""
+    df = gf.dataframe
+    levels = gf.index_levels
+    if levels:
+        key = tuple(rank if lvl == "rank" else thread if lvl == "thread" else 0 for lvl in levels)
+        mask = np.ones(len(df), bool)
+        for lvl, value in zip(levels, key):
+            mask &= np.asarray(df.index.get_level_values(lvl)) == value
+        df = df[mask].droplevel(levels)
+    cols = [c for c in columns if c in df.columns]
+    df = df[cols]
+    if df.index.has_duplicates:
+        df = df[~df.index.duplicated()]
+    return df.reindex(pd.RangeIndex(len(gf.graph), name="node"))
+
+
+def _names(gf: GraphFrame, view: pd.DataFrame, name: str) -> np.ndarray:
+    names = (
+        view[name].to_numpy(dtype=object)
+        if name in view.columns
+        else np.full(len(view), None, object)
+    )
+    missing = pd.isna(names)
+    if missing.any() and name in gf.graph.frames.columns:
+        names[missing] = gf.graph.frames[name].to_numpy(dtype=object)[missing]
+    return names
+
+
+def to_literal(
+    gf: GraphFrame,
+    name: str = "name",
+    rank: int = 0,
+    thread: int = 0,
+    cat_columns: Sequence[str] = (),
+) -> list[dict]:
+    metrics = sorted(set(gf.inc_metrics + gf.exc_metrics))
+    cats = sorted(c for c in cat_columns if c in gf.dataframe.columns)
+    view = node_view(gf, [name, *metrics, *cats], rank, thread)
+    names = _names(gf, view, name)
+    values = {}
+    for m in metrics:
+        col = (
+            pd.to_numeric(view[m], errors="coerce").to_numpy(dtype=float)
+            if m in view
+            else np.zeros(len(view))
+        )
+        values[m] = np.where(np.isfinite(col), col, 0.0).tolist()
+    frames = frames_of(gf.graph.frames)
+    g = gf.graph
+    done: set[int] = set()
+
+    def build(n: int) -> dict:
+        entry = {
+            "name": names[n],
+            "frame": frames[n].attrs,
+            "metrics": {**{m: values[m][n] for m in metrics}, "_hatchet_nid": n},
+            "attributes": {c: view[c].iloc[n] for c in cats},
+        }
+        kids = g.children_of(n)
+        if len(kids) and n not in done:
+            done.add(n)
+            entry["children"] = [build(int(c)) for c in kids]
+        return entry
+
+    return [build(int(r)) for r in g.root_ids]
+
+
+def to_dict(gf: GraphFrame) -> dict:
+    g = gf.graph
+    frames = frames_of(g.frames)
+    graphs = []
+    for root in g.root_ids:
+        part = {}
+        for node in g._traverse_from([int(root)], "pre"):
+            part[node.nid] = {
+                "data": frames[node.nid].attrs,
+                "children": g.children_of(node.nid).tolist(),
+            }
+        graphs.append(part)
+    ef = gf.dataframe.reset_index()
+    ef = ef.astype(object).where(ef.notna(), None)
+    return {
+        "graph": graphs,
+        "dataframe_indices": list(gf.dataframe.index.names),
+        "dataframe": ef.to_dict("records"),
+        "inclusive_metrics": list(gf.inc_metrics),
+        "exclusive_metrics": list(gf.exc_metrics),
+    }
+
+
+def _shown(values: np.ndarray, threshold: float) -> np.ndarray:
+    finite = np.where(np.isfinite(values), values, 0.0)
+    if threshold <= 0 or not len(finite):
+        return np.ones(len(values), bool)
+    return np.abs(finite) >= threshold * np.abs(finite).max()
+
+
+def _dot_quote(s: str) -> str:
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def to_dot(gf: GraphFrame, metric: str, name: str, rank: int, thread: int, threshold: float) -> str:
+    view = node_view(gf, [name, metric], rank, thread)
+    names = _names(gf, view, name)
+    vals = (
+        pd.to_numeric(view[metric], errors="coerce").to_numpy(float)
+        if metric in view
+        else np.zeros(len(view))
+    )
+    keep = _shown(vals, threshold)
+    g = gf.graph
+    lines = ['strict digraph "" {', "  node [shape=box, style=rounded];"]
+    for n in np.flatnonzero(keep).tolist():
+        label = f"{names[n]}\n{vals[n]:.3g}" if np.isfinite(vals[n]) else str(names[n])
+        lines.append(f"  {_dot_quote(n)} [label={_dot_quote(label)}];")
+    src = np.repeat(np.arange(len(g)), np.diff(g._child_ptr))
+    dst = g._child_idx
+    ok = keep[src] & keep[dst]
+    lines.extend(
+        f"  {_dot_quote(s)} -> {_dot_quote(d)};" for s, d in zip(src[ok].tolist(), dst[ok].tolist())
+    )
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def flame_metric(gf: GraphFrame, metric: str | None) -> str:
+    """The metric a flame graph should use: exclusive, since flame graphs add children up."""
+    if metric is not None:
+        return metric
+    m = gf.default_metric
+    if m in gf.inc_metrics:
+        base = m[: -len("(inc)")].strip() if m.endswith("(inc)") else m
+        if base in gf.exc_metrics:
+            return base
+    return m
+
+
+def to_flamegraph(
+    gf: GraphFrame, metric: str, name: str, rank: int, thread: int, threshold: float
+) -> str:
+    """One ``a;b;c value`` line per node with a non-zero value (first parent path in a DAG)."""
+    metric = flame_metric(gf, metric if metric != gf.default_metric else None)
+    view = node_view(gf, [name, metric], rank, thread)
+    names = np.array([str(x).replace(";", ":") for x in _names(gf, view, name)], dtype=object)
+    vals = (
+        pd.to_numeric(view[metric], errors="coerce").to_numpy(float)
+        if metric in view
+        else np.zeros(len(view))
+    )
+    g = gf.graph
+    paths = names.copy()
+    from perfweave.calltree._forest import level_order
+
+    for level in level_order(g.depth)[1:]:
+        paths[level] = paths[g.parent[level]] + ";" + names[level]
+    keep = _shown(vals, threshold) & np.isfinite(vals) & (vals != 0)
+    out = [f"{p} {_num(v)}" for p, v in zip(paths[keep].tolist(), vals[keep].tolist())]
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def _num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else f"{v:.6g}"
