@@ -1,0 +1,55 @@
+"""Shared helpers: subexperiments as float blocks, and the squared-distance outlier rule."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from perfweave.errors import MergeError
+
+#: rows whose squared distance from the block means has a z-score >= this are outliers
+OUTLIER_Z = 3.0
+
+
+def hem_order(subexperiments: Sequence[pd.DataFrame]) -> list[str]:
+    """Distinct HEM names in order of first appearance."""
+    return list(dict.fromkeys(str(c) for s in subexperiments for c in s.columns))
+
+
+def float_blocks(subexperiments: Sequence[pd.DataFrame]) -> list[tuple[list[str], np.ndarray]]:
+    """Each subexperiment as (column names, float array); missing values are an error."""
+    if len(subexperiments) == 0:
+        raise MergeError("no subexperiments given")
+    out = []
+    for i, sub in enumerate(subexperiments):
+        names = [str(c) for c in sub.columns]
+        if len(set(names)) != len(names):
+            raise MergeError(f"subexperiment {i} names a HEM twice: {names}")
+        try:
+            values = sub.to_numpy(dtype=float)
+        except (TypeError, ValueError):
+            raise MergeError(f"subexperiment {i} holds non-numeric readings") from None
+        if np.isnan(values).any():
+            raise MergeError(
+                f"subexperiment {i} has missing values; process_raw_experiments drops such rows"
+            )
+        out.append((names, values))
+    return out
+
+
+def keep_mask(squared: np.ndarray) -> np.ndarray:
+    """Rows (axis 0) that are not outliers of each column of squared distances.
+
+    A row is an outlier when ``(m - mean(m)) / sd(m) >= 3`` (sd with n - 1); a constant
+    column has no outliers.
+    """
+    n = squared.shape[0]
+    if n < 2:
+        return np.ones(squared.shape, dtype=bool)
+    mean = squared.mean(axis=0)
+    sd = squared.std(axis=0, ddof=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = (squared - mean) / sd
+    return ~(z >= OUTLIER_Z)
