@@ -21,6 +21,11 @@ _LAZY: dict[str, str] = {
     "Graph": "perfweave.calltree.graph",
     "GraphFrame": "perfweave.calltree.graphframe",
     "read": "perfweave.calltree.readers",
+    # count matrices
+    "CountsProfile": "perfweave.counts",
+    "CallGroup": "perfweave.counts",
+    "CountMatrix": "perfweave.counts",
+    "read_counts": "perfweave.counts",
 }
 
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")

@@ -1,0 +1,94 @@
+"""Count matrices of MPI collectives (alltoallv, alltoall, allgatherv).
+
+Reads what the collective profiler (gvallee/collective_profiler) writes — compact and
+per-call count files, timings, locations — into a :class:`CountsProfile` of
+:class:`CallGroup` objects whose send/recv matrices are :class:`CountMatrix` (distinct
+rows + row per rank, ``dense()`` for the int64 array), and analyses them: rank-range
+groups, communication patterns, statistics, per-rank and per-host bytes.
+"""
+
+from perfweave.counts.compact import (
+    CompactBlock,
+    CompactFile,
+    CompactStyle,
+    format_compact,
+    parse_compact,
+    parse_rows,
+    read_compact,
+    write_compact,
+)
+from perfweave.counts.grouping import RankGroup, group_ranks, rank_groups
+from perfweave.counts.matrix import CountMatrix
+from perfweave.counts.patterns import (
+    Pattern,
+    PatternReport,
+    detect_patterns,
+    format_patterns,
+    format_patterns_summary,
+    tally,
+    write_patterns,
+)
+from perfweave.counts.percall import CallCounts, parse_percall, read_percall
+from perfweave.counts.profile import (
+    CallGroup,
+    CountsProfile,
+    groups_from_compact,
+    groups_from_percall,
+    read,
+    to_compact,
+)
+from perfweave.counts.ranklist import format_ranklist, parse_ranklist
+from perfweave.counts.stats import (
+    bytes_per_rank,
+    call_stats,
+    format_heatmap,
+    host_totals,
+    message_totals,
+    stats_summary,
+)
+from perfweave.counts.timings import read_comm_data, read_locations, read_timings
+
+read_counts = read  # the name perfweave re-exports (perfweave.read reads calltrees)
+
+__all__ = [
+    "CallCounts",
+    "CallGroup",
+    "CompactBlock",
+    "CompactFile",
+    "CompactStyle",
+    "CountMatrix",
+    "CountsProfile",
+    "Pattern",
+    "PatternReport",
+    "RankGroup",
+    "bytes_per_rank",
+    "call_stats",
+    "detect_patterns",
+    "format_compact",
+    "format_heatmap",
+    "format_patterns",
+    "format_patterns_summary",
+    "format_ranklist",
+    "group_ranks",
+    "groups_from_compact",
+    "groups_from_percall",
+    "host_totals",
+    "message_totals",
+    "parse_compact",
+    "parse_percall",
+    "parse_ranklist",
+    "parse_rows",
+    "rank_groups",
+    "read",
+    "read_comm_data",
+    "read_compact",
+    "read_counts",
+    "read_locations",
+    "read_percall",
+    "read_timings",
+    "stats_summary",
+    "tally",
+    "to_compact",
+    "write_compact",
+    "write_patterns",
+]

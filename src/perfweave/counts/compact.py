@@ -1,0 +1,483 @@
+"""Compact count files: ``send-counters.job<J>.rank<R>.txt`` / ``recv-counters...``.
+
+A file holds one block per distinct count matrix of a lead rank::
+
+    # Raw counters
+
+    Number of ranks: 4
+    Datatype size: 4
+    Alltoallv calls 0-2
+    Count: 2 calls - 0, 2
+
+
+    BEGINNING DATA
+    Rank(s) 0-1: 0 1
+    END DATA
+
+The C profiler writes ``calls 0-2``, ``0, 2`` and a trailing space after the counts
+(style ``"profiler"``); the Go conversion tool writes ``calls  0-2``, ``0,2`` and no
+trailing space (style ``"tools"``). Both are read; either can be written byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from perfweave.counts._rows import parse_count_text, rows_to_matrix
+from perfweave.counts.matrix import CountMatrix
+from perfweave.counts.ranklist import format_ranklist, parse_ranklist
+from perfweave.errors import ParseError
+
+__all__ = [
+    "COLLECTIVES",
+    "CompactBlock",
+    "CompactFile",
+    "CompactStyle",
+    "format_compact",
+    "parse_rows",
+    "read_compact",
+    "write_compact",
+]
+
+COLLECTIVES = ("Alltoallv", "Alltoall", "Allgatherv")
+
+
+class CompactStyle(NamedTuple):
+    """Spelling details that differ between writers of compact files."""
+
+    gap: str  # between "calls" and the call range
+    sep: str  # between rank-list / call-list items
+    trailing: str  # after the last count of a row
+
+
+STYLES = {
+    "profiler": CompactStyle(" ", ", ", " "),
+    "tools": CompactStyle("  ", ",", ""),
+}
+COMPACT_NAME = re.compile(r"^(send|recv)-counters\.job(\d+)\.rank(\d+)\.txt$")
+
+_CALLS_LINE = re.compile(r"^(\w+) calls( +)(\d+)-(\d+)$")
+_COUNT_LINE = re.compile(r"^Count: (\d+) calls - (.+)$")
+
+
+@dataclass(frozen=True, eq=False)
+class CompactBlock:
+    """One block: the calls that share one count matrix (and datatype size)."""
+
+    collective: str
+    comm_size: int
+    datatype_size: int
+    calls: np.ndarray
+    counts: CountMatrix
+    call_range: tuple[int, int] | None = None
+    line: int | None = None
+    layout: np.ndarray | None = None  # row of each rank as written (files may repeat rows)
+
+
+@dataclass(eq=False)
+class CompactFile:
+    """A parsed compact file: its blocks in file order, and where it came from."""
+
+    path: str
+    kind: str | None
+    job: int | None
+    rank: int | None
+    blocks: list[CompactBlock] = field(default_factory=list)
+    style: CompactStyle = STYLES["profiler"]
+
+    @property
+    def calls(self) -> np.ndarray:
+        """All call ids of the file, sorted."""
+        if not self.blocks:
+            return np.zeros(0, dtype=np.int64)
+        return np.sort(np.concatenate([b.calls for b in self.blocks]))
+
+
+def expected_width(collective: str, kind: str | None, comm_size: int) -> int | None:
+    """Counts per row: comm size, or 1 where one count goes to every peer (None: either)."""
+    if collective == "Alltoallv":
+        return comm_size
+    if collective == "Alltoall":
+        return 1
+    if collective == "Allgatherv":
+        return None if kind is None else (1 if kind == "send" else comm_size)
+    return None
+
+
+def read_compact(path: str | os.PathLike[str], kind: str | None = None) -> CompactFile:
+    """Read a compact count file; ``kind`` ("send"/"recv") defaults from the file name."""
+    p = Path(path)
+    match = COMPACT_NAME.match(p.name)
+    if kind is None and match:
+        kind = match.group(1)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
+    cf = parse_compact(text, path=str(p), kind=kind)
+    if match:
+        cf.job, cf.rank = int(match.group(2)), int(match.group(3))
+    return cf
+
+
+def parse_compact(text: str, *, path: str = "<string>", kind: str | None = None) -> CompactFile:
+    """Parse the text of a compact count file (see :func:`read_compact`)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    out = CompactFile(path=path, kind=kind, job=None, rank=None)
+    gaps: set[str] = set()
+    trailing: set[str] = set()
+    i, n = 0, len(lines)
+    while i < n:
+        if not lines[i].strip():
+            i += 1
+            continue
+        if lines[i].rstrip() != "# Raw counters":
+            raise ParseError(path, "'# Raw counters' starting a block", line=i + 1, found=lines[i])
+        block, i, gap, trail = _parse_block(lines, i, path=path, kind=kind)
+        gaps.add(gap)
+        trailing.add(trail)
+        out.blocks.append(block)
+    if not out.blocks:
+        raise ParseError(path, "at least one '# Raw counters' block", line=1)
+    _check_calls_unique(out.blocks, path)
+    gap = "  " if gaps == {"  "} else " "
+    sep = (
+        ", "
+        if ", " in text
+        else ("," if "," in text else STYLES["profiler" if gap == " " else "tools"].sep)
+    )
+    out.style = CompactStyle(gap, sep, " " if trailing == {" "} else "")
+    return out
+
+
+def _parse_block(
+    lines: list[str], start: int, *, path: str, kind: str | None
+) -> tuple[CompactBlock, int, str, str]:
+    header: dict[str, object] = {}
+    i = start + 1
+    n = len(lines)
+    while True:
+        if i >= n:
+            raise ParseError(
+                path, f"'BEGINNING DATA' in the block started at line {start + 1}", line=n
+            )
+        text = lines[i].strip()
+        if text == "BEGINNING DATA":
+            break
+        if text:
+            _parse_header_line(text, header, path=path, line=i + 1)
+        i += 1
+    for key, what in (
+        ("comm_size", "'Number of ranks: <n>'"),
+        ("datatype_size", "'Datatype size: <bytes>'"),
+        ("collective", "'<Collective> calls <first>-<last>'"),
+        ("calls", "'Count: <n> calls - <call list>'"),
+    ):
+        if key not in header:
+            raise ParseError(path, f"{what} before BEGINNING DATA", line=i + 1)
+    data_start = i + 1
+    try:
+        end = lines.index("END DATA", data_start)
+    except ValueError:
+        end = n
+    rows = lines[data_start:end]
+    if end == n:
+        while rows and not rows[-1].strip():
+            rows.pop()
+    comm_size = int(header["comm_size"])  # type: ignore[arg-type]
+    collective = str(header["collective"])
+    counts, layout, trailing = _parse_data_rows(
+        rows,
+        data_start + 1,
+        comm_size=comm_size,
+        width=expected_width(collective, kind, comm_size),
+        path=path,
+        block_line=start + 1,
+        closed=end < n,
+    )
+    block = CompactBlock(
+        collective=collective,
+        comm_size=comm_size,
+        datatype_size=int(header["datatype_size"]),  # type: ignore[arg-type]
+        calls=header["calls"],  # type: ignore[arg-type]
+        counts=counts,
+        call_range=header["call_range"],  # type: ignore[arg-type]
+        line=start + 1,
+        layout=layout,
+    )
+    return block, end + 1, str(header["gap"]), " " if trailing else ""
+
+
+def _parse_header_line(text: str, header: dict[str, object], *, path: str, line: int) -> None:
+    if text.startswith("Number of ranks:"):
+        header["comm_size"] = _int_field(text, path, line, "'Number of ranks: <n>'", minimum=1)
+        return
+    if text.startswith("Datatype size:"):
+        header["datatype_size"] = _int_field(text, path, line, "'Datatype size: <bytes>'")
+        return
+    m = _COUNT_LINE.match(text)
+    if m:
+        calls = parse_ranklist(m.group(2), path=path, line=line)
+        if calls.size != int(m.group(1)):
+            raise ParseError(
+                path,
+                f"{m.group(1)} call ids after 'Count: {m.group(1)} calls -'",
+                line=line,
+                found=f"{calls.size} call ids",
+            )
+        header["calls"] = calls
+        return
+    m = _CALLS_LINE.match(text)
+    if m:
+        if m.group(1) not in COLLECTIVES:
+            raise ParseError(
+                path,
+                f"a collective name, one of {', '.join(COLLECTIVES)}",
+                line=line,
+                found=m.group(1),
+            )
+        header["collective"] = m.group(1)
+        header["call_range"] = (int(m.group(3)), int(m.group(4)))
+        header["gap"] = m.group(2)
+        return
+    raise ParseError(
+        path,
+        "a block header line ('Number of ranks:', 'Datatype size:', "
+        "'<Collective> calls a-b', 'Count:') or 'BEGINNING DATA'",
+        line=line,
+        found=text,
+    )
+
+
+def _int_field(text: str, path: str, line: int, expected: str, minimum: int = 0) -> int:
+    value = text.partition(":")[2].strip()
+    if not (value.isascii() and value.isdigit()) or int(value) < minimum:
+        raise ParseError(path, expected, line=line, found=text)
+    return int(value)
+
+
+def _parse_data_rows(
+    rows: list[str],
+    first_line: int,
+    *,
+    comm_size: int,
+    width: int | None,
+    path: str,
+    block_line: int,
+    closed: bool,
+) -> tuple[CountMatrix, np.ndarray, bool]:
+    """Rows ``Rank(s) <list>: counts`` -> CountMatrix; checks every rank appears once."""
+    parts = [r.partition(":") for r in rows]
+    for j, (head, sep, _) in enumerate(parts):
+        if not (sep and head.startswith("Rank(s) ")):
+            what = (
+                f"'END DATA' closing the block started at line {block_line}"
+                if rows[j].strip() in {"# Raw counters", "BEGINNING DATA"} or not closed
+                else "'Rank(s) <rank list>: <counts>' or 'END DATA'"
+            )
+            raise ParseError(path, what, line=first_line + j, found=rows[j])
+    if not closed:
+        raise ParseError(
+            path,
+            f"'END DATA' closing the block started at line {block_line}",
+            line=first_line + max(len(rows) - 1, 0),
+        )
+    if not rows:
+        raise ParseError(path, "at least one 'Rank(s)' row before END DATA", line=first_line)
+    rank_lists = [
+        parse_ranklist(h[8:], path=path, line=first_line + j) for j, (h, _, _) in enumerate(parts)
+    ]
+    tails = [t for _, _, t in parts]
+    if width is None:  # either one count per rank or one per peer: follow the first row
+        first = len(tails[0].split())
+        width = first if first in (1, comm_size) else comm_size
+    matrix = rows_to_matrix(
+        tails,
+        width,
+        path=path,
+        first_line=first_line,
+        expected=f"{width} count{'s' if width != 1 else ''} per row (Number of ranks: {comm_size})",
+    )
+    sizes = np.fromiter((r.size for r in rank_lists), dtype=np.int64, count=len(rank_lists))
+    ranks = np.concatenate(rank_lists)
+    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
+    _check_rank_coverage(
+        ranks, row_of, comm_size, path=path, first_line=first_line, block_line=block_line
+    )
+    row_of_rank = np.empty(comm_size, dtype=np.int64)
+    row_of_rank[ranks] = row_of
+    trailing = all(t.endswith(" ") for t in tails)
+    row_of_rank.setflags(write=False)
+    return CountMatrix(matrix, row_of_rank), row_of_rank, trailing
+
+
+def _check_rank_coverage(
+    ranks: np.ndarray,
+    row_of: np.ndarray,
+    comm_size: int,
+    *,
+    path: str,
+    first_line: int,
+    block_line: int,
+) -> None:
+    """Every rank 0..comm_size-1 in exactly one row."""
+    if ranks.size and int(ranks.max()) >= comm_size:
+        j = int(np.flatnonzero(ranks >= comm_size)[0])
+        raise ParseError(
+            path,
+            f"ranks 0-{comm_size - 1} (Number of ranks: {comm_size})",
+            line=first_line + int(row_of[j]),
+            found=f"rank {int(ranks[j])}",
+        )
+    seen = np.bincount(ranks, minlength=comm_size)
+    if bool((seen > 1).any()):
+        dup = int(np.flatnonzero(seen > 1)[0])
+        hits = np.flatnonzero(ranks == dup)
+        raise ParseError(
+            path,
+            f"rank {dup} in one row only",
+            line=first_line + int(row_of[hits[1]]),
+            found=f"rank {dup} again (first at line {first_line + int(row_of[hits[0]])})",
+        )
+    if bool((seen == 0).any()):
+        missing = np.flatnonzero(seen == 0)
+        raise ParseError(
+            path,
+            f"rows covering all {comm_size} ranks (Number of ranks: {comm_size}) "
+            f"in the block started at line {block_line}",
+            line=first_line + int(row_of.max(initial=-1)) + 1,
+            found=f"{ranks.size} ranks; missing {format_ranklist(missing)}",
+        )
+
+
+def _check_calls_unique(blocks: Sequence[CompactBlock], path: str) -> None:
+    calls = np.concatenate([b.calls for b in blocks])
+    srt = np.sort(calls)
+    dup = srt[1:][srt[1:] == srt[:-1]]
+    if dup.size:
+        c = int(dup[0])
+        where = [b.line for b in blocks if bool((b.calls == c).any())]
+        raise ParseError(
+            path,
+            f"call {c} in one block only",
+            line=where[-1],
+            found=f"also in block at line {where[0]}",
+        )
+
+
+def parse_rows(
+    text: str,
+    comm_size: int | None = None,
+    *,
+    path: str = "<string>",
+    strict: bool = True,
+) -> CountMatrix:
+    """Parse only the ``Rank(s) <list>: counts`` lines of a block into a CountMatrix.
+
+    ``comm_size`` defaults to the number of ranks the rows cover. With ``strict=False``
+    rows may differ in width (shorter rows are padded with zeros), as upstream's analysis
+    tolerates; the strict default raises a ParseError naming the row.
+    """
+    rows = [r for r in text.split("\n") if r.strip()]
+    parts = [r.partition(":") for r in rows]
+    lines = [j + 1 for j, r in enumerate(text.split("\n")) if r.strip()]
+    for j, (head, sep, _) in enumerate(parts):
+        if not (sep and head.startswith("Rank(s) ")):
+            raise ParseError(path, "'Rank(s) <rank list>: <counts>'", line=lines[j], found=rows[j])
+    rank_lists = [
+        parse_ranklist(h[8:], path=path, line=lines[j]) for j, (h, _, _) in enumerate(parts)
+    ]
+    n = int(sum(r.size for r in rank_lists)) if comm_size is None else comm_size
+    tails = [t for _, _, t in parts]
+    if strict:
+        width = 1 if len(tails[0].split()) == 1 else n
+        matrix = rows_to_matrix(
+            tails, width, path=path, first_line=lines, expected=f"{width} counts per row"
+        )
+    else:
+        parsed = []
+        for j, t in enumerate(tails):
+            values = parse_count_text(t)
+            if values is None:
+                rows_to_matrix([t], None, path=path, first_line=[lines[j]], expected="counts")
+            parsed.append(values)
+        width = max(v.size for v in parsed)
+        matrix = np.zeros((len(parsed), width), dtype=np.int64)
+        for j, v in enumerate(parsed):
+            matrix[j, : v.size] = v
+    sizes = np.array([r.size for r in rank_lists], dtype=np.int64)
+    ranks = np.concatenate(rank_lists)
+    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
+    _check_rank_coverage(ranks, row_of, n, path=path, first_line=lines[0], block_line=lines[0])
+    row_of_rank = np.empty(n, dtype=np.int64)
+    row_of_rank[ranks] = row_of
+    return CountMatrix(matrix, row_of_rank)
+
+
+def format_compact(blocks: Iterable[CompactBlock], style: str | CompactStyle = "tools") -> str:
+    """The text of a compact file holding ``blocks`` (in the order given).
+
+    ``style="tools"`` matches the Go conversion tool (the non-compact -> compact case of
+    the conformance data), ``"profiler"`` the C profiler's own files; a file's own
+    ``CompactFile.style`` reproduces it. The header range ``calls a-b`` is each block's
+    ``call_range``, or the span of all calls when unset. Rows follow the block's
+    ``layout`` (as read) or else one row per distinct count row, by first rank.
+    """
+    if isinstance(style, str):
+        if style not in STYLES:
+            raise ValueError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+        style = STYLES[style]
+    gap, sep, tail = style
+    blocks = list(blocks)
+    all_calls = np.concatenate([b.calls for b in blocks]) if blocks else np.zeros(0, np.int64)
+    span = (int(all_calls.min()), int(all_calls.max())) if all_calls.size else (0, 0)
+    out: list[str] = []
+    for b in blocks:
+        lo, hi = b.call_range if b.call_range is not None else span
+        out.append(
+            "# Raw counters\n\n"
+            f"Number of ranks: {b.comm_size}\n"
+            f"Datatype size: {b.datatype_size}\n"
+            f"{b.collective} calls{gap}{lo}-{hi}\n"
+            f"Count: {b.calls.size} calls - {format_ranklist(b.calls, sep=sep)}\n"
+            "\n\nBEGINNING DATA\n"
+        )
+        for ranks, row in _written_rows(b):
+            counts = " ".join(map(str, row.tolist()))
+            out.append(f"Rank(s) {format_ranklist(ranks, sep=sep)}: {counts}{tail}\n")
+        out.append("END DATA\n")
+    return "".join(out)
+
+
+def _written_rows(block: CompactBlock) -> list[tuple[np.ndarray, np.ndarray]]:
+    if block.layout is None:
+        return [(g.ranks, g.row) for g in block.counts.groups]
+    order = np.argsort(block.layout, kind="stable")
+    bounds = np.searchsorted(block.layout[order], np.arange(int(block.layout.max()) + 2))
+    rows = block.counts.rows
+    out = []
+    for j in range(bounds.size - 1):
+        ranks = order[bounds[j] : bounds[j + 1]]
+        if ranks.size:
+            out.append((ranks, rows[block.counts.row_of_rank[ranks[0]]]))
+    return out
+
+
+def write_compact(
+    blocks: Iterable[CompactBlock],
+    path: str | os.PathLike[str],
+    style: str | CompactStyle = "tools",
+) -> Path:
+    """Write ``blocks`` as a compact count file (see :func:`format_compact`)."""
+    p = Path(path)
+    p.write_text(format_compact(blocks, style=style), encoding="utf-8")
+    return p

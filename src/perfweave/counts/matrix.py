@@ -1,0 +1,156 @@
+"""CountMatrix: an NxW count matrix stored as its distinct rows plus one row index per rank.
+
+The profiler writes rows shared by many ranks once (``Rank(s) 0-1023: ...``), and real
+matrices have few distinct rows, so this form keeps a 4,096-rank matrix small and makes
+the rank-range groups (what the heatmap shows) free. ``dense()`` gives the full int64
+array when it is wanted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from perfweave.errors import ShapeError
+
+if TYPE_CHECKING:
+    from perfweave.counts.grouping import RankGroup
+
+__all__ = ["CountMatrix"]
+
+
+class CountMatrix:
+    """Counts of ``n_ranks`` ranks, each a row of ``width`` int64 counts.
+
+    ``rows[k]`` is the k-th distinct row (ordered by the first rank using it) and
+    ``row_of_rank[r]`` the row of rank ``r``. Instances are immutable (arrays read-only)
+    and compare equal when their counts are equal.
+    """
+
+    __slots__ = ("__dict__", "row_of_rank", "rows")
+
+    def __init__(self, rows: np.ndarray, row_of_rank: np.ndarray, *, canonical: bool = False):
+        rows = np.asarray(rows, dtype=np.int64)
+        row_of_rank = np.asarray(row_of_rank, dtype=np.int64)
+        if rows.ndim != 2 or row_of_rank.ndim != 1:
+            raise ShapeError("CountMatrix needs 2-D rows and a 1-D row index per rank")
+        if row_of_rank.size and (row_of_rank.min() < 0 or row_of_rank.max() >= rows.shape[0]):
+            raise ShapeError(f"row index out of range 0..{rows.shape[0] - 1}")
+        if not canonical:
+            rows, row_of_rank = _canonical(rows, row_of_rank)
+        rows.setflags(write=False)
+        row_of_rank.setflags(write=False)
+        self.rows = rows
+        self.row_of_rank = row_of_rank
+
+    @classmethod
+    def from_dense(cls, matrix: np.ndarray) -> CountMatrix:
+        """Build from a full ``(n_ranks, width)`` array (a copy is kept, input untouched)."""
+        dense = np.asarray(matrix, dtype=np.int64)
+        if dense.ndim != 2:
+            raise ShapeError(f"a count matrix must be 2-D, got shape {dense.shape}")
+        return cls(*_distinct_rows(dense), canonical=True)
+
+    @property
+    def n_ranks(self) -> int:
+        return int(self.row_of_rank.shape[0])
+
+    @property
+    def width(self) -> int:
+        return int(self.rows.shape[1])
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.n_ranks, self.width)
+
+    def dense(self) -> np.ndarray:
+        """The full ``(n_ranks, width)`` int64 matrix (a new array)."""
+        return self.rows[self.row_of_rank]
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        out = self.dense()
+        return out if dtype is None else out.astype(dtype)
+
+    @cached_property
+    def groups(self) -> list[RankGroup]:
+        """Rank-range groups: (ranklist label, ranks, row) per distinct row, by first rank."""
+        from perfweave.counts.grouping import rank_groups
+
+        return rank_groups(self)
+
+    @cached_property
+    def fingerprint(self) -> bytes:
+        """A digest of the counts: equal matrices have equal fingerprints."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(np.asarray(self.rows.shape, dtype=np.int64).tobytes())
+        h.update(np.ascontiguousarray(self.rows).tobytes())
+        h.update(np.ascontiguousarray(self.row_of_rank).tobytes())
+        return h.digest()
+
+    def rank_sums(self) -> np.ndarray:
+        """Sum of each rank's row (int64, one value per rank)."""
+        return self.rows.sum(axis=1)[self.row_of_rank]
+
+    def nonzero_per_rank(self) -> np.ndarray:
+        """Number of non-zero counts in each rank's row."""
+        return np.count_nonzero(self.rows, axis=1)[self.row_of_rank]
+
+    def column_sums(self) -> np.ndarray:
+        """Sum over ranks of each column, without building the dense matrix."""
+        weights = np.bincount(self.row_of_rank, minlength=self.rows.shape[0])
+        return weights @ self.rows
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, CountMatrix):
+            return NotImplemented
+        return self.fingerprint == other.fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
+    def __repr__(self) -> str:
+        return (
+            f"CountMatrix({self.n_ranks} ranks x {self.width}, {self.rows.shape[0]} distinct rows)"
+        )
+
+
+def _distinct_rows(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``dense`` by first rank, and the row index of every rank."""
+    n = dense.shape[0]
+    if n == 0:
+        return dense.reshape(0, dense.shape[1]).copy(), np.zeros(0, dtype=np.int64)
+    # hash each row with fixed odd weights (wrapping int64 arithmetic), then confirm exactly
+    weights = np.random.default_rng(0x5EED).integers(1, 1 << 62, size=dense.shape[1]) | 1
+    with np.errstate(over="ignore"):
+        keys = dense @ weights if dense.shape[1] else np.zeros(n, dtype=np.int64)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank_of_slot = np.empty_like(order)
+    rank_of_slot[order] = np.arange(order.size)
+    row_of_rank = rank_of_slot[inverse.reshape(-1)]
+    rows = dense[first[order]]
+    if not np.array_equal(rows[row_of_rank], dense):  # a hash collision: exact fallback
+        uniq, first, inverse = np.unique(dense, axis=0, return_index=True, return_inverse=True)
+        order = np.argsort(first, kind="stable")
+        rank_of_slot = np.empty_like(order)
+        rank_of_slot[order] = np.arange(order.size)
+        row_of_rank = rank_of_slot[inverse.reshape(-1)]
+        rows = uniq[order]
+    return np.ascontiguousarray(rows), row_of_rank.astype(np.int64)
+
+
+def _canonical(rows: np.ndarray, row_of_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Merge duplicate rows, drop unused ones and order rows by first rank."""
+    uniq_rows, uniq_index = _distinct_rows(rows)
+    # row index per rank in terms of the distinct rows, then renumber by first rank
+    per_rank = uniq_index[row_of_rank]
+    if per_rank.size == 0:
+        return uniq_rows[:0], per_rank
+    used, first = np.unique(per_rank, return_index=True)
+    order = np.argsort(first, kind="stable")
+    new_id = np.empty(uniq_rows.shape[0], dtype=np.int64)
+    new_id[used[order]] = np.arange(order.size)
+    return np.ascontiguousarray(uniq_rows[used[order]]), new_id[per_rank]

@@ -1,0 +1,415 @@
+"""CountsProfile and CallGroup: everything a profiler results directory holds, woven together.
+
+A CallGroup is a set of calls of one lead rank whose send *and* receive counts (and
+datatype sizes) are identical; its matrices are CountMatrix objects shared with every
+other group that has the same counts, so memory grows with distinct matrices, not calls.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perfweave.counts.compact import (
+    COMPACT_NAME,
+    CompactBlock,
+    CompactFile,
+    CompactStyle,
+    read_compact,
+    write_compact,
+)
+from perfweave.counts.grouping import RankGroup
+from perfweave.counts.matrix import CountMatrix
+from perfweave.counts.percall import PERCALL_NAME, CallCounts, read_percall
+from perfweave.counts.ranklist import format_ranklist
+from perfweave.counts.timings import (
+    COMM_DATA_NAME,
+    LOCATIONS_NAME,
+    TIMINGS_NAME,
+    read_comm_data,
+    read_locations,
+    read_timings,
+)
+from perfweave.errors import FormatError, MetadataError, PerfweaveError
+
+__all__ = [
+    "CallGroup",
+    "CountsProfile",
+    "groups_from_compact",
+    "groups_from_percall",
+    "read",
+    "to_compact",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class CallGroup:
+    """Calls of one lead rank with identical send and receive counts."""
+
+    lead_rank: int
+    job: int | None
+    collective: str
+    calls: np.ndarray
+    comm_size: int
+    send_datatype_size: int
+    recv_datatype_size: int
+    send: CountMatrix
+    recv: CountMatrix
+
+    @property
+    def n_calls(self) -> int:
+        return int(self.calls.size)
+
+    @property
+    def send_groups(self) -> list[RankGroup]:
+        """Rank-range groups of the send matrix (label, ranks, row)."""
+        return self.send.groups
+
+    @property
+    def recv_groups(self) -> list[RankGroup]:
+        """Rank-range groups of the receive matrix (label, ranks, row)."""
+        return self.recv.groups
+
+    def __repr__(self) -> str:
+        return (
+            f"CallGroup(rank {self.lead_rank}, {self.collective}, calls "
+            f"{format_ranklist(self.calls, sep=',')}, comm size {self.comm_size})"
+        )
+
+
+def _infer_collective(send: CountMatrix, recv: CountMatrix, comm_size: int) -> str:
+    if comm_size > 1 and send.width == 1:
+        return "Alltoall" if recv.width == 1 else "Allgatherv"
+    return "Alltoallv"
+
+
+def groups_from_compact(send: CompactFile, recv: CompactFile) -> list[CallGroup]:
+    """Pair the blocks of a lead rank's send and recv files into CallGroups (by first call)."""
+    s_calls, s_block = _call_index(send.blocks)
+    r_calls, r_block = _call_index(recv.blocks)
+    if not np.array_equal(s_calls, r_calls):
+        only = np.setxor1d(s_calls, r_calls)
+        c = int(only[0])
+        where = send.path if c in set(s_calls.tolist()) else recv.path
+        other = recv.path if where == send.path else send.path
+        raise FormatError(f"{where}: call {c} has counts here but not in {other}")
+    key = s_block * len(recv.blocks) + r_block
+    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    by_group = np.argsort(inverse, kind="stable")
+    bounds = np.searchsorted(inverse[by_group], np.arange(uniq.size + 1))
+    lead = send.rank if send.rank is not None else -1
+    out = []
+    for k in order.tolist():
+        calls = s_calls[by_group[bounds[k] : bounds[k + 1]]]
+        sb = send.blocks[int(uniq[k]) // len(recv.blocks)]
+        rb = recv.blocks[int(uniq[k]) % len(recv.blocks)]
+        if sb.comm_size != rb.comm_size or sb.collective != rb.collective:
+            raise FormatError(
+                f"{send.path} (line {sb.line}) and {recv.path} (line {rb.line}): call "
+                f"{int(calls[0])} has {sb.collective} comm size {sb.comm_size} in one and "
+                f"{rb.collective} comm size {rb.comm_size} in the other"
+            )
+        calls.setflags(write=False)
+        out.append(
+            CallGroup(
+                lead_rank=lead,
+                job=send.job,
+                collective=sb.collective,
+                calls=calls,
+                comm_size=sb.comm_size,
+                send_datatype_size=sb.datatype_size,
+                recv_datatype_size=rb.datatype_size,
+                send=sb.counts,
+                recv=rb.counts,
+            )
+        )
+    return out
+
+
+def _call_index(blocks: Sequence[CompactBlock]) -> tuple[np.ndarray, np.ndarray]:
+    calls = np.concatenate([b.calls for b in blocks])
+    block = np.repeat(np.arange(len(blocks)), [b.calls.size for b in blocks])
+    order = np.argsort(calls, kind="stable")
+    return calls[order], block[order]
+
+
+def groups_from_percall(
+    calls: Iterable[CallCounts], *, lead_rank: int | None = None, job: int | None = None
+) -> list[CallGroup]:
+    """Group per-call counts by identical send/recv counts; equal matrices are shared."""
+    shared: dict[bytes, CountMatrix] = {}
+    groups: dict[tuple, list[int]] = {}
+    info: dict[tuple, CallCounts] = {}
+    for i, c in enumerate(calls):
+        send = shared.setdefault(c.send.fingerprint, c.send)
+        recv = shared.setdefault(c.recv.fingerprint, c.recv)
+        key = (
+            send.fingerprint,
+            recv.fingerprint,
+            c.send_datatype_size,
+            c.recv_datatype_size,
+            c.comm_size,
+        )
+        groups.setdefault(key, []).append(c.call if c.call is not None else i)
+        info.setdefault(
+            key,
+            CallCounts(
+                c.rank,
+                c.call,
+                c.send_datatype_size,
+                c.recv_datatype_size,
+                c.comm_size,
+                send,
+                recv,
+                c.path,
+            ),
+        )
+        if lead_rank is None:
+            lead_rank = c.rank
+    out = []
+    for key, ids in groups.items():
+        c = info[key]
+        arr = np.sort(np.asarray(ids, dtype=np.int64))
+        if arr.size > 1 and bool((arr[1:] == arr[:-1]).any()):
+            raise FormatError(f"{c.path}: call {int(arr[1:][arr[1:] == arr[:-1]][0])} given twice")
+        arr.setflags(write=False)
+        out.append(
+            CallGroup(
+                lead_rank=lead_rank if lead_rank is not None else -1,
+                job=job,
+                collective=_infer_collective(c.send, c.recv, c.comm_size),
+                calls=arr,
+                comm_size=c.comm_size,
+                send_datatype_size=c.send_datatype_size,
+                recv_datatype_size=c.recv_datatype_size,
+                send=c.send,
+                recv=c.recv,
+            )
+        )
+    out.sort(key=lambda g: int(g.calls[0]))
+    return out
+
+
+def to_compact(
+    source: Iterable[CallCounts] | Iterable[CallGroup],
+    directory: str | os.PathLike[str],
+    *,
+    job: int = 0,
+    rank: int | None = None,
+    style: str | CompactStyle = "tools",
+) -> tuple[Path, Path]:
+    """Write ``send-counters.job<J>.rank<R>.txt`` and ``recv-counters...`` for ``source``.
+
+    ``source`` is per-call counts (e.g. :func:`read_percall` of every per-call file of a
+    rank) or CallGroups. Blocks hold the calls sharing identical counts and datatype size,
+    ordered by first call; with the default ``style="tools"`` the files are byte-identical
+    to what the upstream conversion tool writes.
+    """
+    items = list(source)
+    groups = (
+        items if all(isinstance(x, CallGroup) for x in items) else groups_from_percall(items)  # type: ignore[arg-type]
+    )
+    if not groups:
+        raise FormatError("to_compact: no calls to write")
+    if rank is None:
+        rank = groups[0].lead_rank
+    out_dir = Path(directory)
+    paths = []
+    for kind in ("send", "recv"):
+        blocks = _blocks_for(groups, kind)
+        paths.append(
+            write_compact(blocks, out_dir / f"{kind}-counters.job{job}.rank{rank}.txt", style=style)
+        )
+    return paths[0], paths[1]
+
+
+def _blocks_for(groups: Sequence[CallGroup], kind: str) -> list[CompactBlock]:
+    merged: dict[tuple, list[CallGroup]] = {}
+    for g in groups:
+        m = g.send if kind == "send" else g.recv
+        size = g.send_datatype_size if kind == "send" else g.recv_datatype_size
+        merged.setdefault((m.fingerprint, size, g.comm_size, g.collective), []).append(g)
+    blocks = []
+    for (_, size, comm_size, collective), gs in merged.items():
+        calls = np.sort(np.concatenate([g.calls for g in gs]))
+        m = gs[0].send if kind == "send" else gs[0].recv
+        blocks.append(CompactBlock(collective, comm_size, size, calls, m))
+    blocks.sort(key=lambda b: int(b.calls[0]))
+    return blocks
+
+
+@dataclass(eq=False)
+class CountsProfile:
+    """Count matrices, timings and locations of one profiler results directory.
+
+    ``groups`` holds every CallGroup (all lead ranks); ``errors`` the problems with files
+    that could not be read (the rest of the directory is still loaded).
+    """
+
+    groups: list[CallGroup] = field(default_factory=list)
+    timings: pd.DataFrame = field(default_factory=pd.DataFrame)
+    locations: pd.DataFrame = field(default_factory=pd.DataFrame)
+    comm_data: pd.DataFrame = field(default_factory=pd.DataFrame)
+    errors: list[PerfweaveError] = field(default_factory=list)
+    directory: Path | None = None
+
+    @property
+    def ranks(self) -> list[int]:
+        """Lead ranks that have count data, sorted."""
+        return sorted({g.lead_rank for g in self.groups})
+
+    def call_groups(self, rank: int | None = None, job: int | None = None) -> list[CallGroup]:
+        """CallGroups of a lead rank (default: the only / first one), by first call."""
+        rank = self._rank(rank)
+        return [g for g in self.groups if g.lead_rank == rank and (job is None or g.job == job)]
+
+    def _rank(self, rank: int | None) -> int:
+        ranks = self.ranks
+        if not ranks:
+            raise MetadataError("this profile holds no count data")
+        if rank is None:
+            return ranks[0]
+        if rank not in ranks:
+            raise MetadataError(f"no count data for lead rank {rank}; lead ranks: {ranks}")
+        return rank
+
+    def calls(self, rank: int | None = None) -> pd.DataFrame:
+        """One row per call of a lead rank: ``call, group`` (index into call_groups)."""
+        gs = self.call_groups(rank)
+        calls = np.concatenate([g.calls for g in gs])
+        group = np.repeat(np.arange(len(gs)), [g.n_calls for g in gs])
+        order = np.argsort(calls, kind="stable")
+        return pd.DataFrame({"call": calls[order], "group": group[order]})
+
+    def group_of(self, call: int, rank: int | None = None) -> CallGroup:
+        """The CallGroup holding ``call`` of a lead rank."""
+        for g in self.call_groups(rank):
+            i = np.searchsorted(g.calls, call)
+            if i < g.calls.size and g.calls[i] == call:
+                return g
+        raise MetadataError(f"lead rank {self._rank(rank)} has no call {call}")
+
+    def patterns(self, rank: int | None = None, job: int | None = None):
+        """Communication patterns of a lead rank (see :func:`perfweave.counts.detect_patterns`)."""
+        from perfweave.counts.patterns import detect_patterns
+
+        return detect_patterns(self.call_groups(rank, job))
+
+    def stats(self, rank: int | None = None, threshold: int = 200) -> pd.DataFrame:
+        """Per-call statistics of a lead rank (see :func:`perfweave.counts.call_stats`)."""
+        from perfweave.counts.stats import call_stats
+
+        return call_stats(self.call_groups(rank), threshold=threshold)
+
+    def bytes_per_rank(self, rank: int | None = None) -> pd.DataFrame:
+        """Bytes each rank sends and receives in every call (the upstream heat-map data)."""
+        from perfweave.counts.stats import bytes_per_rank
+
+        return bytes_per_rank(self.call_groups(rank))
+
+    def host_totals(self, rank: int | None = None) -> pd.DataFrame:
+        """Bytes sent and received per host, from the location files of a lead rank."""
+        from perfweave.counts.stats import host_totals
+
+        r = self._rank(rank)
+        locs = self.locations
+        if not locs.empty:
+            locs = locs[locs["lead_rank"] == r]
+        return host_totals(self.call_groups(r), locs)
+
+    def __repr__(self) -> str:
+        n_calls = sum(g.n_calls for g in self.groups)
+        return (
+            f"CountsProfile({len(self.ranks)} lead ranks, {len(self.groups)} call groups, "
+            f"{n_calls} calls, {len(self.errors)} unreadable files)"
+        )
+
+
+def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsProfile:
+    """Read every count, timing, location and comm file of a profiler results directory.
+
+    A file that cannot be read is recorded in ``profile.errors`` and reported with a
+    warning, and the rest is still read; ``strict=True`` raises the first error instead.
+    Compact files are preferred; per-call files are used for lead ranks without them.
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise FormatError(f"{d}: not a directory")
+    prof = CountsProfile(directory=d)
+
+    def attempt(fn, *args):
+        try:
+            return fn(*args)
+        except PerfweaveError as exc:
+            if strict:
+                raise
+            prof.errors.append(exc)
+            warnings.warn(f"skipped: {exc}", stacklevel=3)
+            return None
+
+    compact: dict[tuple[int, int], dict[str, CompactFile]] = {}
+    percall: dict[int, list[CallCounts]] = {}
+    timings, locations, comm = [], [], []
+    for p in sorted(d.iterdir()):
+        if not p.is_file():
+            continue
+        name = p.name
+        if m := COMPACT_NAME.match(name):
+            cf = attempt(read_compact, p)
+            compact.setdefault((int(m.group(2)), int(m.group(3))), {})[m.group(1)] = cf
+        elif m := PERCALL_NAME.match(name):
+            cc = attempt(read_percall, p)
+            if cc is not None:
+                percall.setdefault(int(m.group(1)), []).append(cc)
+        elif TIMINGS_NAME.match(name):
+            timings.append(attempt(read_timings, p))
+        elif LOCATIONS_NAME.match(name):
+            locations.append(attempt(read_locations, p))
+        elif COMM_DATA_NAME.match(name):
+            comm.append(attempt(read_comm_data, p))
+
+    with_compact = set()
+    for (job, rank), pair in sorted(compact.items()):
+        send, recv = pair.get("send"), pair.get("recv")
+        if "send" in pair and "recv" in pair and send is not None and recv is not None:
+            gs = attempt(groups_from_compact, send, recv)
+            if gs is not None:
+                prof.groups.extend(gs)
+                with_compact.add(rank)
+        elif not ("send" in pair and "recv" in pair):
+            missing = "recv" if "send" in pair else "send"
+            attempt(
+                _raise, FormatError(f"{d}: {missing}-counters.job{job}.rank{rank}.txt is missing")
+            )
+        # a pair with an unreadable half is already reported
+    jobs = {job for job, _ in compact} | {
+        int(m.group(5)) for p in d.iterdir() if (m := TIMINGS_NAME.match(p.name))
+    }
+    only_job = jobs.pop() if len(jobs) == 1 else None  # per-call files do not name their job
+    for rank, items in sorted(percall.items()):
+        if rank in with_compact:
+            continue
+        items.sort(key=lambda c: c.call if c.call is not None else -1)
+        gs = attempt(lambda xs: groups_from_percall(xs, job=only_job), items)
+        if gs is not None:
+            prof.groups.extend(gs)
+    prof.timings = _concat(timings)
+    prof.locations = _concat(locations)
+    prof.comm_data = _concat(comm)
+    return prof
+
+
+def _raise(exc: Exception) -> None:
+    raise exc
+
+
+def _concat(frames: list[pd.DataFrame | None]) -> pd.DataFrame:
+    frames = [f for f in frames if f is not None]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

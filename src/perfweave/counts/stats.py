@@ -1,0 +1,205 @@
+"""Statistics of count matrices: per call, per rank and per host, as DataFrames.
+
+Everything is computed once per CallGroup from its distinct rows (weighted by how many
+ranks use each row) and then repeated for the group's calls, so a million identical
+calls cost one computation. A row of a single count in a communicator of more than one
+rank (Alltoall, Allgatherv's send side) stands for that count sent to every peer.
+
+Message sizes are ``count * datatype size`` bytes; a message is *large* when that is
+``>= threshold`` (upstream's default threshold is 200) and *small* otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from perfweave.counts.matrix import CountMatrix
+from perfweave.counts.ranklist import parse_ranklist
+
+__all__ = [
+    "bytes_per_rank",
+    "call_stats",
+    "format_heatmap",
+    "host_totals",
+    "message_totals",
+    "stats_summary",
+]
+
+
+def _multiplicity(m: CountMatrix, comm_size: int) -> int:
+    return comm_size if (m.width == 1 and comm_size > 1) else 1
+
+
+def _side(m: CountMatrix, comm_size: int, dtsize: int, threshold: int) -> dict[str, float]:
+    rows = m.rows
+    w = np.bincount(m.row_of_rank, minlength=rows.shape[0])
+    mult = _multiplicity(m, comm_size)
+    nonzero = rows[rows > 0]
+    large = rows * dtsize >= threshold
+    return {
+        "zeros": int(w @ np.count_nonzero(rows == 0, axis=1)) * mult,
+        "min": int(rows.min()) if rows.size else 0,
+        "min_nonzero": int(nonzero.min()) if nonzero.size else np.nan,
+        "max": int(rows.max()) if rows.size else 0,
+        "messages": m.n_ranks * m.width * mult,
+        "large": int(w @ large.sum(axis=1)) * mult,
+        "small": int(w @ (~large).sum(axis=1)) * mult,
+        "small_nonzero": int(w @ ((~large) & (rows > 0)).sum(axis=1)) * mult,
+        "bytes": int(w @ rows.sum(axis=1)) * mult * dtsize,
+    }
+
+
+def call_stats(groups: Sequence, threshold: int = 200) -> pd.DataFrame:
+    """One row per call: datatype and communicator sizes, zero counts, min / max counts
+    (also the smallest non-zero count, NaN when all are zero), message counts by size
+    and total bytes, for the send and the receive side."""
+    records = []
+    for k, g in enumerate(groups):
+        rec = {
+            "group": k,
+            "comm_size": g.comm_size,
+            "send_datatype_size": g.send_datatype_size,
+            "recv_datatype_size": g.recv_datatype_size,
+        }
+        for side, m, dt in (
+            ("send", g.send, g.send_datatype_size),
+            ("recv", g.recv, g.recv_datatype_size),
+        ):
+            for key, value in _side(m, g.comm_size, dt, threshold).items():
+                rec[f"{side}_{key}"] = value
+        records.append(rec)
+    per_group = pd.DataFrame.from_records(records)
+    if per_group.empty:
+        return per_group
+    sizes = np.array([g.calls.size for g in groups])
+    calls = np.concatenate([g.calls for g in groups])
+    table = per_group.iloc[np.repeat(np.arange(len(groups)), sizes)].reset_index(drop=True)
+    table.insert(0, "call", calls)
+    table = table.sort_values("call", kind="stable").reset_index(drop=True)
+    for col in ("send_min_nonzero", "recv_min_nonzero"):
+        table[col] = table[col].astype("Int64")
+    return table
+
+
+_SUMMARY_COLUMNS = (
+    "send_datatype_size",
+    "recv_datatype_size",
+    "comm_size",
+    "send_zeros",
+    "recv_zeros",
+    "send_min",
+    "recv_min",
+    "send_min_nonzero",
+    "recv_min_nonzero",
+    "send_max",
+    "recv_max",
+)
+
+
+def stats_summary(stats: pd.DataFrame) -> pd.DataFrame:
+    """How many calls have each value of each statistic: ``statistic, value, calls``
+    (the tallies of upstream's ``stats-job<J>-rank<R>.md``), largest tallies first."""
+    parts = []
+    for col in _SUMMARY_COLUMNS:
+        counts = stats[col].value_counts(dropna=False, sort=False)
+        part = pd.DataFrame(
+            {
+                "statistic": pd.Series([col] * len(counts), dtype="string"),
+                "value": counts.index.to_numpy(dtype="float64", na_value=np.nan),
+                "calls": counts.to_numpy(dtype=np.int64),
+            }
+        )
+        parts.append(part.sort_values(["calls", "value"], ascending=[False, False], kind="stable"))
+    out = pd.concat(parts, ignore_index=True)
+    out["value"] = out["value"].astype("Int64")
+    return out
+
+
+def message_totals(stats: pd.DataFrame) -> pd.Series:
+    """Totals over all calls of messages, large / small / small non-zero messages, bytes."""
+    keys = ("messages", "large", "small", "small_nonzero", "bytes")
+    data = {
+        f"{side}_{k}": int(stats[f"{side}_{k}"].sum()) for side in ("send", "recv") for k in keys
+    }
+    return pd.Series(data, dtype="int64")
+
+
+def bytes_per_rank(groups: Sequence) -> pd.DataFrame:
+    """Bytes each rank sends and receives in each call: ``call, rank, bytes_sent,
+    bytes_received`` (upstream's heat-map data), sorted by call then rank."""
+    parts = []
+    for g in groups:
+        sent = g.send.rank_sums() * g.send_datatype_size * _multiplicity(g.send, g.comm_size)
+        recv = g.recv.rank_sums() * g.recv_datatype_size * _multiplicity(g.recv, g.comm_size)
+        n, c = g.comm_size, g.calls.size
+        parts.append(
+            pd.DataFrame(
+                {
+                    "call": np.repeat(g.calls, n),
+                    "rank": np.tile(np.arange(n, dtype=np.int64), c),
+                    "bytes_sent": np.tile(sent, c),
+                    "bytes_received": np.tile(recv, c),
+                }
+            )
+        )
+    if not parts:
+        return pd.DataFrame(columns=["call", "rank", "bytes_sent", "bytes_received"])
+    out = pd.concat(parts, ignore_index=True)
+    return out.sort_values(["call", "rank"], kind="stable").reset_index(drop=True)
+
+
+def format_heatmap(per_rank: pd.DataFrame, direction: str = "send") -> str:
+    """Upstream's ``<coll>_heat-map.rank<R>-{send,recv}.md`` text from :func:`bytes_per_rank`."""
+    col = {"send": "bytes_sent", "recv": "bytes_received"}[direction]
+    out = ["FORMAT_VERSION: 9\n\n"]
+    calls = per_rank["call"].to_numpy()
+    ranks = per_rank["rank"].to_numpy()
+    values = per_rank[col].to_numpy()
+    starts = np.flatnonzero(np.r_[True, calls[1:] != calls[:-1]]) if calls.size else []
+    for i in range(len(starts)):
+        a = starts[i]
+        b = starts[i + 1] if i + 1 < len(starts) else calls.size
+        out.append(f"# Call {calls[a]}:\n")
+        out.append(
+            "".join(
+                f"Rank {r}: {v} bytes\n" for r, v in zip(ranks[a:b].tolist(), values[a:b].tolist())
+            )
+        )
+    out.append("\n")
+    return "".join(out)
+
+
+def host_totals(groups: Sequence, locations: pd.DataFrame) -> pd.DataFrame:
+    """Bytes sent and received per host: ``hostname, ranks, bytes_sent, bytes_received``.
+
+    ``locations`` is the table of a lead rank's location files (one row per communicator
+    rank with the calls it covers); calls without a location are left out.
+    """
+    columns = ["hostname", "ranks", "bytes_sent", "bytes_received"]
+    if locations is None or locations.empty:
+        return pd.DataFrame(columns=columns)
+    per_rank = bytes_per_rank(groups)
+    maps = []
+    for calls_text, loc in locations.groupby("calls", sort=False):
+        calls = parse_ranklist(str(calls_text))
+        maps.append(
+            pd.DataFrame(
+                {
+                    "call": np.repeat(calls, len(loc)),
+                    "rank": np.tile(loc["rank"].to_numpy(dtype=np.int64), calls.size),
+                    "hostname": np.tile(loc["hostname"].to_numpy(dtype=object), calls.size),
+                    "world_rank": np.tile(loc["world_rank"].to_numpy(dtype=np.int64), calls.size),
+                }
+            )
+        )
+    where = pd.concat(maps, ignore_index=True)
+    merged = per_rank.merge(where, on=["call", "rank"], how="inner")
+    out = merged.groupby("hostname", sort=True).agg(
+        ranks=("world_rank", "nunique"),
+        bytes_sent=("bytes_sent", "sum"),
+        bytes_received=("bytes_received", "sum"),
+    )
+    return out.reset_index()
