@@ -403,7 +403,10 @@ class Graph:
         )
         depth = np.concatenate([g._depth for g in graphs])
         dup = np.concatenate(
-            [_forest.occurrence(g._parent, code[off : off + len(g)]) for g, off in zip(graphs, offsets)]
+            [
+                _forest.occurrence(g._parent, code[off : off + len(g)])
+                for g, off in zip(graphs, offsets)
+            ]
         )
         group = _forest.merge_groups(parent, depth, code, dup)
         keys = [g._order_key for g in graphs]
@@ -411,6 +414,34 @@ class Graph:
         union, pos = Graph._from_groups(group, parent, frames, order_key)
         mapped = pos[group]
         return union, [mapped[off : off + len(g)] for g, off in zip(graphs, offsets)]
+
+    def squash(self, keep: np.ndarray) -> tuple[Graph, np.ndarray]:
+        """The graph on the kept nodes only, and the old->new id map (-1 where removed).
+
+        Each kept node is wired to its nearest kept ancestor (all of them, in a DAG);
+        kept nodes that become siblings with equal frames merge into one.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        if not self._tree:
+            from perfweave.calltree._dag import squash_dag
+
+            return squash_dag(self, keep)
+        n = len(self)
+        nka = _forest.nearest_kept_ancestor(self._parent, self._depth, keep)
+        kept = np.flatnonzero(keep)
+        index = np.full(n, -1, INT)
+        index[kept] = np.arange(len(kept), dtype=INT)
+        parent = np.where(nka[kept] >= 0, index[np.maximum(nka[kept], 0)], -1)
+        key = None if self._order_key is None else self._order_key[kept]
+        g1, pos1 = Graph._new(self._frames.iloc[kept], parent, None, key)
+        group = _forest.merge_groups(g1._parent, g1._depth, g1._code)
+        out = np.full(n, -1, INT)
+        if len(group) == 0 or int(group.max()) + 1 == len(g1):
+            out[kept] = pos1
+            return g1, out
+        g2, pos2 = Graph._from_groups(group, g1._parent, g1._frames, g1._order_key)
+        out[kept] = pos2[group[pos1]]
+        return g2, out
 
     @classmethod
     def _from_groups(cls, group, parent, frames, order_key=None) -> tuple[Graph, np.ndarray]:

@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree import query
+from perfweave.calltree._inclusive import subgraph_sums
 from perfweave.calltree.graph import Graph, Node
-from perfweave.errors import ShapeError
+from perfweave.errors import QueryError, ShapeError
 
 
 def _reader(fmt: str, doc: str):
@@ -140,6 +142,280 @@ class GraphFrame:
             f"metrics {self.exc_metrics + self.inc_metrics}>"
         )
 
+    # ------------------------------------------------------------------ operations
+    def filter(
+        self,
+        predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
+        squash: bool = True,
+        update_inclusive_columns: bool = True,
+    ) -> GraphFrame:
+        """Keep the rows for which ``predicate`` holds; squash the graph onto them.
+
+        ``predicate`` is a callable on one row (a Series with ``node`` and any rank/thread
+        as fields, as in Hatchet), a query string (see :mod:`perfweave.calltree.query`:
+        metric comparisons and name regexes, evaluated column-wise, never as Python), or a
+        boolean mask over the rows. With ``squash=False`` the graph is kept as it is.
+        """
+        mask = self._row_mask(predicate)
+        if not mask.any():
+            raise QueryError(
+                f"filter {_describe(predicate)} matched no rows: the result would be empty"
+            )
+        out = GraphFrame(
+            self.graph,
+            self.dataframe[mask],
+            list(self.exc_metrics),
+            list(self.inc_metrics),
+            self.default_metric,
+            _copy.copy(self.metadata),
+        )
+        return out.squash(update_inclusive_columns) if squash else out
+
+    def _row_mask(self, predicate) -> np.ndarray:
+        df = self.dataframe
+        if isinstance(predicate, str):
+            return query.parse(predicate).mask(df)
+        if isinstance(predicate, (np.ndarray, pd.Series, list)) and not callable(predicate):
+            if isinstance(predicate, list) and not all(
+                isinstance(x, (bool, np.bool_)) for x in predicate
+            ):
+                raise QueryError(
+                    "Hatchet's path-query lists are not supported; use a row callable, a query string or a boolean mask"
+                )
+            mask = np.asarray(predicate, dtype=bool)
+            if mask.shape != (len(df),):
+                raise ShapeError(f"boolean mask of length {mask.shape} for {len(df)} rows")
+            return mask
+        if callable(predicate):
+            rows = df.reset_index()
+            result = rows.apply(predicate, axis=1)
+            return np.asarray(result, dtype=bool) if len(rows) else np.zeros(0, bool)
+        raise QueryError(
+            f"filter takes a callable, a query string or a boolean mask, not {type(predicate).__name__}"
+        )
+
+    def squash(self, update_inclusive_columns: bool = True) -> GraphFrame:
+        """Restrict the graph to the nodes that have rows (Hatchet's ``squash``).
+
+        Each remaining node is wired to its nearest remaining ancestor; nodes that become
+        siblings with equal frames are merged, their rows summed (metrics) or the first
+        value kept (other columns). Inclusive metrics are recomputed unless told not to.
+        """
+        keep = np.zeros(len(self.graph), bool)
+        keep[self.node_ids()] = True
+        graph, old_to_new = self.graph.squash(keep)
+        df = _reindex_nodes(self.dataframe, old_to_new)
+        if df.index.has_duplicates:
+            df = _combine_duplicates(df, set(self.exc_metrics + self.inc_metrics))
+        out = GraphFrame(
+            graph,
+            df,
+            list(self.exc_metrics),
+            list(self.inc_metrics),
+            self.default_metric,
+            _copy.copy(self.metadata),
+        )
+        if update_inclusive_columns:
+            out.update_inclusive_columns()
+        return out
+
+    def update_inclusive_columns(self) -> GraphFrame:
+        """Recompute inclusive metrics from exclusive ones, in place (as Hatchet does).
+
+        ``x`` gives ``x (inc)``; ``x (exc)`` gives ``x``. In a DAG a descendant reached
+        along several paths counts once. Returns self for chaining.
+        """
+        if not self.exc_metrics:
+            return self
+        names = [_inclusive_name(m) for m in self.exc_metrics]
+        sums = subgraph_sums(self.graph, self.dataframe, list(self.exc_metrics))
+        df = self.dataframe.copy()
+        for exc, inc in zip(self.exc_metrics, names):
+            df[inc] = sums[exc]
+        self.dataframe = df
+        self.inc_metrics = list(
+            dict.fromkeys(names + [m for m in self.inc_metrics if m not in names])
+        )
+        return self
+
+    def drop_index_levels(self, function: Callable | str = np.mean) -> GraphFrame:
+        """Aggregate away the rank/thread index levels, in place (as Hatchet does).
+
+        Metric columns are aggregated with ``function`` per node (numpy's mean, sum,
+        min, max and median run as pandas' vectorised reductions); other columns keep
+        their first value. Returns self for chaining.
+        """
+        if not self.index_levels:
+            return self
+        metrics = set(self.exc_metrics + self.inc_metrics)
+        how = _FAST_AGG.get(function, function)
+        grouped = self.dataframe.groupby(level="node", sort=True)
+        cols = {}
+        for col in self.dataframe.columns:
+            if col in metrics:
+                cols[col] = (
+                    grouped[col].agg(how)
+                    if isinstance(how, str)
+                    else grouped[col].agg(lambda s: function(s.to_numpy()))
+                )
+            else:
+                cols[col] = grouped[col].first()
+        self.dataframe = pd.DataFrame(cols, index=cols[next(iter(cols))].index if cols else None)[
+            list(self.dataframe.columns)
+        ]
+        return self
+
+    def unify(self, other: GraphFrame) -> None:
+        """Put self and other on their union graph, in place (both change, as in Hatchet).
+
+        Node ids in both dataframes are remapped in one vectorised step each. Unlike
+        Hatchet, no placeholder rows are inserted for nodes only the other side has.
+        """
+        if self.graph is other.graph:
+            return
+        union, map_self, map_other = self.graph.union(other.graph)
+        self.dataframe = _reindex_nodes(self.dataframe, map_self).sort_index()
+        other.dataframe = _reindex_nodes(other.dataframe, map_other).sort_index()
+        self.graph = other.graph = union
+
+    # ------------------------------------------------------------------ arithmetic
+    def _binary(self, other: GraphFrame, op: str) -> GraphFrame:
+        if not isinstance(other, GraphFrame):
+            return NotImplemented
+        mine = set(self.exc_metrics + self.inc_metrics)
+        theirs = set(other.exc_metrics + other.inc_metrics)
+        if mine != theirs:
+            raise ShapeError(
+                f"cannot {op} GraphFrames with different metrics: only left {sorted(mine - theirs)}, "
+                f"only right {sorted(theirs - mine)}"
+            )
+        if self.dataframe.index.names != other.dataframe.index.names:
+            raise ShapeError(
+                f"cannot {op} GraphFrames indexed by {list(self.dataframe.index.names)} and "
+                f"{list(other.dataframe.index.names)}: drop_index_levels() first"
+            )
+        if self.graph is other.graph:
+            graph, a, b = self.graph, self.dataframe, other.dataframe
+        else:
+            graph, ma, mb = self.graph.union(other.graph)
+            a, b = _reindex_nodes(self.dataframe, ma), _reindex_nodes(other.dataframe, mb)
+        index = a.index.union(b.index) if not a.index.equals(b.index) else a.index
+        if not index.is_monotonic_increasing:
+            index = index.sort_values()
+        a2, b2 = a.reindex(index), b.reindex(index)
+        cols = {}
+        for col in dict.fromkeys([*a.columns, *b.columns]):
+            if col in mine:
+                x = (
+                    pd.to_numeric(a2[col], errors="coerce")
+                    if col in a2
+                    else pd.Series(np.nan, index=index)
+                )
+                y = (
+                    pd.to_numeric(b2[col], errors="coerce")
+                    if col in b2
+                    else pd.Series(np.nan, index=index)
+                )
+                if op in ("add", "subtract"):
+                    x, y = (
+                        x.fillna(0.0).where(x.notna() | y.notna()),
+                        y.fillna(0.0).where(x.notna() | y.notna()),
+                    )
+                cols[col] = _OPS[op](x, y)
+            elif col in a2 and col in b2:
+                cols[col] = a2[col].where(a2[col].notna(), b2[col])
+            else:
+                cols[col] = a2[col] if col in a2 else b2[col]
+        df = pd.DataFrame(cols, index=index)
+        return GraphFrame(
+            graph,
+            df,
+            list(self.exc_metrics),
+            list(self.inc_metrics),
+            self.default_metric,
+            _copy.copy(self.metadata),
+        )
+
+    def add(self, other: GraphFrame) -> GraphFrame:
+        """Node-wise sum on the union graph; a node missing on one side counts as 0."""
+        return self._binary(other, "add")
+
+    def sub(self, other: GraphFrame) -> GraphFrame:
+        """Node-wise difference on the union graph; a node missing on one side counts as 0."""
+        return self._binary(other, "subtract")
+
+    def mul(self, other: GraphFrame) -> GraphFrame:
+        """Node-wise product on the union graph (NaN where a node is missing on one side)."""
+        return self._binary(other, "multiply")
+
+    def div(self, other: GraphFrame) -> GraphFrame:
+        """Node-wise quotient on the union graph (NaN where a node is missing on one side)."""
+        return self._binary(other, "divide")
+
+    __add__ = add
+    __sub__ = sub
+    __mul__ = mul
+    __truediv__ = div
+
+    def _inplace(self, other: GraphFrame, op: str) -> GraphFrame:
+        result = self._binary(other, op)
+        if result is NotImplemented:
+            return result
+        self.graph, self.dataframe = result.graph, result.dataframe
+        return self
+
+    def __iadd__(self, other: GraphFrame) -> GraphFrame:
+        return self._inplace(other, "add")
+
+    def __isub__(self, other: GraphFrame) -> GraphFrame:
+        return self._inplace(other, "subtract")
+
+    def __imul__(self, other: GraphFrame) -> GraphFrame:
+        return self._inplace(other, "multiply")
+
+    def __itruediv__(self, other: GraphFrame) -> GraphFrame:
+        return self._inplace(other, "divide")
+
+    # ------------------------------------------------------------------ text tree
+    def tree(
+        self,
+        metric_column: str | Sequence[str] | None = None,
+        precision: int = 3,
+        depth: int | None = None,
+        threshold: float | None = None,
+        color: bool | None = None,
+        name_column: str = "name",
+        invert_colormap: bool = False,
+        rank: int = 0,
+        thread: int = 0,
+        expand_name: bool = False,
+        context_column: str | None = "file",
+        render_header: bool = False,
+    ) -> str:
+        """The calltree as indented text, one line per node: ``value name [context]``.
+
+        ``color`` None colours when printing to a terminal or a notebook. ``depth``
+        limits the levels shown; ``threshold`` hides nodes whose metric is below that
+        fraction of the largest value (and their subtrees).
+        """
+        from perfweave.calltree.tree_text import render
+
+        return render(
+            self,
+            metric_column=metric_column,
+            precision=precision,
+            depth=depth,
+            threshold=threshold,
+            color=color,
+            name_column=name_column,
+            invert_colormap=invert_colormap,
+            rank=rank,
+            thread=thread,
+            expand_name=expand_name,
+            context_column=context_column,
+            render_header=render_header,
+        )
+
     # ------------------------------------------------------------------ writers
     def to_literal(
         self, name: str = "name", rank: int = 0, thread: int = 0, cat_columns: Sequence[str] = ()
@@ -185,6 +461,56 @@ class GraphFrame:
         from perfweave.calltree.writers import to_flamegraph
 
         return to_flamegraph(self, metric or self.default_metric, name, rank, thread, threshold)
+
+
+_FAST_AGG: dict[Any, str] = {
+    np.mean: "mean",
+    np.sum: "sum",
+    np.min: "min",
+    np.max: "max",
+    np.median: "median",
+}
+_OPS = {
+    "add": lambda x, y: x + y,
+    "subtract": lambda x, y: x - y,
+    "multiply": lambda x, y: x * y,
+    "divide": lambda x, y: x / y,
+}
+
+
+def _inclusive_name(exc: str) -> str:
+    return exc[: -len("(exc)")].strip() if exc.endswith("(exc)") else f"{exc} (inc)"
+
+
+def _describe(predicate: Any) -> str:
+    return repr(predicate) if isinstance(predicate, str) else type(predicate).__name__
+
+
+def _reindex_nodes(df: pd.DataFrame, old_to_new: np.ndarray) -> pd.DataFrame:
+    """Map the ``node`` index level through an id map (rows mapped to -1 are dropped)."""
+    node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
+    new = old_to_new[node]
+    keep = new >= 0
+    if not keep.all():
+        df, new = df[keep], new[keep]
+    if df.index.nlevels == 1:
+        index = pd.Index(new, name="node")
+    else:
+        arrays = [
+            new if name == "node" else df.index.get_level_values(name) for name in df.index.names
+        ]
+        index = pd.MultiIndex.from_arrays(arrays, names=df.index.names)
+    out = df.set_axis(index, axis=0)
+    return out if out.index.is_monotonic_increasing else out.sort_index()
+
+
+def _combine_duplicates(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
+    """Merge rows with equal index: metrics summed (NaN if all NaN), others first value."""
+    grouped = df.groupby(level=list(range(df.index.nlevels)), sort=True)
+    cols = {}
+    for col in df.columns:
+        cols[col] = grouped[col].sum(min_count=1) if col in metrics else grouped[col].first()
+    return pd.DataFrame(cols)[list(df.columns)]
 
 
 def _json_default(v: Any) -> Any:

@@ -1,0 +1,153 @@
+"""The text tree: one line per node, ``value name [context]``, indented with box rules.
+
+Looks like Hatchet's ``tree()`` so its users read it at a glance. Colour (ANSI) marks how
+large each value is relative to the largest shown; it is on automatically in a terminal
+or a notebook and can be forced on or off.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree.writers import node_view
+
+if TYPE_CHECKING:
+    from perfweave.calltree.graphframe import GraphFrame
+
+# red (largest) .. green (smallest), as Hatchet's RdYlGn bands 0.9, 0.7, 0.5, 0.3, 0.1, 0
+_BANDS = (0.9, 0.7, 0.5, 0.3, 0.1, -math.inf)
+_COLORS = tuple(f"\033[38;5;{c}m" for c in (196, 208, 220, 148, 112, 34))
+_END = "\033[0m"
+_FAINT = "\033[2m"
+_UNDERLINE = "\033[4m"
+_RULES = {"tee": "├─ ", "bar": "│  ", "elbow": "└─ ", "blank": "   "}
+
+
+def _auto_color() -> bool:
+    if sys.stdout.isatty():
+        return True
+    try:
+        from IPython import get_ipython
+
+        return get_ipython().__class__.__name__ == "ZMQInteractiveShell"
+    except Exception:
+        return False
+
+
+def render(
+    gf: GraphFrame,
+    metric_column: str | Sequence[str] | None = None,
+    precision: int = 3,
+    depth: int | None = None,
+    threshold: float | None = None,
+    color: bool | None = None,
+    name_column: str = "name",
+    invert_colormap: bool = False,
+    rank: int = 0,
+    thread: int = 0,
+    expand_name: bool = False,
+    context_column: str | None = "file",
+    render_header: bool = False,
+) -> str:
+    from perfweave.errors import ShapeError
+
+    metrics = (
+        [metric_column or gf.default_metric]
+        if isinstance(metric_column, (str, type(None)))
+        else list(metric_column)
+    )
+    for m in metrics:
+        if m not in gf.dataframe.columns:
+            raise ShapeError(
+                f"tree(): no metric column {m!r}; metrics are {gf.exc_metrics + gf.inc_metrics}"
+            )
+    use_color = _auto_color() if color is None else bool(color)
+    context = context_column if context_column and context_column in gf.dataframe.columns else None
+    view = node_view(gf, [name_column, *metrics] + ([context] if context else []), rank, thread)
+    g = gf.graph
+    n = len(g)
+    values = [pd.to_numeric(view[m], errors="coerce").to_numpy(float) for m in metrics]
+    primary = values[0]
+    names = view[name_column].to_numpy(object) if name_column in view else np.full(n, None, object)
+    missing = pd.isna(names)
+    if missing.any() and name_column in g.frames.columns:
+        names[missing] = g.frames[name_column].to_numpy(object)[missing]
+    finite = primary[np.isfinite(primary)]
+    lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)
+    shown = np.ones(n, bool)
+    if depth is not None:
+        shown &= g.depth < depth
+    if threshold:
+        shown &= np.nan_to_num(primary) >= threshold * hi
+    colors = _COLORS[::-1] if invert_colormap else _COLORS
+    span = hi - lo
+
+    def metric_text(v: int) -> str:
+        text = "{:.{p}f}".format(primary[v], p=precision)
+        if use_color and np.isfinite(primary[v]):
+            frac = (primary[v] - lo) / span if span > 0 else 1.0
+            band = next(i for i, b in enumerate(_BANDS) if frac >= b)
+            text = colors[band] + text + _END
+        for other in values[1:]:
+            extra = "{:.{p}f}".format(other[v], p=precision)
+            text += f" {_FAINT}{extra}{_END}" if use_color else f" {extra}"
+        return text
+
+    def name_text(v: int) -> str:
+        name = str(names[v])
+        if not expand_name and len(name) > 39:
+            name = name[:18] + "..." + name[-18:]
+        if context is not None:
+            ctx = view[context].iloc[v]
+            if not pd.isna(ctx):
+                name += f" {_FAINT}{ctx}{_END}" if use_color else f" {ctx}"
+        return name
+
+    lines: list[str] = []
+    expanded: set[int] = set()
+    for root in g.root_ids.tolist():
+        if not shown[root]:
+            continue
+        stack = [(root, "", "")]
+        while stack:
+            v, indent, child_indent = stack.pop()
+            lines.append(f"{indent}{metric_text(v)} {name_text(v)}")
+            if v in expanded:
+                continue
+            expanded.add(v)
+            kids = [c for c in g.children_of(v).tolist() if shown[c]]
+            for i in range(len(kids) - 1, -1, -1):
+                last = i == len(kids) - 1
+                stack.append(
+                    (
+                        kids[i],
+                        child_indent + (_RULES["elbow"] if last else _RULES["tee"]),
+                        child_indent + (_RULES["blank"] if last else _RULES["bar"]),
+                    )
+                )
+    out = ""
+    if render_header:
+        from perfweave import __version__
+
+        out += f"perfweave {__version__} — {metrics[0]}\n\n"
+    out += "\n".join(lines) + "\n"
+    if use_color:
+        out += _legend(metrics[0], lo, hi, colors)
+    return out
+
+
+def _legend(metric: str, lo: float, hi: float, colors: tuple[str, ...]) -> str:
+    span = hi - lo
+    text = f"\n{_UNDERLINE}Legend{_END} (Metric: {metric} Min: {lo:.2f} Max: {hi:.2f})\n"
+    bounds = (1.0, 0.9, 0.7, 0.5, 0.3, 0.1, 0.0)
+    for i in range(6):
+        text += (
+            f"{colors[i]}█ {_END}{bounds[i + 1] * span + lo:.2f} - {bounds[i] * span + lo:.2f}\n"
+        )
+    return text
