@@ -8,7 +8,7 @@ return new objects; the arrays behind them are vectorised (see DESIGN.md).
 from __future__ import annotations
 
 import copy as _copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
