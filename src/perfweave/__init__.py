@@ -26,6 +26,12 @@ _LAZY: dict[str, str] = {
     "CallGroup": "perfweave.counts",
     "CountMatrix": "perfweave.counts",
     "read_counts": "perfweave.counts",
+    # profile classes (opreport)
+    "SampleSpec": "perfweave.classes",
+    "ProfileClasses": "perfweave.classes",
+    "arrange": "perfweave.classes",
+    "invert": "perfweave.classes",
+    "opreport": "perfweave.classes",
 }
 
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")

@@ -1,0 +1,80 @@
+"""Profile classes: opreport's arrange / identify / invert for OProfile and perf data.
+
+Sample files (or perf samples) become :class:`SampleSpec` rows; :func:`arrange` sorts them
+into :class:`ProfileClasses` (one per report column) that differ along exactly one axis;
+:func:`invert` lists each binary once with the applications that used it; :func:`report`
+gives the columnar report as a DataFrame and :func:`opreport` the text opreport prints.
+"""
+
+from perfweave.classes.arrange import (
+    DependentSet,
+    ProfileClass,
+    ProfileClasses,
+    ProfileSet,
+    ProfileTemplate,
+    arrange,
+)
+from perfweave.classes.axis import AXES, conflict_message, identify_axis
+from perfweave.classes.invert import ImageSet, InvertedProfile, invert
+from perfweave.classes.merge_options import MergeOptions
+from perfweave.classes.opreport import opreport, session_classes
+from perfweave.classes.opreport_format import format_image_report, format_percent
+from perfweave.classes.perf import (
+    perf_report_specs,
+    perf_sample_specs,
+    read_perf_callchains,
+    read_perf_report,
+    read_perf_script,
+)
+from perfweave.classes.profile_spec import ProfileSpec
+from perfweave.classes.report import report
+from perfweave.classes.samplefile import SampleFileHeader, read_header, read_samples, sample_count
+from perfweave.classes.spec import (
+    ParsedPaths,
+    SampleSpec,
+    parse_sample_path,
+    parse_sample_paths,
+    read_listing,
+    scan_session,
+)
+from perfweave.classes.summary import ImageSummary, load_samples, summarize
+
+__all__ = [
+    "AXES",
+    "DependentSet",
+    "ImageSet",
+    "ImageSummary",
+    "InvertedProfile",
+    "MergeOptions",
+    "ParsedPaths",
+    "ProfileClass",
+    "ProfileClasses",
+    "ProfileSet",
+    "ProfileSpec",
+    "ProfileTemplate",
+    "SampleFileHeader",
+    "SampleSpec",
+    "arrange",
+    "conflict_message",
+    "format_image_report",
+    "format_percent",
+    "identify_axis",
+    "invert",
+    "load_samples",
+    "opreport",
+    "parse_sample_path",
+    "parse_sample_paths",
+    "perf_report_specs",
+    "perf_sample_specs",
+    "read_header",
+    "read_listing",
+    "read_perf_callchains",
+    "read_perf_report",
+    "read_perf_script",
+    "read_samples",
+    "report",
+    "sample_count",
+    "scan_session",
+    "session_classes",
+    "summarize",
+]

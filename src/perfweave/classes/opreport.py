@@ -1,0 +1,57 @@
+"""An opreport-compatible image-level report of an OProfile session directory.
+
+:func:`opreport` does what ``opreport --session-dir=DIR [--merge=...] [-x] [specs]`` does
+without ``-l``: list the session's sample files, keep those the profile specification
+selects (never call-graph files), arrange them into classes, read the sample counts and
+print the summary. Errors carry opreport's text; the CLI prints them as opreport does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from os import PathLike
+
+from perfweave.classes.arrange import ProfileClasses, arrange
+from perfweave.classes.merge_options import MergeOptions
+from perfweave.classes.opreport_format import format_image_report
+from perfweave.classes.profile_spec import ProfileSpec
+from perfweave.classes.spec import parse_sample_paths, scan_session
+from perfweave.classes.summary import load_samples
+from perfweave.errors import SpecError
+
+NO_FILES = (
+    "No sample file found: try running opcontrol --dump\n"
+    "or specify a session containing sample files\n"
+)
+
+
+def session_classes(
+    session_dir: str | PathLike[str],
+    specs: Iterable[str] = (),
+    merge: str | Iterable[str] | MergeOptions = (),
+    *,
+    exclude_dependent: bool = False,
+    samples: bool = True,
+) -> ProfileClasses:
+    """Classes of the sample files a profile specification selects in a session directory."""
+    merge = MergeOptions.parse(merge, exclude_dependent=exclude_dependent)
+    spec = ProfileSpec.parse(specs)
+    files = sorted({f for s in spec.sessions() for f in scan_session(session_dir, s)})
+    if not files:
+        raise SpecError(NO_FILES)
+    table = parse_sample_paths(files).table
+    table = table[spec.mask(table, exclude_dependent=exclude_dependent)]
+    classes = arrange(table, merge, exclude_dependent=exclude_dependent)
+    return load_samples(classes) if samples else classes
+
+
+def opreport(
+    session_dir: str | PathLike[str],
+    specs: Iterable[str] = (),
+    merge: str | Iterable[str] | MergeOptions = (),
+    *,
+    exclude_dependent: bool = False,
+) -> str:
+    """The text opreport prints for an image-level report of ``session_dir``."""
+    classes = session_classes(session_dir, specs, merge, exclude_dependent=exclude_dependent)
+    return format_image_report(classes)

@@ -1,0 +1,85 @@
+"""The columnar report as a DataFrame: samples and percent per class column.
+
+``by="application"``: one row per application, percent of the class total (opreport's
+unindented rows). ``by="image"``: one row per (application, image), percent of the
+application's samples (opreport's indented rows). ``by="symbol"``: one row per
+(application, image, symbol) where the data has symbols (perf); OProfile sample files only
+hold offsets, so their symbol rows need the binaries and are not offered here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from perfweave.classes.arrange import ProfileClasses
+from perfweave.classes.summary import summarize
+from perfweave.errors import FormatError
+
+
+def column_labels(classes: ProfileClasses) -> list[str]:
+    """Class names made unique (two unit masks of one event share a name in opreport)."""
+    names = classes.names
+    return [n if names.count(n) == 1 else f"{n} [{i}]" for i, n in enumerate(names)]
+
+
+def _columns(counts: np.ndarray, totals: np.ndarray, labels: list[str]) -> pd.DataFrame:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pct = np.where(totals > 0, counts * 100.0 / np.where(totals > 0, totals, 1), 0.0)
+    data = {}
+    for k, label in enumerate(labels):
+        data[(label, "samples")] = counts[:, k]
+        data[(label, "percent")] = pct[:, k]
+    frame = pd.DataFrame(data)
+    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["class", "value"])
+    return frame
+
+
+def report(classes: ProfileClasses, by: str = "image") -> pd.DataFrame:
+    """Samples and percent per class, by ``"application"``, ``"image"`` or ``"symbol"``."""
+    labels = column_labels(classes)
+    n = len(classes)
+    if by == "symbol":
+        return _symbol_report(classes, labels)
+    summary = summarize(classes)
+    if by == "application":
+        counts = summary.apps[list(range(n))].to_numpy()
+        out = _columns(counts, summary.totals[None, :], labels)
+        out.index = summary.apps.index
+        return out
+    if by != "image":
+        raise ValueError(f"by must be 'application', 'image' or 'symbol', not {by!r}")
+    images = summary.images
+    counts = images[list(range(n))].to_numpy()
+    apps = images.index.get_level_values(0)
+    app_totals = summary.apps[list(range(n))].reindex(apps).to_numpy()
+    out = _columns(counts, app_totals, labels)
+    out.index = images.index
+    return out
+
+
+def _symbol_report(classes: ProfileClasses, labels: list[str]) -> pd.DataFrame:
+    table = classes.table
+    if "symbol" not in table:
+        raise FormatError(
+            "a symbol-level report needs symbol names per sample (perf data); OProfile "
+            "sample files hold offsets that only the profiled binaries can name"
+        )
+    sums = (
+        table.groupby(["app", "binary", "symbol", "class"])["samples"]
+        .sum()
+        .unstack("class", fill_value=0)
+        .reindex(columns=range(len(labels)), fill_value=0)
+    )
+    order = np.lexsort((np.arange(len(sums)), -sums[0].to_numpy()))
+    sums = sums.iloc[order]
+    out = _columns(
+        sums.to_numpy(),
+        table.groupby("class")["samples"]
+        .sum()
+        .reindex(range(len(labels)), fill_value=0)
+        .to_numpy()[None, :],
+        labels,
+    )
+    out.index = sums.index.set_names(["application", "image", "symbol"])
+    return out

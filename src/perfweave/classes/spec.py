@@ -1,0 +1,306 @@
+"""OProfile sample file names: the path grammar and the :class:`SampleSpec` record.
+
+A sample file path says everything opreport needs to classify it::
+
+    <session>/{root}/usr/bin/perl/{dep}/{root}/usr/lib/libc.so.6/EVENT.COUNT.UM.TGID.TID.CPU
+    <session>/{root}/usr/bin/perl/{dep}/{kern}/ext4/...
+    <session>/{root}/usr/bin/perl/{dep}/{anon:anon}/4242.0x7f00.0x7f10/...
+    <session>/{root}/usr/bin/bash/{dep}/{root}/usr/bin/bash/{cg}/{root}/usr/lib/libc.so.6/...
+
+The application image sits between the first ``{root}``/``{kern}`` and ``{dep}``; the image
+the samples fell in (``lib_image``) follows ``{dep}``; an optional ``{cg}`` part names the
+call-graph target. The last component has six non-empty dot-separated fields, ``all`` where
+the session was not separated by thread group, thread or CPU.
+
+:func:`parse_sample_path` parses one path with a precise error; :func:`parse_sample_paths`
+parses many at once with one vectorised regular expression (the per-path parser only runs
+on the paths the expression rejects, to say why).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import astuple, dataclass, field
+from os import PathLike
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from perfweave.errors import ParseError
+
+#: Columns of a spec table, in :class:`SampleSpec` field order.
+SPEC_COLUMNS = (
+    "filename",
+    "image",
+    "lib_image",
+    "cg_image",
+    "event",
+    "count",
+    "unitmask",
+    "tgid",
+    "tid",
+    "cpu",
+)
+EVENT_FIELDS = ("event", "count", "unitmask", "tgid", "tid", "cpu")
+_BASES = ("{root}", "{kern}")
+_EXPECTED_EVENT = "EVENT.COUNT.UNITMASK.TGID.TID.CPU (six non-empty fields)"
+
+
+@dataclass(frozen=True, slots=True)
+class SampleSpec:
+    """What one sample file name says: images, event, count, unit mask, tgid, tid, cpu.
+
+    Fields are strings as in the file name (``"all"`` where not separated); ``lib_image``
+    equals ``image`` for samples in the application image itself.
+    """
+
+    filename: str
+    image: str
+    lib_image: str
+    event: str
+    count: str
+    unitmask: str
+    tgid: str
+    tid: str
+    cpu: str
+    cg_image: str = field(default="")
+
+    @property
+    def is_dependent(self) -> bool:
+        """Samples fell in another image than the application (a library, the kernel)."""
+        return self.lib_image != self.image
+
+    @property
+    def is_callgraph(self) -> bool:
+        """A call-graph arc file (``{cg}``); opreport ignores these without --callgraph."""
+        return bool(self.cg_image)
+
+    def as_row(self) -> tuple[str, ...]:
+        """The values in :data:`SPEC_COLUMNS` order."""
+        return (
+            self.filename,
+            self.image,
+            self.lib_image,
+            self.cg_image,
+            *astuple(self)[3:9],
+        )
+
+
+def _anon_name(kind: str, region: str, path: str) -> str:
+    """``{anon:NAME}`` + ``tgid.start.end`` -> ``NAME (tgid:T range:S-E)`` as opreport names it."""
+    name = kind[len("{anon:") : -1]
+    parts = region.split(".")
+    if not name or len(parts) != 3 or not all(parts):
+        raise ParseError(
+            path, "an anonymous region '{anon:NAME}/TGID.START.END'", found=f"{kind}/{region}"
+        )
+    return f"{name} (tgid:{parts[0]} range:{parts[1]}-{parts[2]})"
+
+
+def _image_after(parts: list[str], i: int, stop: str, path: str) -> tuple[str, int]:
+    """Read the image named from ``parts[i]`` (a base marker) up to ``stop``; return (name, next)."""
+    kind = parts[i]
+    if kind.startswith("{anon:") and kind.endswith("}"):
+        if i + 1 >= len(parts):
+            raise ParseError(path, "TGID.START.END after " + kind, found=path)
+        return _anon_name(kind, parts[i + 1], path), i + 2
+    if kind not in _BASES:
+        raise ParseError(path, "'{root}', '{kern}' or '{anon:...}' after '{dep}'", found=kind)
+    j = i + 1
+    names = []
+    while j < len(parts) and parts[j] != stop:
+        names.append(parts[j])
+        j += 1
+    if not names:
+        raise ParseError(path, f"an image name after {kind}", found=path)
+    return "/" + "/".join(names), j
+
+
+def parse_sample_path(path: str | PathLike[str]) -> SampleSpec:
+    """Parse one sample file path into a :class:`SampleSpec` (raises :class:`ParseError`)."""
+    text = str(path)
+    dirname, sep, last = text.rpartition("/")
+    if not sep:
+        raise ParseError(text, "a sample file path with directories", found=text)
+    fields = last.split(".")
+    if len(fields) != 6 or not all(fields):
+        raise ParseError(text, _EXPECTED_EVENT, found=last)
+    parts = dirname.split("/")
+    start = next((k for k, p in enumerate(parts) if p in _BASES), None)
+    if start is None:
+        raise ParseError(text, "a '{root}' or '{kern}' component", found=dirname)
+    parts = parts[start:]
+    try:
+        dep = parts.index("{dep}", 1)
+    except ValueError:
+        raise ParseError(text, "a '{dep}' component after the application image") from None
+    if dep < 2 or any(not p for p in parts[1:dep]):
+        raise ParseError(text, "an application image before '{dep}'", found=dirname)
+    image = "/" + "/".join(parts[1:dep])
+    if dep + 1 >= len(parts):
+        raise ParseError(text, "an image after '{dep}'", found=dirname)
+    lib_image, j = _image_after(parts, dep + 1, "{cg}", text)
+    cg_image = ""
+    if j < len(parts):
+        if parts[j] != "{cg}":
+            raise ParseError(text, "'{cg}' or the event fields after " + lib_image, found=parts[j])
+        if j + 1 >= len(parts):
+            raise ParseError(text, "an image after '{cg}'", found=dirname)
+        cg_image, k = _image_after(parts, j + 1, "\0", text)
+        if k != len(parts):
+            raise ParseError(text, "the event fields after the call-graph image", found=parts[k])
+    if any(not p for p in parts[dep + 1 :]):
+        raise ParseError(text, "no empty path components", found=dirname)
+    return SampleSpec(text, image, lib_image, *fields, cg_image=cg_image)
+
+
+# One expression for the whole grammar, used on many paths at once. It is never looser than
+# parse_sample_path (rejected paths go through that parser), so both always agree.
+_BASE = r"\{(?:root|kern)\}"
+_PRE = r"(?!" + _BASE + r"/)[^/]*/"  # session directories before the first base marker
+_IMG = r"(?!\{dep\}/)[^/]+"  # application image components stop at the first {dep}
+_LIB = r"(?!\{cg\}/)[^/]+"  # dependent image components stop at the first {cg}
+_ANON = r"(?P<{k}>\{{anon:[^/{{}}]+\}})/(?P<{r}>[^/.]+\.[^/.]+\.[^/.]+)"
+_PATH_RE = re.compile(
+    r"^(?:" + _PRE + r")*" + _BASE + r"/"
+    r"(?P<image>" + _IMG + r"(?:/" + _IMG + r")*)/\{dep\}/"
+    r"(?:(?P<lkind>" + _BASE + r")/(?P<lib>" + _LIB + r"(?:/" + _LIB + r")*)"
+    r"|" + _ANON.format(k="akind", r="anon") + r")"
+    r"(?:/\{cg\}/(?:(?P<ckind>" + _BASE + r")/(?P<cg>[^/]+(?:/[^/]+)*?)"
+    r"|" + _ANON.format(k="cakind", r="canon") + r"))?"
+    r"/(?P<event>[^./]+)\.(?P<count>[^./]+)\.(?P<unitmask>[^./]+)"
+    r"\.(?P<tgid>[^./]+)\.(?P<tid>[^./]+)\.(?P<cpu>[^./]+)$"
+)
+
+
+def _anon_column(kind: pd.Series, region: pd.Series) -> pd.Series:
+    """Vectorised :func:`_anon_name` for regions the regular expression already validated."""
+    name = kind.str.slice(len("{anon:"), -1)
+    parts = region.str.split(".", n=2, expand=True)
+    return name + " (tgid:" + parts[0] + " range:" + parts[1] + "-" + parts[2] + ")"
+
+
+def _image_column(kind, name, akind, anon) -> pd.Series:
+    out = ("/" + name).where(kind.notna(), "")
+    has_anon = akind.notna()
+    if has_anon.any():
+        out = out.where(~has_anon, _anon_column(akind[has_anon], anon[has_anon]))
+    return out
+
+
+def empty_spec_table() -> pd.DataFrame:
+    """A spec table with no rows (string columns)."""
+    return pd.DataFrame({c: pd.Series([], dtype=object) for c in SPEC_COLUMNS})
+
+
+@dataclass
+class ParsedPaths:
+    """The result of parsing many paths: the spec table and the paths that did not parse.
+
+    ``table`` has one row per good path with the :data:`SPEC_COLUMNS`; ``errors`` holds one
+    :class:`ParseError` per bad path (naming the path and what was expected), in input order.
+    """
+
+    table: pd.DataFrame
+    errors: list[ParseError] = field(default_factory=list)
+
+    def specs(self) -> list[SampleSpec]:
+        """The rows as :class:`SampleSpec` records."""
+        cols = [self.table[c].tolist() for c in SPEC_COLUMNS]
+        return [
+            SampleSpec(f, i, li, e, c, u, tg, ti, cp, cg_image=cg)
+            for f, i, li, cg, e, c, u, tg, ti, cp in zip(*cols)
+        ]
+
+
+def parse_sample_paths(
+    paths: Iterable[str | PathLike[str]], *, on_error: str = "raise"
+) -> ParsedPaths:
+    """Parse many sample file paths into a spec table, vectorised.
+
+    ``on_error="raise"`` raises the first path's :class:`ParseError`; ``"collect"`` keeps the
+    good rows and reports every bad path in :attr:`ParsedPaths.errors`.
+    """
+    if on_error not in ("raise", "collect"):
+        raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
+    raw = pd.Series([str(p) for p in paths], dtype=object)
+    if raw.empty:
+        return ParsedPaths(empty_spec_table())
+    m = raw.str.extract(_PATH_RE)
+    ok = m["event"].notna().to_numpy()
+    errors: list[ParseError] = []
+    extra_rows: list[tuple[int, SampleSpec]] = []
+    for pos in np.flatnonzero(~ok):  # only the rejected paths: say precisely why
+        try:
+            extra_rows.append((int(pos), parse_sample_path(raw.iloc[pos])))
+        except ParseError as exc:
+            if on_error == "raise":
+                raise
+            errors.append(exc)
+    good = m[ok]
+    table = pd.DataFrame(
+        {
+            "filename": raw[ok],
+            "image": "/" + good["image"],
+            "lib_image": _image_column(good["lkind"], good["lib"], good["akind"], good["anon"]),
+            "cg_image": _image_column(good["ckind"], good["cg"], good["cakind"], good["canon"]),
+            **{c: good[c] for c in EVENT_FIELDS},
+        }
+    )
+    if extra_rows:
+        add = pd.DataFrame(
+            [s.as_row() for _, s in extra_rows],
+            columns=list(SPEC_COLUMNS),
+            index=[p for p, _ in extra_rows],
+        )
+        table = pd.concat([table, add]).sort_index()
+    table = table.reset_index(drop=True).astype(object)
+    return ParsedPaths(table[list(SPEC_COLUMNS)], errors)
+
+
+def specs_table(specs: Sequence[SampleSpec]) -> pd.DataFrame:
+    """A spec table from :class:`SampleSpec` records."""
+    if not specs:
+        return empty_spec_table()
+    return pd.DataFrame([s.as_row() for s in specs], columns=list(SPEC_COLUMNS), dtype=object)
+
+
+def read_listing(path: str | PathLike[str], *, on_error: str = "raise") -> ParsedPaths:
+    """Parse a listing file: one sample file path per line (blank lines ignored).
+
+    Bad paths raise (``on_error="raise"``) or are reported in ``errors`` with their line
+    number (``"collect"``); they are never dropped silently.
+    """
+    lines = Path(path).read_text().splitlines()
+    numbered = [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip()]
+    try:
+        parsed = parse_sample_paths([p for _, p in numbered], on_error=on_error)
+    except ParseError as exc:
+        line = next(n for n, p in numbered if p == exc.path)
+        raise ParseError(path, exc.expected, line=line, found=exc.found or exc.path) from None
+    by_text = {p: n for n, p in numbered}
+    parsed.errors = [
+        ParseError(path, e.expected, line=by_text.get(e.path), found=e.found or e.path)
+        for e in parsed.errors
+    ]
+    return parsed
+
+
+def scan_session(session_dir: str | PathLike[str], session: str = "current") -> list[str]:
+    """Sample file paths of one session (``<dir>/samples/<session>``), sorted like opreport.
+
+    Only files under ``{root}`` or ``{kern}`` count, as in opreport; the list is sorted by
+    path so that every later step sees opreport's order.
+    """
+    root = Path(session_dir)
+    base = Path(session) if session.startswith(("/", ".")) else root / "samples" / session
+    if not base.is_dir():
+        return []
+    files = []
+    for top in _BASES:
+        sub = base / top
+        if sub.is_dir():
+            files.extend(str(p) for p in sub.rglob("*") if p.is_file())
+    return sorted(files)

@@ -1,0 +1,92 @@
+"""``perfweave opreport``: opreport's image-level report of an OProfile session directory.
+
+Prints what ``opreport`` prints (class descriptions, column headers, application rows and
+indented dependent-image rows) or opreport's error text with exit status 1. Options and
+profile specification words may be mixed in any order, as with opreport.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from perfweave.errors import PerfweaveError
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--session-dir",
+        required=True,
+        metavar="DIR",
+        help="the session directory (holding samples/current/...)",
+    )
+    parser.add_argument(
+        "-m",
+        "--merge",
+        default="",
+        metavar="LIST",
+        help="merge by cpu, tid, tgid, lib, unitmask or all (comma list)",
+    )
+    parser.add_argument(
+        "-x",
+        "--exclude-dependent",
+        action="store_true",
+        help="leave out libraries, kernel modules and anon regions",
+    )
+
+
+def _standalone_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="perfweave opreport")
+    _add_options(parser)
+    parser.add_argument("specs", nargs="*")
+    return parser
+
+
+def run(argv: Sequence[str], out=None, err=None) -> int:
+    """Run the command on ``argv`` (options and specs in any order); return the exit status."""
+    from perfweave.classes.merge_options import MergeOptions
+    from perfweave.classes.opreport import opreport
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    args = _standalone_parser().parse_intermixed_args(list(argv))
+    try:
+        merge = MergeOptions.parse(args.merge, exclude_dependent=args.exclude_dependent)
+    except PerfweaveError as exc:  # opreport prints these two without its "error:" prefix
+        print(exc, file=err)
+        return 1
+    try:
+        text = opreport(
+            args.session_dir, args.specs, merge, exclude_dependent=args.exclude_dependent
+        )
+    except PerfweaveError as exc:
+        print(f"opreport error: {exc}", file=err)
+        return 1
+    out.write(text)
+    return 0
+
+
+def _func(args: argparse.Namespace) -> int:
+    argv = [f"--session-dir={args.session_dir}"]
+    if args.merge:
+        argv.append(f"--merge={args.merge}")
+    if args.exclude_dependent:
+        argv.append("--exclude-dependent")
+    return run(argv + list(args.rest))
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "opreport",
+        help="opreport's image-level report of an OProfile session",
+        description=__doc__,
+    )
+    _add_options(parser)
+    parser.add_argument(
+        "rest",
+        nargs=argparse.REMAINDER,
+        metavar="SPEC",
+        help="profile specification words (event:..., tid:..., image names)",
+    )
+    parser.set_defaults(func=_func)
