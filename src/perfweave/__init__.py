@@ -21,6 +21,7 @@ _LAZY: dict[str, str] = {
     "Graph": "perfweave.calltree.graph",
     "GraphFrame": "perfweave.calltree.graphframe",
     "read": "perfweave.calltree.readers",
+    "Ensemble": "perfweave.ensemble",
     # count matrices
     "CountsProfile": "perfweave.counts",
     "CallGroup": "perfweave.counts",

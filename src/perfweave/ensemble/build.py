@@ -1,0 +1,245 @@
+"""Building ensembles: from in-memory GraphFrames, or by reading many files.
+
+File reads are independent and may run on any ``concurrent.futures.Executor``; the graphs
+are unified once at the end (:meth:`Graph.union_all`, one old->new map per profile,
+applied once), and the tables are laid out in one vectorised step.
+"""
+
+from __future__ import annotations
+
+import glob as _glob
+import os
+from collections.abc import Callable, Hashable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree.graph import Graph
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.ensemble import _table
+from perfweave.ensemble.ensemble import Ensemble
+from perfweave.ensemble.profiles import profile_ids
+from perfweave.errors import FormatError, ParseError, PerfweaveError, ShapeError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
+
+INT = np.int64
+_GLOB_CHARS = set("*?[")
+
+
+def from_graphframes(
+    gfs: Sequence[GraphFrame],
+    metadata: Sequence[dict] | pd.DataFrame | None = None,
+    *,
+    profiles: Sequence[Hashable] | None = None,
+    profile_key: str | None = None,
+    sources: Sequence[str] | None = None,
+) -> Ensemble:
+    """See :meth:`Ensemble.from_graphframes`."""
+    gfs = list(gfs)
+    if not gfs:
+        raise ShapeError("an ensemble needs at least one GraphFrame")
+    for i, gf in enumerate(gfs):
+        if not isinstance(gf, GraphFrame):
+            raise TypeError(
+                f"item {i} is a {type(gf).__name__}, not a perfweave GraphFrame "
+                "(convert Hatchet/Thicket objects first)"
+            )
+    labels = list(sources) if sources is not None else [f"graphframe #{i}" for i in range(len(gfs))]
+    meta_rows = [dict(gf.metadata) for gf in gfs]
+    if metadata is not None:
+        extra = (
+            metadata.to_dict("records") if isinstance(metadata, pd.DataFrame) else list(metadata)
+        )
+        if len(extra) != len(gfs):
+            raise ShapeError(f"{len(extra)} metadata rows for {len(gfs)} GraphFrames")
+        for row, more in zip(meta_rows, extra):
+            row.update(more)
+    ids = profile_ids(meta_rows, labels, profiles, profile_key)
+    return _assemble(gfs, ids, meta_rows, labels)
+
+
+def _assemble(
+    gfs: list[GraphFrame], ids: list[Any], meta_rows: list[dict], labels: list[str]
+) -> Ensemble:
+    """Union the graphs once, lay the tables out densely, build metadata and stats."""
+    union, maps = Graph.union_all([gf.graph for gf in gfs])
+    order = _sort_order(ids)
+    pos_of = np.empty(len(ids), INT)
+    pos_of[order] = np.arange(len(ids), dtype=INT)
+    sorted_ids = [ids[i] for i in order]
+    levels = _extra_levels(gfs, labels)
+    if levels:
+        tables = [gf.dataframe.reset_index(level=levels) for gf in gfs]
+    else:
+        tables = [gf.dataframe for gf in gfs]
+    old_nodes = [gf.node_ids() for gf in gfs]
+    prof = [np.full(len(t), pos_of[i], INT) for i, t in enumerate(tables)]
+    df = _table.stack(
+        [t.reset_index(drop=True) for t in tables] if levels else tables,
+        old_nodes,
+        maps,
+        prof,
+        sorted_ids,
+        len(union),
+        labels,
+        extra_levels=levels,
+    )
+    meta = pd.DataFrame([meta_rows[i] for i in order], index=pd.Index(sorted_ids, name="profile"))
+    exc = _ordered_union(gf.exc_metrics for gf in gfs)
+    inc = _ordered_union(gf.inc_metrics for gf in gfs)
+    mapping = {ids[i]: labels[i] for i in order}
+    return Ensemble(union, df, meta, exc, inc, gfs[0].default_metric, None, mapping)
+
+
+def _sort_order(ids: list[Any]) -> list[int]:
+    """Positions of ``ids`` in sorted order (ids of mixed types sort by their text)."""
+    try:
+        return sorted(range(len(ids)), key=ids.__getitem__)
+    except TypeError:
+        return sorted(range(len(ids)), key=lambda i: str(ids[i]))
+
+
+def _extra_levels(gfs: list[GraphFrame], labels: list[str]) -> list[str]:
+    levels = gfs[0].index_levels
+    for gf, label in zip(gfs, labels):
+        if gf.index_levels != levels:
+            raise ShapeError(
+                f"{label} is indexed by {['node', *gf.index_levels]} but {labels[0]} by "
+                f"{['node', *levels]}; drop or add index levels so they agree"
+            )
+    return list(levels)
+
+
+def _ordered_union(lists) -> list[Any]:
+    out: dict[Any, None] = {}
+    for lst in lists:
+        out.update(dict.fromkeys(lst))
+    return list(out)
+
+
+# ---------------------------------------------------------------------- reading files
+def expand_paths(paths_or_glob: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
+    """A list of files from a list, a glob pattern or a directory (searched recursively)."""
+    if isinstance(paths_or_glob, (str, os.PathLike)):
+        text = os.fspath(paths_or_glob)
+        if os.path.isdir(text):
+            files = sorted(
+                str(p)
+                for p in Path(text).rglob("*")
+                if p.is_file() and not any(part.startswith(".") for part in p.parts)
+            )
+            if not files:
+                raise FileNotFoundError(2, "no files in directory", text)
+            return files
+        if _GLOB_CHARS & set(text):
+            files = sorted(_glob.glob(text, recursive=True))
+            if not files:
+                raise FileNotFoundError(2, "no file matches the pattern", text)
+            return files
+        return [text]
+    files = [os.fspath(p) for p in paths_or_glob]
+    if not files:
+        raise FileNotFoundError(2, "no files given", "<empty list>")
+    return files
+
+
+def _read_one(path: str, fmt: str | None, reader: Any, options: dict) -> tuple:
+    """Read one file; never raises (errors come back as text, so they cross processes)."""
+    try:
+        if callable(reader):
+            gf = reader(path, **options)
+        else:
+            from perfweave.calltree.readers import read
+
+            gf = read(path, format=fmt, **options)
+        return path, gf, None
+    except PerfweaveError as exc:
+        return path, None, str(exc)
+    except FileNotFoundError:
+        return path, None, f"{path}: no such file"
+    except Exception as exc:  # a reader library failed on a broken file
+        return path, None, f"{path}: could not be read ({type(exc).__name__}: {exc})"
+
+
+def _formats(files: list[str], reader: Any) -> str | None:
+    """The one format of all files (None for a callable reader); mixed formats raise."""
+    if callable(reader):
+        return None
+    if reader is not None:
+        return str(reader)
+    from perfweave.calltree.readers import detect
+
+    seen: dict[str, str] = {}
+    for f in files:
+        if not os.path.exists(f):
+            raise FileNotFoundError(2, "No such file or directory", f)
+        seen.setdefault(detect(f), f)
+        if len(seen) > 1:
+            (fa, pa), (fb, pb) = list(seen.items())[:2]
+            raise FormatError(
+                f"files of mixed formats: {pa} is {fa} but {pb} is {fb}; "
+                "build one ensemble per format (or pass reader=)"
+            )
+    return next(iter(seen))
+
+
+def from_files(
+    paths_or_glob: str | Sequence[str],
+    reader: str | Callable | None = None,
+    intersection: bool = False,
+    executor: Executor | None = None,
+    *,
+    profile_key: str | None = None,
+    on_error: str = "raise",
+    progress: bool | None = None,
+    **options: Any,
+) -> Ensemble:
+    """See :meth:`Ensemble.from_files`."""
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    files = expand_paths(paths_or_glob)
+    fmt = _formats(files, reader)
+    results = _read_all(files, fmt, reader, options, executor, progress)
+    gfs, labels, errors = [], [], []
+    for path, gf, err in results:
+        if err is None:
+            gfs.append(gf)
+            labels.append(path)
+        elif on_error == "raise":
+            raise ParseError(path, f"a readable {fmt or 'profile'} file ({err})")
+        else:
+            errors.append((path, err))
+    if not gfs:
+        raise ParseError(files[0], f"at least one readable profile; none was ({errors[0][1]})")
+    meta_rows = [{**gf.metadata, "file": path} for gf, path in zip(gfs, labels)]
+    ids = profile_ids(meta_rows, labels, None, profile_key)
+    ens = _assemble(gfs, ids, meta_rows, labels)
+    ens.errors = errors
+    return ens.intersection() if intersection else ens
+
+
+def _read_all(files, fmt, reader, options, executor, progress) -> list[tuple]:
+    """Read every file, in order, on ``executor`` or here, with a progress bar on long runs."""
+    from tqdm.auto import tqdm
+
+    show = {"disable": progress is False, "delay": 0 if progress else 2.0}
+    bar = tqdm(total=len(files), desc="reading profiles", unit="file", **show)
+    try:
+        if executor is None:
+            out = []
+            for f in files:
+                out.append(_read_one(f, fmt, reader, options))
+                bar.update(1)
+            return out
+        futures = [executor.submit(_read_one, f, fmt, reader, options) for f in files]
+        out = []
+        for fut in futures:
+            out.append(fut.result())
+            bar.update(1)
+        return out
+    finally:
+        bar.close()

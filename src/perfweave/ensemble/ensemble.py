@@ -1,0 +1,366 @@
+"""Ensemble: many profiles over one unified calltree (Thicket's model).
+
+Four parts share one node numbering: ``graph`` (the union of every profile's calltree),
+``dataframe`` (index ``node, profile`` [+ rank/thread], each node's profiles together),
+``metadata`` (one row per profile) and ``statsframe`` (one row per node, statistics
+across profiles). Operations return new ensembles; inputs are never modified.
+"""
+
+from __future__ import annotations
+
+import copy as _copy
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree.graph import Graph
+from perfweave.ensemble import _subgraph, _table
+from perfweave.errors import MetadataError, ShapeError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from concurrent.futures import Executor
+
+    from perfweave.calltree.graphframe import GraphFrame
+
+INT = np.int64
+
+
+class Ensemble:
+    """P >= 1 profiles over one graph: performance, metadata and statistics tables."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        dataframe: pd.DataFrame,
+        metadata: pd.DataFrame,
+        exc_metrics: Sequence[Any] = (),
+        inc_metrics: Sequence[Any] = (),
+        default_metric: Any = "time",
+        statsframe: pd.DataFrame | None = None,
+        profile_mapping: dict | None = None,
+        errors: list[tuple[str, str]] | None = None,
+    ) -> None:
+        names = list(dataframe.index.names)
+        if len(names) < 2 or names[0] != "node":
+            raise ShapeError(
+                f"an Ensemble's dataframe is indexed by (node, profile, ...), not {names}"
+            )
+        if metadata.index.name != names[1]:
+            raise ShapeError(
+                f"metadata index {metadata.index.name!r} does not match the profile level "
+                f"{names[1]!r} of the dataframe"
+            )
+        self.graph = graph
+        self.dataframe = dataframe
+        self.metadata = metadata
+        self.exc_metrics = list(exc_metrics)
+        self.inc_metrics = list(inc_metrics)
+        self.default_metric = default_metric
+        self.statsframe = new_statsframe(graph, dataframe) if statsframe is None else statsframe
+        self.profile_mapping = dict(profile_mapping or {})
+        #: files that failed to read with ``on_error="skip"``: (path, message)
+        self.errors = list(errors or [])
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def from_files(
+        cls,
+        paths_or_glob: str | Sequence[str],
+        reader: str | Callable[[str], GraphFrame] | None = None,
+        intersection: bool = False,
+        executor: Executor | None = None,
+        *,
+        profile_key: str | None = None,
+        on_error: str = "raise",
+        progress: bool | None = None,
+        **options: Any,
+    ) -> Ensemble:
+        """Read many profiles (a list of paths, a glob or a directory) into one ensemble.
+
+        ``reader`` is a format name (``"cali"``) or a callable ``path -> GraphFrame``;
+        by default each file's format is detected (all files must share one format).
+        Reads run on ``executor`` when given (any ``concurrent.futures.Executor``, e.g. a
+        process pool or ``dask.distributed.Client.get_executor()``), sequentially
+        otherwise; the graphs are unified once at the end. ``on_error="skip"`` keeps
+        going past unreadable files and lists them in ``ensemble.errors``.
+        """
+        from perfweave.ensemble.build import from_files
+
+        return from_files(
+            paths_or_glob,
+            reader=reader,
+            intersection=intersection,
+            executor=executor,
+            profile_key=profile_key,
+            on_error=on_error,
+            progress=progress,
+            **options,
+        )
+
+    @classmethod
+    def from_graphframes(
+        cls,
+        gfs: Sequence[GraphFrame],
+        metadata: Sequence[dict] | pd.DataFrame | None = None,
+        *,
+        profiles: Sequence[Hashable] | None = None,
+        profile_key: str | None = None,
+        sources: Sequence[str] | None = None,
+    ) -> Ensemble:
+        """An ensemble of in-memory GraphFrames (one profile each).
+
+        ``metadata`` (one dict or DataFrame row per GraphFrame) is added to each
+        GraphFrame's own metadata. Profile ids are ``profiles``, or the metadata value
+        ``profile_key``, or a stable hash of the metadata (the position when a profile has
+        no metadata); a repeated id is an error.
+        """
+        from perfweave.ensemble.build import from_graphframes
+
+        return from_graphframes(
+            gfs, metadata, profiles=profiles, profile_key=profile_key, sources=sources
+        )
+
+    @staticmethod
+    def concat(
+        ensembles: Sequence[Ensemble],
+        axis: str = "index",
+        headers: Sequence[Hashable] | None = None,
+        metadata_key: str | None = None,
+    ) -> Ensemble:
+        """Thicket's ``concat_thickets``: stack profiles (``axis="index"``) or put the same
+        runs side by side under one header each (``axis="columns"``), matched on
+        ``metadata_key`` (or on profile order when it is None)."""
+        from perfweave.ensemble.concat import concat
+
+        return concat(ensembles, axis=axis, headers=headers, metadata_key=metadata_key)
+
+    # ------------------------------------------------------------------ basics
+    @property
+    def profile_level(self) -> str:
+        """Name of the profile index level (``profile``, or the ``metadata_key`` of a
+        columns-concat)."""
+        return self.dataframe.index.names[1]
+
+    @property
+    def profiles(self) -> list[Any]:
+        """Profile ids in table order."""
+        return self.metadata.index.tolist()
+
+    @property
+    def profile(self) -> list[Any]:  # Thicket's name
+        return self.profiles
+
+    @property
+    def index_levels(self) -> list[str]:
+        """Index levels after ``node`` and the profile level (``rank``, ``thread``)."""
+        return list(self.dataframe.index.names[2:])
+
+    @property
+    def performance_cols(self) -> list[Any]:
+        """Numeric columns of the performance table (Thicket's name)."""
+        return [
+            c
+            for c in self.dataframe.columns
+            if pd.api.types.is_numeric_dtype(self.dataframe[c].dtype)
+            and not pd.api.types.is_bool_dtype(self.dataframe[c].dtype)
+        ]
+
+    def __len__(self) -> int:
+        return len(self.metadata)
+
+    def __repr__(self) -> str:
+        return (
+            f"<Ensemble: {len(self)} profiles, {len(self.graph)} nodes, "
+            f"{len(self.dataframe)} rows, metrics {self.exc_metrics + self.inc_metrics}>"
+        )
+
+    def copy(self) -> Ensemble:
+        """Shallow copy: new table objects sharing data, the same (immutable) graph."""
+        return self._replace()
+
+    def deepcopy(self) -> Ensemble:
+        """Deep copy: copied tables and graph arrays."""
+        return Ensemble(
+            self.graph.copy(),
+            self.dataframe.copy(deep=True),
+            self.metadata.copy(deep=True),
+            list(self.exc_metrics),
+            list(self.inc_metrics),
+            self.default_metric,
+            self.statsframe.copy(deep=True),
+            _copy.deepcopy(self.profile_mapping),
+            list(self.errors),
+        )
+
+    def _replace(self, **parts: Any) -> Ensemble:
+        """A new Ensemble with some parts replaced (others shared, tables shallow-copied)."""
+        base = {
+            "graph": self.graph,
+            "dataframe": self.dataframe.copy(deep=False),
+            "metadata": self.metadata.copy(deep=False),
+            "exc_metrics": list(self.exc_metrics),
+            "inc_metrics": list(self.inc_metrics),
+            "default_metric": self.default_metric,
+            "statsframe": self.statsframe.copy(deep=False),
+            "profile_mapping": dict(self.profile_mapping),
+            "errors": list(self.errors),
+        }
+        base.update(parts)
+        return Ensemble(**base)
+
+    # ------------------------------------------------------------------ one profile
+    def to_graphframe(self, profile: Hashable) -> GraphFrame:
+        """The GraphFrame of one profile: its nodes only, its rows, its metadata."""
+        from perfweave.calltree.graphframe import GraphFrame
+
+        if profile not in self.metadata.index:
+            raise MetadataError(
+                f"no profile {profile!r} in this ensemble ({len(self)} profiles, "
+                f"e.g. {self.profiles[:3]})"
+            )
+        level = self.profile_level
+        rows = self.dataframe.xs(profile, level=level, drop_level=True)
+        has = _table._row_present(rows)
+        rows = rows[has]
+        node = np.asarray(rows.index.get_level_values("node"), dtype=INT)
+        keep = np.zeros(len(self.graph), bool)
+        keep[node] = True
+        keep = _subgraph.ancestor_closure(self.graph, keep)
+        graph, old_to_new = _subgraph.subgraph(self.graph, keep)
+        df = _remap_nodes(rows, old_to_new)
+        meta = {k: v for k, v in self.metadata.loc[profile].items() if not _is_missing(v)}
+        return GraphFrame(
+            graph,
+            df.sort_index(),
+            [m for m in self.exc_metrics if m in df.columns],
+            [m for m in self.inc_metrics if m in df.columns],
+            self.default_metric,
+            meta,
+        )
+
+    def __getitem__(self, profile: Hashable) -> GraphFrame:
+        return self.to_graphframe(profile)
+
+    # ------------------------------------------------------------------ node sets
+    def _restrict(self, keep: np.ndarray, dataframe: pd.DataFrame | None = None) -> Ensemble:
+        """Keep the nodes of ``keep`` (closed over ancestors) in every table."""
+        keep = _subgraph.ancestor_closure(self.graph, keep)
+        df = self.dataframe if dataframe is None else dataframe
+        graph, old_to_new = _subgraph.subgraph(self.graph, keep)
+        if graph is self.graph and dataframe is None:
+            return self._replace()
+        df = _remap_nodes(df, old_to_new)
+        stats = _remap_nodes(self.statsframe, old_to_new)
+        return self._replace(graph=graph, dataframe=df, statsframe=stats)
+
+    def intersection(self) -> Ensemble:
+        """Only the nodes present in every profile (Thicket's ``intersection``).
+
+        Measured inclusive values are kept as they are (they were true for each run).
+        """
+        from perfweave.ensemble.select import intersection
+
+        return intersection(self)
+
+    def filter_metadata(self, predicate: Callable[[pd.Series], bool] | Any) -> Ensemble:
+        """Keep the profiles whose metadata row satisfies ``predicate`` (a callable on a
+        row, or a boolean mask aligned with ``metadata``)."""
+        from perfweave.ensemble.select import filter_metadata
+
+        return filter_metadata(self, predicate)
+
+    def filter_profile(self, profiles: Iterable[Hashable]) -> Ensemble:
+        """Keep the listed profiles."""
+        from perfweave.ensemble.select import select_profiles
+
+        return select_profiles(self, list(profiles))
+
+    def groupby(self, by: Any) -> dict[Any, Ensemble]:
+        """One ensemble per distinct value of a metadata column (or columns)."""
+        from perfweave.ensemble.select import groupby
+
+        return groupby(self, by)
+
+    # ------------------------------------------------------------------ statistics
+    def stats(
+        self,
+        columns: Sequence[Any] | None = None,
+        stats: Sequence[str] = ("mean", "median", "std", "var", "min", "max", "count"),
+        percentiles: Sequence[float] = (),
+    ) -> list[Any]:
+        """Per-node statistics across profiles, added to ``statsframe`` as
+        ``<column>_<stat>`` (and ``<column>_percentiles_<q>``); returns the new names."""
+        from perfweave.ensemble.stats import compute_stats
+
+        return compute_stats(self, columns, stats, percentiles)
+
+    def correlate(self, metric: Any, against: Any, method: str = "pearson") -> Any:
+        """Per-node correlation across profiles of ``metric`` with a metadata column or a
+        second metric, added to ``statsframe`` as ``<metric>_vs_<against> <method>``."""
+        from perfweave.ensemble.stats import correlate
+
+        return correlate(self, metric, against, method)
+
+    # ------------------------------------------------------------------ io
+    def to_json(self) -> str:
+        """Thicket's JSON layout (graph, dataframe, metadata, stats, metrics, profiles)."""
+        from perfweave.ensemble.io import to_json
+
+        return to_json(self)
+
+    @classmethod
+    def from_json(cls, text_or_path: str) -> Ensemble:
+        """Inverse of :meth:`to_json`; also reads Thicket's ``to_json`` output."""
+        from perfweave.ensemble.io import from_json
+
+        return from_json(text_or_path)
+
+    @classmethod
+    def from_thicket(cls, th: Any) -> Ensemble:
+        """Convert an llnl-thicket Thicket."""
+        from perfweave.ensemble.interop import from_thicket
+
+        return from_thicket(th)
+
+    def to_thicket(self) -> Any:
+        """Convert to an llnl-thicket Thicket (needs llnl-thicket installed)."""
+        from perfweave.ensemble.interop import to_thicket
+
+        return to_thicket(self)
+
+
+def new_statsframe(graph: Graph, dataframe: pd.DataFrame | None = None) -> pd.DataFrame:
+    """An empty statistics table: one row per node with its name."""
+    names = graph.frames["name"].to_numpy() if "name" in graph.frames else None
+    index = pd.Index(np.arange(len(graph), dtype=INT), name="node")
+    if dataframe is not None and isinstance(dataframe.columns, pd.MultiIndex):
+        out = pd.DataFrame({("name", ""): names}, index=index)
+        out.columns = pd.MultiIndex.from_tuples([("name", "")])
+        return out
+    return pd.DataFrame({"name": names}, index=index)
+
+
+def _remap_nodes(df: pd.DataFrame, old_to_new: np.ndarray) -> pd.DataFrame:
+    """Rows of kept nodes with their node ids mapped (index level ``node``)."""
+    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+    new = old_to_new[node]
+    kept = new >= 0
+    out = df[kept] if not kept.all() else df.copy(deep=False)
+    new = new[kept]
+    if out.index.nlevels == 1:
+        out.index = pd.Index(new, name="node")
+        return out
+    idx = out.index.remove_unused_levels()
+    level0 = old_to_new[np.asarray(idx.levels[0], dtype=INT)]
+    out.index = idx.set_levels(pd.Index(level0), level=0, verify_integrity=False)
+    monotone = bool(np.all(np.diff(level0) > 0))
+    return out if monotone else out.sort_index()
+
+
+def _is_missing(v: Any) -> bool:
+    try:
+        return bool(pd.isna(v))
+    except (TypeError, ValueError):
+        return False

@@ -1,0 +1,209 @@
+"""Ensembles as JSON, in Thicket's ``to_json`` layout (so either library reads the other's).
+
+Keys: ``graph`` (a list of {node id: {data, children, parents}}), ``dataframe_indices``,
+``dataframe`` / ``metadata`` / ``stats`` (records, missing values as null),
+``inclusive_metrics``, ``exclusive_metrics``, the profile list under the profile level's
+name, ``profile_idx_name`` and ``profile_mapping``. Reading lays the table out densely,
+like every perfweave ensemble (absent (node, profile) rows are NaN).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree.graph import Graph
+from perfweave.ensemble import _table
+from perfweave.ensemble.build import _sort_order
+from perfweave.ensemble.ensemble import Ensemble, new_statsframe
+from perfweave.errors import GraphError, ParseError, ShapeError
+
+INT = np.int64
+
+
+def _default(v: Any) -> Any:
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (pd.Timestamp,)):
+        return v.isoformat()
+    return str(v)
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    """Records with NaN/None/NA as null (JSON has no NaN)."""
+    out = df.astype(object).where(df.notna(), None).to_dict("records")
+    return [
+        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
+        for r in out
+    ]
+
+
+def to_json(ens: Ensemble) -> str:
+    """See :meth:`Ensemble.to_json`."""
+    if isinstance(ens.dataframe.columns, pd.MultiIndex):
+        raise ShapeError(
+            "to_json writes index-concatenated ensembles; a columns-concat has tuple "
+            "column labels that Thicket's JSON layout cannot name"
+        )
+    g = ens.graph
+    records = g.frames.to_dict("records")
+    kids = np.split(g._child_idx, g._child_ptr[1:-1]) if len(g) else []
+    parents = np.split(g._parent_idx, g._parent_ptr[1:-1]) if len(g) else []
+    graph = {
+        str(i): {
+            "data": {k: v for k, v in rec.items() if v is not None and v == v},
+            "children": c.tolist(),
+            "parents": p.tolist(),
+        }
+        for i, (rec, c, p) in enumerate(zip(records, kids, parents))
+    }
+    level = ens.profile_level
+    doc = {
+        "graph": [graph],
+        "dataframe_indices": list(ens.dataframe.index.names),
+        "dataframe": _records(ens.dataframe.reset_index()),
+        "metadata": _records(ens.metadata.reset_index()),
+        "stats": _records(ens.statsframe.reset_index()),
+        "inclusive_metrics": list(ens.inc_metrics),
+        "exclusive_metrics": list(ens.exc_metrics),
+        level: ens.profiles,
+        "profile_idx_name": level,
+        "profile_mapping": {str(k): v for k, v in ens.profile_mapping.items()},
+        "default_metric": ens.default_metric,
+    }
+    return json.dumps(doc, default=_default)
+
+
+def from_json(text_or_path: str | os.PathLike) -> Ensemble:
+    """See :meth:`Ensemble.from_json`."""
+    source = "<string>"
+    text = os.fspath(text_or_path)
+    if not text.lstrip().startswith("{"):
+        source = text
+        with open(text, encoding="utf-8") as fh:
+            text = fh.read()
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(source, "JSON", line=exc.lineno, found=exc.msg) from exc
+    for key in ("graph", "dataframe", "dataframe_indices"):
+        if key not in doc:
+            raise ParseError(
+                source, f"an ensemble JSON object with key {key!r}", found=str(list(doc))[:80]
+            )
+    graph, pos_of_nid = _graph(doc["graph"], source)
+    indices = list(doc["dataframe_indices"])
+    if len(indices) < 2 or indices[0] != "node":
+        raise ParseError(
+            source, "dataframe_indices starting with node, profile", found=str(indices)
+        )
+    level = doc.get("profile_idx_name", indices[1])
+    extra = indices[2:]
+    df = pd.DataFrame(doc["dataframe"])
+    for col in indices:
+        if col not in df.columns:
+            raise ParseError(source, f"dataframe records with a {col!r} field")
+    nid = df["node"].to_numpy()
+    node = _lookup(pos_of_nid, nid, source)
+    meta = pd.DataFrame(doc.get("metadata") or [])
+    if level in meta.columns:
+        meta = meta.set_index(level)
+    else:
+        meta = pd.DataFrame(index=pd.Index(pd.unique(df[level])))
+    profiles = list(meta.index)
+    sorted_profiles = pd.Index([profiles[i] for i in _sort_order(profiles)])
+    prof_pos = sorted_profiles.get_indexer(df[level])
+    if (prof_pos < 0).any():
+        bad = df[level].to_numpy()[prof_pos < 0][0]
+        raise ParseError(source, "dataframe profiles listed in the metadata", found=repr(bad))
+    table = df.drop(columns=["node", level])
+    for c in table.columns:  # JSON null -> NaN, as in tables perfweave builds
+        if table[c].dtype == object:
+            table[c] = table[c].where(table[c].notna(), np.nan)
+    out = _table.stack(
+        [table],
+        [np.arange(len(table), dtype=INT)],
+        [node],
+        [prof_pos],
+        list(sorted_profiles),
+        len(graph),
+        [source],
+        level=level,
+        extra_levels=extra,
+    )
+    meta = meta.reindex(sorted_profiles)
+    meta.index.name = level
+    stats = new_statsframe(graph, out)
+    if doc.get("stats"):
+        sdf = pd.DataFrame(doc["stats"])
+        if "node" in sdf.columns:
+            ids = _lookup(pos_of_nid, sdf["node"].to_numpy(), source)
+            for c in sdf.columns:
+                if c in ("node", "name"):
+                    continue
+                col = pd.Series(np.nan, index=stats.index, dtype=object)
+                col.iloc[ids] = sdf[c].to_numpy(dtype=object)
+                stats[c] = col.infer_objects()
+    mapping = _mapping(doc.get("profile_mapping") or {}, sorted_profiles)
+    cols = set(out.columns)
+    return Ensemble(
+        graph,
+        out,
+        meta,
+        [m for m in doc.get("exclusive_metrics", []) if m in cols],
+        [m for m in doc.get("inclusive_metrics", []) if m in cols],
+        doc.get("default_metric", "time"),
+        stats,
+        mapping,
+    )
+
+
+def _graph(spec: Any, source: str) -> tuple[Graph, dict]:
+    """The graph of Thicket's node dicts and a map: JSON node id -> perfweave id."""
+    nodes: dict[int, dict] = {}
+    for part in spec if isinstance(spec, list) else [spec]:
+        for k, v in part.items():
+            nodes[int(k)] = v
+    if not nodes:
+        raise ParseError(source, "at least one graph node")
+    nids = sorted(nodes)
+    row_of = {nid: i for i, nid in enumerate(nids)}
+    frames = pd.DataFrame([nodes[n].get("data", {}) for n in nids])
+    try:
+        src = [row_of[n] for n in nids for _ in nodes[n].get("children", [])]
+        dst = [row_of[int(c)] for n in nids for c in nodes[n].get("children", [])]
+    except KeyError as exc:
+        raise ParseError(source, "children that are graph nodes", found=str(exc)) from exc
+    if "name" not in frames.columns:
+        raise ParseError(source, "a 'name' in every node's data")
+    try:
+        graph, pos = Graph._new(frames, None, (np.asarray(src, INT), np.asarray(dst, INT)))
+    except GraphError as exc:
+        raise ParseError(source, "a well-formed call graph", found=str(exc)) from exc
+    return graph, {nid: int(pos[row_of[nid]]) for nid in nids}
+
+
+def _lookup(pos_of_nid: dict, nid: np.ndarray, source: str) -> np.ndarray:
+    keys = np.fromiter(pos_of_nid.keys(), dtype=INT, count=len(pos_of_nid))
+    vals = np.fromiter(pos_of_nid.values(), dtype=INT, count=len(pos_of_nid))
+    order = np.argsort(keys)
+    keys, vals = keys[order], vals[order]
+    nid = np.asarray(nid, dtype=INT)
+    at = np.clip(np.searchsorted(keys, nid), 0, len(keys) - 1)
+    bad = keys[at] != nid
+    if bad.any():
+        raise ParseError(source, "rows of graph nodes", found=f"node {int(nid[bad][0])}")
+    return vals[at]
+
+
+def _mapping(raw: dict, profiles: pd.Index) -> dict:
+    """Profile mapping with the original profile ids as keys (JSON made them strings)."""
+    by_text = {str(p): p for p in profiles}
+    return {by_text.get(str(k), k): v for k, v in raw.items()}

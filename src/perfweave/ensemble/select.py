@@ -1,0 +1,92 @@
+"""Choosing profiles and nodes: intersection, filter_metadata, filter_profile, groupby."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.ensemble import _table
+from perfweave.ensemble.ensemble import Ensemble, new_statsframe
+from perfweave.errors import MetadataError
+
+INT = np.int64
+
+
+def intersection(ens: Ensemble) -> Ensemble:
+    """Nodes present in every profile (a node is present where its ``name`` is set)."""
+    df = ens.dataframe
+    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+    prof_codes = _profile_codes(df)
+    has = _table._row_present(df)
+    n, p = len(ens.graph), len(ens.metadata)
+    pairs = np.zeros(n * p, bool)
+    pairs[node[has] * p + prof_codes[has]] = True
+    keep = pairs.reshape(n, p).all(axis=1)
+    return ens._restrict(keep)
+
+
+def _profile_codes(df: pd.DataFrame) -> np.ndarray:
+    """Position of each row's profile among the sorted profile ids of the metadata."""
+    idx = df.index
+    level = idx.levels[1]
+    # metadata is sorted like the level (both sorted by profile id)
+    return (
+        np.asarray(idx.codes[1], dtype=INT)
+        if level.is_monotonic_increasing
+        else (np.asarray(level.sort_values().get_indexer(idx.get_level_values(1)), dtype=INT))
+    )
+
+
+def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
+    """Keep ``profiles`` (in table order) and the nodes they have; statistics are reset."""
+    missing = [p for p in profiles if p not in ens.metadata.index]
+    if missing:
+        raise MetadataError(f"no profile {missing[0]!r} in this ensemble")
+    if not profiles:
+        raise MetadataError("no profile selected; an ensemble needs at least one")
+    wanted = ens.metadata.index.isin(profiles)
+    meta = ens.metadata[wanted]
+    level = ens.profile_level
+    rows = ens.dataframe.index.get_level_values(level).isin(meta.index)
+    df = ens.dataframe[rows]
+    if isinstance(df.index, pd.MultiIndex):
+        df.index = df.index.remove_unused_levels()
+    mapping = {k: v for k, v in ens.profile_mapping.items() if k in set(meta.index)}
+    sub = ens._replace(dataframe=df, metadata=meta, profile_mapping=mapping)
+    sub.statsframe = new_statsframe(sub.graph, df)
+    present = _table.present_nodes(df, len(ens.graph))
+    out = sub._restrict(present)
+    out.statsframe = new_statsframe(out.graph, out.dataframe)
+    return out
+
+
+def filter_metadata(ens: Ensemble, predicate: Callable[[pd.Series], bool] | Any) -> Ensemble:
+    """Profiles whose metadata row satisfies ``predicate`` (or a boolean mask)."""
+    if callable(predicate):
+        mask = ens.metadata.apply(predicate, axis=1) if len(ens.metadata) else []
+    else:
+        mask = predicate
+    mask = np.asarray(mask, dtype=bool)
+    if mask.shape != (len(ens.metadata),):
+        raise MetadataError(
+            f"filter_metadata needs one boolean per profile ({len(ens.metadata)}), "
+            f"got shape {mask.shape}"
+        )
+    if not mask.any():
+        raise MetadataError("filter_metadata kept no profile; an ensemble needs at least one")
+    return select_profiles(ens, ens.metadata.index[mask].tolist())
+
+
+def groupby(ens: Ensemble, by: Any) -> dict[Any, Ensemble]:
+    """One ensemble per distinct value (tuple for several columns) of metadata ``by``."""
+    cols = [by] if not isinstance(by, list) else by
+    for c in cols:
+        if c not in ens.metadata.columns:
+            raise MetadataError(
+                f"no metadata column {c!r} to group by (columns: {list(ens.metadata.columns)[:12]})"
+            )
+    groups = ens.metadata.groupby(by, dropna=False, sort=True).groups
+    return {key: select_profiles(ens, list(index)) for key, index in groups.items()}

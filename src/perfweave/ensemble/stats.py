@@ -1,0 +1,198 @@
+"""Per-node statistics across profiles, and correlation of a metric with metadata.
+
+Missing values (a node a profile does not have) are skipped, as pandas does; ``std`` and
+``var`` are sample statistics (ddof=1), matching Thicket. A dense ensemble (every node x
+every profile, the layout perfweave builds) is reshaped to a (nodes, profiles) matrix and
+reduced with numpy; any other table goes through one pandas groupby.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.ensemble import _table
+from perfweave.ensemble.ensemble import Ensemble
+from perfweave.errors import MetadataError, ShapeError
+
+STATS = ("mean", "median", "std", "var", "min", "max", "count", "sum")
+INT = np.int64
+
+
+def _check_columns(ens: Ensemble, columns: Sequence[Any] | None) -> list[Any]:
+    if columns is None:
+        columns = [c for c in ens.performance_cols if c in ens.exc_metrics + ens.inc_metrics]
+        columns = columns or ens.performance_cols
+    columns = [columns] if isinstance(columns, (str, tuple)) else list(columns)
+    for c in columns:
+        if c not in ens.dataframe.columns:
+            raise ShapeError(
+                f"no column {c!r} in the performance table (numeric columns: "
+                f"{ens.performance_cols[:12]})"
+            )
+        if not pd.api.types.is_numeric_dtype(ens.dataframe[c].dtype):
+            raise ShapeError(f"column {c!r} is not numeric ({ens.dataframe[c].dtype})")
+    return columns
+
+
+def _matrix(ens: Ensemble, column: Any) -> np.ndarray | None:
+    """The (nodes, profiles) matrix of a column when the table is dense, else None."""
+    n, p = len(ens.graph), len(ens.metadata)
+    if not _table.is_dense(ens.dataframe, n, p):
+        return None
+    return np.asarray(ens.dataframe[column].to_numpy(dtype=float, na_value=np.nan)).reshape(n, p)
+
+
+def _name(column: Any, suffix: str) -> Any:
+    if isinstance(column, tuple):
+        return (*column[:-1], f"{column[-1]}_{suffix}")
+    return f"{column}_{suffix}"
+
+
+def compute_stats(
+    ens: Ensemble,
+    columns: Sequence[Any] | None = None,
+    stats: Sequence[str] = ("mean", "median", "std", "var", "min", "max", "count"),
+    percentiles: Sequence[float] = (),
+) -> list[Any]:
+    """See :meth:`Ensemble.stats`. Adds columns to ``ens.statsframe`` and returns them."""
+    columns = _check_columns(ens, columns)
+    bad = [s for s in stats if s not in STATS]
+    if bad:
+        raise ShapeError(f"unknown statistic {bad[0]!r}; choose from {', '.join(STATS)}")
+    for q in percentiles:
+        if not 0.0 <= q <= 1.0:
+            raise ShapeError(f"percentile {q} is outside [0, 1]")
+    out: dict[Any, np.ndarray] = {}
+    n = len(ens.graph)
+    for col in columns:
+        mat = _matrix(ens, col)
+        if mat is not None:
+            out.update(_dense_stats(col, mat, stats, percentiles))
+        else:
+            out.update(_grouped_stats(ens, col, n, stats, percentiles))
+    sf = ens.statsframe.copy(deep=False)
+    for k, v in out.items():
+        sf[k] = v
+    ens.statsframe = sf
+    return list(out)
+
+
+def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
+    out: dict[Any, np.ndarray] = {}
+    valid = ~np.isnan(mat)
+    count = valid.sum(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN
+        for s in stats:
+            if s == "mean":
+                v = np.nanmean(mat, axis=1)
+            elif s == "median":
+                v = np.nanmedian(mat, axis=1)
+            elif s == "std":
+                v = np.nanstd(mat, axis=1, ddof=1)
+            elif s == "var":
+                v = np.nanvar(mat, axis=1, ddof=1)
+            elif s == "min":
+                v = np.nanmin(mat, axis=1)
+            elif s == "max":
+                v = np.nanmax(mat, axis=1)
+            elif s == "sum":
+                v = np.nansum(mat, axis=1)
+            else:
+                v = count.astype(INT)
+            if s in ("std", "var"):
+                v = np.where(count > 1, v, np.nan)
+            out[_name(col, s)] = v
+        if len(percentiles):
+            qs = np.nanpercentile(mat, np.asarray(percentiles) * 100, axis=1)
+            for q, row in zip(percentiles, np.atleast_2d(qs)):
+                out[_name(col, f"percentiles_{int(q * 100)}")] = row
+    return out
+
+
+def _grouped_stats(ens, col, n, stats, percentiles) -> dict[Any, np.ndarray]:
+    series = ens.dataframe[col].astype(float)
+    node = np.asarray(ens.dataframe.index.get_level_values("node"), dtype=INT)
+    grouped = series.groupby(node)
+    out: dict[Any, np.ndarray] = {}
+    for s in stats:
+        res = grouped.agg(s)
+        full = np.full(n, 0 if s == "count" else np.nan)
+        full[np.asarray(res.index, dtype=INT)] = res.to_numpy()
+        out[_name(col, s)] = full.astype(INT) if s == "count" else full
+    for q in percentiles:
+        res = grouped.quantile(q)
+        full = np.full(n, np.nan)
+        full[np.asarray(res.index, dtype=INT)] = res.to_numpy()
+        out[_name(col, f"percentiles_{int(q * 100)}")] = full
+    return out
+
+
+def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson") -> Any:
+    """See :meth:`Ensemble.correlate`. Returns the new statsframe column name."""
+    if method not in ("pearson", "spearman"):
+        raise ShapeError(f"correlation method {method!r}: choose 'pearson' or 'spearman'")
+    (metric,) = _check_columns(ens, [metric])
+    n, p = len(ens.graph), len(ens.metadata)
+    x = _wide(ens, metric)
+    if against in ens.dataframe.columns:
+        y = _wide(ens, _check_columns(ens, [against])[0])
+    elif against in ens.metadata.columns:
+        vals = pd.to_numeric(ens.metadata[against], errors="coerce").to_numpy(dtype=float)
+        if np.isnan(vals).all():
+            raise MetadataError(f"metadata column {against!r} has no numeric value")
+        y = np.broadcast_to(vals, (n, p))
+    else:
+        raise MetadataError(f"{against!r} is neither a performance column nor a metadata column")
+    valid = ~np.isnan(x) & ~np.isnan(y)
+    x = np.where(valid, x, np.nan)
+    y = np.where(valid, y, np.nan)
+    if method == "spearman":
+        x = pd.DataFrame(x).rank(axis=1).to_numpy()
+        y = pd.DataFrame(y).rank(axis=1).to_numpy()
+    r = _pearson_rows(x, y, valid)
+    name = f"{_plain(metric)}_vs_{_plain(against)} {method}"
+    if isinstance(metric, tuple):
+        name = (*metric[:-1], name)
+    sf = ens.statsframe.copy(deep=False)
+    sf[name] = r
+    ens.statsframe = sf
+    return name
+
+
+def _plain(label: Any) -> str:
+    return label[-1] if isinstance(label, tuple) else str(label)
+
+
+def _wide(ens: Ensemble, column: Any) -> np.ndarray:
+    mat = _matrix(ens, column)
+    if mat is not None:
+        return mat
+    df = ens.dataframe
+    if df.index.nlevels > 2:
+        raise ShapeError("correlation needs one row per (node, profile); drop rank/thread first")
+    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+    pos = ens.metadata.index.get_indexer(df.index.get_level_values(1))
+    out = np.full((len(ens.graph), len(ens.metadata)), np.nan)
+    out[node, pos] = df[column].to_numpy(dtype=float, na_value=np.nan)
+    return out
+
+
+def _pearson_rows(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Pearson r of each row pair over its valid entries (NaN with < 2 or no spread)."""
+    k = valid.sum(axis=1)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        xm = np.nanmean(x, axis=1, keepdims=True)
+        ym = np.nanmean(y, axis=1, keepdims=True)
+        dx, dy = np.where(valid, x - xm, 0.0), np.where(valid, y - ym, 0.0)
+        num = (dx * dy).sum(axis=1)
+        den = np.sqrt((dx * dx).sum(axis=1) * (dy * dy).sum(axis=1))
+        r = num / den
+    r[(k < 2) | (den == 0)] = np.nan
+    return np.clip(r, -1.0, 1.0)
