@@ -287,7 +287,8 @@ class GraphFrame:
         if mine != theirs:
             raise ShapeError(
                 f"cannot {op} GraphFrames with different metrics: only left {sorted(mine - theirs)}, "
-                f"only right {sorted(theirs - mine)}"
+                f"only right {sorted(theirs - mine)} (update_inclusive_columns() on both gives "
+                "them the same inclusive metrics)"
             )
         if self.dataframe.index.names != other.dataframe.index.names:
             raise ShapeError(
