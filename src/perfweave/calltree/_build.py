@@ -42,7 +42,7 @@ def build_graphframe(
     """
     from perfweave.calltree.graphframe import GraphFrame
 
-    table = frames if isinstance(frames, pd.DataFrame) else pd.DataFrame(list(frames))
+    table = frames if isinstance(frames, pd.DataFrame) else pd.DataFrame(list(frames), dtype=object)
     if "name" not in table.columns:
         raise ParseError(
             path, "a 'name' attribute for every node", found=f"attributes {list(table.columns)}"
