@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from perfweave.counts._arrays import unique_first_inverse
 from perfweave.errors import ShapeError
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def _distinct_rows(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     weights = np.random.default_rng(0x5EED).integers(1, 1 << 62, size=dense.shape[1]) | 1
     with np.errstate(over="ignore"):
         keys = dense @ weights if dense.shape[1] else np.zeros(n, dtype=np.int64)
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    _, first, inverse = unique_first_inverse(keys)
     order = np.argsort(first, kind="stable")
     rank_of_slot = np.empty_like(order)
     rank_of_slot[order] = np.arange(order.size)
@@ -149,7 +150,7 @@ def _canonical(rows: np.ndarray, row_of_rank: np.ndarray) -> tuple[np.ndarray, n
     per_rank = uniq_index[row_of_rank]
     if per_rank.size == 0:
         return uniq_rows[:0], per_rank
-    used, first = np.unique(per_rank, return_index=True)
+    used, first, _ = unique_first_inverse(per_rank)
     order = np.argsort(first, kind="stable")
     new_id = np.empty(uniq_rows.shape[0], dtype=np.int64)
     new_id[used[order]] = np.arange(order.size)

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfweave.counts._arrays import unique_first_inverse
 from perfweave.counts.compact import (
     COMPACT_NAME,
     CompactBlock,
@@ -100,7 +101,7 @@ def groups_from_compact(send: CompactFile, recv: CompactFile) -> list[CallGroup]
         other = recv.path if where == send.path else send.path
         raise FormatError(f"{where}: call {c} has counts here but not in {other}")
     key = s_block * len(recv.blocks) + r_block
-    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    uniq, first, inverse = unique_first_inverse(key)
     order = np.argsort(first, kind="stable")
     by_group = np.argsort(inverse, kind="stable")
     bounds = np.searchsorted(inverse[by_group], np.arange(uniq.size + 1))

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from perfweave.counts._arrays import sorted_unique
 from perfweave.errors import ParseError
 
 __all__ = ["format_ranklist", "parse_ranklist"]
@@ -60,7 +61,7 @@ def format_ranklist(ranks: Iterable[int] | np.ndarray, sep: str = ", ") -> str:
     The ranks are sorted and duplicates merged; runs of two or more consecutive ranks become
     ``a-b`` (as upstream does). ``sep=","`` gives the Go tools' and pattern files' style.
     """
-    arr = np.unique(np.asarray(list(ranks) if not isinstance(ranks, np.ndarray) else ranks))
+    arr = sorted_unique(np.asarray(ranks if isinstance(ranks, np.ndarray) else list(ranks)))
     if arr.size == 0:
         return ""
     breaks = np.flatnonzero(np.diff(arr) != 1) + 1

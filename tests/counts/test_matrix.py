@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from perfweave.counts import CountMatrix, parse_ranklist, rank_groups
+from perfweave.errors import ShapeError
+
+dense_matrices = st.integers(1, 9).flatmap(
+    lambda n: arrays(np.int64, (n, n), elements=st.integers(0, 3))
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(dense_matrices)
+def test_dense_round_trip_and_groups_partition_ranks(dense):
+    m = CountMatrix.from_dense(dense)
+    assert np.array_equal(m.dense(), dense)
+    assert m.rows.shape[0] == len({tuple(r) for r in dense.tolist()})
+    seen = np.concatenate([g.ranks for g in m.groups])
+    assert sorted(seen.tolist()) == list(range(dense.shape[0]))
+    firsts = [int(g.ranks[0]) for g in m.groups]
+    assert firsts == sorted(firsts)  # ordered by first rank
+    for g in m.groups:
+        assert parse_ranklist(g.label).tolist() == g.ranks.tolist()
+        assert (dense[g.ranks] == g.row).all()
+    assert np.array_equal(m.column_sums(), dense.sum(axis=0))
+    assert np.array_equal(m.rank_sums(), dense.sum(axis=1))
+    assert np.array_equal(m.nonzero_per_rank(), np.count_nonzero(dense, axis=1))
+
+
+def test_equality_ignores_how_rows_were_written():
+    a = CountMatrix(np.array([[1, 1], [0, 0], [0, 0]]), np.array([1, 0]))
+    b = CountMatrix.from_dense(np.array([[0, 0], [1, 1]]))
+    assert a == b and hash(a) == hash(b)
+    assert a.rows.tolist() == [[0, 0], [1, 1]] and a.row_of_rank.tolist() == [0, 1]
+    assert a != CountMatrix.from_dense(np.array([[0, 0], [1, 2]]))
+
+
+def test_input_is_not_aliased_and_result_is_read_only():
+    dense = np.array([[1, 2], [1, 2]])
+    m = CountMatrix.from_dense(dense)
+    dense[0, 0] = 99
+    assert m.dense().tolist() == [[1, 2], [1, 2]]
+    with pytest.raises(ValueError):
+        m.rows[0, 0] = 5
+
+
+def test_rank_groups_of_dense_array():
+    groups = rank_groups(np.array([[0, 0, 0, 0], [1, 1, 1, 1], [0, 0, 0, 0], [0, 0, 0, 0]]))
+    assert [(g.label, g.ranks.tolist(), g.row.tolist()) for g in groups] == [
+        ("0, 2-3", [0, 2, 3], [0, 0, 0, 0]),
+        ("1", [1], [1, 1, 1, 1]),
+    ]
+
+
+def test_bad_shapes():
+    with pytest.raises(ShapeError):
+        CountMatrix.from_dense(np.zeros(3))
+    with pytest.raises(ShapeError):
+        CountMatrix(np.zeros((2, 2)), np.array([0, 2]))
+
+
+def test_hash_collision_falls_back_to_exact_rows(monkeypatch):
+    """Rows that hash alike but differ are still told apart."""
+    import perfweave.counts.matrix as mod
+
+    real = np.random.default_rng
+
+    class Zero:
+        def __init__(self, *a, **k):
+            pass
+
+        def integers(self, lo, hi, size):
+            return np.zeros(size, dtype=np.int64)  # every row hashes to 0
+
+    monkeypatch.setattr(mod.np.random, "default_rng", Zero)
+    dense = np.array([[1, 0], [0, 1], [1, 0]])
+    m = CountMatrix.from_dense(dense)
+    monkeypatch.setattr(mod.np.random, "default_rng", real)
+    assert np.array_equal(m.dense(), dense)
+    assert m.rows.shape[0] == 2

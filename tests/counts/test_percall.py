@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from perfweave.counts import parse_percall, read_compact, read_percall
+from perfweave.errors import ParseError
+from tests.counts._paths import SET1, WRF, expected
+
+
+def test_wrf_per_call_file():
+    c = read_percall(WRF / "counts.rank0_call0.md")
+    assert (c.rank, c.call, c.comm_size) == (0, 0, 160)
+    assert (c.send_datatype_size, c.recv_datatype_size) == (1, 1)
+    send, recv = c.send.dense(), c.recv.dense()
+    assert send.shape == recv.shape == (160, 160) and send.dtype == np.int64
+    # what rank j sends to rank i is what rank i receives from rank j
+    assert np.array_equal(send.T, recv)
+    assert send.sum() == recv.sum() > 0
+    assert c.send.rows.shape[0] == 25  # 160 ranks but 25 distinct send rows
+
+
+def test_wrf_calls_are_distinct_and_consistent():
+    calls = [read_percall(WRF / f"counts.rank0_call{i}.md") for i in (0, 1, 3, 4)]
+    assert len({(c.send.fingerprint, c.recv.fingerprint) for c in calls}) == 4
+    for c in calls:
+        assert np.array_equal(c.send.dense().T, c.recv.dense())
+
+
+def test_set1_files_without_trailing_newline():
+    text = (SET1 / "input" / "counts.rank0_call2.md").read_text()
+    assert not text.endswith("\n")
+    c = read_percall(SET1 / "input" / "counts.rank0_call2.md")
+    assert c.send.dense().tolist() == [[0] * 4, [1] * 4, [0] * 4, [0] * 4]
+    assert c.recv == c.send
+    again = parse_percall(text + "\n")
+    assert again.send == c.send and again.recv == c.recv
+
+
+def test_alltoall_per_call_file_agrees_with_compact_file():
+    d = expected("alltoall_dt_c")
+    c = read_percall(d / "counts.rank0_call0.md")
+    assert c.send.shape == (4, 1)
+    compact = read_compact(d / "send-counters.job0.rank0.txt").blocks[0]
+    assert compact.counts == c.send and 0 in compact.calls.tolist()
+
+
+def test_documented_dash_name(tmp_path):
+    p = tmp_path / "counts-rank3_call7.md"
+    p.write_text((SET1 / "input" / "counts.rank0_call1.md").read_text())
+    c = read_percall(p)
+    assert (c.rank, c.call) == (3, 7)
+
+
+GOOD = "Send datatype size: 8\nRecv datatype size: 4\nComm size: 2\n\nSend counts\n1 2 \n3 4 \n\n\nRecv counts\n1 3 \n2 4 \n"
+
+
+def test_good_text():
+    c = parse_percall(GOOD)
+    assert c.send.dense().tolist() == [[1, 2], [3, 4]]
+    assert c.recv.dense().tolist() == [[1, 3], [2, 4]]
+    assert (c.send_datatype_size, c.recv_datatype_size) == (8, 4)
+
+
+@pytest.mark.parametrize(
+    ("broken", "line", "expected"),
+    [
+        (GOOD.replace("Recv counts", "Recv"), 13, "'Recv counts'"),
+        (GOOD.replace("3 4 \n", ""), 7, "2 rows of counts under 'Send counts'"),
+        (GOOD.replace("3 4 \n", "3 4 5 \n"), 7, "2 counts per row"),
+        (GOOD.replace("2 4 \n", "2 four \n"), 12, "a non-negative integer count"),
+        (GOOD.replace("Comm size: 2", "Comm size: two"), 3, "'Comm size: <integer>'"),
+        (GOOD.replace("Recv datatype size: 4\n", ""), 4, "'Recv datatype size: <integer>'"),
+        ("Hello\n" + GOOD, 1, "'Send datatype size:'"),
+    ],
+)
+def test_bad_per_call_text(broken, line, expected):
+    with pytest.raises(ParseError) as info:
+        parse_percall(broken, path="counts.rank0_call0.md")
+    assert info.value.line == line
+    assert "counts.rank0_call0.md" in str(info.value) and expected in str(info.value)

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+
+import perfweave
+from perfweave.counts import (
+    CallGroup,
+    CountsProfile,
+    groups_from_percall,
+    read,
+    read_compact,
+    read_percall,
+    to_compact,
+)
+from perfweave.errors import FormatError, MetadataError, ParseError
+from tests.counts._paths import SET1, WRF, expected
+
+
+def test_multicomm_directory():
+    prof = read(expected("alltoallv_multicomms_c"))
+    assert isinstance(prof, CountsProfile) and prof.errors == []
+    assert prof.ranks == [0, 2]
+    g0, g1 = prof.call_groups(0)
+    assert g0.calls.tolist() == [0, 2] and g1.calls.tolist() == [1]
+    assert (g0.comm_size, g1.comm_size) == (2, 4)
+    assert g0.send.dense().tolist() == [[0, 1], [0, 1]]
+    assert g0.recv.dense().tolist() == [[0, 0], [1, 1]]
+    assert g1.send.dense().dtype == np.int64
+    (r2,) = prof.call_groups(2)
+    assert r2.send == g0.send and r2.recv == g0.recv
+    assert prof.group_of(1, rank=0) is g1
+    assert prof.calls(0).to_dict("list") == {"call": [0, 1, 2], "group": [0, 1, 0]}
+    assert [g.label for g in g1.send_groups] == ["0-3"]
+    assert [g.label for g in g1.recv_groups] == ["0", "1", "2", "3"]
+
+
+def test_datatype_sizes_split_groups():
+    prof = read(expected("alltoallv_dt_c"))
+    groups = prof.call_groups()
+    assert [(g.calls.tolist(), g.send_datatype_size) for g in groups] == [([0], 4), ([1], 8)]
+    assert groups[0].send is not groups[1].send  # read from two blocks
+    assert groups[0].send == groups[1].send
+
+
+def test_send_and_recv_blocks_pair_by_call(tmp_path):
+    """Send blocks group calls 0 / 1-2 and recv blocks 0,2 / 1: three call groups."""
+    prof = read(SET1 / "expectedOutput")
+    assert [g.calls.tolist() for g in prof.call_groups(0)] == [[0], [1], [2]]
+    assert prof.call_groups(0)[1].send is prof.call_groups(0)[2].send  # one matrix, shared
+
+
+def test_allgatherv_and_alltoall_collectives():
+    assert {g.collective for g in read(expected("allgatherv_c")).groups} == {"Allgatherv"}
+    prof = read(expected("alltoall_multicomms_c"))
+    assert prof.ranks == [0, 1]
+    assert prof.call_groups(1)[0].comm_size == 3
+    assert not prof.timings.empty and set(prof.locations["lead_rank"]) == {0, 1}
+
+
+def test_bigcounts_memory_does_not_grow_with_calls():
+    prof = read(expected("alltoallv_bigcounts_c"))
+    (g,) = prof.groups
+    assert g.n_calls == 1_000_000
+    assert g.send.rows.nbytes + g.recv.rows.nbytes < 1000
+
+
+def test_wrf_per_call_directory():
+    prof = read(WRF)
+    assert prof.ranks == [0]
+    assert [g.calls.tolist() for g in prof.groups] == [[0], [1], [3], [4]]
+    assert {g.job for g in prof.groups} == {5471563}
+    assert set(prof.timings["measure"]) == {"execution", "late_arrival"}
+    assert prof.comm_data["comm"].tolist() == [0, 1]
+
+
+def test_identical_per_call_counts_share_one_matrix():
+    first = read_percall(WRF / "counts.rank0_call0.md")
+    again = dataclasses.replace(read_percall(WRF / "counts.rank0_call0.md"), call=2)
+    assert again.send is not first.send and again.send == first.send
+    other = read_percall(WRF / "counts.rank0_call1.md")
+    groups = groups_from_percall([first, other, again])
+    assert [g.calls.tolist() for g in groups] == [[0, 2], [1]]
+    assert groups[0].send is first.send  # one matrix object for both calls
+
+
+def test_one_bad_file_among_many_is_reported_and_the_rest_read(copy_dir):
+    d = copy_dir(expected("alltoallv_multicomms_c"))
+    bad = d / "send-counters.job0.rank2.txt"
+    bad.write_text(bad.read_text().replace("0 1 ", "0 one "))
+    with pytest.warns(UserWarning, match="send-counters.job0.rank2.txt"):
+        prof = read(d)
+    assert prof.ranks == [0]
+    assert len(prof.call_groups(0)) == 2
+    (err,) = prof.errors
+    assert isinstance(err, ParseError) and err.path == str(bad) and err.line == 10
+    with pytest.raises(ParseError):
+        read(d, strict=True)
+
+
+def test_missing_half_and_mismatched_calls(copy_dir):
+    d = copy_dir(expected("alltoallv_multicomms_c"))
+    (d / "recv-counters.job0.rank2.txt").unlink()
+    recv0 = d / "recv-counters.job0.rank0.txt"
+    recv0.write_text(recv0.read_text().replace("Count: 2 calls - 0, 2", "Count: 2 calls - 0, 3"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prof = read(d)
+    assert prof.groups == []
+    messages = sorted(str(e) for e in prof.errors)
+    assert any("recv-counters.job0.rank2.txt is missing" in m for m in messages)
+    assert any("call 2 has counts here but not in" in m for m in messages)
+    with pytest.raises(MetadataError, match="no count data"):
+        prof.call_groups()
+    assert all(isinstance(e, FormatError) for e in prof.errors)
+
+
+def test_unknown_rank_and_call():
+    prof = read(expected("alltoallv_c"))
+    with pytest.raises(MetadataError, match="lead rank 5"):
+        prof.call_groups(5)
+    with pytest.raises(MetadataError, match="no call 3"):
+        prof.group_of(3)
+
+
+def test_not_a_directory(tmp_path):
+    with pytest.raises(FormatError, match="not a directory"):
+        read(tmp_path / "nope")
+
+
+def test_to_compact_matches_upstream_conversion(tmp_path):
+    """The conformance case: 3 per-call files -> compact files of the Go tool, byte for byte."""
+    calls = [read_percall(p) for p in sorted((SET1 / "input").glob("counts.rank0_call*.md"))]
+    send, recv = to_compact(calls, tmp_path)
+    for p in (send, recv):
+        assert p.read_bytes() == (SET1 / "expectedOutput" / p.name).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "test", ["alltoallv_c", "alltoallv_dt_c", "alltoallv_f", "alltoallv_bigcounts_c"]
+)
+def test_to_compact_from_groups_matches_profiler_files(test, tmp_path):
+    prof = read(expected(test))
+    send, recv = to_compact(prof.call_groups(0), tmp_path, style="profiler")
+    for p in (send, recv):
+        assert p.read_bytes() == (expected(test) / p.name).read_bytes()
+
+
+def test_to_compact_needs_calls(tmp_path):
+    with pytest.raises(FormatError):
+        to_compact([], tmp_path)
+
+
+def test_lazy_top_level_names():
+    assert perfweave.CountsProfile is CountsProfile
+    assert perfweave.CallGroup is CallGroup
+    assert perfweave.read_counts is read
+    assert read_compact is perfweave.counts.read_compact
