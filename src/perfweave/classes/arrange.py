@@ -142,7 +142,7 @@ def _templates(table: pd.DataFrame, merge: MergeOptions) -> pd.DataFrame:
 
 def _unit_mask(text: str) -> int:
     try:
-        return int(text, 0)
+        return int(text, 16) if text.lower().startswith("0x") else int(text, 10)
     except ValueError:
         return 0
 
@@ -226,12 +226,21 @@ def _class_unit_mask(
     return reduce(lambda a, b: a | b, (_unit_mask(m) for m in pd.unique(masks)), 0)
 
 
+def groups_in_order(frame: pd.DataFrame, keys: list[str]) -> list[tuple[tuple, np.ndarray]]:
+    """(key, row positions) per group, in order of each group's first row.
+
+    (pandas orders multi-key groups level by level, not by first appearance.)
+    """
+    groups = frame.groupby(keys, sort=False).indices
+    return sorted(groups.items(), key=lambda item: item[1][0])
+
+
 def _profile_sets(table: pd.DataFrame, n_classes: int) -> list[tuple[ProfileSet, ...]]:
     """Per class, the profile sets in first-appearance order (dependents likewise)."""
     files = table["filename"].to_numpy(dtype=object)
-    groups = table.groupby(["class", "app", "binary"], sort=False).indices
+    groups = groups_in_order(table, ["class", "app", "binary"])
     per_class: list[dict[str, tuple[list, list]]] = [{} for _ in range(n_classes)]
-    for (cls, app, binary), rows in groups.items():
+    for (cls, app, binary), rows in groups:
         own, deps = per_class[cls].setdefault(app, ([], []))
         chosen = tuple(files[rows])
         if binary == app:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from perfweave.classes.arrange import ProfileClasses
+from perfweave.classes.arrange import ProfileClasses, groups_in_order
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,15 @@ def invert(classes: ProfileClasses) -> list[InvertedProfile]:
         return []
     n_classes = len(classes)
     # applications keep their profile-set order within each class (first appearance)
-    app_rank = table.groupby(["class", "app"], sort=False).ngroup()
+    first_seen = table.groupby(["class", "app"], sort=False).cumcount() == 0
+    app_rank = pd.Series(np.cumsum(first_seen.to_numpy()), index=table.index)
+    app_rank = app_rank.where(first_seen).groupby([table["class"], table["app"]]).transform("max")
     order = np.lexsort((app_rank.to_numpy(), table["class"].to_numpy()))
     ordered = table.iloc[order]
     files = ordered["filename"].to_numpy(dtype=object)
-    groups = ordered.groupby(["binary", "class", "app"], sort=False).indices
+    groups = groups_in_order(ordered, ["binary", "class", "app"])
     by_binary: dict[str, list[list[ImageSet]]] = {}
-    for (binary, cls, app), rows in groups.items():
+    for (binary, cls, app), rows in groups:
         slots = by_binary.setdefault(binary, [[] for _ in range(n_classes)])
         slots[cls].append(ImageSet(app, tuple(files[rows])))
     return [

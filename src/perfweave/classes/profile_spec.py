@@ -47,7 +47,7 @@ def _numbers(tag: str, values: tuple[str, ...]) -> tuple[int, ...] | None:
     out = []
     for v in values:
         try:
-            out.append(int(v, 0))
+            out.append(int(v, 16) if v.lower().startswith("0x") else int(v, 10))
         except ValueError:
             raise SpecError(f"{tag}:{','.join(values)}: {v!r} is not a number") from None
     return tuple(out)

@@ -275,16 +275,17 @@ def read_listing(path: str | PathLike[str], *, on_error: str = "raise") -> Parse
     """
     lines = Path(path).read_text().splitlines()
     numbered = [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip()]
+    line_of = {p: n for n, p in numbered}
+
+    def at_line(exc: ParseError) -> ParseError:
+        detail = "" if exc.found in (None, exc.path) else f" (at {exc.found!r})"
+        return ParseError(path, exc.expected + detail, line=line_of.get(exc.path), found=exc.path)
+
     try:
         parsed = parse_sample_paths([p for _, p in numbered], on_error=on_error)
     except ParseError as exc:
-        line = next(n for n, p in numbered if p == exc.path)
-        raise ParseError(path, exc.expected, line=line, found=exc.found or exc.path) from None
-    by_text = {p: n for n, p in numbered}
-    parsed.errors = [
-        ParseError(path, e.expected, line=by_text.get(e.path), found=e.found or e.path)
-        for e in parsed.errors
-    ]
+        raise at_line(exc) from None
+    parsed.errors = [at_line(e) for e in parsed.errors]
     return parsed
 
 
