@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from perfweave.cli import _counts
+from perfweave.errors import PerfweaveError
+from tests.counts._paths import expected
+
+
+def run(*argv: str) -> int:
+    parser = argparse.ArgumentParser(prog="perfweave")
+    sub = parser.add_subparsers(dest="command")
+    _counts.register(sub)
+    args = parser.parse_args(list(argv))
+    return args.func(args)
+
+
+def test_summary(capsys):
+    assert run("counts", "summary", str(expected("alltoallv_multicomms_c"))) == 0
+    out = capsys.readouterr().out
+    assert "2 lead ranks, 3 call groups, 5 calls" in out
+    assert "lead rank 0 (job 0): Alltoallv" in out
+    assert "communicator sizes: 2 (2 calls), 4 (1 calls)" in out
+    assert "send messages: 24, large 0, small 24 (non-zero 16" in out
+    assert "patterns: 2 (1->N 0, N->1 0, N->n 0; empty calls 0)" in out
+
+
+def test_patterns_out_writes_upstream_files(tmp_path, capsys):
+    src = expected("alltoallv_dt_c")
+    assert run("counts", "patterns", str(src), "--out", str(tmp_path)) == 0
+    for name in ("patterns-job0-rank0.md", "patterns-summary-job0-rank0.md"):
+        assert (tmp_path / name).read_bytes() == (src / name).read_bytes()
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_patterns_to_stdout(capsys):
+    assert run("counts", "patterns", str(expected("alltoallv_f"))) == 0
+    out = capsys.readouterr().out
+    assert "1 ranks sent to 2 other ranks\n\n2 ranks sent to 1 other ranks" in out
+    assert "Nothing special detected; no summary" in out
+
+
+def test_bad_file_is_reported_on_stderr(copy_dir, capsys):
+    d = copy_dir(expected("alltoallv_multicomms_c"))
+    (d / "recv-counters.job0.rank2.txt").write_text("# Raw counters\n\nNumber of ranks: x\n")
+    assert run("counts", "summary", str(d)) == 0
+    captured = capsys.readouterr()
+    assert "recv-counters.job0.rank2.txt, line 3" in captured.err
+    assert "1 lead ranks" in captured.out
+    with pytest.raises(PerfweaveError):
+        run("counts", "summary", "--strict", str(d))
+
+
+def test_empty_directory_is_an_error(tmp_path):
+    with pytest.raises(PerfweaveError, match="no readable count files"):
+        run("counts", "patterns", str(tmp_path))

@@ -1,0 +1,154 @@
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfweave.counts import (
+    call_stats,
+    format_heatmap,
+    message_totals,
+    read,
+    read_locations,
+    stats_summary,
+)
+from perfweave.counts.stats import host_totals
+from tests.counts._paths import TESTS, expected
+
+STATS_TESTS = sorted(
+    p.parent.parent.name for p in TESTS.glob("*/expectedOutput/stats-job0-rank0.md")
+)
+
+_LINES = [
+    (r"(\d+)/\d+ calls use a datatype of size (\d+) while sending data", "send_datatype_size"),
+    (r"(\d+)/\d+ calls use a datatype of size (\d+) while receiving data", "recv_datatype_size"),
+    (r"(\d+)/\d+ calls use a communicator size of (\d+)", "comm_size"),
+    (r"(\d+)/\d+ of all calls have (\d+) send counts equals to zero", "send_zeros"),
+    (r"(\d+)/\d+ of all calls have (\d+) recv counts equals to zero", "recv_zeros"),
+    (r"(\d+)/\d+ calls have a send count min of (\d+)$", "send_min"),
+    (r"(\d+)/\d+ calls have a recv count min of (\d+)$", "recv_min"),
+    (r"(\d+)/\d+ calls have a send count max of (\d+)", "send_max"),
+    (r"(\d+)/\d+ calls have a recv count max of (\d+)", "recv_max"),
+]
+
+
+def _upstream_tallies(text: str) -> dict[str, dict[int, int]]:
+    out: dict[str, dict[int, int]] = {}
+    for line in text.splitlines():
+        for pattern, key in _LINES:
+            m = re.match(pattern, line)
+            if m:
+                out.setdefault(key, {})[int(m.group(2))] = int(m.group(1))
+    return out
+
+
+def test_all_stats_files_found():
+    assert len(STATS_TESTS) == 5
+
+
+@pytest.mark.parametrize("test", STATS_TESTS)
+def test_tallies_match_upstream_stats_file(test):
+    text = (expected(test) / "stats-job0-rank0.md").read_text()
+    stats = read(expected(test)).stats(0)
+    summary = stats_summary(stats)
+    ours = {
+        key: dict(zip(part["value"].astype(int), part["calls"]))
+        for key, part in summary.groupby("statistic", sort=False)
+    }
+    upstream = _upstream_tallies(text)
+    assert len(upstream) == len(_LINES)
+    for key, tallies in upstream.items():
+        assert ours[key] == tallies, key
+    total = int(re.search(r"Total number of alltoallv calls: (\d+)", text).group(1))
+    assert len(stats) == total
+    tot = message_totals(stats)
+    m = re.search(r"(\d+)/(\d+) of all messages are large", text)
+    assert (tot["send_large"], tot["send_messages"]) == (int(m.group(1)), int(m.group(2)))
+    m = re.search(r"(\d+)/\d+ of all messages are small \(", text)
+    assert tot["send_small"] == int(m.group(1))
+    m = re.search(r"(\d+)/\d+ of all messages are small, but not 0-size", text)
+    assert tot["send_small_nonzero"] == int(m.group(1))
+
+
+def test_nonzero_minimum_is_computed():
+    """Upstream always prints 'min of 0 (excluding zero)'; the real non-zero minimum is 1."""
+    text = (expected("alltoallv_dt_c") / "stats-job0-rank0.md").read_text()
+    assert "2/2 calls have a send count min of 0 (excluding zero)" in text
+    stats = read(expected("alltoallv_dt_c")).stats(0)
+    assert stats["send_min_nonzero"].tolist() == [1, 1]
+    multi = read(expected("alltoallv_multicomms_c")).stats(0)
+    assert multi["send_min"].tolist() == [0, 0, 0]
+    assert multi["send_min_nonzero"].tolist() == [1, 1, 1]
+
+
+def test_all_zero_call_has_no_nonzero_minimum():
+    prof = read(TESTS.parent / "go_tools_testdata/pkg/counts/testData/set1/expectedOutput")
+    stats = prof.stats(0)
+    assert stats.loc[stats.call == 0, "send_min_nonzero"].isna().all()
+    assert stats.loc[stats.call == 0, "send_zeros"].item() == 16
+
+
+def test_threshold_splits_small_and_large():
+    prof = read(expected("alltoallv_c"))
+    # send rows 0 1 2 3 of 4-byte counts: 0, 4, 8, 12 bytes
+    assert call_stats(prof.call_groups(0), threshold=8)["send_large"].item() == 8
+    assert call_stats(prof.call_groups(0), threshold=13)["send_large"].item() == 0
+
+
+HEATMAPS = sorted(TESTS.glob("*/expectedOutput/alltoallv_heat-map.rank*-*.md"))
+
+
+@pytest.mark.parametrize("path", HEATMAPS, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_heat_map_data_matches_upstream(path):
+    rank, direction = re.match(r"alltoallv_heat-map\.rank(\d+)-(send|recv)\.md", path.name).groups()
+    per_rank = read(path.parent).bytes_per_rank(int(rank))
+    assert format_heatmap(per_rank, direction) == path.read_text()
+
+
+def test_bytes_per_rank_alltoall_counts_every_peer():
+    per_rank = read(expected("alltoall_simple_c")).bytes_per_rank(0)
+    # 8 one-byte elements to each of 4 ranks
+    assert per_rank["bytes_sent"].tolist() == [32, 32, 32, 32]
+
+
+def test_host_totals_from_locations():
+    prof = read(expected("alltoall_multicomms_c"))
+    totals = prof.host_totals(1)
+    assert totals.to_dict("list") == {
+        "hostname": ["login02.hpcadvisorycouncil.com"],
+        "ranks": [3],
+        "bytes_sent": [3 * 3 * 16 * 4],
+        "bytes_received": [3 * 3 * 16 * 4],
+    }
+
+
+def test_host_totals_split_by_host(copy_dir):
+    d = copy_dir(expected("alltoallv_c"))
+    (d / "alltoallv_locations_comm0_rank0.md").write_text(
+        "FORMAT_VERSION: 9\n\nCommunicator ID: 0\nCalls: 0\nCOMM_WORLD ranks: 0-3\n"
+        "PIDs: 10-13\nHostnames:\n\tRank 0: a\n\tRank 1: a\n\tRank 2: b\n\tRank 3: b\n"
+    )
+    prof = read(d)
+    totals = prof.host_totals(0).set_index("hostname")
+    # send rows are 0 1 2 3 (x4 bytes) for every rank; rank r receives 4 * r counts
+    assert totals.loc["a"].tolist() == [2, 48, 16]
+    assert totals.loc["b"].tolist() == [2, 48, 80]
+    assert read_locations(d / "alltoallv_locations_comm0_rank0.md")["pid"].tolist() == [
+        10,
+        11,
+        12,
+        13,
+    ]
+
+
+def test_host_totals_without_locations_is_empty():
+    assert host_totals(read(expected("alltoallv_c")).call_groups(0), pd.DataFrame()).empty
+
+
+def test_stats_repeat_group_values_for_a_million_calls():
+    stats = read(expected("alltoallv_bigcounts_c")).stats(0)
+    assert len(stats) == 1_000_000
+    assert np.array_equal(stats["call"].to_numpy(), np.arange(1_000_000))
+    assert (stats["send_zeros"] == 4).all()
