@@ -33,9 +33,31 @@ def ancestor_closure(graph: Graph, keep: np.ndarray) -> np.ndarray:
 
 
 def subgraph(graph: Graph, keep: np.ndarray) -> tuple[Graph, np.ndarray]:
-    """The graph on the nodes of ``keep`` (ancestor-closed) and the old->new id map
-    (-1 for dropped nodes); the graph itself when every node is kept."""
+    """The graph induced by the nodes of ``keep`` (an ancestor-closed mask) and the map
+    old id -> new id (-1 for dropped nodes).
+
+    Unlike :meth:`Graph.squash`, siblings with equal frames stay apart: in a union graph
+    they are distinct nodes (a frame repeated among siblings pairs up in order).
+    """
     keep = np.asarray(keep, dtype=bool)
+    n = len(graph)
     if keep.all():
-        return graph, np.arange(len(graph), dtype=INT)
-    return graph.squash(keep)
+        return graph, np.arange(n, dtype=INT)
+    kept = np.flatnonzero(keep)
+    compact = np.full(n, -1, INT)
+    compact[kept] = np.arange(len(kept), dtype=INT)
+    frames = graph.frames.iloc[kept].reset_index(drop=True)
+    order_key = None if graph._order_key is None else np.asarray(graph._order_key)[kept]
+    if graph.is_tree():
+        parent = graph.parent[kept]
+        new_parent = np.where(parent >= 0, compact[np.maximum(parent, 0)], -1)
+        sub, pos = Graph._new(frames, new_parent, None, order_key)
+    else:
+        child = np.repeat(np.arange(n, dtype=INT), np.diff(graph._parent_ptr))
+        parent = graph._parent_idx
+        sel = keep[child] & keep[parent]
+        edges = (compact[parent[sel]], compact[child[sel]])
+        sub, pos = Graph._new(frames, None, edges, order_key)
+    old_to_new = np.full(n, -1, INT)
+    old_to_new[kept] = pos
+    return sub, old_to_new

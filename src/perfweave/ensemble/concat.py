@@ -144,13 +144,13 @@ def _match_keys(
                 f"ensemble {h!r}: {metadata_key!r} = {dup.iloc[0]!r} names more than one "
                 "profile, so profiles cannot be matched on it"
             )
-        keymaps.append(dict(zip(values.index, values.to_numpy())))
+        keymaps.append(dict(zip(values.index, values.tolist())))
     first = set(keymaps[0].values())
     for h, km in zip(headers[1:], keymaps[1:]):
         other = set(km.values())
         if other != first:
-            only_a = sorted(map(repr, first - other))[:5]
-            only_b = sorted(map(repr, other - first))[:5]
+            only_a = ", ".join(sorted(map(repr, first - other))[:5])
+            only_b = ", ".join(sorted(map(repr, other - first))[:5])
             raise MetadataError(
                 f"{metadata_key!r} does not match between ensembles {headers[0]!r} and {h!r}: "
                 f"only in {headers[0]!r}: {only_a or 'none'}; only in {h!r}: {only_b or 'none'}"

@@ -283,6 +283,31 @@ class Ensemble:
 
         return groupby(self, by)
 
+    def filter(
+        self,
+        predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
+        squash: bool = True,
+        update_inclusive_columns: bool = True,
+    ) -> Ensemble:
+        """Keep the (node, profile) rows for which ``predicate`` holds (a row callable, a
+        query string or a boolean mask) and squash the graph onto them."""
+        from perfweave.ensemble.ops import filter_rows
+
+        return filter_rows(self, predicate, squash, update_inclusive_columns)
+
+    def squash(self, update_inclusive_columns: bool = True) -> Ensemble:
+        """Restrict the graph to the nodes that hold data in some profile."""
+        from perfweave.ensemble.ops import squash
+
+        return squash(self, update_inclusive_columns)
+
+    def tree(self, metric_column: Any = None, stat: str = "mean", **options: Any) -> str:
+        """The calltree as text, showing a statistics column (``<default metric>_<stat>``
+        by default, computed if missing); options as :meth:`GraphFrame.tree`."""
+        from perfweave.ensemble.ops import tree
+
+        return tree(self, metric_column, stat, **options)
+
     # ------------------------------------------------------------------ statistics
     def stats(
         self,
