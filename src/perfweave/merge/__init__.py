@@ -8,18 +8,42 @@ read in the same runs. Reimplements the R package mergingTools 1.0.1 and adds ru
 """
 
 from perfweave.merge.codes import code2hem, t2080_code_table
+from perfweave.merge.correlation import correlation_matrix
+from perfweave.merge.design import RunDesign, hrm_design, pair_covering_design, schonheim_bound
 from perfweave.merge.hrm import hrm_merge
+from perfweave.merge.independence import independent_matrix, is_positive_definite
+from perfweave.merge.much import (
+    MuchMerger,
+    MuchResult,
+    MvgParams,
+    much_merge,
+    mvg_params,
+    simulate_and_merge,
+)
 from perfweave.merge.quantiles import quantile_type2
 from perfweave.merge.subexperiments import Subexperiments, process_raw_experiments
 from perfweave.merge.vignette import VIGNETTE_N_PMCS, load_vignette
 
 __all__ = [
     "VIGNETTE_N_PMCS",
+    "MuchMerger",
+    "MuchResult",
+    "MvgParams",
+    "RunDesign",
     "Subexperiments",
     "code2hem",
+    "correlation_matrix",
+    "hrm_design",
     "hrm_merge",
+    "independent_matrix",
+    "is_positive_definite",
     "load_vignette",
+    "much_merge",
+    "mvg_params",
+    "pair_covering_design",
     "process_raw_experiments",
     "quantile_type2",
+    "schonheim_bound",
+    "simulate_and_merge",
     "t2080_code_table",
 ]

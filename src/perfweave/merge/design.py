@@ -1,0 +1,409 @@
+"""Plan the subexperiments: which HEMs to read together in each run.
+
+MUCH needs every pair of HEMs read together at least once: a *pair covering design*
+C(v, k, 2) with v HEMs and blocks of k = ``n_pmcs``. No design can have fewer blocks than
+the Schönheim bound ``ceil(v/k * ceil((v-1)/(k-1)))``; :func:`pair_covering_design` finds
+one close to it by a greedy start and simulated annealing (Nurmela and Östergård's
+neighbourhood: make an uncovered pair covered by swapping one point of a block), removing
+one block after each success. HRM only needs the anchor in every run
+(:func:`hrm_design`).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from perfweave.errors import MergeError
+from perfweave.merge._geometry import (
+    affine_plane,
+    prime_power,
+    projective_plane,
+    transversal_design,
+)
+
+
+def schonheim_bound(v: int, k: int) -> int:
+    """Schönheim lower bound on the number of k-blocks covering all pairs of v points."""
+    if v <= 1:
+        return 1 if v == 1 else 0
+    if k < 2:
+        raise MergeError(f"blocks of {k} HEM(s) cannot cover pairs")
+    inner = -(-(v - 1) // (k - 1))
+    return -(-v * inner // k)
+
+
+@dataclass(frozen=True)
+class RunDesign:
+    """Subexperiments to run: ``blocks`` lists the HEMs read together in each run.
+
+    ``lower_bound`` is the least possible number of subexperiments for this kind of design
+    (the Schönheim bound for pair coverings, counting only the non-anchor HEMs when an
+    anchor is in every block).
+    """
+
+    hems: tuple[str, ...]
+    n_pmcs: int
+    blocks: tuple[tuple[str, ...], ...]
+    lower_bound: int
+    anchor: str | None = None
+    kind: str = "pair covering"
+
+    @property
+    def n_subexperiments(self) -> int:
+        return len(self.blocks)
+
+    def pair_counts(self) -> pd.DataFrame:
+        """HEM x HEM count of subexperiments that read both (diagonal: reads of each HEM)."""
+        pos = {h: i for i, h in enumerate(self.hems)}
+        incidence = np.zeros((len(self.blocks), len(self.hems)), dtype=np.int64)
+        for b, block in enumerate(self.blocks):
+            incidence[b, [pos[h] for h in block]] = 1
+        counts = incidence.T @ incidence
+        return pd.DataFrame(counts, index=pd.Index(self.hems), columns=pd.Index(self.hems))
+
+    def uncovered_pairs(self) -> list[tuple[str, str]]:
+        """Pairs of HEMs never read together (empty for a pair covering design)."""
+        counts = self.pair_counts().to_numpy()
+        i, j = np.triu_indices(len(self.hems), 1)
+        missing = counts[i, j] == 0
+        return [(self.hems[a], self.hems[b]) for a, b in zip(i[missing], j[missing], strict=True)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per subexperiment, one column per PMC (empty PMCs are missing)."""
+        rows = [list(b) + [None] * (self.n_pmcs - len(b)) for b in self.blocks]
+        return pd.DataFrame(rows, columns=[f"pmc{i + 1}" for i in range(self.n_pmcs)])
+
+
+def _names(hems: int | Sequence[str]) -> tuple[str, ...]:
+    if isinstance(hems, int | np.integer) and not isinstance(hems, bool):
+        if hems < 1:
+            raise MergeError(f"need at least one HEM, got {hems}")
+        return tuple(f"H{i + 1}" for i in range(int(hems)))
+    names = tuple(str(h) for h in hems)
+    if not names:
+        raise MergeError("need at least one HEM")
+    dup = sorted({h for h in names if names.count(h) > 1})
+    if dup:
+        raise MergeError(f"HEM(s) listed twice: {dup}")
+    return names
+
+
+def _check_pmcs(n_pmcs: int) -> None:
+    if isinstance(n_pmcs, bool) or not isinstance(n_pmcs, int | np.integer) or n_pmcs < 1:
+        raise MergeError(f"n_pmcs must be a positive integer, got {n_pmcs!r}")
+
+
+def _split_anchor(names: tuple[str, ...], anchor: str | None) -> tuple[str, ...]:
+    if anchor is None:
+        return names
+    if anchor not in names:
+        raise MergeError(f"anchor HEM {anchor!r} is not among the HEMs {list(names)}")
+    return tuple(h for h in names if h != anchor)
+
+
+def hrm_design(hems: int | Sequence[str], n_pmcs: int, anchor: str) -> RunDesign:
+    """HRM layout: the anchor in every subexperiment, the other HEMs in groups of n_pmcs - 1.
+
+    The fewest runs HRM allows, ``ceil((v - 1) / (n_pmcs - 1))``; the last group may be
+    smaller (its spare PMCs free).
+    """
+    names = _names(hems)
+    _check_pmcs(n_pmcs)
+    others = _split_anchor(names, anchor)
+    if n_pmcs < 2 and others:
+        raise MergeError("HRM needs n_pmcs >= 2: one PMC is taken by the anchor")
+    size = n_pmcs - 1
+    groups = [others[i : i + size] for i in range(0, len(others), size)] or [()]
+    blocks = tuple((anchor, *g) for g in groups)
+    return RunDesign(names, n_pmcs, blocks, len(groups), anchor, kind="hrm")
+
+
+def _greedy(v: int, k: int, rng: random.Random) -> list[list[int]]:
+    """Blocks built one at a time, each point chosen to cover the most uncovered pairs."""
+    cov = [[False] * v for _ in range(v)]
+    uncovered = v * (v - 1) // 2
+    deficit = [v - 1] * v  # uncovered pairs at each point
+    blocks = []
+    while uncovered:
+        start = max(range(v), key=lambda p: (deficit[p], rng.random()))
+        block = [start]
+        while len(block) < k:
+            best, best_gain = -1, (-1, -1.0)
+            for p in range(v):
+                if p in block:
+                    continue
+                row = cov[p]
+                gain = sum(1 for q in block if not row[q])
+                key = (gain, deficit[p] + rng.random())
+                if key > best_gain:
+                    best, best_gain = p, key
+            block.append(best)
+        for a in range(k):
+            for b in range(a + 1, k):
+                p, q = block[a], block[b]
+                if not cov[p][q]:
+                    cov[p][q] = cov[q][p] = True
+                    uncovered -= 1
+                    deficit[p] -= 1
+                    deficit[q] -= 1
+        blocks.append(block)
+    return blocks
+
+
+class _Annealer:
+    """Simulated annealing on a fixed number of blocks, minimising uncovered pairs."""
+
+    def __init__(self, v: int, k: int, blocks: list[list[int]], rng: random.Random) -> None:
+        self.v, self.k, self.rng = v, k, rng
+        self.blocks = [list(b) for b in blocks]
+        self.cov = [0] * (v * v)
+        self.where: list[set[int]] = [set() for _ in range(v)]
+        for i, block in enumerate(self.blocks):
+            self._add(i, block)
+        self.unc: list[int] = []
+        self.unc_pos = [-1] * (v * v)
+        for a in range(v):
+            for b in range(a + 1, v):
+                if self.cov[a * v + b] == 0:
+                    self._uncover(a * v + b)
+
+    def _add(self, i: int, block: list[int]) -> None:
+        v, cov = self.v, self.cov
+        for p in block:
+            self.where[p].add(i)
+            for q in block:
+                if p != q:
+                    cov[p * v + q] += 1
+
+    def _uncover(self, pid: int) -> None:
+        self.unc_pos[pid] = len(self.unc)
+        self.unc.append(pid)
+
+    def _cover(self, pid: int) -> None:
+        pos = self.unc_pos[pid]
+        last = self.unc.pop()
+        if last != pid:
+            self.unc[pos] = last
+            self.unc_pos[last] = pos
+        self.unc_pos[pid] = -1
+
+    def remove_weakest_block(self) -> None:
+        """Drop the block covering the fewest pairs no other block covers."""
+        v, cov = self.v, self.cov
+
+        def unique(block: list[int]) -> int:
+            return sum(1 for a in block for b in block if a < b and cov[a * v + b] == 1)
+
+        i = min(range(len(self.blocks)), key=lambda j: unique(self.blocks[j]))
+        block = self.blocks[i]
+        for p in block:
+            for q in block:
+                if p != q:
+                    cov[p * v + q] -= 1
+                    if p < q and cov[p * v + q] == 0:
+                        self._uncover(p * v + q)
+        # move the last block into slot i
+        last = len(self.blocks) - 1
+        for p in block:
+            self.where[p].discard(i)
+        if i != last:
+            moved = self.blocks[last]
+            for p in moved:
+                self.where[p].discard(last)
+                self.where[p].add(i)
+            self.blocks[i] = moved
+        self.blocks.pop()
+
+    def anneal(self, iterations: int, t_start: float = 0.2, t_end: float = 0.05) -> bool:
+        """Run until every pair is covered (True) or ``iterations`` moves were tried."""
+        v, k, cov, blocks, where = self.v, self.k, self.cov, self.blocks, self.where
+        unc, rnd, exp = self.unc, self.rng.random, math.exp
+        cover, uncover = self._cover, self._uncover
+        cool = (t_end / t_start) ** (1.0 / max(iterations, 1))
+        temp = t_start
+        for _ in range(iterations):
+            if not unc:
+                return True
+            temp *= cool
+            pid = unc[int(rnd() * len(unc))]
+            x, y = divmod(pid, v)
+            if rnd() < 0.5:
+                x, y = y, x
+            holders = where[x]
+            if not holders:
+                x, y = y, x
+                holders = where[x]
+                if not holders:
+                    continue
+            bi = tuple(holders)[int(rnd() * len(holders))]
+            block = blocks[bi]
+            yv = y * v
+            # the best point of the block to trade for y (x stays): fewest pairs lost
+            gained = 0
+            for w in block:
+                if cov[yv + w] == 0:
+                    gained += 1
+            z, delta = -1, k * k
+            for c in block:
+                if c == x:
+                    continue
+                cv = c * v
+                d = -gained + (cov[yv + c] == 0)
+                for w in block:
+                    if w != c and cov[cv + w] == 1:
+                        d += 1
+                if d < delta or (d == delta and rnd() < 0.5):
+                    z, delta = c, d
+            zv = z * v
+            if delta > 0 and rnd() >= exp(-delta / temp):
+                continue
+            for w in block:
+                if w != z:
+                    c = cov[zv + w] - 1
+                    cov[zv + w] = cov[w * v + z] = c
+                    if c == 0:
+                        uncover(min(z, w) * v + max(z, w))
+                    c = cov[yv + w] + 1
+                    cov[yv + w] = cov[w * v + y] = c
+                    if c == 1:
+                        cover(min(y, w) * v + max(y, w))
+            block[block.index(z)] = y
+            where[z].discard(bi)
+            where[y].add(bi)
+        return not unc
+
+
+def _restrict(blocks: list[list[int]], v: int) -> list[list[int]]:
+    """Blocks on points ``0..v-1`` only, without blocks of fewer than two points."""
+    out = [[p for p in b if p < v] for b in blocks]
+    return [b for b in out if len(b) >= 2]
+
+
+def _pack(blocks: list[list[int]], k: int) -> list[list[int]]:
+    """Merge short blocks whose union fits in k points (first-fit decreasing)."""
+    full = [b for b in blocks if len(b) >= k]
+    short = sorted((b for b in blocks if len(b) < k), key=len, reverse=True)
+    bins: list[list[int]] = []
+    for block in short:
+        for target in bins:
+            if len(set(target) | set(block)) <= k:
+                target[:] = sorted(set(target) | set(block))
+                break
+        else:
+            bins.append(list(block))
+    return full + bins
+
+
+def _td_cover(v: int, k: int, q: int, rng: random.Random, budget: float) -> list[list[int]] | None:
+    """TD(k, q) on k groups, each group plus the extra points covered recursively."""
+    extra = v - k * q
+    if extra < 0 and -extra >= q:
+        return None
+    blocks = transversal_design(k, q)
+    if extra < 0:  # drop points from the end of the last group
+        blocks = _restrict(blocks, v)
+        groups = [list(range(g * q, min(g * q + q, v))) for g in range(k)]
+        extras: list[int] = []
+    else:
+        groups = [list(range(g * q, g * q + q)) for g in range(k)]
+        extras = list(range(k * q, v))
+    sub_v = max(len(g) for g in groups) + len(extras)
+    sub = _cover_pairs(sub_v, k, rng, 20_000, budget / 2, depth=1)
+    for group in groups:
+        points = group + extras
+        blocks.extend(_restrict([[points[p] for p in b if p < len(points)] for b in sub], v))
+    return blocks
+
+
+def _candidates(v: int, k: int, rng: random.Random, budget: float, depth: int):
+    """Starting designs: greedy, and where they fit, geometry and transversal designs."""
+    yield _greedy(v, k, rng)
+    if depth > 0:
+        return
+    for q in range(2, v + 1):
+        if prime_power(q) is None:
+            continue
+        if q + 1 <= k and q * q + q + 1 >= v and q * q + q + 1 <= 2 * v:
+            yield _pack(_restrict(projective_plane(q), v), k)
+        if q <= k and q * q >= v and q * q <= 2 * v:
+            yield _pack(_restrict(affine_plane(q), v), k)
+        if k <= q + 1 and k * q <= v + q - 1 and q >= 2:
+            td = _td_cover(v, k, q, rng, budget / 4)
+            if td is not None:
+                yield _pack(td, k)
+
+
+def _pad(blocks: list[list[int]], v: int, k: int, rng: random.Random) -> list[list[int]]:
+    """Fill short blocks up to k points with random other points (only adds coverage)."""
+    out = []
+    for block in blocks:
+        block = list(dict.fromkeys(block))
+        free = [p for p in range(v) if p not in block]
+        rng.shuffle(free)
+        out.append(block + free[: k - len(block)])
+    return out
+
+
+def _cover_pairs(
+    v: int, k: int, rng: random.Random, iterations: int, time_limit: float, depth: int = 0
+) -> list[list[int]]:
+    if v <= k:
+        return [list(range(v))]
+    if k == 2:
+        return [[a, b] for a in range(v) for b in range(a + 1, v)]
+    bound = schonheim_bound(v, k)
+    deadline = time.perf_counter() + time_limit
+    best = min(_candidates(v, k, rng, time_limit, depth), key=len)
+    annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
+    while len(best) > bound and time.perf_counter() < deadline:
+        annealer.remove_weakest_block()
+        solved = False
+        while time.perf_counter() < deadline:
+            if annealer.anneal(iterations):
+                solved = True
+                break
+        if not solved:
+            break
+        best = [list(b) for b in annealer.blocks]
+    return best
+
+
+def pair_covering_design(
+    hems: int | Sequence[str],
+    n_pmcs: int,
+    anchor: str | None = None,
+    seed: int | None = None,
+    *,
+    iterations: int = 30_000,
+    time_limit: float = 4.0,
+) -> RunDesign:
+    """Subexperiments of ``n_pmcs`` HEMs in which every pair of HEMs is read together.
+
+    ``hems`` is a list of names or a count (names ``H1``...). With ``anchor``, that HEM is
+    in every subexperiment and the others are covered in blocks of ``n_pmcs - 1``. The
+    search removes one subexperiment at a time while annealing (at most ``iterations``
+    moves per step, ``time_limit`` seconds in all) can re-cover every pair; the result
+    always covers every pair. Reproducible for a given ``seed``.
+    """
+    names = _names(hems)
+    _check_pmcs(n_pmcs)
+    others = _split_anchor(names, anchor)
+    k = n_pmcs - (anchor is not None)
+    v = len(others)
+    if v > k and k < 2:
+        raise MergeError(
+            f"n_pmcs={n_pmcs} cannot read two HEMs together"
+            + (" besides the anchor" if anchor is not None else "")
+        )
+    rng = random.Random(seed)
+    blocks = _cover_pairs(v, k, rng, iterations, time_limit) if v else [[]]
+    lead = (anchor,) if anchor is not None else ()
+    out = tuple(lead + tuple(others[p] for p in sorted(b)) for b in blocks)
+    return RunDesign(names, n_pmcs, out, schonheim_bound(v, k) if v else 1, anchor)
