@@ -52,8 +52,9 @@ def sniff(path: Path) -> bool:
     if head.lstrip()[:1] != b"{":
         return False
     text = head + tail
+    # "data" usually comes first and the nodes ({"column", "label"} objects) last
     return b'"column_metadata"' in text or all(
-        k in text for k in (b'"nodes"', b'"columns"', b'"data"')
+        k in text for k in (b'"data"', b'"column"', b'"label"')
     )
 
 
@@ -170,18 +171,32 @@ def _node_table(nodes: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
 def _records(data: Any, columns: list[str], name: str) -> pd.DataFrame:
     if not isinstance(data, list):
         raise ParseError(name, "'data' as a list of records", found=type(data).__name__)
-    try:
-        return pd.DataFrame(data, columns=columns) if data else pd.DataFrame(columns=columns)
-    except (ValueError, TypeError) as exc:
+    if not data:
+        return pd.DataFrame({c: pd.Series(dtype=float) for c in columns})
+    width = len(columns)
+    if set(map(type, data)) != {list} or len(set(map(len, data))) != 1 or len(data[0]) != width:
         for i, row in enumerate(data):
-            if not isinstance(row, list) or len(row) != len(columns):
+            if not isinstance(row, list) or len(row) != width:
                 raise ParseError(
                     name,
-                    f"records of {len(columns)} values (one per column)",
+                    f"records of {width} values (one per column)",
                     position=f"data[{i}]",
                     found=str(row)[:60],
-                ) from exc
-        raise ParseError(name, "a table of records", found=str(exc)) from exc
+                )
+    table = np.empty((len(data), width), dtype=object)
+    table[:] = data  # rectangular (checked above): one C-level copy
+    return pd.DataFrame({c: _column(table[:, j].tolist()) for j, c in enumerate(columns)})
+
+
+def _column(values: list) -> np.ndarray | pd.Series:
+    """One record column as a typed array: ints, floats (None -> NaN), else objects."""
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iufb":
+        return arr
+    try:
+        return np.asarray(values, dtype=float)  # numbers with nulls
+    except (TypeError, ValueError):
+        return pd.Series(values, dtype=object)
 
 
 def _node_refs(values: pd.Series, n_nodes: int, col: str, name: str) -> np.ndarray:
