@@ -15,15 +15,16 @@ import numpy as np
 from perfweave.errors import ParseError
 
 
-def parse_count_text(text: str) -> np.ndarray | None:
-    """All whitespace-separated non-negative integers of ``text``; None if any is not one."""
+def parse_count_text(text: str, *, allow_marks: bool = False) -> np.ndarray | None:
+    """All whitespace-separated integers of ``text``; None if any is not one, or (unless
+    ``allow_marks``, for the caller's -1 row marks) if any is negative."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
             values = np.fromstring(text, dtype=np.int64, sep=" ")
         except (ValueError, DeprecationWarning):
             return None
-    if values.size and int(values.min()) < 0:
+    if not allow_marks and values.size and int(values.min()) < 0:
         return None
     return values
 
@@ -45,18 +46,14 @@ def rows_to_matrix(
     n = len(rows)
     if width is None:
         width = len(rows[0].split()) if n else 0
-    values = parse_count_text(" ".join(rows))
-    if values is not None and values.size == n * width and _rows_regular(rows, width):
-        return values.reshape(n, width)
+    # a -1 after every row marks where rows end, so one C-level parse also checks widths
+    values = parse_count_text(" -1 ".join(rows) + " -1", allow_marks=True)
+    if values is not None and values.size == n * (width + 1):
+        table = values.reshape(n, width + 1)
+        if bool((table[:, width] == -1).all()) and not bool((table[:, :width] < 0).any()):
+            return table[:, :width]
     _diagnose(rows, width, path=path, first_line=first_line, expected=expected)
-    assert values is not None  # _diagnose raises whenever something is wrong
-    return values.reshape(n, width)
-
-
-def _rows_regular(rows: Sequence[str], width: int) -> bool:
-    """Cheap per-row width check: single spaces between the counts of every row."""
-    want = width - 1
-    return all(r.count(" ") - (r[:1] == " ") - (r[-1:] == " ") == want for r in rows)
+    raise AssertionError("unreachable: _diagnose raises on any malformed row")  # pragma: no cover
 
 
 def _line_of(first_line: int | Sequence[int], i: int) -> int:

@@ -32,7 +32,12 @@ import numpy as np
 
 from perfweave.counts._rows import parse_count_text, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
-from perfweave.counts.ranklist import format_ranklist, parse_ranklist
+from perfweave.counts.ranklist import (
+    expand_spans,
+    format_ranklist,
+    parse_ranklist,
+    ranklist_spans,
+)
 from perfweave.errors import ParseError
 
 __all__ = [
@@ -293,9 +298,6 @@ def _parse_data_rows(
         )
     if not rows:
         raise ParseError(path, "at least one 'Rank(s)' row before END DATA", line=first_line)
-    rank_lists = [
-        parse_ranklist(h[8:], path=path, line=first_line + j) for j, (h, _, _) in enumerate(parts)
-    ]
     tails = [t for _, _, t in parts]
     if width is None:  # either one count per rank or one per peer: follow the first row
         first = len(tails[0].split())
@@ -307,9 +309,7 @@ def _parse_data_rows(
         first_line=first_line,
         expected=f"{width} count{'s' if width != 1 else ''} per row (Number of ranks: {comm_size})",
     )
-    sizes = np.fromiter((r.size for r in rank_lists), dtype=np.int64, count=len(rank_lists))
-    ranks = np.concatenate(rank_lists)
-    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
+    ranks, row_of = _rows_ranks([h[8:] for h, _, _ in parts], first_line, path)
     _check_rank_coverage(
         ranks, row_of, comm_size, path=path, first_line=first_line, block_line=block_line
     )
@@ -318,6 +318,26 @@ def _parse_data_rows(
     trailing = all(t.endswith(" ") for t in tails)
     row_of_rank.setflags(write=False)
     return CountMatrix(matrix, row_of_rank), row_of_rank, trailing
+
+
+def _rows_ranks(
+    labels: Sequence[str], first_line: int | Sequence[int], path: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks of every row label, expanded in one step, and the row each rank is on."""
+    starts: list[int] = []
+    stops: list[int] = []
+    spans_per_row = np.empty(len(labels), dtype=np.int64)
+    for j, label in enumerate(labels):
+        line = first_line + j if isinstance(first_line, int) else first_line[j]
+        a, b = ranklist_spans(label, path=path, line=line)
+        starts += a
+        stops += b
+        spans_per_row[j] = len(a)
+    lo = np.asarray(starts, dtype=np.int64)
+    hi = np.asarray(stops, dtype=np.int64)
+    ranks = expand_spans(lo, hi)
+    span_row = np.repeat(np.arange(len(labels), dtype=np.int64), spans_per_row)
+    return ranks, np.repeat(span_row, hi - lo)
 
 
 def _check_rank_coverage(
@@ -393,10 +413,8 @@ def parse_rows(
     for j, (head, sep, _) in enumerate(parts):
         if not (sep and head.startswith("Rank(s) ")):
             raise ParseError(path, "'Rank(s) <rank list>: <counts>'", line=lines[j], found=rows[j])
-    rank_lists = [
-        parse_ranklist(h[8:], path=path, line=lines[j]) for j, (h, _, _) in enumerate(parts)
-    ]
-    n = int(sum(r.size for r in rank_lists)) if comm_size is None else comm_size
+    ranks, row_of = _rows_ranks([h[8:] for h, _, _ in parts], lines, path)
+    n = int(ranks.size) if comm_size is None else comm_size
     tails = [t for _, _, t in parts]
     if strict:
         width = 1 if len(tails[0].split()) == 1 else n
@@ -414,9 +432,6 @@ def parse_rows(
         matrix = np.zeros((len(parsed), width), dtype=np.int64)
         for j, v in enumerate(parsed):
             matrix[j, : v.size] = v
-    sizes = np.array([r.size for r in rank_lists], dtype=np.int64)
-    ranks = np.concatenate(rank_lists)
-    row_of = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
     _check_rank_coverage(ranks, row_of, n, path=path, first_line=lines[0], block_line=lines[0])
     row_of_rank = np.empty(n, dtype=np.int64)
     row_of_rank[ranks] = row_of

@@ -25,12 +25,26 @@ def parse_ranklist(text: str, *, path: str | None = None, line: int | None = Non
     is an empty item, a reversed range or anything that is not a non-negative integer.
     ``path`` and ``line`` only enrich the error message.
     """
-    items = text.strip().split(",")
+    starts, stops = ranklist_spans(text, path=path, line=line)
+    ranks = expand_spans(np.asarray(starts, dtype=np.int64), np.asarray(stops, dtype=np.int64))
+    if len(starts) > 1:
+        ranks.sort()
+        if bool((ranks[1:] == ranks[:-1]).any()):
+            dup = int(ranks[1:][ranks[1:] == ranks[:-1]][0])
+            raise ParseError(
+                path, f"each rank listed once (rank {dup} repeats)", line=line, found=text
+            )
+    return ranks
+
+
+def ranklist_spans(
+    text: str, *, path: str | None = None, line: int | None = None
+) -> tuple[list[int], list[int]]:
+    """The half-open ``[start, stop)`` spans of a rank list, in the order written."""
     starts: list[int] = []
     stops: list[int] = []
-    for raw in items:
-        item = raw.strip()
-        lo, sep, hi = item.partition("-")
+    for raw in text.split(","):
+        lo, sep, hi = raw.strip().partition("-")
         if not (_is_uint(lo) and (_is_uint(hi) if sep else True)):
             raise ParseError(
                 path, "a rank list such as '0-3, 7'", line=line, found=text.strip() or text
@@ -38,21 +52,22 @@ def parse_ranklist(text: str, *, path: str | None = None, line: int | None = Non
         a = int(lo)
         b = int(hi) if sep else a
         if b < a:
-            raise ParseError(path, "a rank range low-high with low <= high", line=line, found=item)
+            raise ParseError(
+                path, "a rank range low-high with low <= high", line=line, found=raw.strip()
+            )
         starts.append(a)
         stops.append(b + 1)
-    lengths = np.subtract(stops, starts)
-    if len(items) == 1:
+    return starts, stops
+
+
+def expand_spans(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """All integers of the spans, span after span (one vectorised step for any number)."""
+    lengths = stops - starts
+    if starts.size == 1:
         return np.arange(starts[0], stops[0], dtype=np.int64)
-    total = int(lengths.sum())
-    # vectorised expansion of the ranges: a running index with a jump at each range start
-    offsets = np.repeat(np.asarray(starts, dtype=np.int64) - np.cumsum(lengths) + lengths, lengths)
-    ranks = offsets + np.arange(total, dtype=np.int64)
-    ranks.sort()
-    if total > 1 and bool((ranks[1:] == ranks[:-1]).any()):
-        dup = int(ranks[1:][ranks[1:] == ranks[:-1]][0])
-        raise ParseError(path, f"each rank listed once (rank {dup} repeats)", line=line, found=text)
-    return ranks
+    # a running index with a jump at each span start
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return offsets + np.arange(offsets.size, dtype=np.int64)
 
 
 def format_ranklist(ranks: Iterable[int] | np.ndarray, sep: str = ", ") -> str:
