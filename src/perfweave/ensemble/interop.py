@@ -38,7 +38,7 @@ def _hatchet_graph(graph: Graph):
     for p, c in zip(graph._parent_idx.tolist(), child.tolist()):
         nodes[p].add_child(nodes[c])
         nodes[c].add_parent(nodes[p])
-    hgraph = HGraph([nodes[r] for r in graph.root_ids.tolist()])
+    hgraph = HGraph([nodes[r] for r in graph.root_ids.tolist()], graph.node_ordering)
     return hgraph, np.array(nodes + [None], dtype=object)[:-1]
 
 
@@ -90,7 +90,11 @@ def from_thicket(th: Any) -> Ensemble:
     frames = pd.DataFrame([dict(n.frame.attrs) for n in nodes])
     src = [pos_of[id(n)] for n in nodes for _ in n.children]
     dst = [pos_of[id(c)] for n in nodes for c in n.children]
-    graph, pos = Graph._new(frames, None, (np.asarray(src, INT), np.asarray(dst, INT)))
+    # a node-ordered graph keeps Hatchet's node order among siblings (its node ids)
+    key = None
+    if getattr(th.graph, "node_ordering", False):
+        key = np.array([n._hatchet_nid for n in nodes], dtype=INT)
+    graph, pos = Graph._new(frames, None, (np.asarray(src, INT), np.asarray(dst, INT)), key)
     df = th.dataframe
     if df.index.nlevels < 2 or df.index.names[0] != "node":
         raise ShapeError(

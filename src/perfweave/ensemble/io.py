@@ -77,6 +77,7 @@ def to_json(ens: Ensemble) -> str:
         "profile_idx_name": level,
         "profile_mapping": {str(k): v for k, v in ens.profile_mapping.items()},
         "default_metric": ens.default_metric,
+        "node_ordering": bool(g.node_ordering),
     }
     return json.dumps(doc, default=_default)
 
@@ -98,7 +99,7 @@ def from_json(text_or_path: str | os.PathLike) -> Ensemble:
             raise ParseError(
                 source, f"an ensemble JSON object with key {key!r}", found=str(list(doc))[:80]
             )
-    graph, pos_of_nid = _graph(doc["graph"], source)
+    graph, pos_of_nid = _graph(doc["graph"], source, bool(doc.get("node_ordering")))
     indices = list(doc["dataframe_indices"])
     if len(indices) < 2 or indices[0] != "node":
         raise ParseError(
@@ -165,8 +166,11 @@ def from_json(text_or_path: str | os.PathLike) -> Ensemble:
     )
 
 
-def _graph(spec: Any, source: str) -> tuple[Graph, dict]:
-    """The graph of Thicket's node dicts and a map: JSON node id -> perfweave id."""
+def _graph(spec: Any, source: str, node_ordering: bool = False) -> tuple[Graph, dict]:
+    """The graph of Thicket's node dicts and a map: JSON node id -> perfweave id.
+
+    With ``node_ordering`` siblings keep the order of their JSON ids (the writer's node
+    order) instead of being ordered by frame."""
     nodes: dict[int, dict] = {}
     for part in spec if isinstance(spec, list) else [spec]:
         for k, v in part.items():
@@ -184,7 +188,9 @@ def _graph(spec: Any, source: str) -> tuple[Graph, dict]:
     if "name" not in frames.columns:
         raise ParseError(source, "a 'name' in every node's data")
     try:
-        graph, pos = Graph._new(frames, None, (np.asarray(src, INT), np.asarray(dst, INT)))
+        edges = (np.asarray(src, INT), np.asarray(dst, INT))
+        key = np.arange(len(nids), dtype=INT) if node_ordering else None
+        graph, pos = Graph._new(frames, None, edges, key)
     except GraphError as exc:
         raise ParseError(source, "a well-formed call graph", found=str(exc)) from exc
     return graph, {nid: int(pos[row_of[nid]]) for nid in nids}
