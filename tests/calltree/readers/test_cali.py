@@ -1,0 +1,307 @@
+"""Native .cali reader (caliper-reader): Hatchet conformance, file facts, options, bad input."""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections import defaultdict
+
+import caliperreader
+import numpy as np
+import pytest
+
+import perfweave
+from perfweave import GraphFrame
+from perfweave.calltree.readers import cali, detect
+from perfweave.errors import ParseError
+from tests.calltree._peer import assert_same
+from tests.calltree.readers._round_trip_checks import assert_round_trips
+
+H = "hatchet/"
+EXAMPLE = H + "caliper-example-cali/example-profile.cali"
+LULESH = H + "caliper-lulesh-cali/lulesh-annotation-profile.cali"
+ORDERED = H + "caliper-ordered-cali/230525-151052_1930517_eWbGeyrlBOPT.cali"
+ORDERED_MPI = H + "caliper-ordered-cali-mpi/230525-151723_1930647_FSY8b8cKSEEi.cali"
+DUP = H + "caliper-ordered-duplicate/duplicate-node-order.cali"
+DUP_OLD = H + "caliper-ordered-duplicate/duplicate-node-order-old.cali"
+SW4 = H + "caliper-sw4-cuda-activity-cali/caliper_cuda_activity_profile.cali"
+SW4_SUMMARY = (
+    H + "caliper-sw4-cuda-activity-profile-cali/caliper_cuda_activity_profile_summary_v2.cali"
+)
+TS = H + "caliper-timeseries-cali/timeseries.cali"
+TS_SMALL = H + "caliper-timeseries-cali/230711-163829_2055495_OV0UMVFsW6yp.cali"
+SPOT = [H + f"spotdb/{i}.cali" for i in range(4)]
+# file -> (nodes, roots, rows)
+FACTS = {
+    EXAMPLE: (24, 3, 24),
+    LULESH: (19, 1, 19),
+    ORDERED: (19, 1, 19),
+    ORDERED_MPI: (26, 5, 26),
+    DUP: (19, 1, 19),
+    DUP_OLD: (26, 5, 26),
+    SW4: (549, 1, 549 * 4),
+    SW4_SUMMARY: (393, 1, 393),
+    TS: (19, 1, 19),
+    TS_SMALL: (4, 1, 4),
+    SPOT[0]: (31, 1, 31),
+    SPOT[1]: (31, 1, 31),
+    SPOT[2]: (19, 1, 19),
+    SPOT[3]: (19, 1, 19),
+}
+
+
+def _drop_hatchet_duplicate_root_rows(gf):
+    """Hatchet registers a root twice, so every root gets an extra all-zero row per rank
+    besides its real one; perfweave keeps one row per (node, rank)."""
+    df = gf.dataframe
+    metrics = gf.exc_metrics + gf.inc_metrics
+    dup = df.index.duplicated(keep=False)
+    zero = (df[metrics].fillna(0) == 0).all(axis=1).to_numpy()
+    gf.dataframe = df[~(dup & zero)]
+    return gf
+
+
+def _records_by_path(path, attr):
+    """Sum of one attribute over the records of each call path, from caliper-reader."""
+    r = caliperreader.CaliperReader()
+    r.read(str(path))
+    out = defaultdict(list)
+    for rec in r.records:
+        if isinstance(rec.get("path"), list) and attr in rec:
+            out[tuple(rec["path"])].append(float(rec[attr]))
+    return {k: sum(v) for k, v in out.items()}
+
+
+def _path_of(gf, nid):
+    names = gf.graph.frames["name"].to_numpy()
+    out = []
+    while nid >= 0:
+        out.append(names[nid])
+        nid = gf.graph.parent[nid]
+    return tuple(reversed(out))
+
+
+@pytest.mark.peer
+@pytest.mark.parametrize("rel", sorted(set(FACTS) - {TS, TS_SMALL}))
+def test_same_as_hatchet(data_dir, rel):
+    import hatchet
+
+    path = str(data_dir / rel)
+    ours = GraphFrame.from_cali(path)
+    theirs = _drop_hatchet_duplicate_root_rows(hatchet.GraphFrame.from_caliperreader(path))
+    assert_same(ours, theirs)
+    assert ours.exc_metrics == theirs.exc_metrics
+    assert ours.inc_metrics == theirs.inc_metrics
+    assert ours.metadata == theirs.metadata
+
+
+@pytest.mark.peer
+@pytest.mark.parametrize("rel", [TS, TS_SMALL])
+def test_timeseries_as_one_profile_like_hatchet_where_complete(data_dir, rel):
+    """Hatchet sums a node's snapshot records but yields NaN when any record lacks the
+    attribute; perfweave sums the records that have it (NaN only if none has)."""
+    import hatchet
+
+    path = str(data_dir / rel)
+    ours = GraphFrame.from_caliperreader(path)
+    theirs = hatchet.GraphFrame.from_caliperreader(path)
+    metrics = theirs.exc_metrics + theirs.inc_metrics
+    complete = [m for m in metrics if theirs.dataframe[m].notna().all()]
+    assert complete  # some metrics are comparable as they are
+    assert_same(ours, theirs, metrics=complete)
+    for m in set(metrics) - set(complete):
+        sums = _records_by_path(path, next(k for k in _native_names(path, m)))
+        for nid, value in ours.dataframe[m].items():
+            expected = sums.get(_path_of(ours, nid))
+            if expected is None:
+                assert math.isnan(value) or value == 0
+            else:
+                assert math.isclose(value, expected, rel_tol=1e-12)
+
+
+def _native_names(path, alias):
+    r = caliperreader.CaliperReader()
+    r.read(str(path))
+    names = [a for a in r.attributes() if r.attribute(a).get("attribute.alias") == alias]
+    return names + [alias]
+
+
+@pytest.mark.parametrize("rel", sorted(FACTS))
+def test_counts(data_dir, rel):
+    nodes, roots, rows = FACTS[rel]
+    gf = cali.read(data_dir / rel)
+    assert (len(gf.graph), len(gf.graph.root_ids), len(gf.dataframe)) == (nodes, roots, rows)
+    assert not gf.dataframe.index.has_duplicates
+
+
+def test_example_profile_facts(data_dir):
+    gf = cali.read(data_dir / EXAMPLE)
+    names = gf.graph.frames["name"].to_numpy()
+    assert set(names[gf.graph.root_ids]) == {"main", "MPI_Initialized", "MPI_Comm_dup"}
+    assert gf.index_levels == []
+    assert gf.exc_metrics == ["Min time/rank", "Max time/rank", "Avg time/rank", "Total time"]
+    main = gf.dataframe.loc[int(np.flatnonzero(names == "main")[0])]
+    assert main["Total time"] == 0.301407 and main["spot.channel"] == "regionprofile"
+    # globals parsed to Python values
+    assert gf.metadata["spot.format.version"] == 2
+    assert gf.metadata["cali.caliper.version"] == "2.6.0-dev"
+    assert gf.metadata["mpi.world.size"] == 1
+
+
+def test_lulesh_facts_and_default_metric(data_dir):
+    gf = cali.read(data_dir / LULESH)
+    names = gf.graph.frames["name"].to_numpy()
+    main = gf.dataframe.loc[int(np.flatnonzero(names == "main")[0])]
+    assert (main["count"], main["time"], main["max#time.duration"]) == (2, 0.025121, 0.024836)
+    assert gf.dataframe["count"].dtype.kind in "iu"
+    # Hatchet would pick the first metric, min#time.duration; "time" is the summed time
+    assert gf.default_metric == "time"
+    assert gf.exc_metrics == [
+        "min#time.duration",
+        "max#time.duration",
+        "time",
+        "avg#time.duration",
+        "count",
+    ]
+
+
+def test_gpu_activity_nodes_and_ranks(data_dir):
+    gf = cali.read(data_dir / SW4)
+    types = gf.graph.frames["type"].value_counts().to_dict()
+    assert types == {"function": 393, "kernel": 155, "memcpy": 1}
+    assert gf.index_levels == ["rank"]
+    assert sorted(set(gf.dataframe.index.get_level_values("rank"))) == [0, 1, 2, 3]
+    assert gf.exc_metrics == ["time", "time (gpu)"] and gf.default_metric == "time"
+    kernels = np.flatnonzero(gf.graph.frames["type"].to_numpy() == "kernel")
+    # a kernel hangs under the host path that launched it
+    parents = gf.graph.frames["name"].to_numpy()[gf.graph.parent[kernels]]
+    assert "cudaLaunchKernel" in set(parents)
+    main = int(gf.graph.root_ids[0])
+    assert gf.dataframe.loc[(main, 1), "time"] == 0.10279
+
+
+def test_node_order_attribute_orders_siblings(data_dir):
+    reader = caliperreader.CaliperReader()
+    reader.read(str(data_dir / ORDERED))
+    slots = {
+        rec["path"][-1]: rec
+        for rec in reader.records
+        if isinstance(rec.get("path"), list) and "min#min#aggregate.slot" in rec
+    }
+    # LagrangeLeapFrog's children appear as LagrangeNodal(5), LagrangeElements(11),
+    # CalcTimeConstraintsForElems(61): give the last one the smallest slot
+    slots["CalcTimeConstraintsForElems"]["min#min#aggregate.slot"] = "4"
+    before = copy.deepcopy(reader.records)
+    gf = cali.read(reader)
+    assert reader.records == before  # records are not modified
+    names = gf.graph.frames["name"].to_numpy()
+    leap = int(np.flatnonzero(names == "LagrangeLeapFrog")[0])
+    assert list(names[gf.graph.children_of(leap)]) == [
+        "CalcTimeConstraintsForElems",
+        "LagrangeNodal",
+        "LagrangeElements",
+    ]
+    assert "Node order" not in gf.dataframe.columns
+    by_frame = cali.read(reader, node_ordering=False)
+    names = by_frame.graph.frames["name"].to_numpy()
+    leap = int(np.flatnonzero(names == "LagrangeLeapFrog")[0])
+    assert list(names[by_frame.graph.children_of(leap)]) == sorted(
+        ["CalcTimeConstraintsForElems", "LagrangeNodal", "LagrangeElements"]
+    )
+
+
+def test_native_names_and_string_attributes(data_dir):
+    gf = cali.read(data_dir / EXAMPLE, native=True, string_attributes=["mpi.function", "loop"])
+    assert gf.inc_metrics == [
+        "min#inclusive#sum#time.duration",
+        "max#inclusive#sum#time.duration",
+        "avg#inclusive#sum#time.duration",
+        "sum#inclusive#sum#time.duration",
+    ]
+    assert gf.default_metric == "avg#inclusive#sum#time.duration"
+    names = gf.graph.frames["name"].to_numpy()
+    barrier = int(np.flatnonzero(names == "MPI_Barrier")[0])
+    assert gf.dataframe.loc[barrier, "mpi.function"] == "MPI_Barrier"
+    cycle = int(np.flatnonzero(names == "lulesh.cycle")[0])
+    assert gf.dataframe.loc[cycle, "loop"] == "lulesh.cycle"
+    plain = cali.read(data_dir / EXAMPLE, string_attributes="loop")
+    assert "loop" in plain.dataframe.columns and "mpi.function" not in plain.dataframe.columns
+
+
+def test_spot_timeseries_channel_is_skipped(data_dir):
+    r = caliperreader.CaliperReader()
+    r.read(str(data_dir / SPOT[0]))
+    channels = {rec.get("spot.channel") for rec in r.records}
+    assert "timeseries" in channels
+    gf = cali.read(data_dir / SPOT[0])
+    assert set(gf.dataframe["spot.channel"]) == {"regionprofile"}
+    assert gf.metadata["launchdate"] == 1600990151
+
+
+def _assert_round_trips_with_nan(gf):
+    """JSON keeps NaN metric values; the literal format writes them as 0 (it is JSON),
+    so the literal round trip is checked on the NaN-as-zero frame."""
+    metrics = gf.exc_metrics + gf.inc_metrics
+    if not gf.dataframe[metrics].isna().any().any():
+        assert_round_trips(gf)
+        return
+    back = GraphFrame.from_json(gf.to_json())
+    assert back.graph == gf.graph
+    assert_same(back, gf)
+    filled = gf.copy()
+    filled.dataframe = gf.dataframe.fillna({m: 0 for m in metrics})
+    assert_round_trips(filled)
+
+
+@pytest.mark.parametrize("rel", [EXAMPLE, SW4, TS_SMALL, SPOT[2]])
+def test_detected_and_round_trips(data_dir, rel, tmp_path):
+    path = data_dir / rel
+    assert detect(path) == "cali"
+    gf = perfweave.read(path)
+    assert gf.graph == cali.read(path).graph
+    _assert_round_trips_with_nan(gf)
+    # a .cali stream under another name is recognised by its first record
+    other = tmp_path / "profile.txt"
+    other.write_bytes(path.read_bytes())
+    assert detect(other) == "cali"
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+def test_truncated_file(data_dir, tmp_path):
+    text = (data_dir / LULESH).read_text()
+    p = tmp_path / "cut.cali"
+    p.write_text(text[: text.index("\n", len(text) // 2) + 15])
+    with pytest.raises(ParseError, match="truncated") as info:
+        cali.read(p)
+    assert str(p) in str(info.value) and "line" in str(info.value)
+
+
+def test_unknown_node_reference(data_dir, tmp_path):
+    lines = (data_dir / LULESH).read_text().splitlines(keepends=True)
+    lines[16] = lines[16].replace("ref=155", "ref=99999")
+    p = tmp_path / "badref.cali"
+    p.write_text("".join(lines))
+    with pytest.raises(ParseError, match="line 17") as info:
+        cali.read(p)
+    assert str(p) in str(info.value)
+
+
+def test_not_a_cali_file(data_dir, tmp_path):
+    p = tmp_path / "x.cali"
+    p.write_text((data_dir / "hatchet/json/hatchet-graph-literal.json").read_text())
+    with pytest.raises(ParseError, match="line 1"):
+        cali.read(p)
+    empty = tmp_path / "empty.cali"
+    empty.write_text("")
+    with pytest.raises(ParseError, match="empty"):
+        cali.read(empty)
+
+
+def test_no_path_records(data_dir, tmp_path):
+    lines = (data_dir / LULESH).read_text().splitlines(keepends=True)
+    p = tmp_path / "nopath.cali"
+    p.write_text("".join(lines[:13]))  # nodes and the one record without a path
+    with pytest.raises(ParseError, match="'path'"):
+        cali.read(p)
