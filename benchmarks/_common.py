@@ -48,8 +48,9 @@ def max_rss_mb() -> float:
 def _child(conn, fn, args):  # pragma: no cover - runs in a subprocess
     try:
         t0 = time.perf_counter()
-        fn(*args)
-        conn.send(time.perf_counter() - t0)
+        result = fn(*args)
+        # a function may time its own operation (leaving out its set-up) and return it
+        conn.send(result if isinstance(result, float) else time.perf_counter() - t0)
     except Exception as exc:  # report the peer's failure instead of hanging
         conn.send(f"error: {type(exc).__name__}: {exc}")
     conn.close()
@@ -78,7 +79,14 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     header: tuple[str, ...] = ("case", "perfweave", "target", "peer", "peer/perfweave")
 
-    def add(self, case: str, ours: float, target: float | None = None, peer: float | str | None = None, unit: str = "s") -> None:
+    def add(
+        self,
+        case: str,
+        ours: float,
+        target: float | None = None,
+        peer: float | str | None = None,
+        unit: str = "s",
+    ) -> None:
         ratio = ""
         if isinstance(peer, float) and ours > 0:
             ratio = f"{peer / ours:,.1f}x"
@@ -99,7 +107,10 @@ class Table:
         self.rows.append([str(c) for c in cells])
 
     def print(self) -> None:
-        widths = [max(len(h), *(len(r[i]) for r in self.rows)) if self.rows else len(h) for i, h in enumerate(self.header)]
+        widths = [
+            max(len(h), *(len(r[i]) for r in self.rows)) if self.rows else len(h)
+            for i, h in enumerate(self.header)
+        ]
         print(f"\n## {self.title}")
         print(" | ".join(h.ljust(w) for h, w in zip(self.header, widths)))
         print("-+-".join("-" * w for w in widths))

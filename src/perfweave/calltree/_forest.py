@@ -136,8 +136,17 @@ def merge_groups(
 
 
 def _factorize_rows(cols: list[np.ndarray]) -> np.ndarray:
-    """Dense codes (0..k-1) for the distinct rows of several integer columns."""
-    combined = np.zeros(len(cols[0]), INT)
+    """Dense codes (0..k-1) for the distinct rows of several integer columns (>= -1)."""
+    n = len(cols[0])
+    if n == 0:
+        return np.zeros(0, INT)
+    spans = [int(c.max()) + 2 for c in cols]
+    if float(np.prod(np.array(spans, dtype=float))) < 2**62:  # one mixed-radix key
+        key = np.zeros(n, INT)
+        for col, span in zip(cols, spans):
+            key = key * span + (col.astype(INT) + 1)
+        return pd.factorize(key)[0].astype(INT)
+    combined = np.zeros(n, INT)
     for col in cols:
         c, uniq = pd.factorize(col)
         combined, _ = pd.factorize(combined * (len(uniq) + 1) + c)

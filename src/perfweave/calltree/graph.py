@@ -104,14 +104,21 @@ class Graph:
         parent: np.ndarray | None,
         edges: tuple[np.ndarray, np.ndarray] | None,
         order_key: np.ndarray | None = None,
+        codes: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> tuple[Graph, np.ndarray]:
         """Build from a frame table and a parent array or an edge list.
 
-        Returns the graph and ``pos``: input node id -> canonical node id.
+        Returns the graph and ``pos``: input node id -> canonical node id. ``codes``
+        (frame code and rank per row) may be passed when they are already known, as they
+        are for rows taken from existing graphs; the table is then used as it is.
         """
-        frames = normalize_table(frames)
+        if codes is None:
+            frames = normalize_table(frames)
+            code, rank = frame_codes(frames)
+        else:
+            frames = frames.reset_index(drop=True)
+            code, rank = codes
         n = len(frames)
-        code, rank = frame_codes(frames)
         key = rank if order_key is None else np.asarray(order_key)
         if parent is None:
             src, dst = (np.asarray(e, dtype=INT) for e in edges)
@@ -396,8 +403,7 @@ class Graph:
             return union, maps
         sizes = np.array([len(g) for g in graphs], dtype=INT)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-        frames = pd.concat([g._frames for g in graphs], ignore_index=True, sort=True)
-        code, _ = frame_codes(frames, with_rank=False)
+        code, rank, table, row_of_code = _joint_frames(graphs)
         parent = np.concatenate(
             [np.where(g._parent >= 0, g._parent + off, -1) for g, off in zip(graphs, offsets)]
         )
@@ -411,7 +417,7 @@ class Graph:
         group = _forest.merge_groups(parent, depth, code, dup)
         keys = [g._order_key for g in graphs]
         order_key = None if any(k is None for k in keys) else np.concatenate(keys)
-        union, pos = Graph._from_groups(group, parent, frames, order_key)
+        union, pos = Graph._from_groups(group, parent, code, rank, table, row_of_code, order_key)
         mapped = pos[group]
         return union, [mapped[off : off + len(g)] for g, off in zip(graphs, offsets)]
 
@@ -433,26 +439,36 @@ class Graph:
         index[kept] = np.arange(len(kept), dtype=INT)
         parent = np.where(nka[kept] >= 0, index[np.maximum(nka[kept], 0)], -1)
         key = None if self._order_key is None else self._order_key[kept]
-        g1, pos1 = Graph._new(self._frames.iloc[kept], parent, None, key)
+        g1, pos1 = Graph._new(
+            self._frames.iloc[kept], parent, None, key, codes=(self._code[kept], self._rank[kept])
+        )
         group = _forest.merge_groups(g1._parent, g1._depth, g1._code)
         out = np.full(n, -1, INT)
         if len(group) == 0 or int(group.max()) + 1 == len(g1):
             out[kept] = pos1
             return g1, out
-        g2, pos2 = Graph._from_groups(group, g1._parent, g1._frames, g1._order_key)
+        rows = np.arange(len(g1), dtype=INT)
+        g2, pos2 = Graph._from_groups(
+            group, g1._parent, rows, g1._rank, g1._frames, rows, g1._order_key
+        )
         out[kept] = pos2[group[pos1]]
         return g2, out
 
     @classmethod
-    def _from_groups(cls, group, parent, frames, order_key=None) -> tuple[Graph, np.ndarray]:
-        """A tree with one node per group (parent = the group of a member's parent)."""
+    def _from_groups(cls, group, parent, code, rank, table, row_of_code, order_key=None):
+        """A tree with one node per group (parent = the group of a member's parent).
+
+        ``code``/``rank`` are per member; a group's frame is row ``row_of_code[code]`` of
+        ``table``. Returns (graph, group -> canonical id).
+        """
         n_groups = int(group.max()) + 1 if len(group) else 0
         rep = np.full(n_groups, len(group), INT)
         np.minimum.at(rep, group, np.arange(len(group), dtype=INT))
         rep_parent = parent[rep]
         new_parent = np.where(rep_parent >= 0, group[np.maximum(rep_parent, 0)], -1)
         key = None if order_key is None else np.asarray(order_key)[rep]
-        return cls._new(frames.iloc[rep], new_parent, None, key)
+        frames = table.iloc[row_of_code[code[rep]]]
+        return cls._new(frames, new_parent, None, key, codes=(code[rep], rank[rep]))
 
     def __eq__(self, other: object) -> bool:
         """Same frames and edges from the roots (children compared in frame order)."""
@@ -489,6 +505,28 @@ class Graph:
     def __repr__(self) -> str:
         kind = "tree" if self._tree else "DAG"
         return f"<Graph {kind}: {len(self)} nodes, {len(self._roots)} roots>"
+
+
+def _joint_frames(graphs: Sequence[Graph]):
+    """Frame codes and ranks shared by several graphs, from their distinct frames only.
+
+    Returns per-node (code, rank) over all graphs concatenated, the table of distinct
+    frames, and for each joint code its first row in that table.
+    """
+    reps, counts, local = [], [], []
+    for g in graphs:
+        codes, first, inverse = np.unique(g._code, return_index=True, return_inverse=True)
+        reps.append(g._frames.iloc[first])
+        counts.append(len(codes))
+        local.append(inverse.ravel())
+    table = normalize_table(pd.concat(reps, ignore_index=True, sort=True))
+    jcode, jrank = frame_codes(table)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(INT)
+    code = np.concatenate([jcode[s + inv] for inv, s in zip(local, starts)])
+    rank = np.concatenate([jrank[s + inv] for inv, s in zip(local, starts)])
+    row_of_code = np.zeros(int(jcode.max()) + 1 if len(jcode) else 0, INT)
+    row_of_code[jcode[::-1]] = np.arange(len(jcode) - 1, -1, -1, dtype=INT)
+    return code, rank, table, row_of_code
 
 
 def _check_ids(n: int, ids: np.ndarray, what: str) -> None:
