@@ -9,6 +9,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import perfweave
 from perfweave import GraphFrame
@@ -286,3 +288,141 @@ def test_inputs_are_not_modified(tmp_path):
     before = {f.name: f.read_bytes() for f in db.iterdir()}
     GraphFrame.from_hpctoolkit(db)
     assert {f.name: f.read_bytes() for f in db.iterdir()} == before
+
+
+# --------------------------------------------------------------------- random databases
+_PROCS = {"4": "main", "5": "solve", "6": "g&lt;int&gt;", "7": ""}
+_FILES = {"2": "a.c", "3": "dir/b.c"}
+_CONTAINS = {  # which elements may hold which (experiment.xml's DTD)
+    "C": {"PF"},
+    "S": {"PF", "Pr", "L", "S"},
+    "L": {"PF", "Pr", "L"},
+    "Pr": {"PF", "Pr", "L"},
+    "PF": {"C"},
+}
+
+_steps = st.lists(
+    st.tuples(
+        st.sampled_from(["C", "S", "L", "Pr", "PF"]),
+        st.integers(0, 10**6),
+        st.sampled_from(sorted(_PROCS)),
+        st.sampled_from([None, *sorted(_FILES)]),
+        st.integers(0, 40),
+    ),
+    max_size=40,
+)
+
+
+def _random_tree(steps):
+    """Elements (tag, parent, attrs) in document order of a valid calling context tree."""
+    elems = [("PF", -1, {"n": "4", "f": "2", "l": "0", "lm": "1"})]
+    for kind, pick, proc, file, line in steps:
+        allowed = [k for k, e in enumerate(elems) if e[0] in _CONTAINS[kind]]
+        if not allowed:
+            continue
+        attrs = {"l": str(line)}
+        if kind in ("PF", "Pr"):
+            attrs.update(n=proc, lm="1")
+        if kind in ("PF", "Pr", "L") and file is not None:
+            attrs["f"] = file
+        elems.append((kind, allowed[pick % len(allowed)], attrs))
+    return elems
+
+
+def _write_db(d: Path, elems, values: np.ndarray) -> None:
+    kids: dict[int, list[int]] = {}
+    for k, (_, p, _) in enumerate(elems):
+        kids.setdefault(p, []).append(k)
+
+    def emit(k, out):
+        tag, _, attrs = elems[k]
+        text = " ".join(f'{a}="{v}"' for a, v in attrs.items())
+        out.append(f'<{tag} i="{k + 2}" {text}>')
+        for c in kids.get(k, []):
+            emit(c, out)
+        out.append(f"</{tag}>")
+
+    body: list[str] = []
+    for r in kids.get(-1, []):
+        emit(r, body)
+    procs = "".join(f'<Procedure i="{i}" n="{n}"/>' for i, n in _PROCS.items())
+    files = "".join(f'<File i="{i}" n="{n}"/>' for i, n in _FILES.items())
+    d.mkdir()
+    (d / "experiment.xml").write_text(
+        '<?xml version="1.0"?>\n<HPCToolkitExperiment version="2.0">\n'
+        '<SecCallPathProfile i="0" n="t"><SecHeader>\n<MetricDBTable>'
+        '<MetricDB i="0" n="CPUTIME (usec) (I)"/><MetricDB i="1" n="CPUTIME (usec) (E)"/>'
+        '</MetricDBTable>\n<LoadModuleTable><LoadModule i="1" n="/lib/x.so"/></LoadModuleTable>\n'
+        f"<FileTable>{files}</FileTable>\n<ProcedureTable>{procs}</ProcedureTable>\n"
+        "</SecHeader>\n<SecCallPathProfileData>\n" + "\n".join(body) + "\n"
+        "</SecCallPathProfileData>\n</SecCallPathProfile>\n</HPCToolkitExperiment>\n"
+    )
+    n_nodes = values.shape[1]
+    for r in range(values.shape[0]):
+        head = b"HPCPROF-metricdb__" + b"01.10" + b"b"
+        head += n_nodes.to_bytes(4, "big") + (2).to_bytes(4, "big")
+        (d / f"1.t-{r:06d}-000-a8c0-{100 + r}-0.metric-db").write_bytes(
+            head + values[r].astype(">f8").tobytes()
+        )
+
+
+def _expected(elems, values):
+    """Reference semantics, one element at a time: nid -> (name, type, file, line, module,
+    parent nid, exclusive per rank, inclusive per rank)."""
+    import html
+
+    out = {}
+
+    def visit(k, graph_parent, scope_file, parent_line):
+        tag, _, attrs = elems[k]
+        nid = k + 2
+        file = _FILES.get(attrs.get("f"), scope_file) if tag in ("PF", "Pr", "L") else scope_file
+        line = int(attrs["l"])
+        proc = html.unescape(_PROCS.get(attrs.get("n"), ""))
+        is_node = tag in ("PF", "Pr", "L", "S") and not (tag == "Pr" and proc == "")
+        if is_node:
+            base = (file or "").rsplit("/", 1)[-1]
+            name = {
+                "L": f"Loop@{base}:{line}",
+                "S": f"{base}:{line}",
+            }.get(tag, f"{parent_line}:{proc}" if parent_line else proc)
+            exc = values[:, nid - 1, 1].copy()
+            for c, e in enumerate(elems):
+                if e[1] == k and e[0] == "S":
+                    exc -= values[:, c + 2 - 1, 1]
+            module = "/lib/x.so" if tag in ("PF", "Pr") else None
+            out[nid] = (name, tag, file, line, module, graph_parent, exc, values[:, nid - 1, 0])
+        for c, e in enumerate(elems):
+            if e[1] == k:
+                visit(c, nid if is_node else graph_parent, file, line)
+
+    visit(0, None, None, 0)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(_steps, st.integers(1, 3), st.integers(0, 2**32 - 1))
+def test_random_databases_follow_the_reference_semantics(tmp_path_factory, steps, ranks, seed):
+    elems = _random_tree(steps)
+    values = np.random.default_rng(seed).integers(0, 1000, (ranks, len(elems) + 2, 2))
+    d = tmp_path_factory.mktemp("hpc") / "db"
+    _write_db(d, elems, values.astype(float))
+    gf = GraphFrame.from_hpctoolkit(d)
+    want = _expected(elems, values.astype(float))
+    assert len(gf.graph) == len(want)
+    df = gf.dataframe.reset_index()
+    nid_of = df.groupby("node")["nid"].first()
+    for nid, (name, tag, file, line, module, gparent, exc, inc) in want.items():
+        rows = df[df["nid"] == nid].sort_values("rank")
+        first = rows.iloc[0]
+        assert (first["name"], first["type"], first["file"], first["line"]) == (
+            name,
+            tag,
+            file,
+            line,
+        )
+        assert first["module"] == module
+        np.testing.assert_array_equal(rows["time"].to_numpy(), exc)
+        np.testing.assert_array_equal(rows["time (inc)"].to_numpy(), inc)
+        parents = gf.graph.parents_of(int(first["node"]))
+        assert [int(nid_of[p]) for p in parents] == ([] if gparent is None else [gparent])
