@@ -33,6 +33,12 @@ _LAZY: dict[str, str] = {
     "arrange": "perfweave.classes",
     "invert": "perfweave.classes",
     "opreport": "perfweave.classes",
+    # HEM merging (mergingTools)
+    "process_raw_experiments": "perfweave.merge",
+    "hrm_merge": "perfweave.merge",
+    "much_merge": "perfweave.merge",
+    "MuchMerger": "perfweave.merge",
+    "pair_covering_design": "perfweave.merge",
 }
 
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")

@@ -221,16 +221,21 @@ class _Annealer:
             self.blocks[i] = moved
         self.blocks.pop()
 
-    def anneal(self, iterations: int, t_start: float = 0.2, t_end: float = 0.05) -> bool:
-        """Run until every pair is covered (True) or ``iterations`` moves were tried."""
+    def anneal(
+        self, iterations: int, deadline: float, t_start: float = 0.2, t_end: float = 0.05
+    ) -> bool:
+        """Run until every pair is covered (True), ``iterations`` moves or the deadline."""
         v, k, cov, blocks, where = self.v, self.k, self.cov, self.blocks, self.where
         unc, rnd, exp = self.unc, self.rng.random, math.exp
         cover, uncover = self._cover, self._uncover
         cool = (t_end / t_start) ** (1.0 / max(iterations, 1))
         temp = t_start
-        for _ in range(iterations):
+        clock = time.perf_counter
+        for step in range(iterations):
             if not unc:
                 return True
+            if not step & 4095 and clock() > deadline:
+                break
             temp *= cool
             pid = unc[int(rnd() * len(unc))]
             x, y = divmod(pid, v)
@@ -301,7 +306,9 @@ def _pack(blocks: list[list[int]], k: int) -> list[list[int]]:
     return full + bins
 
 
-def _td_cover(v: int, k: int, q: int, rng: random.Random, budget: float) -> list[list[int]] | None:
+def _td_cover(
+    v: int, k: int, q: int, rng: random.Random, deadline: float
+) -> list[list[int]] | None:
     """TD(k, q) on k groups, each group plus the extra points covered recursively."""
     extra = v - k * q
     if extra < 0 and -extra >= q:
@@ -315,14 +322,14 @@ def _td_cover(v: int, k: int, q: int, rng: random.Random, budget: float) -> list
         groups = [list(range(g * q, g * q + q)) for g in range(k)]
         extras = list(range(k * q, v))
     sub_v = max(len(g) for g in groups) + len(extras)
-    sub = _cover_pairs(sub_v, k, rng, 20_000, budget / 2, depth=1)
+    sub = _cover_pairs(sub_v, k, rng, 20_000, deadline, depth=1)
     for group in groups:
         points = group + extras
         blocks.extend(_restrict([[points[p] for p in b if p < len(points)] for b in sub], v))
     return blocks
 
 
-def _candidates(v: int, k: int, rng: random.Random, budget: float, depth: int):
+def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int):
     """Starting designs: greedy, and where they fit, geometry and transversal designs."""
     yield _greedy(v, k, rng)
     if depth > 0:
@@ -335,7 +342,8 @@ def _candidates(v: int, k: int, rng: random.Random, budget: float, depth: int):
         if q <= k and q * q >= v and q * q <= 2 * v:
             yield _pack(_restrict(affine_plane(q), v), k)
         if k <= q + 1 and k * q <= v + q - 1 and q >= 2:
-            td = _td_cover(v, k, q, rng, budget / 4)
+            sub_deadline = min(deadline, time.perf_counter() + (deadline - time.perf_counter()) / 6)
+            td = _td_cover(v, k, q, rng, sub_deadline)
             if td is not None:
                 yield _pack(td, k)
 
@@ -352,21 +360,20 @@ def _pad(blocks: list[list[int]], v: int, k: int, rng: random.Random) -> list[li
 
 
 def _cover_pairs(
-    v: int, k: int, rng: random.Random, iterations: int, time_limit: float, depth: int = 0
+    v: int, k: int, rng: random.Random, iterations: int, deadline: float, depth: int = 0
 ) -> list[list[int]]:
     if v <= k:
         return [list(range(v))]
     if k == 2:
         return [[a, b] for a in range(v) for b in range(a + 1, v)]
     bound = schonheim_bound(v, k)
-    deadline = time.perf_counter() + time_limit
-    best = min(_candidates(v, k, rng, time_limit, depth), key=len)
+    best = min(_candidates(v, k, rng, deadline, depth), key=len)
     annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
     while len(best) > bound and time.perf_counter() < deadline:
         annealer.remove_weakest_block()
         solved = False
         while time.perf_counter() < deadline:
-            if annealer.anneal(iterations):
+            if annealer.anneal(iterations, deadline):
                 solved = True
                 break
         if not solved:
@@ -403,7 +410,8 @@ def pair_covering_design(
             + (" besides the anchor" if anchor is not None else "")
         )
     rng = random.Random(seed)
-    blocks = _cover_pairs(v, k, rng, iterations, time_limit) if v else [[]]
+    deadline = time.perf_counter() + time_limit
+    blocks = _cover_pairs(v, k, rng, iterations, deadline) if v else [[]]
     lead = (anchor,) if anchor is not None else ()
     out = tuple(lead + tuple(others[p] for p in sorted(b)) for b in blocks)
     return RunDesign(names, n_pmcs, out, schonheim_bound(v, k) if v else 1, anchor)

@@ -1,0 +1,131 @@
+"""``perfweave merge hrm | much | design``: HEM merging and run planning on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(subparsers) -> None:
+    merge = subparsers.add_parser(
+        "merge", help="merge hardware-event subexperiments (HRM, MUCH) or plan the runs"
+    )
+    sub = merge.add_subparsers(dest="merge_command", metavar="METHOD")
+    sub.required = True
+
+    hrm = sub.add_parser("hrm", help="HRM merge around an anchor HEM read in every run")
+    _common(hrm)
+    hrm.add_argument("--anchor", required=True, help="anchor HEM name (e.g. PROCESSOR_CYCLES)")
+    hrm.set_defaults(func=_hrm)
+
+    much = sub.add_parser("much", help="MUCH merge through a Gaussian copula")
+    _common(much)
+    much.add_argument("--n-runs", type=int, default=1000, help="rows of the result (1000)")
+    much.add_argument("--n-sims", type=int, default=100, help="Gaussian samples tried (100)")
+    much.add_argument("--dep-lvl", type=float, default=0.85, help="dependency level (0.85)")
+    much.add_argument("--absolute", action="store_true", help="compare |correlation|")
+    much.add_argument("--seed", type=int, help="random seed (default: fresh)")
+    much.set_defaults(func=_much)
+
+    design = sub.add_parser("design", help="plan subexperiments covering every HEM pair")
+    design.add_argument(
+        "--hems", required=True, help="number of HEMs, or their names separated by commas"
+    )
+    design.add_argument("--pmcs", type=int, required=True, help="PMCs read per run")
+    design.add_argument("--anchor", help="HEM read in every run")
+    design.add_argument(
+        "--hrm", action="store_true", help="HRM layout (needs --anchor) instead of pair covering"
+    )
+    design.add_argument("--seed", type=int, default=0, help="search seed (0)")
+    design.add_argument("--time-limit", type=float, default=4.0, help="search seconds (4)")
+    design.add_argument("--out", help="CSV file of the runs (default: text on standard output)")
+    design.set_defaults(func=_design)
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("csv", help="raw readings: columns named by event code (X446, X446.1)")
+    parser.add_argument("--n-pmcs", type=int, required=True, help="HEMs read per subexperiment")
+    parser.add_argument(
+        "--min-mean", type=float, help="drop columns whose mean is <= this (mergingTools: 100)"
+    )
+    parser.add_argument("--out", help="merged CSV (default: standard output)")
+
+
+def _subexperiments(args):
+    import warnings
+
+    from perfweave.merge import process_raw_experiments
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        subs = process_raw_experiments(args.csv, args.n_pmcs, min_mean=args.min_mean)
+    for w in caught:
+        print(f"perfweave merge: {w.message}", file=sys.stderr)
+    return subs
+
+
+def _write(frame, out: str | None) -> None:
+    if out:
+        frame.to_csv(out, index=False)
+    else:
+        frame.to_csv(sys.stdout, index=False)
+
+
+def _hrm(args: argparse.Namespace) -> int:
+    from perfweave.merge import hrm_merge
+
+    _write(hrm_merge(_subexperiments(args), args.anchor), args.out)
+    return 0
+
+
+def _much(args: argparse.Namespace) -> int:
+    from perfweave.merge import much_merge
+
+    result = much_merge(
+        _subexperiments(args),
+        n_runs=args.n_runs,
+        n_sims=args.n_sims,
+        dep_lvl=args.dep_lvl,
+        seed=args.seed,
+        absolute=args.absolute,
+    )
+    if result.dropped:
+        print(
+            f"perfweave merge: dependent HEMs dropped: {', '.join(result.dropped)}", file=sys.stderr
+        )
+    print(
+        f"perfweave merge: best of {len(result.scores)} simulations: #{result.chosen}, "
+        f"correlation MSE {result.scores[result.chosen]:.3g}",
+        file=sys.stderr,
+    )
+    _write(result.merged, args.out)
+    return 0
+
+
+def _design(args: argparse.Namespace) -> int:
+    from perfweave.errors import MergeError
+    from perfweave.merge import hrm_design, pair_covering_design
+
+    hems: int | list[str]
+    hems = (
+        int(args.hems) if args.hems.strip().isdigit() else [h.strip() for h in args.hems.split(",")]
+    )
+    if args.hrm:
+        if not args.anchor:
+            raise MergeError("--hrm needs --anchor")
+        design = hrm_design(hems, args.pmcs, args.anchor)
+    else:
+        design = pair_covering_design(
+            hems, args.pmcs, anchor=args.anchor, seed=args.seed, time_limit=args.time_limit
+        )
+    if args.out:
+        design.to_frame().to_csv(args.out, index=False)
+    else:
+        for i, block in enumerate(design.blocks, 1):
+            print(f"{i:4d}: {' '.join(block)}")
+    print(
+        f"perfweave merge: {design.n_subexperiments} subexperiments for {len(design.hems)} HEMs "
+        f"with {design.n_pmcs} PMCs ({design.kind}); lower bound {design.lower_bound}",
+        file=sys.stderr,
+    )
+    return 0

@@ -1,0 +1,117 @@
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from perfweave.errors import MergeError
+from perfweave.merge import hrm_design, pair_covering_design, schonheim_bound
+from perfweave.merge._geometry import (
+    affine_plane,
+    field_tables,
+    prime_power,
+    projective_plane,
+    transversal_design,
+)
+
+
+def _pair_counts(blocks, v):
+    counts = np.zeros((v, v), dtype=int)
+    for block in blocks:
+        for a, b in itertools.combinations(block, 2):
+            counts[a, b] += 1
+            counts[b, a] += 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("v", "k", "bound"), [(50, 6, 84), (7, 3, 7), (16, 6, 8), (13, 4, 13), (6, 6, 1), (10, 2, 45)]
+)
+def test_schonheim_bound(v, k, bound):
+    assert schonheim_bound(v, k) == bound
+
+
+def test_vignette_run_count_is_below_the_bound():
+    # mergingTools' vignette plans 82 subexperiments for 50 HEMs on 6 PMCs: impossible
+    assert schonheim_bound(50, 6) > 82
+
+
+@pytest.mark.parametrize("q", [2, 3, 4, 5, 7, 8, 9])
+def test_projective_plane_covers_each_pair_once(q):
+    lines = projective_plane(q)
+    v = q * q + q + 1
+    assert len(lines) == v and all(len(line) == q + 1 for line in lines)
+    counts = _pair_counts(lines, v)
+    assert (counts[~np.eye(v, dtype=bool)] == 1).all()
+
+
+@pytest.mark.parametrize(("k", "q"), [(4, 4), (6, 8), (5, 5), (8, 7), (3, 9)])
+def test_transversal_design(k, q):
+    blocks = transversal_design(k, q)
+    assert len(blocks) == q * q
+    counts = _pair_counts(blocks, k * q)
+    group = np.arange(k * q) // q
+    across = group[:, None] != group[None, :]
+    assert (counts[across] == 1).all() and (counts[~across] == 0).all()
+
+
+def test_field_tables_are_a_field():
+    for q in (4, 8, 9, 16):
+        add, mul = field_tables(q)
+        nonzero = mul[1:, 1:]
+        assert all(sorted(row) == list(range(1, q)) for row in nonzero)  # inverses exist
+        assert all(sorted(row) == list(range(q)) for row in add)
+    assert prime_power(12) is None and prime_power(27) == (3, 3)
+    assert len(affine_plane(4)) == 20
+
+
+@pytest.mark.parametrize(("v", "k"), [(5, 3), (12, 4), (16, 6), (23, 5), (31, 6), (30, 7), (9, 9)])
+def test_designs_cover_every_pair(v, k):
+    design = pair_covering_design(v, k, seed=1, time_limit=0.3)
+    assert design.uncovered_pairs() == []
+    assert all(len(b) <= k and len(set(b)) == len(b) for b in design.blocks)
+    assert design.lower_bound == schonheim_bound(v, k)
+    assert design.n_subexperiments >= design.lower_bound
+
+
+def test_exact_designs_where_planes_exist():
+    assert pair_covering_design(31, 6, seed=0, time_limit=0.5).n_subexperiments == 31
+    assert pair_covering_design(49, 7, seed=0, time_limit=0.5).n_subexperiments == 56
+
+
+def test_vignette_size_within_ten_percent():
+    design = pair_covering_design(50, 6, seed=0, time_limit=2.0)
+    assert design.uncovered_pairs() == []
+    assert design.n_subexperiments <= 1.1 * 84
+
+
+def test_named_hems_with_anchor():
+    hems = [f"E{i}" for i in range(16)]
+    design = pair_covering_design(hems, 6, anchor="E3", seed=2, time_limit=0.5)
+    assert all(block[0] == "E3" for block in design.blocks)
+    assert design.uncovered_pairs() == []
+    assert design.lower_bound == schonheim_bound(15, 5)
+    counts = design.pair_counts()
+    assert counts.loc["E3", "E3"] == design.n_subexperiments
+    frame = design.to_frame()
+    assert frame.shape == (design.n_subexperiments, 6)
+
+
+def test_hrm_design_layout():
+    hems = ["CYC"] + [f"H{i}" for i in range(12)]
+    design = hrm_design(hems, 6, "CYC")
+    assert design.n_subexperiments == 3 == design.lower_bound
+    assert [len(b) for b in design.blocks] == [6, 6, 3]
+    assert sorted(h for b in design.blocks for h in b[1:]) == sorted(hems[1:])
+
+
+def test_bad_design_requests():
+    with pytest.raises(MergeError, match="anchor"):
+        hrm_design(["a", "b"], 2, "z")
+    with pytest.raises(MergeError, match="cannot read two HEMs"):
+        pair_covering_design(5, 2, anchor="H1")
+    with pytest.raises(MergeError, match="listed twice"):
+        pair_covering_design(["a", "a", "b"], 2)
+    with pytest.raises(MergeError, match="positive integer"):
+        pair_covering_design(5, 0)
