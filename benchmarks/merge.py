@@ -1,0 +1,237 @@
+"""Benchmark of perfweave.merge: speed on the mergingTools vignette, a ground-truth accuracy
+study of HRM and MUCH, and the size of the pair covering designs.
+
+Speed (targets from issue 6): much_merge on the vignette MUCH data (16 HEMs, 24
+subexperiments) with n_runs=1000 and n_sims=100 (<= 0.1 s) or 1000 (<= 0.5 s), cold cache;
+a dep_lvl or n_sims change with cached intermediates (<= 0.05 s); hrm_merge on the vignette
+HRM data (<= 0.01 s). The R figures (1.39 s, 5.44 s) are quoted from the issue, not run here.
+
+Accuracy: synthetic HEM readings drawn *together* (a latent-factor model with skewed,
+heavy-tailed and discrete marginals and a nonlinear dependence), split by a design into
+subexperiments of independent runs, merged, and compared with the truth: RMSE of the
+off-diagonal correlations, and the mean two-sample Kolmogorov-Smirnov distance of the
+marginals. "shuffle" pairs the runs of the subexperiments at random (what merging beats).
+
+Designs: subexperiments of pair_covering_design against the Schönheim bound, and the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pandas as pd
+
+from benchmarks._common import Table, best_time
+from perfweave.merge import (
+    MuchMerger,
+    hrm_design,
+    hrm_merge,
+    load_vignette,
+    much_merge,
+    pair_covering_design,
+    process_raw_experiments,
+)
+from perfweave.merge import much as much_module
+
+ANCHOR = "CYCLES"
+
+
+# --- speed -------------------------------------------------------------------------------
+def _cold_much(subs, n_sims: int):
+    def run():
+        much_module._MERGERS.clear()
+        return much_merge(subs, n_runs=1000, n_sims=n_sims, dep_lvl=0.85, seed=1)
+
+    return run
+
+
+def speed(repeat: int) -> None:
+    hrm_subs = process_raw_experiments(load_vignette("hrm"), 6)
+    much_subs = process_raw_experiments(load_vignette("much"), 6)
+    table = Table("merge speed on the mergingTools vignette (R figures quoted from the issue)")
+    t, _ = best_time(lambda: hrm_merge(hrm_subs, "PROCESSOR_CYCLES"), repeat)
+    table.add("hrm_merge, 3 subexperiments x 1000 runs", t, 0.01)
+    t, _ = best_time(_cold_much(much_subs, 100), repeat)
+    table.add("much_merge n_runs=1000 n_sims=100 (cold)", t, 0.1, 1.39)
+    t, _ = best_time(_cold_much(much_subs, 1000), repeat)
+    table.add("much_merge n_runs=1000 n_sims=1000 (cold)", t, 0.5, 5.44)
+
+    merger = MuchMerger(much_subs, seed=1)
+    merger.merge(1000, 100, 0.85)
+    levels = iter([0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95] * (repeat + 1))
+    t, _ = best_time(lambda: merger.merge(1000, 100, next(levels)), repeat)
+    table.add("dep_lvl change, cached intermediates (n_sims=100)", t, 0.05)
+    sims = iter([120, 140, 90, 160, 180, 60, 200, 110] * (repeat + 1))
+    merger.merge(1000, 100, 0.85)
+    t, _ = best_time(lambda: merger.merge(1000, next(sims), 0.85), repeat)
+    table.add("n_sims change, cached intermediates (dep_lvl=0.85)", t, 0.05)
+    table.print()
+
+
+# --- accuracy ----------------------------------------------------------------------------
+def _truth(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """HEM readings of n runs read all together: correlated, skewed, non-Gaussian."""
+    factors = rng.standard_normal((n, 3))
+    load = np.array(
+        [
+            [0.9, 0.2, 0.0],
+            [0.7, 0.5, 0.1],
+            [0.6, -0.4, 0.3],
+            [0.2, 0.8, 0.0],
+            [-0.5, 0.3, 0.6],
+            [0.1, 0.1, 0.9],
+            [0.4, 0.6, -0.4],
+            [0.0, -0.7, 0.5],
+            [0.8, 0.0, 0.4],
+            [0.3, 0.3, 0.3],
+            [-0.6, -0.2, 0.2],
+        ]
+    )
+    latent = factors @ load.T + rng.standard_normal((n, len(load))) * np.sqrt(
+        np.clip(1 - (load**2).sum(axis=1), 0.05, None)
+    )
+    cols = {ANCHOR: 2e7 * np.exp(0.1 * latent[:, 0])}  # lognormal, like cycle counts
+    cols["L2_MISSES"] = np.round(4e5 * np.exp(0.3 * latent[:, 1]))
+    # a near-copy of L2_MISSES (r ~ 0.9): dropped at dep_lvl=0.85, kept at 0.95
+    cols["L2_REFILLS"] = np.round(cols["L2_MISSES"] * np.exp(0.14 * rng.standard_normal(n)))
+    cols["STALLS"] = rng.poisson(50 + 40 * np.exp(latent[:, 2]))  # discrete, skewed
+    cols["BRANCHES"] = 1e6 + 2e4 * latent[:, 3] ** 2 + 1e4 * latent[:, 3]  # nonlinear
+    cols["SNOOPS"] = np.round(1e5 * (1 + 0.2 * rng.standard_t(3, n) + 0.1 * latent[:, 4]))
+    cols["TLB"] = np.round(3e4 * np.exp(0.5 * latent[:, 5]))
+    cols["LOADS"] = 5e6 + 1e5 * latent[:, 6]
+    cols["STORES"] = np.round(2e6 * np.exp(0.2 * latent[:, 7]))
+    cols["FETCH"] = 1e7 + 3e5 * np.sign(latent[:, 8]) * np.abs(latent[:, 8]) ** 1.5
+    cols["ISSUE"] = rng.gamma(2 + np.exp(latent[:, 9]), 1e3)
+    cols["BUS"] = np.round(7e5 * np.exp(0.15 * latent[:, 10]))
+    return pd.DataFrame(cols)
+
+
+def _split(design, n_runs: int, rng: np.random.Generator) -> list[pd.DataFrame]:
+    """One subexperiment per block, each from its own independent runs."""
+    return [_truth(n_runs, rng)[list(block)] for block in design.blocks]
+
+
+def _ks(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = np.sort(a), np.sort(b)
+    grid = np.concatenate([a, b])
+    fa = np.searchsorted(a, grid, side="right") / len(a)
+    fb = np.searchsorted(b, grid, side="right") / len(b)
+    return float(np.abs(fa - fb).max())
+
+
+def _errors(merged: pd.DataFrame, truth: pd.DataFrame) -> tuple[float, float, int]:
+    names = [c for c in truth.columns if c in merged.columns]
+    t = truth[names].corr().to_numpy()
+    m = merged[names].astype(float).corr().to_numpy()
+    off = ~np.eye(len(names), dtype=bool)
+    rmse = float(np.sqrt(((t - m)[off] ** 2).mean()))
+    ks = float(np.mean([_ks(merged[h].to_numpy(float), truth[h].to_numpy(float)) for h in names]))
+    return rmse, ks, len(names)
+
+
+def _shuffle(subs, n_runs: int, rng) -> pd.DataFrame:
+    cols = {}
+    for sub in subs:
+        for c in sub.columns:
+            if c not in cols:
+                cols[c] = rng.permutation(sub[c].to_numpy())[:n_runs]
+    return pd.DataFrame(cols)
+
+
+def accuracy(seeds: list[int], n_runs: int) -> None:
+    table = Table(
+        "merge accuracy against ground truth (12 HEMs, 6 PMCs, subexperiments of "
+        f"{n_runs} independent runs)",
+        header=("method", "seed", "settings", "HEMs", "corr RMSE", "mean KS", "time s"),
+    )
+    hems = list(_truth(10, np.random.default_rng(0)).columns)
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        truth = _truth(200_000, rng)
+        hrm_subs = _split(hrm_design(hems, 6, ANCHOR), n_runs, rng)
+        t0 = time.perf_counter()
+        merged = hrm_merge(hrm_subs, ANCHOR)
+        el = time.perf_counter() - t0
+        rmse, ks, h = _errors(merged, truth)
+        table.add_row(
+            "HRM", seed, f"{len(hrm_subs)} subexp", h, f"{rmse:.3f}", f"{ks:.3f}", f"{el:.4f}"
+        )
+        rmse, ks, h = _errors(_shuffle(hrm_subs, n_runs, rng), truth)
+        table.add_row("shuffle", seed, f"{len(hrm_subs)} subexp", h, f"{rmse:.3f}", f"{ks:.3f}", "")
+
+        design = pair_covering_design(hems, 6, anchor=ANCHOR, seed=seed, time_limit=1.0)
+        much_subs = _split(design, n_runs, rng)
+        merger = MuchMerger(much_subs, seed=seed)
+        for dep_lvl in (0.85, 0.95):
+            for n_sims in (10, 100, 1000):
+                t0 = time.perf_counter()
+                result = merger.merge(n_runs, n_sims, dep_lvl)
+                el = time.perf_counter() - t0
+                rmse, ks, h = _errors(result.merged, truth)
+                table.add_row(
+                    "MUCH",
+                    seed,
+                    f"{len(much_subs)} subexp, dep_lvl={dep_lvl}, n_sims={n_sims}",
+                    h,
+                    f"{rmse:.3f}",
+                    f"{ks:.3f}",
+                    f"{el:.4f}",
+                )
+        rmse, ks, h = _errors(_shuffle(much_subs, n_runs, rng), truth)
+        table.add_row(
+            "shuffle", seed, f"{len(much_subs)} subexp", h, f"{rmse:.3f}", f"{ks:.3f}", ""
+        )
+    table.print()
+
+
+# --- designs -----------------------------------------------------------------------------
+def designs(cases: list[tuple[int, int]], time_limit: float) -> None:
+    table = Table(
+        f"pair covering designs (time limit {time_limit:g} s; target: <= 1.1 x Schönheim, <= 5 s)",
+        header=("HEMs v", "PMCs k", "subexperiments", "Schönheim", "ratio", "time s", "target"),
+    )
+    met = 0
+    for v, k in cases:
+        t0 = time.perf_counter()
+        design = pair_covering_design(v, k, seed=0, time_limit=time_limit)
+        el = time.perf_counter() - t0
+        assert not design.uncovered_pairs()
+        ratio = design.n_subexperiments / design.lower_bound
+        ok = ratio <= 1.1 and el <= 5
+        met += ok
+        table.add_row(
+            v,
+            k,
+            design.n_subexperiments,
+            design.lower_bound,
+            f"{ratio:.3f}",
+            f"{el:.2f}",
+            "ok" if ok else "MISSED",
+        )
+    table.print()
+    print(f"{met} of {len(cases)} cases within 10% of the Schönheim bound in <= 5 s")
+
+
+def main(argv: list[str]) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks merge")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--n-runs", type=int, default=1000)
+    parser.add_argument("--design-time", type=float, default=4.0)
+    parser.add_argument(
+        "--sweep", action="store_true", help="every v <= 50 and k in 4..8 (slow: ~15 min)"
+    )
+    parser.add_argument("--only", choices=("speed", "accuracy", "designs"))
+    args = parser.parse_args(argv)
+    if args.only in (None, "speed"):
+        speed(args.repeat)
+    if args.only in (None, "accuracy"):
+        accuracy(args.seeds, args.n_runs)
+    if args.only in (None, "designs"):
+        if args.sweep:
+            cases = [(v, k) for k in range(4, 9) for v in range(k + 1, 51)]
+        else:
+            cases = [(16, 6), (50, 6)] + [(v, k) for k in (4, 5, 7, 8) for v in (20, 35, 50)]
+        designs(cases, args.design_time)
