@@ -152,6 +152,16 @@ def main(argv: list[str]) -> None:
             "",
         )
 
+        body = " ".join(
+            line.partition(":")[2]
+            for p in files
+            for line in p.read_text().split("\n")
+            if line.startswith("Rank(s)")
+        )
+        t_c, _ = best_time(lambda: np.fromstring(body, dtype=np.int64, sep=" "), repeat=3)
+        table.add_row(
+            "  numpy C parser alone (ceiling)", f"{len(body) / 1e6 / t_c:,.0f} MB/s", "", "", ""
+        )
         t_prof, prof = best_time(lambda: read(cdir), repeat=2)
         table.add("read(directory) -> CountsProfile", t_prof)
         groups = prof.call_groups(0)

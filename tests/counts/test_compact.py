@@ -199,3 +199,25 @@ def test_write_then_parse_round_trips(block, style):
     assert back.calls.tolist() == block.calls.tolist()
     assert back.datatype_size == block.datatype_size
     assert format_compact([back], style=style) == text
+
+
+@pytest.mark.parametrize(
+    ("label", "expected"),
+    [("0-x", "a rank list such as '0-3, 7'"), ("2-0", "low <= high"), ("0,,2", "a rank list")],
+)
+def test_bad_rank_label_names_its_line(label, expected):
+    text = GOOD.replace("Rank(s) 0, 2:", f"Rank(s) {label}:")
+    with pytest.raises(ParseError) as info:
+        parse_compact(text, path="x.txt")
+    assert info.value.line == 10 and expected in str(info.value)
+
+
+def test_unusual_but_valid_labels():
+    text = GOOD.replace("Rank(s) 0, 2:", "Rank(s) 2, 0-0:")
+    assert parse_compact(text).blocks[0].counts.dense().tolist() == [
+        [1, 2, 0],
+        [0, 0, 3],
+        [1, 2, 0],
+    ]
+    text = GOOD.replace("Rank(s) 0, 2:", "Rank(s) 2,0:")
+    assert parse_compact(text).blocks[0].counts.row_of_rank.tolist() == [0, 1, 0]

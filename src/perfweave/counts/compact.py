@@ -320,10 +320,36 @@ def _parse_data_rows(
     return CountMatrix(matrix, row_of_rank), row_of_rank, trailing
 
 
+_LIST = r"\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*"
+_LABELS = re.compile(rf"(?:{_LIST}\n)*{_LIST}")
+
+
 def _rows_ranks(
     labels: Sequence[str], first_line: int | Sequence[int], path: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Ranks of every row label, expanded in one step, and the row each rank is on."""
+    """Ranks of every row label, expanded in one step, and the row each rank is on.
+
+    The labels of a block are checked with one regular expression and their numbers read
+    by one C-level parse (range ends marked negative); anything unusual (a ``0-0`` range,
+    a reversed range, a syntax error) takes the row-by-row path, which names the line.
+    """
+    joined = "\n".join(labels)
+    if _LABELS.fullmatch(joined) and "0-0" not in joined:
+        values = np.fromstring(
+            joined.replace("-", " -").replace(",", " ").replace("\n", " "), dtype=np.int64, sep=" "
+        )
+        is_end = values < 0
+        start_at = np.flatnonzero(~is_end)
+        nxt = np.minimum(start_at + 1, values.size - 1)
+        ranged = is_end[nxt] & (start_at + 1 < values.size)
+        lo = values[start_at]
+        hi = np.where(ranged, -values[nxt], lo) + 1
+        if bool((hi > lo).all()):
+            spans_per_row = np.fromiter(
+                (lab.count(",") + 1 for lab in labels), dtype=np.int64, count=len(labels)
+            )
+            span_row = np.repeat(np.arange(len(labels), dtype=np.int64), spans_per_row)
+            return expand_spans(lo, hi), np.repeat(span_row, hi - lo)
     starts: list[int] = []
     stops: list[int] = []
     spans_per_row = np.empty(len(labels), dtype=np.int64)
@@ -335,9 +361,8 @@ def _rows_ranks(
         spans_per_row[j] = len(a)
     lo = np.asarray(starts, dtype=np.int64)
     hi = np.asarray(stops, dtype=np.int64)
-    ranks = expand_spans(lo, hi)
     span_row = np.repeat(np.arange(len(labels), dtype=np.int64), spans_per_row)
-    return ranks, np.repeat(span_row, hi - lo)
+    return expand_spans(lo, hi), np.repeat(span_row, hi - lo)
 
 
 def _check_rank_coverage(

@@ -119,9 +119,17 @@ def detect_patterns(groups: Sequence) -> PatternReport:
     """Patterns of the CallGroups of one lead rank (tallies are computed once per group)."""
     keyed: dict[tuple[Tally, Tally], list[np.ndarray]] = {}
     empty_calls = []
+    cache: dict[tuple[int, int], Tally] = {}  # matrices are shared between groups
+
+    def cached(m: CountMatrix, comm_size: int) -> Tally:
+        key = (id(m), comm_size)
+        if key not in cache:
+            cache[key] = tally(m, comm_size)
+        return cache[key]
+
     for g in groups:
-        s = tally(g.send, g.comm_size)
-        r = tally(g.recv, g.comm_size)
+        s = cached(g.send, g.comm_size)
+        r = cached(g.recv, g.comm_size)
         keyed.setdefault((s, r), []).append(g.calls)
         if not s and not r:
             empty_calls.append(g.calls)

@@ -129,7 +129,7 @@ def _matrix(
     while end and not section[end - 1].strip():
         end -= 1
     rows = section[:end]
-    if len(rows) != n or any(not r.strip() for r in rows):
+    if len(rows) != n:
         blank = next((j for j, r in enumerate(rows) if not r.strip()), None)
         raise ParseError(
             path,
