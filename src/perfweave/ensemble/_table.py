@@ -57,6 +57,7 @@ def stack(
     labels: Sequence[str],
     level: str = "profile",
     extra_levels: Sequence[str] = (),
+    node_names: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """One table over the union graph.
 
@@ -64,7 +65,9 @@ def stack(
     ``old_nodes[i]`` and ``profile_pos[i]``, positions into the sorted ``profiles``);
     ``maps[i]`` sends its node ids to union ids. ``labels[i]`` names part ``i`` in errors.
     With ``extra_levels`` (rank/thread, present as columns of the tables) the rows are
-    sorted instead of laid out densely.
+    sorted instead of laid out densely. With ``node_names`` (the union graph's names) the
+    dense ``name`` column is a categorical built from them: small, and its missing values
+    (nodes a profile lacks) are found from integer codes.
     """
     lens = np.array([len(t) for t in tables], dtype=INT)
     big = pd.concat(list(tables), ignore_index=True, sort=False) if len(tables) > 1 else tables[0]
@@ -95,11 +98,26 @@ def stack(
     dense = len(flat) == n_rows
     columns = {}
     for col in big.columns:
+        if col == "name" and node_names is not None:
+            has = np.asarray(big[col].notna(), dtype=bool)  # rows that were filled are not data
+            present = src >= 0
+            present[present] = has[src[present]]
+            columns[col] = name_column(node_names, p, present)
+            continue
         values = big[col].array
         columns[col] = values.take(src, allow_fill=not dense)
     out = pd.DataFrame(columns, index=dense_index(n_nodes, profiles, level), copy=False)
     out.columns = big.columns
     return out
+
+
+def name_column(node_names: np.ndarray, p: int, present: np.ndarray | None = None):
+    """The dense layout's ``name`` column as a categorical (missing where not ``present``)."""
+    codes, categories = pd.factorize(np.asarray(node_names, dtype=object))
+    row = np.repeat(codes, p)
+    if present is not None:
+        row[~present] = -1
+    return pd.Categorical.from_codes(row, categories=pd.Index(categories))
 
 
 def present_nodes(df: pd.DataFrame, n_nodes: int) -> np.ndarray:

@@ -87,6 +87,7 @@ def _assemble(
         len(union),
         labels,
         extra_levels=levels,
+        node_names=union.frames["name"].to_numpy(),
     )
     meta = pd.DataFrame([meta_rows[i] for i in order], index=pd.Index(sorted_ids, name="profile"))
     exc = _ordered_union(gf.exc_metrics for gf in gfs)

@@ -92,6 +92,7 @@ def _concat_index(ensembles: list[Ensemble], levels: list[str]) -> Ensemble:
         [f"ensemble #{k}" for k in range(len(ensembles))],
         level=level,
         extra_levels=levels,
+        node_names=union.frames["name"].to_numpy(),
     )
     meta = pd.concat([e.metadata for e in ensembles], sort=False).iloc[order]
     mapping: dict = {}
@@ -199,7 +200,10 @@ def _concat_columns(
             data.update({c: part[c].array for c in part.columns})
         df = pd.DataFrame(data, index=parts[0].index, copy=False)
         df.columns = pd.MultiIndex.from_tuples(list(data))
-    names = union.frames["name"].to_numpy()[np.asarray(df.index.get_level_values("node"))]
+    if levels:
+        names = union.frames["name"].to_numpy()[np.asarray(df.index.get_level_values("node"))]
+    else:
+        names = _table.name_column(union.frames["name"].to_numpy(), len(keys))
     df.insert(0, ("name", ""), names)
     exc = [(h, m) for h, e in zip(headers, ensembles) for m in e.exc_metrics]
     inc = [(h, m) for h, e in zip(headers, ensembles) for m in e.inc_metrics]

@@ -229,11 +229,13 @@ class Ensemble:
         keep[node] = True
         keep = _subgraph.ancestor_closure(self.graph, keep)
         graph, old_to_new = _subgraph.subgraph(self.graph, keep)
-        df = _remap_nodes(rows, old_to_new)
+        df = _remap_nodes(rows, old_to_new).sort_index()
+        if "name" in df.columns:  # plain strings again, as a reader gives them
+            df["name"] = graph.frames["name"].to_numpy()[df.index.get_level_values("node")]
         meta = {k: v for k, v in self.metadata.loc[profile].items() if not _is_missing(v)}
         return GraphFrame(
             graph,
-            df.sort_index(),
+            df,
             [m for m in self.exc_metrics if m in df.columns],
             [m for m in self.inc_metrics if m in df.columns],
             self.default_metric,

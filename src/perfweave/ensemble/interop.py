@@ -120,6 +120,7 @@ def from_thicket(th: Any) -> Ensemble:
         ["thicket"],
         level=level,
         extra_levels=extra,
+        node_names=graph.frames["name"].to_numpy(),
     )
     meta = th.metadata.copy() if len(th.metadata) else pd.DataFrame(index=sorted_profiles)
     meta = meta.reindex(sorted_profiles)

@@ -138,6 +138,7 @@ def from_json(text_or_path: str | os.PathLike) -> Ensemble:
         [source],
         level=level,
         extra_levels=extra,
+        node_names=graph.frames["name"].to_numpy(),
     )
     meta = meta.reindex(sorted_profiles)
     meta.index.name = level

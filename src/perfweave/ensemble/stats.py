@@ -86,13 +86,20 @@ def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
     out: dict[Any, np.ndarray] = {}
     valid = ~np.isnan(mat)
     count = valid.sum(axis=1)
+    cache: list[np.ndarray] = []
+
+    def ordered() -> np.ndarray:  # each row sorted once, NaN last
+        if not cache:
+            cache.append(np.sort(mat, axis=1))
+        return cache[0]
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows give NaN
         for s in stats:
             if s == "mean":
                 v = np.nanmean(mat, axis=1)
             elif s == "median":
-                v = np.nanmedian(mat, axis=1)
+                v = _row_quantiles(ordered(), count, [0.5])[0]
             elif s == "std":
                 v = np.nanstd(mat, axis=1, ddof=1)
             elif s == "var":
@@ -109,9 +116,28 @@ def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
                 v = np.where(count > 1, v, np.nan)
             out[_name(col, s)] = v
         if len(percentiles):
-            qs = np.nanpercentile(mat, np.asarray(percentiles) * 100, axis=1)
-            for q, row in zip(percentiles, np.atleast_2d(qs)):
+            qs = _row_quantiles(ordered(), count, percentiles)
+            for q, row in zip(percentiles, qs):
                 out[_name(col, f"percentiles_{int(q * 100)}")] = row
+    return out
+
+
+def _row_quantiles(ordered: np.ndarray, count: np.ndarray, qs: Sequence[float]) -> np.ndarray:
+    """Linear-interpolation quantiles of each row's valid values (rows sorted, NaN last),
+    as numpy's default method, in a few whole-matrix steps (``nanpercentile`` loops over
+    rows once any NaN is present)."""
+    out = np.full((len(qs), len(ordered)), np.nan)
+    has = count > 0
+    if not has.any():
+        return out
+    rows = np.flatnonzero(has)
+    k = count[has]
+    for j, q in enumerate(qs):
+        pos = q * (k - 1)
+        lo = np.floor(pos).astype(INT)
+        hi = np.minimum(lo + 1, k - 1)
+        a, b = ordered[rows, lo], ordered[rows, hi]
+        out[j, rows] = a + (b - a) * (pos - lo)
     return out
 
 

@@ -1,0 +1,265 @@
+"""Ensemble benchmark: reading, building, concat, intersection and statistics, with
+llnl-thicket timed on the same data in the same run (under a time cap).
+
+``python -m benchmarks ensemble`` runs every case of issue 3; ``--quick`` a small subset
+for development; ``--cap S`` bounds each Thicket run (default 60 s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from benchmarks._common import Table, best_time, capped_time, max_rss_mb, peak_traced_mb
+from perfweave.calltree._build import build_graphframe
+from perfweave.ensemble import Ensemble
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "thicket"
+
+
+# ---------------------------------------------------------------------- synthetic data
+def base_tree(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Parent ids of a random recursive tree of ``n`` nodes (node i hangs under j < i)."""
+    parent = np.full(n, -1, np.int64)
+    parent[1:] = (rng.random(n - 1) * np.arange(1, n)).astype(np.int64)
+    return parent
+
+
+def variant(rng, parent: np.ndarray, change: float = 0.1, fresh: str = "x"):
+    """A profile's tree: the base minus some leaves, plus as many new nodes (``change`` of
+    the nodes differ in all). Returns (names, parent)."""
+    n = len(parent)
+    k = max(1, int(n * change / 2))
+    is_leaf = np.ones(n, bool)
+    is_leaf[parent[parent >= 0]] = False
+    drop = rng.choice(np.flatnonzero(is_leaf), size=min(k, int(is_leaf.sum()) - 1), replace=False)
+    keep = np.ones(n, bool)
+    keep[drop] = False
+    kept = np.flatnonzero(keep)
+    compact = np.full(n, -1, np.int64)
+    compact[kept] = np.arange(len(kept))
+    kept_parent = np.where(parent[kept] >= 0, compact[np.maximum(parent[kept], 0)], -1)
+    new_parent = rng.integers(0, len(kept), size=k)
+    names = np.concatenate(
+        [
+            np.char.add("n", kept.astype(str)),
+            np.char.add(fresh, rng.integers(0, 4 * n, size=k).astype(str)),
+        ]
+    )
+    return names, np.concatenate([kept_parent, new_parent])
+
+
+def graphframe(rng, names, parent, meta):
+    n = len(names)
+    t = rng.random(n)
+    data = pd.DataFrame({"node": np.arange(n), "time": t, "time (inc)": t * 2})
+    return build_graphframe(
+        pd.DataFrame({"name": names}),
+        data,
+        parent=parent,
+        exc_metrics=["time"],
+        inc_metrics=["time (inc)"],
+        metadata=meta,
+    )
+
+
+def synthetic(p: int, n: int, seed: int = 0, change: float = 0.1):
+    """P GraphFrames of ``n``-node trees whose shapes differ by ``change``."""
+    rng = np.random.default_rng(seed)
+    parent = base_tree(rng, n)
+    out = []
+    for i in range(p):
+        names, par = variant(rng, parent, change)
+        out.append(graphframe(rng, names, par, {"run": i, "ranks": int(2 ** (i % 7))}))
+    return out
+
+
+def overlapping(p: int, n: int, overlap: float = 0.5, seed: int = 1):
+    """P trees of ``n`` nodes sharing ``overlap`` of their nodes (the rest unique)."""
+    rng = np.random.default_rng(seed)
+    parent = base_tree(rng, n)
+    shared = int(n * overlap)
+    out = []
+    for i in range(p):
+        names = np.char.add("n", np.arange(n).astype(str))
+        names[shared:] = np.char.add(f"p{i}_", np.arange(n - shared).astype(str))
+        out.append(graphframe(rng, names, parent, {"run": i}))
+    return out
+
+
+# ---------------------------------------------------------------------- Thicket side
+def _hatchet_gf(gf):
+    """A Hatchet GraphFrame with the same tree and values (built through its literal)."""
+    import hatchet
+
+    names = gf.graph.frames["name"].tolist()
+    parent = gf.graph.parent
+    t = gf.dataframe["time"].to_numpy()
+    ti = gf.dataframe["time (inc)"].to_numpy()
+    kids: list[list[int]] = [[] for _ in names]
+    for c, par in enumerate(parent.tolist()):
+        if par >= 0:
+            kids[par].append(c)
+
+    def lit(i):
+        return {
+            "frame": {"name": names[i], "type": "function"},
+            "metrics": {"time": float(t[i]), "time (inc)": float(ti[i])},
+            "children": [lit(c) for c in kids[i]],
+        }
+
+    roots = [i for i, par in enumerate(parent.tolist()) if par < 0]
+    return hatchet.GraphFrame.from_literal([lit(r) for r in roots])
+
+
+def _thickets(gfs):
+    import thicket
+
+    return [
+        thicket.Thicket.thicketize_graphframe(_hatchet_gf(gf), f"profile{i}")
+        for i, gf in enumerate(gfs)
+    ]
+
+
+def _thicket_concat(ths):
+    import thicket
+
+    thicket.Thicket.concat_thickets([t.deepcopy() for t in ths], disable_tqdm=True)
+
+
+def _thicket_read(files):
+    import thicket
+
+    thicket.Thicket.from_caliperreader(files, disable_tqdm=True)
+
+
+def _thicket_intersection(th):
+    th.intersection()
+
+
+def _peer(fn, args, cap, enabled):
+    if not enabled:
+        return None
+    warnings.simplefilter("ignore")
+    return capped_time(fn, args, cap)
+
+
+# ---------------------------------------------------------------------- cases
+def main(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks ensemble")
+    ap.add_argument("--quick", action="store_true", help="small sizes only (development)")
+    ap.add_argument("--cap", type=float, default=60.0, help="time cap per Thicket run (s)")
+    ap.add_argument("--no-peer", action="store_true", help="do not time llnl-thicket")
+    args = ap.parse_args(argv)
+    try:
+        import thicket  # noqa: F401
+
+        peer = not args.no_peer
+    except ImportError:
+        peer = False
+    warnings.simplefilter("ignore")
+    quick, cap = args.quick, args.cap
+    table = Table("ensemble (issue 3)")
+
+    # 1. reading 100 RAJAPerf .cali files (74 nodes each): 5 runs copied 20 times
+    n_files = 20 if quick else 100
+    src = sorted((DATA / "rajaperf" / "quartz").rglob("*.cali"))
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i in range(n_files):
+            dst = Path(tmp) / f"run{i:03d}.cali"
+            shutil.copy(src[i % len(src)], dst)
+            files.append(str(dst))
+        t, ens = best_time(
+            lambda: Ensemble.from_files(files, profile_key="file"), repeat=1 if not quick else 2
+        )
+        table.add(
+            f"read {n_files} RAJAPerf .cali ({len(ens.graph)} nodes)",
+            t,
+            1.0 if n_files == 100 else None,
+            _peer(_thicket_read, (files,), cap, peer),
+        )
+        th_read = None
+        if peer:
+            import thicket
+
+            th_read = thicket.Thicket.from_caliperreader(files[:100], disable_tqdm=True)
+        t, _ = best_time(lambda: ens.intersection(), repeat=3)
+        table.add(
+            f"intersection, {n_files} RAJAPerf profiles",
+            t,
+            0.1,
+            _peer(_thicket_intersection, (th_read,), cap, peer and th_read is not None),
+        )
+
+    # 2. concat of 4 single-profile ensembles of 1e3 / 1e4 nodes with 50% overlap
+    for n in (1000,) if quick else (1000, 10000):
+        gfs = overlapping(4, n)
+        parts = [Ensemble.from_graphframes([gf], profile_key="run") for gf in gfs]
+        t, _ = best_time(lambda parts=parts: Ensemble.concat(parts), repeat=3)
+        ths = _thickets(gfs) if peer else None
+        table.add(
+            f"concat 4 x {n:.0e} nodes, 50% overlap",
+            t,
+            0.2 if n == 10000 else None,
+            _peer(_thicket_concat, (ths,), cap, peer),
+        )
+
+    # 3. building from in-memory GraphFrames: P x 1,000 nodes, shapes differ by 10%
+    big = None
+    for p in (10, 100) if quick else (10, 100, 1000):
+        gfs = synthetic(p, 1000)
+        t, ens = best_time(
+            lambda gfs=gfs: Ensemble.from_graphframes(gfs, profile_key="run"),
+            repeat=1 if p == 1000 else 3,
+        )
+        ths = _thickets(gfs) if peer and p <= 100 else None
+        table.add(
+            f"build {p} x 1e3-node ensemble ({len(ens.graph)} union nodes)",
+            t,
+            3.0 if p == 1000 else None,
+            _peer(_thicket_concat, (ths,), cap, ths is not None)
+            if p <= 100
+            else ("not run" if peer else None),
+        )
+        if p == 100:
+            t, _ = best_time(lambda ens=ens: ens.intersection(), repeat=3)
+            table.add("intersection, 100 x 1e3-node profiles", t, 0.1)
+        big = ens
+
+    # 4. statistics over all profiles of the largest ensemble
+    p_big = len(big)
+    t, _ = best_time(lambda: big.stats(["time", "time (inc)"], percentiles=[0.25, 0.75]), repeat=3)
+    table.add(f"full stats pass, {p_big} profiles x 2 metrics", t, 1.0 if p_big == 1000 else None)
+    t, _ = best_time(lambda: big.correlate("time", "ranks"), repeat=3)
+    table.add(f"correlation with metadata, {p_big} profiles", t)
+
+    # 5. concat of two halves of the largest ensemble
+    half = p_big // 2
+    first = big.filter_profile(big.profiles[:half])
+    second = big.filter_profile(big.profiles[half:])
+    t, _ = best_time(lambda: Ensemble.concat([first, second]), repeat=3)
+    table.add(f"concat two {half}-profile ensembles", t, 2.0 if half == 500 else None)
+
+    # 6. 100 profiles of 1e5 nodes (time and traced peak memory)
+    if not quick:
+        gfs = synthetic(100, 100_000, seed=5)
+        rss0 = max_rss_mb()
+        t, ens = best_time(lambda: Ensemble.from_graphframes(gfs, profile_key="run"), repeat=1)
+        del ens
+        mb, _ = peak_traced_mb(lambda: Ensemble.from_graphframes(gfs, profile_key="run"))
+        table.add("build 100 x 1e5-node ensemble", t, 20.0)
+        table.add_row(
+            "  peak memory of that build (traced)",
+            f"{mb / 1024:.2f} GB",
+            "<= 4 GB" + (" ok" if mb <= 4096 else " MISSED"),
+            f"process max RSS {max(max_rss_mb(), rss0) / 1024:.2f} GB",
+            "",
+        )
+    table.print()
