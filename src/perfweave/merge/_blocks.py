@@ -28,7 +28,7 @@ def float_blocks(subexperiments: Sequence[pd.DataFrame]) -> list[tuple[list[str]
         if len(set(names)) != len(names):
             raise MergeError(f"subexperiment {i} names a HEM twice: {names}")
         try:
-            values = sub.to_numpy(dtype=float)
+            values = sub.to_numpy(dtype=float, copy=True)
         except (TypeError, ValueError):
             raise MergeError(f"subexperiment {i} holds non-numeric readings") from None
         if np.isnan(values).any():
@@ -37,6 +37,11 @@ def float_blocks(subexperiments: Sequence[pd.DataFrame]) -> list[tuple[list[str]
             )
         out.append((names, values))
     return out
+
+
+def hem_dtypes(subexperiments: Sequence[pd.DataFrame]) -> dict[str, np.dtype]:
+    """Each HEM's column dtype (so pooled readings can keep integer counts integer)."""
+    return {str(c): s[c].dtype for s in subexperiments for c in s.columns}
 
 
 def keep_mask(squared: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import MergeError
-from perfweave.merge._blocks import float_blocks, hem_order, keep_mask
+from perfweave.merge._blocks import float_blocks, keep_mask
 
 
 def correlation_matrix(subexperiments: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -23,8 +23,12 @@ def correlation_matrix(subexperiments: Sequence[pd.DataFrame]) -> pd.DataFrame:
     pair contributes no rows at all (an indexing slip, ``x[-integer(0), ]``); here it
     contributes all its rows. A pair of HEMs never read together raises :class:`MergeError`.
     """
-    blocks = float_blocks(subexperiments)
-    hems = hem_order(subexperiments)
+    return correlation_from_blocks(float_blocks(subexperiments))
+
+
+def correlation_from_blocks(blocks: list[tuple[list[str], np.ndarray]]) -> pd.DataFrame:
+    """:func:`correlation_matrix` of subexperiments given as (names, float values) blocks."""
+    hems = list(dict.fromkeys(name for names, _ in blocks for name in names))
     h = len(hems)
     pos = {name: i for i, name in enumerate(hems)}
     # pooled sufficient statistics per (i, j) pair, i < j, merged block by block

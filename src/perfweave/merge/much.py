@@ -28,12 +28,12 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import MergeError
-from perfweave.merge._blocks import float_blocks, keep_mask
-from perfweave.merge.correlation import correlation_matrix
+from perfweave.merge._blocks import float_blocks, hem_dtypes, keep_mask
+from perfweave.merge.correlation import correlation_from_blocks
 from perfweave.merge.independence import check_positive_definite, independent_matrix
 
 #: simulations per random-number block (the unit of seeding and caching)
-SIM_BLOCK = 16
+SIM_BLOCK = 10
 #: array elements processed per vectorised step (bounds memory: ~8 bytes x 4 arrays each)
 _CHUNK_ELEMENTS = 2_000_000
 _SIM_STREAM = 0x6D756368  # "much": separates simulation seeds from bootstrap seeds
@@ -75,12 +75,15 @@ def pooled_readings(subexperiments: Sequence[pd.DataFrame]) -> dict[str, np.ndar
     in :func:`correlation_matrix`, a subexperiment without outliers keeps all its rows
     (mergingTools drops it entirely).
     """
+    return _pooled_from_blocks(float_blocks(subexperiments), hem_dtypes(subexperiments))
+
+
+def _pooled_from_blocks(blocks, dtypes: dict[str, np.dtype]) -> dict[str, np.ndarray]:
     parts: dict[str, list[np.ndarray]] = {}
-    for names, values in float_blocks(subexperiments):
+    for names, values in blocks:
         keep = keep_mask((values - values.mean(axis=0)) ** 2)
         for c, name in enumerate(names):
             parts.setdefault(name, []).append(values[keep[:, c], c])
-    dtypes = {str(c): s[c].dtype for s in subexperiments for c in s.columns}
     out = {}
     for name, chunks in parts.items():
         pooled = np.concatenate(chunks)
@@ -262,8 +265,18 @@ class MuchMerger:
     """
 
     def __init__(self, subexperiments: Sequence[pd.DataFrame], seed: int | None = None) -> None:
-        float_blocks(subexperiments)  # validate early
-        self._subexperiments = tuple(s.copy() for s in subexperiments)
+        self._init(float_blocks(subexperiments), hem_dtypes(subexperiments), seed)
+
+    @classmethod
+    def _from_blocks(cls, blocks, dtypes: dict[str, np.dtype], seed: int | None) -> MuchMerger:
+        merger = cls.__new__(cls)
+        merger._init(blocks, dtypes, seed)
+        return merger
+
+    def _init(self, blocks, dtypes: dict[str, np.dtype], seed: int | None) -> None:
+        # own float copies of the readings: later edits of the inputs cannot stale the cache
+        self._blocks = blocks
+        self._dtypes = dtypes
         self._default_entropy = _entropy(seed)
         self.computed: Counter[str] = Counter()
         self._cor: pd.DataFrame | None = None
@@ -273,22 +286,18 @@ class MuchMerger:
         self._scores: OrderedDict[tuple, list[np.ndarray]] = OrderedDict()
 
     @property
-    def subexperiments(self) -> tuple[pd.DataFrame, ...]:
-        return self._subexperiments
-
-    @property
     def correlation(self) -> pd.DataFrame:
         """Correlation matrix of all HEMs (computed once)."""
         if self._cor is None:
             self.computed["correlation"] += 1
-            self._cor = correlation_matrix(self._subexperiments)
+            self._cor = correlation_from_blocks(self._blocks)
         return self._cor
 
     @property
     def pooled(self) -> dict[str, np.ndarray]:
         if self._pooled is None:
             self.computed["pooled"] += 1
-            self._pooled = pooled_readings(self._subexperiments)
+            self._pooled = _pooled_from_blocks(self._blocks, self._dtypes)
         return self._pooled
 
     def independent(self, dep_lvl: float, absolute: bool = False) -> pd.DataFrame:
@@ -354,14 +363,14 @@ _MERGERS: OrderedDict[str, MuchMerger] = OrderedDict()
 _MAX_MERGERS = 4
 
 
-def _fingerprint(subexperiments: Sequence[pd.DataFrame]) -> str:
+def _fingerprint(blocks, dtypes: dict[str, np.dtype]) -> str:
     import hashlib
 
     digest = hashlib.blake2b(digest_size=16)
-    for sub in subexperiments:
-        digest.update(repr([str(c) for c in sub.columns]).encode())
-        digest.update(repr([str(t) for t in sub.dtypes]).encode())
-        digest.update(np.ascontiguousarray(sub.to_numpy()).tobytes())
+    digest.update(repr(sorted((k, str(v)) for k, v in dtypes.items())).encode())
+    for names, values in blocks:
+        digest.update(repr(names).encode())
+        digest.update(values.tobytes())
         digest.update(b"|")
     return digest.hexdigest()
 
@@ -383,11 +392,12 @@ def much_merge(
     call draws fresh random numbers.
     """
     _check_counts(n_runs, n_sims)
-    float_blocks(subexperiments)  # validate before hashing
-    key = _fingerprint(subexperiments)
+    blocks = float_blocks(subexperiments)
+    dtypes = hem_dtypes(subexperiments)
+    key = _fingerprint(blocks, dtypes)
     merger = _MERGERS.get(key)
     if merger is None:
-        merger = MuchMerger(subexperiments)
+        merger = MuchMerger._from_blocks(blocks, dtypes, None)
         _MERGERS[key] = merger
         while len(_MERGERS) > _MAX_MERGERS:
             _MERGERS.popitem(last=False)
