@@ -115,21 +115,25 @@ def as_spec_table(
     return specs_table(list(specs))
 
 
-def _order_key(values: pd.Series, column: str, filenames: pd.Series) -> pd.Series:
-    """Numeric sort key of a tgid/tid/cpu/unitmask column: ``all`` last, merged ``""`` equal."""
-    text = values.astype(object)
+def _order_key(values: pd.Series, column: str, filenames: pd.Series) -> np.ndarray:
+    """Numeric sort key of a tgid/tid/cpu/unitmask column: ``all`` last, merged ``""`` equal.
+
+    Converts each distinct value once (a column has few distinct values).
+    """
+    codes, uniques = pd.factorize(values.astype(object))
+    text = pd.Series(uniques, dtype=object)
     nums = pd.to_numeric(text, errors="coerce")
     special = text.isin(["all", ""])
     bad = nums.isna() & ~special
     if bad.any():
-        pos = int(np.flatnonzero(bad.to_numpy())[0])
+        pos = int(np.flatnonzero(codes == int(np.flatnonzero(bad.to_numpy())[0]))[0])
         raise ParseError(
-            filenames.iloc[pos], f"a number or 'all' in the {column} field", found=text.iloc[pos]
+            filenames.iloc[pos], f"a number or 'all' in the {column} field", found=values.iloc[pos]
         )
-    key = nums.fillna(0).astype(np.int64)
-    key[text == "all"] = _ALL
-    key[text == ""] = -1
-    return key
+    key = nums.fillna(0).astype(np.int64).to_numpy()
+    key[(text == "all").to_numpy()] = _ALL
+    key[(text == "").to_numpy()] = -1
+    return key[codes]
 
 
 def _templates(table: pd.DataFrame, merge: MergeOptions) -> pd.DataFrame:

@@ -22,30 +22,58 @@ import pandas as pd
 
 from perfweave.errors import ParseError
 
-_HEADER_RE = re.compile(
-    r"^\s*(?P<comm>\S.*?)\s+(?P<pid>-?\d+)(?:/(?P<tid>-?\d+))?\s+\[(?P<cpu>\d+)\]\s+"
-    r"(?P<time>\d+\.\d+):\s+(?:(?P<period>\d+)\s+)?(?P<event>\S+?):(?:\s+(?P<rest>.*?))?\s*$"
+_HEADER = (
+    r"[ \t]*(\S[^\n\[]*?)[ \t]+(-?\d+)(?:/(-?\d+))?[ \t]+\[(\d+)\][ \t]+(\d+\.\d+):"
+    r"[ \t]+(?:(\d+)[ \t]+)?(\S+?):(?:[ \t]+([^\n]*))?"
 )
+# every line is one match: a sample header, a call-chain frame, a blank or a comment line
+_LINE_RE = re.compile(
+    r"^(?:" + _HEADER + r"|[ \t]+([0-9a-fA-F]+[ \t][^\n]*)|[ \t]*|[#$][^\n]*)$", re.M
+)
+_ONE_LINE_RE = re.compile(_LINE_RE.pattern.replace("^(?:", "(?:", 1))
 _FRAME_RE = re.compile(
     r"^\s*(?P<ip>[0-9a-fA-F]+)\s+(?P<symbol>.*?)(?:\+0x[0-9a-fA-F]+)?\s+\((?P<dso>[^()]*)\)\s*$"
 )
-_EXPECTED_HEADER = "a perf script sample line 'comm pid[/tid] [cpu] time: [period] event:'"
+_EXPECTED_LINE = (
+    "a perf script sample line 'comm pid[/tid] [cpu] time: [period] event:', "
+    "a call-chain frame, a comment or a blank line"
+)
 SAMPLE_COLUMNS = ("comm", "pid", "tid", "cpu", "time", "period", "event", "ip", "symbol", "dso")
 
 
-def _lines(source: str | PathLike[str] | None, text: str | None) -> tuple[pd.Series, str]:
+def _text(source: str | PathLike[str] | None, text: str | None) -> tuple[str, str]:
     if text is None:
         if source is None:
             raise ValueError("give a path or text=")
-        text = Path(source).read_text(errors="replace")
-        name = str(source)
-    else:
-        name = str(source) if source is not None else "<string>"
+        return Path(source).read_text(errors="replace"), str(source)
+    return text, str(source) if source is not None else "<string>"
+
+
+def _lines(source: str | PathLike[str] | None, text: str | None) -> tuple[pd.Series, str]:
+    text, name = _text(source, text)
     return pd.Series(text.split("\n"), dtype=object), name
 
 
-def _frames(lines: pd.Series) -> pd.DataFrame:
-    return lines.str.extract(_FRAME_RE)
+def _scan(text: str, name: str) -> np.ndarray:
+    """One row of regex groups per line (a single C-level pass over the whole text)."""
+    rows = _LINE_RE.findall(text)
+    if len(rows) != text.count("\n") + 1:  # some line matched nothing: find and name it
+        for k, line in enumerate(text.split("\n"), 1):
+            if not _ONE_LINE_RE.fullmatch(line):
+                raise ParseError(name, _EXPECTED_LINE, line=k, found=line)
+    return np.array(rows, dtype=object).reshape(len(rows), 9)
+
+
+def _parse_unique(values, regex: re.Pattern) -> tuple[np.ndarray, pd.DataFrame]:
+    """Codes of ``values`` and the regex groups of each distinct value (parsed once)."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object))
+    return codes, pd.Series(uniques, dtype=object).str.extract(regex)
+
+
+def _integers(values: np.ndarray) -> np.ndarray:
+    """int64 of repeated decimal strings, converting each distinct string once."""
+    codes, uniques = pd.factorize(values)
+    return np.asarray(uniques, dtype=object).astype(np.int64)[codes]
 
 
 def read_perf_script(
@@ -57,40 +85,36 @@ def read_perf_script(
     not printed), event, ip, symbol, dso (empty when the sample shows no location). A line
     that is neither a sample, a frame, a comment (``#``/``$``) nor blank raises
     :class:`ParseError` naming the file and line.
+
+    One regular expression scans the whole text in C; locations (which repeat) are parsed
+    once per distinct value.
     """
-    lines, name = _lines(source, text)
-    stripped = lines.str.strip()
-    blank = (stripped == "").to_numpy()
-    indented = lines.str.match(r"\s").to_numpy() & ~blank
-    comment = stripped.str.startswith(("#", "$ ")).to_numpy()
-    is_header = ~blank & ~indented & ~comment
+    text, name = _text(source, text)
+    rows = _scan(text, name)
+    is_header = rows[:, 0] != ""
     hpos = np.flatnonzero(is_header)
-    head = lines.iloc[hpos].str.extract(_HEADER_RE)
-    bad = head["comm"].isna().to_numpy()
-    if bad.any():
-        k = int(hpos[np.flatnonzero(bad)[0]])
-        raise ParseError(name, _EXPECTED_HEADER, line=k + 1, found=lines.iloc[k])
+    head = rows[hpos]
     # where the sample fell: the inline location, else the first call-chain frame
-    nxt = np.minimum(hpos + 1, len(lines) - 1)
-    has_frame = indented[nxt] & (hpos + 1 < len(lines))
-    loc_text = head["rest"].fillna("").to_numpy(dtype=object)
-    use_frame = (loc_text == "") & has_frame
-    loc_text[use_frame] = lines.to_numpy(dtype=object)[nxt[use_frame]]
-    loc = pd.Series(loc_text, dtype=object).str.extract(_FRAME_RE)
-    pid = head["pid"].astype(np.int64).to_numpy()
-    tid = head["tid"].fillna(head["pid"]).astype(np.int64).to_numpy()
+    where = head[:, 7].copy()
+    nxt = np.minimum(hpos + 1, len(rows) - 1)
+    use_frame = (where == "") & (hpos + 1 < len(rows)) & (rows[nxt, 8] != "")
+    where[use_frame] = rows[nxt[use_frame], 8]
+    loc_codes, loc = _parse_unique(where, _FRAME_RE)
+    pid = _integers(head[:, 1])
+    tid = np.where(head[:, 2] == "", pid, _integers(np.where(head[:, 2] == "", "0", head[:, 2])))
+    period = pd.to_numeric(pd.Series(head[:, 5]).replace("", "0")).to_numpy(np.int64)
     return pd.DataFrame(
         {
-            "comm": head["comm"].to_numpy(dtype=object),
+            "comm": head[:, 0],
             "pid": pid,
             "tid": tid,
-            "cpu": head["cpu"].astype(np.int64).to_numpy(),
-            "time": head["time"].astype(float).to_numpy(),
-            "period": head["period"].fillna("0").astype(np.int64).to_numpy(),
-            "event": head["event"].to_numpy(dtype=object),
-            "ip": loc["ip"].fillna("").to_numpy(dtype=object),
-            "symbol": loc["symbol"].fillna("").to_numpy(dtype=object),
-            "dso": loc["dso"].fillna("").to_numpy(dtype=object),
+            "cpu": _integers(head[:, 3]),
+            "time": pd.to_numeric(pd.Series(head[:, 4])).to_numpy(float),
+            "period": period,
+            "event": head[:, 6],
+            "ip": loc["ip"].fillna("").to_numpy(dtype=object)[loc_codes],
+            "symbol": loc["symbol"].fillna("").to_numpy(dtype=object)[loc_codes],
+            "dso": loc["dso"].fillna("").to_numpy(dtype=object)[loc_codes],
         }
     )
 
@@ -100,20 +124,17 @@ def read_perf_callchains(
 ) -> pd.DataFrame:
     """Call-chain frames of ``perf script -g`` output: sample index, depth (0 = leaf), ip,
     symbol, dso. Sample indices match the rows of :func:`read_perf_script`."""
-    lines, name = _lines(source, text)
-    stripped = lines.str.strip()
-    blank = (stripped == "").to_numpy()
-    indented = lines.str.match(r"\s").to_numpy() & ~blank
-    comment = stripped.str.startswith(("#", "$ ")).to_numpy()
-    is_header = ~blank & ~indented & ~comment
+    text, name = _text(source, text)
+    rows = _scan(text, name)
+    is_header = rows[:, 0] != ""
     sample = np.cumsum(is_header) - 1
-    fpos = np.flatnonzero(indented & (sample >= 0))
-    frames = _frames(lines.iloc[fpos])
-    bad = frames["ip"].isna().to_numpy()
+    fpos = np.flatnonzero((rows[:, 8] != "") & (sample >= 0))
+    codes, frames = _parse_unique(rows[fpos, 8], _FRAME_RE)
+    bad = frames["ip"].isna().to_numpy()[codes]
     if bad.any():
         k = int(fpos[np.flatnonzero(bad)[0]])
         raise ParseError(
-            name, "a call-chain frame 'ip symbol (dso)'", line=k + 1, found=lines.iloc[k]
+            name, "a call-chain frame 'ip symbol (dso)'", line=k + 1, found=text.split("\n")[k]
         )
     header_pos = np.flatnonzero(is_header)
     owner = sample[fpos]
@@ -121,15 +142,30 @@ def read_perf_callchains(
         {
             "sample": owner,
             "depth": fpos - header_pos[owner] - 1,
-            "ip": frames["ip"].to_numpy(dtype=object),
-            "symbol": frames["symbol"].to_numpy(dtype=object),
-            "dso": frames["dso"].to_numpy(dtype=object),
+            "ip": frames["ip"].to_numpy(dtype=object)[codes],
+            "symbol": frames["symbol"].to_numpy(dtype=object)[codes],
+            "dso": frames["dso"].to_numpy(dtype=object)[codes],
         }
     )
 
 
-def _basename(series: pd.Series) -> pd.Series:
-    return series.str.rsplit("/", n=1).str[-1]
+def _basename(values: np.ndarray) -> np.ndarray:
+    return np.array([v.rsplit("/", 1)[-1] for v in values], dtype=object)
+
+
+def _group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Group ids of rows by several integer columns, groups in lexicographic key order.
+
+    Folds one column at a time into a dense rank (``rank * n_values + code``, re-ranked),
+    so keys never overflow and no multi-column sort is needed.
+    """
+    rank = np.zeros(len(columns[0]), dtype=np.int64)
+    for col in columns:
+        codes, uniques = pd.factorize(np.asarray(col, dtype=np.int64), sort=True)
+        rank, _ = pd.factorize(rank * len(uniques) + codes, sort=True)
+    order = np.argsort(rank, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(rank[order]) != 0])
+    return rank, order[starts]
 
 
 def perf_sample_specs(samples: pd.DataFrame, *, by_symbol: bool = False) -> pd.DataFrame:
@@ -137,53 +173,76 @@ def perf_sample_specs(samples: pd.DataFrame, *, by_symbol: bool = False) -> pd.D
 
     One row per (event, pid, tid, cpu, executable, dso[, symbol]). The application image of
     a process is the dso whose base name is the process's command (its executable), or the
-    command itself when no sample fell in the executable.
+    command itself when no sample fell in the executable. Grouping is on integer codes.
     """
-    s = samples.copy()
-    s["dso"] = s["dso"].where(s["dso"] != "", "[unknown]")
-    own = s[_basename(s["dso"]) == s["comm"]].drop_duplicates("pid")
-    exe = s["pid"].map(own.set_index("pid")["dso"]).fillna(s["comm"])
-    s["image"] = exe.astype(object)
-    keys = ["event", "pid", "tid", "cpu", "image", "dso"] + (["symbol"] if by_symbol else [])
-    g = s.groupby(keys, sort=True).agg(samples=("period", "size"), period=("period", "sum"))
-    g = g.reset_index()
-    pid = g["pid"].astype(str)
-    tid = g["tid"].astype(str)
-    cpu = g["cpu"].astype(str)
+    dso = samples["dso"].where(samples["dso"] != "", "[unknown]")
+    comm_codes, comms = pd.factorize(samples["comm"], sort=True)
+    dso_codes, dsos = pd.factorize(dso, sort=True)
+    ev_codes, events = pd.factorize(samples["event"], sort=True)
+    pid = samples["pid"].to_numpy(dtype=np.int64)
+    # the executable of each pid: the first dso named like the command
+    comm_index = {c: k for k, c in enumerate(comms)}
+    dso_as_comm = np.array([comm_index.get(b, -1) for b in _basename(np.asarray(dsos))])
+    own = dso_as_comm[dso_codes] == comm_codes
+    pids, first = np.unique(pid[own], return_index=True)
+    exe_of_pid = dict(zip(pids.tolist(), np.asarray(dsos, dtype=object)[dso_codes[own][first]]))
+    names = np.asarray(comms, dtype=object)[comm_codes]
+    image = pd.Series(pid).map(exe_of_pid).to_numpy(dtype=object)
+    image = np.where(pd.isna(image), names, image)
+    img_codes, imgs = pd.factorize(pd.Series(image, dtype=object), sort=True)
+    cols = [
+        ev_codes,
+        pid,
+        samples["tid"].to_numpy(np.int64),
+        samples["cpu"].to_numpy(np.int64),
+        img_codes,
+        dso_codes,
+    ]
+    if by_symbol:
+        sym_codes, syms = pd.factorize(samples["symbol"], sort=True)
+        cols.append(sym_codes)
+    inverse, first = _group_rows(cols)
+    keys = np.column_stack([c[first] for c in cols])
+    counts = np.bincount(inverse, minlength=len(first)).astype(np.int64)
+    periods = np.zeros(len(first), dtype=np.int64)
+    np.add.at(periods, inverse, samples["period"].to_numpy(np.int64))
+    event = np.asarray(events, dtype=object)[keys[:, 0]]
+    g_image = np.asarray(imgs, dtype=object)[keys[:, 4]]
+    g_dso = np.asarray(dsos, dtype=object)[keys[:, 5]]
+    pid_s, tid_s, cpu_s = (pd.Series(keys[:, k]).astype(str) for k in (1, 2, 3))
     label = (
         "perf:"
-        + g["image"]
+        + pd.Series(g_image)
         + "/{dep}/"
-        + g["dso"]
+        + pd.Series(g_dso)
         + "/"
-        + g["event"]
+        + pd.Series(event)
         + ".0.0."
-        + pid
+        + pid_s
         + "."
-        + tid
+        + tid_s
         + "."
-        + cpu
+        + cpu_s
     )
-    if by_symbol:
-        label = label + "#" + g["symbol"]
     out = pd.DataFrame(
         {
             "filename": label.astype(object),
-            "image": g["image"].astype(object),
-            "lib_image": g["dso"].astype(object),
+            "image": g_image,
+            "lib_image": g_dso,
             "cg_image": "",
-            "event": g["event"].astype(object),
+            "event": event,
             "count": "0",
             "unitmask": "0",
-            "tgid": pid.astype(object),
-            "tid": tid.astype(object),
-            "cpu": cpu.astype(object),
-            "samples": g["samples"].astype(np.int64),
-            "period": g["period"].astype(np.int64),
+            "tgid": pid_s.astype(object),
+            "tid": tid_s.astype(object),
+            "cpu": cpu_s.astype(object),
+            "samples": counts,
+            "period": periods,
         }
     )
     if by_symbol:
-        out["symbol"] = g["symbol"].astype(object)
+        out["symbol"] = np.asarray(syms, dtype=object)[keys[:, 6]]
+        out["filename"] = out["filename"] + "#" + out["symbol"]
     return out
 
 

@@ -19,7 +19,6 @@ on the paths the expression rejects, to say why).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, field
 from os import PathLike
@@ -118,6 +117,37 @@ def _image_after(parts: list[str], i: int, stop: str, path: str) -> tuple[str, i
     return "/" + "/".join(names), j
 
 
+def _parse_directory(dirname: str, path: str) -> tuple[str, str, str]:
+    """(image, lib_image, cg_image) from the directory part of a sample file path."""
+    parts = dirname.split("/")
+    start = next((k for k, p in enumerate(parts) if p in _BASES), None)
+    if start is None:
+        raise ParseError(path, "a '{root}' or '{kern}' component", found=dirname)
+    parts = parts[start:]
+    try:
+        dep = parts.index("{dep}", 1)
+    except ValueError:
+        raise ParseError(path, "a '{dep}' component after the application image") from None
+    if dep < 2 or any(not p for p in parts[1:dep]):
+        raise ParseError(path, "an application image before '{dep}'", found=dirname)
+    image = "/" + "/".join(parts[1:dep])
+    if dep + 1 >= len(parts):
+        raise ParseError(path, "an image after '{dep}'", found=dirname)
+    lib_image, j = _image_after(parts, dep + 1, "{cg}", path)
+    cg_image = ""
+    if j < len(parts):
+        if parts[j] != "{cg}":
+            raise ParseError(path, "'{cg}' or the event fields after " + lib_image, found=parts[j])
+        if j + 1 >= len(parts):
+            raise ParseError(path, "an image after '{cg}'", found=dirname)
+        cg_image, k = _image_after(parts, j + 1, "\0", path)
+        if k != len(parts):
+            raise ParseError(path, "the event fields after the call-graph image", found=parts[k])
+    if any(not p for p in parts[dep + 1 :]):
+        raise ParseError(path, "no empty path components", found=dirname)
+    return image, lib_image, cg_image
+
+
 def parse_sample_path(path: str | PathLike[str]) -> SampleSpec:
     """Parse one sample file path into a :class:`SampleSpec` (raises :class:`ParseError`)."""
     text = str(path)
@@ -127,67 +157,8 @@ def parse_sample_path(path: str | PathLike[str]) -> SampleSpec:
     fields = last.split(".")
     if len(fields) != 6 or not all(fields):
         raise ParseError(text, _EXPECTED_EVENT, found=last)
-    parts = dirname.split("/")
-    start = next((k for k, p in enumerate(parts) if p in _BASES), None)
-    if start is None:
-        raise ParseError(text, "a '{root}' or '{kern}' component", found=dirname)
-    parts = parts[start:]
-    try:
-        dep = parts.index("{dep}", 1)
-    except ValueError:
-        raise ParseError(text, "a '{dep}' component after the application image") from None
-    if dep < 2 or any(not p for p in parts[1:dep]):
-        raise ParseError(text, "an application image before '{dep}'", found=dirname)
-    image = "/" + "/".join(parts[1:dep])
-    if dep + 1 >= len(parts):
-        raise ParseError(text, "an image after '{dep}'", found=dirname)
-    lib_image, j = _image_after(parts, dep + 1, "{cg}", text)
-    cg_image = ""
-    if j < len(parts):
-        if parts[j] != "{cg}":
-            raise ParseError(text, "'{cg}' or the event fields after " + lib_image, found=parts[j])
-        if j + 1 >= len(parts):
-            raise ParseError(text, "an image after '{cg}'", found=dirname)
-        cg_image, k = _image_after(parts, j + 1, "\0", text)
-        if k != len(parts):
-            raise ParseError(text, "the event fields after the call-graph image", found=parts[k])
-    if any(not p for p in parts[dep + 1 :]):
-        raise ParseError(text, "no empty path components", found=dirname)
+    image, lib_image, cg_image = _parse_directory(dirname, text)
     return SampleSpec(text, image, lib_image, *fields, cg_image=cg_image)
-
-
-# One expression for the whole grammar, used on many paths at once. It is never looser than
-# parse_sample_path (rejected paths go through that parser), so both always agree.
-_BASE = r"\{(?:root|kern)\}"
-_PRE = r"(?!" + _BASE + r"/)[^/]*/"  # session directories before the first base marker
-_IMG = r"(?!\{dep\}/)[^/]+"  # application image components stop at the first {dep}
-_LIB = r"(?!\{cg\}/)[^/]+"  # dependent image components stop at the first {cg}
-_ANON = r"(?P<{k}>\{{anon:[^/{{}}]+\}})/(?P<{r}>[^/.]+\.[^/.]+\.[^/.]+)"
-_PATH_RE = re.compile(
-    r"^(?:" + _PRE + r")*" + _BASE + r"/"
-    r"(?P<image>" + _IMG + r"(?:/" + _IMG + r")*)/\{dep\}/"
-    r"(?:(?P<lkind>" + _BASE + r")/(?P<lib>" + _LIB + r"(?:/" + _LIB + r")*)"
-    r"|" + _ANON.format(k="akind", r="anon") + r")"
-    r"(?:/\{cg\}/(?:(?P<ckind>" + _BASE + r")/(?P<cg>[^/]+(?:/[^/]+)*?)"
-    r"|" + _ANON.format(k="cakind", r="canon") + r"))?"
-    r"/(?P<event>[^./]+)\.(?P<count>[^./]+)\.(?P<unitmask>[^./]+)"
-    r"\.(?P<tgid>[^./]+)\.(?P<tid>[^./]+)\.(?P<cpu>[^./]+)$"
-)
-
-
-def _anon_column(kind: pd.Series, region: pd.Series) -> pd.Series:
-    """Vectorised :func:`_anon_name` for regions the regular expression already validated."""
-    name = kind.str.slice(len("{anon:"), -1)
-    parts = region.str.split(".", n=2, expand=True)
-    return name + " (tgid:" + parts[0] + " range:" + parts[1] + "-" + parts[2] + ")"
-
-
-def _image_column(kind, name, akind, anon) -> pd.Series:
-    out = ("/" + name).where(kind.notna(), "")
-    has_anon = akind.notna()
-    if has_anon.any():
-        out = out.where(~has_anon, _anon_column(akind[has_anon], anon[has_anon]))
-    return out
 
 
 def empty_spec_table() -> pd.DataFrame:
@@ -228,35 +199,38 @@ def parse_sample_paths(
     raw = pd.Series([str(p) for p in paths], dtype=object)
     if raw.empty:
         return ParsedPaths(empty_spec_table())
-    m = raw.str.extract(_PATH_RE)
-    ok = m["event"].notna().to_numpy()
+    split = raw.str.rpartition("/")
+    # directories repeat (one per application x image): parse each distinct one once
+    dir_codes, dirs = pd.factorize(split[0])
+    images = np.empty((len(dirs), 3), dtype=object)
+    dir_ok = np.ones(len(dirs), dtype=bool)
+    for k, dirname in enumerate(dirs):
+        try:
+            images[k] = _parse_directory(dirname, dirname)
+        except ParseError:
+            dir_ok[k] = False
+    fields = split[2].str.split(".", n=5, expand=True).reindex(columns=range(6))
+    complete = (fields.notna() & (fields != "")).all(axis=1).to_numpy()
+    no_extra = ~fields[5].fillna(".").str.contains(".", regex=False).to_numpy(dtype=bool)
+    ok = dir_ok[dir_codes] & complete & no_extra & (split[1] == "/").to_numpy()
     errors: list[ParseError] = []
-    extra_rows: list[tuple[int, SampleSpec]] = []
     for pos in np.flatnonzero(~ok):  # only the rejected paths: say precisely why
         try:
-            extra_rows.append((int(pos), parse_sample_path(raw.iloc[pos])))
+            parse_sample_path(raw.iloc[pos])
         except ParseError as exc:
             if on_error == "raise":
                 raise
             errors.append(exc)
-    good = m[ok]
+    rows = dir_codes[ok]
     table = pd.DataFrame(
         {
-            "filename": raw[ok],
-            "image": "/" + good["image"],
-            "lib_image": _image_column(good["lkind"], good["lib"], good["akind"], good["anon"]),
-            "cg_image": _image_column(good["ckind"], good["cg"], good["cakind"], good["canon"]),
-            **{c: good[c] for c in EVENT_FIELDS},
+            "filename": raw[ok].to_numpy(dtype=object),
+            "image": images[rows, 0],
+            "lib_image": images[rows, 1],
+            "cg_image": images[rows, 2],
+            **{c: fields.loc[ok, k].to_numpy(dtype=object) for k, c in enumerate(EVENT_FIELDS)},
         }
     )
-    if extra_rows:
-        add = pd.DataFrame(
-            [s.as_row() for _, s in extra_rows],
-            columns=list(SPEC_COLUMNS),
-            index=[p for p, _ in extra_rows],
-        )
-        table = pd.concat([table, add]).sort_index()
-    table = table.reset_index(drop=True).astype(object)
     return ParsedPaths(table[list(SPEC_COLUMNS)], errors)
 
 
