@@ -305,3 +305,66 @@ def test_no_path_records(data_dir, tmp_path):
     p.write_text("".join(lines[:13]))  # nodes and the one record without a path
     with pytest.raises(ParseError, match="'path'"):
         cali.read(p)
+
+
+SAMPLED = """\
+__rec=node,id=20,attr=10,data=2069,parent=5
+__rec=node,id=21,attr=8,data=sum#time.duration,parent=20
+__rec=node,id=22,attr=10,data=268,parent=3
+__rec=node,id=23,attr=8,data=region,parent=22
+__rec=node,id=24,attr=10,data=12,parent=3
+__rec=node,id=25,attr=8,data=module#cali.sampler.pc,parent=24
+__rec=node,id=26,attr=8,data=source.function#cali.sampler.pc,parent=24
+__rec=node,id=27,attr=10,data=13,parent=1
+__rec=node,id=28,attr=8,data=mpi.rank,parent=27
+__rec=node,id=30,attr=23,data=main
+__rec=node,id=31,attr=23,data=solve,parent=30
+__rec=node,id=40,attr=25,data=app
+__rec=node,id=41,attr=26,data=kernel_a,parent=40
+__rec=node,id=42,attr=26,data=kernel_b,parent=40
+__rec=ctx,ref=31=41,attr=21=28,data=5.0=0
+__rec=ctx,ref=31=42,attr=21=28,data=2.0=0
+__rec=ctx,ref=31=41,attr=21=28,data=1.5=0
+__rec=ctx,ref=30=41,attr=21=28,data=4.0=1
+"""
+
+
+def test_sampled_records_name_the_sampled_function(tmp_path):
+    """A sample replaces the innermost region of its path by the sampled function, and
+    samples are kept as separate rows (as Hatchet does); absent ranks get zero rows."""
+    p = tmp_path / "sampled.cali"
+    p.write_text(SAMPLED)
+    gf = cali.read(p)
+    names = gf.graph.frames["name"].to_numpy()
+    paths = sorted(_path_of(gf, n) for n in range(len(gf.graph)))
+    assert paths == [("kernel_a",), ("main",), ("main", "kernel_a"), ("main", "kernel_b")]
+    under_main = int(
+        np.flatnonzero(names == "kernel_a")[gf.graph.parent[names == "kernel_a"] >= 0][0]
+    )
+    assert sorted(gf.dataframe.loc[(under_main, 0), "time"]) == [1.5, 5.0]
+    assert list(gf.dataframe.loc[(under_main, 1), "time"]) == [0.0]
+    root_a = int(np.flatnonzero((names == "kernel_a") & (gf.graph.parent < 0))[0])
+    assert list(gf.dataframe.loc[(root_a, 1), "time"]) == [4.0]
+    assert gf.dataframe["time"].sum() == 12.5
+
+
+def test_callpath_of_gpu_records():
+    cp = cali._callpath
+    assert cp(
+        {"path": ["main", "hipMemcpy"], "rocm.activity": "COPY", "rocm.api": "hipMemcpy"}
+    ) == (
+        ("main", "COPY"),
+        "memcpy",
+        False,
+    )
+    assert cp(
+        {"path": ["main"], "rocm.activity": "KERNEL_DISPATCH_COMPLETE", "rocm.kernel.name": "k"}
+    ) == (("main", "k"), "kernel", False)
+    assert cp({"path": ["main"], "cupti.activity.kind": "memset"}) == (
+        ("main", "memset"),
+        "memset",
+        False,
+    )
+    assert cp({"path": "main"}) == (("main",), "function", False)
+    assert cp({"path": []}) == (("unknown_context",), "function", False)
+    assert cp({"function": "main"}) is None

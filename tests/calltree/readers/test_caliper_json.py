@@ -298,3 +298,88 @@ def test_synthetic_trees_keep_structure_and_values(doc):
         gf.graph.frames["name"].to_numpy()[np.flatnonzero(nid == i)[0]].startswith("UNKNOWN ")
         for i in np.flatnonzero(empty)
     )
+
+
+# ------------------------------------------------------- both hierarchies, odd source locations
+
+BOTH = {
+    "data": [
+        [3, 0, 1, 4, 10.0],
+        [2, 0, 1, 5, 5.0],
+        [1, 1, 1, 4, 7.0],
+        [4, 0, 2, 4, 8.0],
+        [1, 1, 0, None, 1.0],
+    ],
+    "columns": [
+        "count",
+        "mpi.rank",
+        "source.function#callpath.address",
+        "path",
+        "sum#time.duration",
+    ],
+    "column_metadata": [
+        {"is_value": True},
+        {"is_value": True},
+        {"is_value": False},
+        {"is_value": False},
+        {"is_value": True},
+    ],
+    "nodes": [
+        {"label": "main", "column": "source.function#callpath.address"},
+        {"label": "solve", "column": "source.function#callpath.address", "parent": 0},
+        {"label": "io", "column": "source.function#callpath.address", "parent": 0},
+        {"label": "cpi", "column": "module#cali.sampler.pc"},
+        {"label": "phase1", "column": "path"},
+        {"label": "phase2", "column": "path", "parent": 4},
+    ],
+}
+
+
+def test_region_records_are_summed_per_call_path_node():
+    gf = caliper_json.from_dict(BOTH, node_ordering=False)
+    assert len(gf.graph) == 3  # the call path hierarchy; "path" is an attribute
+    solve = _by_name(gf, "solve")
+    assert gf.dataframe.loc[(solve, 0), ["count", "time"]].tolist() == [5, 15.0]
+    assert gf.dataframe.loc[(solve, 0), "path"] == "phase1"
+    assert gf.dataframe.loc[(_by_name(gf, "io"), 1), "time"] == 0.0
+
+
+@pytest.mark.peer
+def test_both_hierarchies_as_hatchet(tmp_path):
+    import hatchet
+
+    p = _write(tmp_path, BOTH, "both.json")
+    ours = caliper_json.read(p, node_ordering=False)
+    theirs = _hatchet_with_parents(hatchet.GraphFrame.from_caliper(str(p), node_ordering=False))
+    assert_same(ours, theirs)
+
+
+def test_source_location_without_line_number():
+    """Hatchet fails on a sampled location that is not "file:line"; it has no file/line."""
+    doc = {
+        "data": [[1, 0, 1, 10.0], [1, 0, 2, 3.0], [1, 0, 3, 2.0]],
+        "columns": [
+            "count",
+            "source.function#callpath.address",
+            "sourceloc#cali.sampler.pc",
+            "sum#time.duration",
+        ],
+        "column_metadata": [
+            {"is_value": True},
+            {"is_value": False},
+            {"is_value": False},
+            {"is_value": True},
+        ],
+        "nodes": [
+            {"label": "main", "column": "source.function#callpath.address"},
+            {"label": "[unknown]", "column": "sourceloc#cali.sampler.pc"},
+            {"label": "/src/a.c:12", "column": "sourceloc#cali.sampler.pc"},
+            {"label": "/src/a.c:40", "column": "sourceloc#cali.sampler.pc"},
+        ],
+    }
+    gf = caliper_json.from_dict(doc, node_ordering=False)
+    # two distinct lines: one statement child each; the unlocated sample stays on main
+    assert len(gf.graph) == 3
+    assert gf.dataframe.loc[0, "time"] == 10.0 and gf.dataframe["time"].sum() == 15.0
+    lines = gf.graph.frames.set_index("line")["file"].dropna().to_dict()
+    assert lines == {"12": "/src/a.c", "40": "/src/a.c"}
