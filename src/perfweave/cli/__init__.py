@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from perfweave.errors import PerfweaveError
 
-_COMMAND_MODULES = ("calltree", "counts", "classes", "merge")
+_COMMAND_MODULES = ("calltree", "counts", "classes", "merge", "ensemble")
 
 
 def build_parser() -> argparse.ArgumentParser:
