@@ -115,3 +115,33 @@ def test_bad_design_requests():
         pair_covering_design(["a", "a", "b"], 2)
     with pytest.raises(MergeError, match="positive integer"):
         pair_covering_design(5, 0)
+
+
+def _covering_exists(v: int, k: int, b: int) -> bool:
+    """Exhaustive search (first block fixed by symmetry): is there a C(v, k, 2) with b blocks?"""
+    pair = {p: i for i, p in enumerate(itertools.combinations(range(v), 2))}
+    masks = np.array(
+        [
+            sum(1 << pair[p] for p in itertools.combinations(block, 2))
+            for block in itertools.combinations(range(v), k)
+        ],
+        dtype=np.uint64,
+    )
+    full = np.uint64((1 << len(pair)) - 1)
+    first, rest = masks[0], masks[1:]
+    for combo in itertools.combinations(range(len(rest)), b - 2):
+        acc = first
+        for c in combo:
+            acc |= rest[c]
+        if np.any((acc | rest) == full):
+            return True
+    return False
+
+
+@pytest.mark.parametrize(("v", "k"), [(7, 4), (9, 5)])
+def test_small_cases_where_the_bound_is_unreachable(v, k):
+    # Schönheim says 4, but no 4-block covering exists: the optimum, 5, is 25% above it
+    assert schonheim_bound(v, k) == 4
+    assert not _covering_exists(v, k, 4)
+    assert _covering_exists(v, k, 5)
+    assert pair_covering_design(v, k, seed=0, time_limit=0.3).n_subexperiments == 5
