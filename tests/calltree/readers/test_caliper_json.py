@@ -383,3 +383,13 @@ def test_source_location_without_line_number():
     assert gf.dataframe.loc[0, "time"] == 10.0 and gf.dataframe["time"].sum() == 15.0
     lines = gf.graph.frames.set_index("line")["file"].dropna().to_dict()
     assert lines == {"12": "/src/a.c", "40": "/src/a.c"}
+
+
+def test_streams_and_native_files(data_dir):
+    with open(data_dir / LULESH, "rb") as f:
+        from_stream = GraphFrame.from_caliper(f, node_ordering=False)
+    assert from_stream.graph == caliper_json.read(data_dir / LULESH, node_ordering=False).graph
+    cali_path = data_dir / "hatchet/caliper-lulesh-cali/lulesh-annotation-profile.cali"
+    native = GraphFrame.from_caliper(str(cali_path))  # no cali-query: read natively
+    assert native.graph == GraphFrame.from_cali(cali_path).graph
+    assert len(native.graph) == 19

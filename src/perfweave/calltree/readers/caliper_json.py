@@ -14,6 +14,7 @@ rows Hatchet adds for (node, rank) pairs without a record are added in one step.
 from __future__ import annotations
 
 import re
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +60,20 @@ def sniff(path: Path) -> bool:
 
 
 def read(source: Any, node_ordering: bool = True, **_: Any):
-    """Read a json-split file (path, JSON text or parsed dict) into a GraphFrame.
+    """Read a json-split file (path, open stream, JSON text or parsed dict) into a GraphFrame.
+
+    A ``.cali`` path is read natively (see :mod:`.cali`), where Hatchet would run cali-query.
 
     ``node_ordering`` (Hatchet's default True) orders siblings by the file's "Node order"
     column where it has one; otherwise siblings follow frame order.
     """
+    if isinstance(source, (str, PathLike)) and str(source).endswith(".cali"):
+        from perfweave.calltree.readers import cali  # a native file: no cali-query needed
+
+        return cali.read(source, node_ordering=node_ordering)
+    if hasattr(source, "read"):  # an open file or stream
+        text = source.read()
+        source = text.decode("utf-8") if isinstance(text, bytes) else text
     obj, name = load_json(source, "Caliper json-split")
     return from_dict(obj, name, node_ordering=node_ordering)
 
