@@ -221,3 +221,26 @@ def test_unusual_but_valid_labels():
     ]
     text = GOOD.replace("Rank(s) 0, 2:", "Rank(s) 2,0:")
     assert parse_compact(text).blocks[0].counts.row_of_rank.tolist() == [0, 1, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_block_label_fast_path_agrees_with_per_row_parse(data):
+    from perfweave.counts.compact import _rows_ranks
+    from perfweave.counts.ranklist import format_ranklist, parse_ranklist
+
+    n = data.draw(st.integers(1, 60))
+    k = data.draw(st.integers(1, min(n, 6)))
+    row_of_rank = np.array(data.draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    labels = []
+    for j in range(k):
+        ranks = np.flatnonzero(row_of_rank == j)
+        if ranks.size:
+            items = format_ranklist(ranks).split(", ")
+            items = data.draw(st.permutations(items))
+            labels.append(data.draw(st.sampled_from([", ", ","])).join(items))
+    ranks, rows = _rows_ranks(labels, 1, "x")
+    expect = [parse_ranklist(lab) for lab in labels]
+    assert sorted(ranks.tolist()) == list(range(n))
+    for j, r in enumerate(expect):
+        assert sorted(ranks[rows == j].tolist()) == r.tolist()

@@ -322,6 +322,7 @@ def _parse_data_rows(
 
 _LIST = r"\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*"
 _LABELS = re.compile(rf"(?:{_LIST}\n)*{_LIST}")
+_ENDS_AT_ZERO = re.compile(r"-0(?!\d)")  # "-0" would read as 0, not as a range end
 
 
 def _rows_ranks(
@@ -330,11 +331,11 @@ def _rows_ranks(
     """Ranks of every row label, expanded in one step, and the row each rank is on.
 
     The labels of a block are checked with one regular expression and their numbers read
-    by one C-level parse (range ends marked negative); anything unusual (a ``0-0`` range,
+    by one C-level parse (range ends marked negative); anything unusual (a range ending at 0,
     a reversed range, a syntax error) takes the row-by-row path, which names the line.
     """
     joined = "\n".join(labels)
-    if _LABELS.fullmatch(joined) and "0-0" not in joined:
+    if _LABELS.fullmatch(joined) and _ENDS_AT_ZERO.search(joined) is None:
         values = np.fromstring(
             joined.replace("-", " -").replace(",", " ").replace("\n", " "), dtype=np.int64, sep=" "
         )
