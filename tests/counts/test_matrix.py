@@ -83,3 +83,12 @@ def test_hash_collision_falls_back_to_exact_rows(monkeypatch):
     monkeypatch.setattr(mod.np.random, "default_rng", real)
     assert np.array_equal(m.dense(), dense)
     assert m.rows.shape[0] == 2
+
+
+def test_constructor_leaves_caller_arrays_alone():
+    rows = np.array([[1, 1], [0, 0]])
+    index = np.array([1, 0, 1])
+    m = CountMatrix(rows, index)
+    assert rows.flags.writeable and index.flags.writeable
+    rows[0, 0] = 7
+    assert m.dense().tolist() == [[0, 0], [1, 1], [0, 0]]

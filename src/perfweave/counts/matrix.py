@@ -33,14 +33,19 @@ class CountMatrix:
 
     __slots__ = ("__dict__", "row_of_rank", "rows")
 
-    def __init__(self, rows: np.ndarray, row_of_rank: np.ndarray, *, canonical: bool = False):
+    def __init__(self, rows: np.ndarray, row_of_rank: np.ndarray, *, _fresh: bool = False):
+        """Rows in any order, repeats allowed; they are merged and reordered by first rank.
+
+        The arrays given are never modified (``_fresh`` is for internal callers passing
+        arrays that are already canonical and owned by nobody else).
+        """
         rows = np.asarray(rows, dtype=np.int64)
         row_of_rank = np.asarray(row_of_rank, dtype=np.int64)
         if rows.ndim != 2 or row_of_rank.ndim != 1:
             raise ShapeError("CountMatrix needs 2-D rows and a 1-D row index per rank")
         if row_of_rank.size and (row_of_rank.min() < 0 or row_of_rank.max() >= rows.shape[0]):
             raise ShapeError(f"row index out of range 0..{rows.shape[0] - 1}")
-        if not canonical:
+        if not _fresh:
             rows, row_of_rank = _canonical(rows, row_of_rank)
         rows.setflags(write=False)
         row_of_rank.setflags(write=False)
@@ -53,7 +58,7 @@ class CountMatrix:
         dense = np.asarray(matrix, dtype=np.int64)
         if dense.ndim != 2:
             raise ShapeError(f"a count matrix must be 2-D, got shape {dense.shape}")
-        return cls(*_distinct_rows(dense), canonical=True)
+        return cls(*_distinct_rows(dense), _fresh=True)
 
     @property
     def n_ranks(self) -> int:
