@@ -222,7 +222,7 @@ class _Annealer:
         self.blocks.pop()
 
     def anneal(
-        self, iterations: int, deadline: float, t_start: float = 0.2, t_end: float = 0.05
+        self, iterations: int, deadline: float, t_start: float = 0.4, t_end: float = 0.1
     ) -> bool:
         """Run until every pair is covered (True), ``iterations`` moves or the deadline."""
         v, k, cov, blocks, where = self.v, self.k, self.cov, self.blocks, self.where
@@ -388,7 +388,7 @@ def pair_covering_design(
     anchor: str | None = None,
     seed: int | None = None,
     *,
-    iterations: int = 30_000,
+    iterations: int = 100_000,
     time_limit: float = 4.0,
 ) -> RunDesign:
     """Subexperiments of ``n_pmcs`` HEMs in which every pair of HEMs is read together.
