@@ -23,21 +23,30 @@ def _frame_key(frame) -> tuple:
     )
 
 
-def _path_key(node) -> tuple:
-    return min(tuple(_frame_key(n.frame) for n in p) for p in node.paths())
-
-
 def node_keys(graph) -> dict:
-    """node -> path key, for either library's graph."""
-    return {node: _path_key(node) for node in graph.traverse()}
+    """node -> path key (the smallest frame path from a root), following children lists.
+
+    Children lists are what both libraries traverse; Hatchet's ``parents`` lists are not
+    always complete (its Caliper reader leaves some empty), so they are not used.
+    """
+    keys: dict = {}
+    stack = [(root, ()) for root in graph.roots]
+    while stack:
+        node, prefix = stack.pop()
+        key = prefix + (_frame_key(node.frame),)
+        if node in keys and keys[node] <= key:
+            continue
+        keys[node] = key
+        stack.extend((c, key) for c in node.children)
+    return keys
 
 
 def structure(graph) -> dict[tuple, int]:
     """Multiset of (path key, sorted child frame keys) over all nodes."""
     out: dict[tuple, int] = defaultdict(int)
-    for node in graph.traverse():
+    for node, key in node_keys(graph).items():
         kids = tuple(sorted(_frame_key(c.frame) for c in node.children))
-        out[(_path_key(node), kids)] += 1
+        out[(key, kids)] += 1
     return dict(out)
 
 

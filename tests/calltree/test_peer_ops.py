@@ -15,7 +15,9 @@ import pytest
 
 import perfweave as pw
 from perfweave.calltree.readers import available_formats
-from tests.calltree._peer import assert_same, literal_multiset, rows
+from tests.calltree._peer import assert_same, literal_multiset, node_keys, rows
+from tests.calltree._reference import by_path, squashed
+from tests.calltree._reference import inclusive as reference_inclusive
 
 DATA = "tests/data/hatchet/"
 
@@ -83,6 +85,16 @@ CASES = [
 PRESENT = [c for c in CASES if c[0] in available_formats()]
 IDS = [c[1].split("/")[0] for c in PRESENT]
 
+# Where Hatchet reads a file differently on purpose-or-by-bug, the operations are compared
+# on Hatchet's own operations over perfweave's reading (to_hatchet); the reading itself is
+# covered, with the difference shown, in tests/calltree/readers/.
+READ_DIFFERS = {
+    "hpctoolkit-cpi-database": "Hatchet's HPCToolkit reader gives one statement node the file of a "
+    "callee read later (a shared frame): see test_hpctoolkit.py",
+    "cprofile-hatchet-pstats": "perfweave leaves recursion back edges out of the call graph, "
+    "Hatchet keeps a cycle: see test_cprofile.py",
+}
+
 
 def test_every_format_has_a_reader():
     missing = sorted({c[0] for c in CASES} - set(available_formats()))
@@ -94,7 +106,18 @@ def _both(case):
 
     fmt, rel, hatchet_read, options = case
     path = DATA + rel
-    return pw.read(path, format=fmt, **options), hatchet_read(ht, path)
+    ours = pw.read(path, format=fmt, **options)
+    if rel.split("/")[0] in READ_DIFFERS:
+        return ours, ours.to_hatchet()
+    return ours, hatchet_read(ht, path)
+
+
+def _metrics(ours, theirs):
+    """Metrics both have ('Node order' is a column in Hatchet, an ordering in perfweave)."""
+    mine = set(ours.exc_metrics + ours.inc_metrics)
+    hatchets = set(theirs.exc_metrics + theirs.inc_metrics)
+    assert hatchets - mine <= {"Node order"}, hatchets - mine
+    return sorted(mine & hatchets)
 
 
 def _exc_metric(gf):
@@ -102,18 +125,46 @@ def _exc_metric(gf):
     return numeric[0] if numeric else None
 
 
+def _hatchet_or_crash(fn, case, what):
+    """Run a Hatchet operation; for a known Hatchet crash, check that it still crashes."""
+    crash = HATCHET_CRASHES.get((case[1].split("/")[0], what))
+    if crash is None:
+        return fn()
+    with pytest.raises(crash):
+        fn()
+    return None
+
+
+# Hatchet raises on these (a bug in its multi-index subgraph_sum when a node lacks a rank);
+# perfweave's results are checked against the reference implementations instead.
+HATCHET_CRASHES = {
+    ("timemory", "filter"): AttributeError,
+    ("timemory", "inclusive"): AttributeError,
+    ("timemory", "add"): AttributeError,
+    # Hatchet's own squash/inclusive sum looks for a 'Node order' inclusive partner
+    ("caliper-ordered-json", "filter"): KeyError,
+    ("caliper-ordered-json", "inclusive"): KeyError,
+    ("caliper-ordered-json", "add"): KeyError,
+}
+
+
 @pytest.mark.peer
 @pytest.mark.parametrize("case", PRESENT, ids=IDS)
 def test_read_filter_squash(case):
     ours, theirs = _both(case)
-    assert_same(ours, theirs)
+    metrics = _metrics(ours, theirs)
+    assert_same(ours, theirs, metrics)
     metric = _exc_metric(ours)
-    if metric is None:
-        pytest.skip(f"{case[1]} has no numeric exclusive metric to filter on")
     cut = float(np.nanmedian(ours.dataframe[metric].to_numpy(float)))
     ours_f = ours.filter(lambda row: row[metric] > cut)
-    theirs_f = theirs.filter(lambda row: row[metric] > cut, num_procs=1)
-    assert_same(ours_f, theirs_f)
+    theirs_f = _hatchet_or_crash(
+        lambda: theirs.filter(lambda row: row[metric] > cut, num_procs=1), case, "filter"
+    )
+    if theirs_f is not None:
+        assert_same(ours_f, theirs_f, metrics)
+    if ours.graph.is_tree():
+        rows_kept = ours.filter(lambda row: row[metric] > cut, squash=False)
+        assert by_path(ours_f, metric) == pytest.approx(squashed(rows_kept, metric))
     # the safe query gives the same rows as the callable
     assert ours.filter(f"`{metric}` > {cut!r}").graph == ours_f.graph
 
@@ -122,14 +173,36 @@ def test_read_filter_squash(case):
 @pytest.mark.parametrize("case", PRESENT, ids=IDS)
 def test_inclusive_and_drop_index_levels(case):
     ours, theirs = _both(case)
+    _metrics(ours, theirs)  # the metric sets agree (but for Hatchet's "Node order")
     ours.update_inclusive_columns()
-    theirs.update_inclusive_columns()
-    assert_same(ours, theirs)
+    if _hatchet_or_crash(theirs.update_inclusive_columns, case, "inclusive") is None and (
+        (case[1].split("/")[0], "inclusive") not in HATCHET_CRASHES
+    ):
+        assert_same(ours, theirs, _metrics(ours, theirs))
+    for exc in ours.exc_metrics:
+        inc = exc[: -len("(exc)")].strip() if exc.endswith("(exc)") else f"{exc} (inc)"
+        want = reference_inclusive(ours, exc)
+        got = {k if isinstance(k, tuple) else (k,): v for k, v in ours.dataframe[inc].items()}
+        for key, value in want.items():
+            assert got[key] == pytest.approx(value, nan_ok=True, rel=1e-9), (exc, key)
+    if (case[1].split("/")[0], "inclusive") in HATCHET_CRASHES:
+        return
     if ours.index_levels:
         ours.drop_index_levels()
         theirs.drop_index_levels()
-        assert_same(ours, theirs)
-    assert literal_multiset(ours.to_literal()) == literal_multiset(theirs.to_literal())
+        assert_same(ours, theirs, _metrics(ours, theirs))
+    drop = {"Node order"}
+    assert literal_multiset(ours.to_literal()) == literal_multiset(
+        _without(theirs.to_literal(), drop)
+    )
+
+
+def _without(literal, names):
+    for entry in literal:
+        for n in names:
+            entry["metrics"].pop(n, None)
+        _without(entry.get("children", []), names)
+    return literal
 
 
 @pytest.mark.peer
@@ -137,21 +210,47 @@ def test_inclusive_and_drop_index_levels(case):
 def test_unify_add_subtract(case):
     ours, theirs = _both(case)
     metric = _exc_metric(ours)
-    if metric is None:
-        pytest.skip(f"{case[1]} has no numeric exclusive metric")
+    # every (call path, rank) row of a + b and a - b, against sums done by hand
+    ours.update_inclusive_columns()
+    part0 = ours.filter(
+        lambda r: r[metric] > float(np.nanmedian(ours.dataframe[metric].to_numpy(float)))
+    )
+    a, b = by_path(ours, metric), by_path(part0, metric)
+    assert by_path(ours + part0, metric) == pytest.approx(
+        {k: a.get(k, 0) + b.get(k, 0) for k in a.keys() | b.keys()}
+    )
+    assert by_path(ours - part0, metric) == pytest.approx(
+        {k: a.get(k, 0) - b.get(k, 0) for k in a.keys() | b.keys()}
+    )
+    if (case[1].split("/")[0], "add") in HATCHET_CRASHES:
+        with pytest.raises(HATCHET_CRASHES[(case[1].split("/")[0], "add")]):
+            theirs.update_inclusive_columns()
+            theirs + theirs.filter(lambda r: r[metric] > 0, num_procs=1)
+        return
     # squash (inside filter) adds inclusive columns; give both operands the same metrics
     ours.update_inclusive_columns()
     theirs.update_inclusive_columns()
     cut = float(np.nanmedian(ours.dataframe[metric].to_numpy(float)))
-    part, hpart = (
-        ours.filter(lambda r: r[metric] > cut),
-        theirs.filter(lambda r: r[metric] > cut, num_procs=1),
+    part = ours.filter(lambda r: r[metric] > cut)
+    hpart = _hatchet_or_crash(
+        lambda: theirs.filter(lambda r: r[metric] > cut, num_procs=1), case, "filter"
     )
+    if hpart is None:
+        hpart = part.to_hatchet()
     total, htotal = ours + part, theirs + hpart
     diff, hdiff = ours - part, theirs - hpart
-    assert len(total.graph) == len(htotal.graph) and total.graph == diff.graph
+    assert total.graph == diff.graph
+    union_paths = set(node_keys(ours.graph).values()) | set(node_keys(part.graph).values())
+    assert set(node_keys(total.graph).values()) == union_paths
+    if not (ours.graph.node_ordering and len(htotal.graph) > len(total.graph)):
+        assert len(total.graph) == len(htotal.graph)
+    else:
+        # Hatchet's union walks node-ordered children as if sorted by frame and misses
+        # matches, so its union has duplicate paths; perfweave's has each path once
+        assert len({k for k in node_keys(htotal.graph).values()}) < len(htotal.graph)
+        return
     levels = ours.index_levels
-    metrics = sorted(set(ours.exc_metrics + ours.inc_metrics))
+    metrics = _metrics(ours, theirs)
     for mine, hatchets in ((total, htotal), (diff, hdiff)):
         a, b = rows(mine, metrics, levels), rows(hatchets, metrics, levels)
         assert a.keys() >= b.keys()

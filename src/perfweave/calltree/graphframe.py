@@ -75,6 +75,19 @@ class GraphFrame:
     )
 
     @classmethod
+    def from_hatchet(cls, hatchet_graphframe: Any) -> GraphFrame:
+        """Convert an llnl-hatchet GraphFrame (needs the ``bench`` extra)."""
+        from perfweave.calltree.interop import from_hatchet
+
+        return from_hatchet(hatchet_graphframe)
+
+    def to_hatchet(self) -> Any:
+        """Convert to an llnl-hatchet GraphFrame (needs the ``bench`` extra)."""
+        from perfweave.calltree.interop import to_hatchet
+
+        return to_hatchet(self)
+
+    @classmethod
     def from_dict(cls, spec: dict) -> GraphFrame:
         """Inverse of :meth:`to_dict`."""
         from perfweave.calltree.readers.hatchet_json import from_dict
