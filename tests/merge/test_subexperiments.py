@@ -139,3 +139,33 @@ def test_make_unique_properties(names):
         else:
             assert renamed.startswith(original + ".")
         seen.add(original)
+
+
+def test_unknown_vignette_name():
+    from perfweave.errors import PerfweaveError
+
+    with pytest.raises(PerfweaveError, match="'hrm', 'much'"):
+        load_vignette("nope")
+
+
+_TABLE = t2080_code_table()
+
+
+@given(
+    st.integers(1, 4),
+    st.integers(1, 4),
+    st.lists(st.sampled_from(_TABLE["code"].tolist()[:40]), min_size=16, max_size=16),
+    st.integers(0, 10**6),
+)
+def test_split_property(n_pmcs, n_subs, codes, seed):
+    rng = np.random.default_rng(seed)
+    codes = codes[: n_pmcs * n_subs]
+    names = make_unique([f"X{c}" for c in codes])  # R's header convention for repeats
+    raw = pd.DataFrame(rng.integers(0, 10**7, size=(5, len(codes))), columns=names)
+    subs = process_raw_experiments(raw, n_pmcs)
+    hem = dict(zip(_TABLE["code"], _TABLE["hems"], strict=True))
+    assert len(subs) == n_subs
+    for i, sub in enumerate(subs):
+        block = codes[i * n_pmcs : (i + 1) * n_pmcs]
+        assert list(sub.columns) == make_unique([hem[c] for c in block])
+        np.testing.assert_array_equal(sub.to_numpy(), raw.iloc[:, i * n_pmcs : (i + 1) * n_pmcs])

@@ -170,7 +170,6 @@ def process_raw_experiments(
         )
     _check_numeric(frame, source)
     names = _hem_names([str(c) for c in frame.columns], code_table_mapping(code_table), source)
-    values = frame.to_numpy(copy=False)
 
     frames, dropped_rows, dropped_cols = [], [], []
     for s, start in enumerate(range(0, n_cols, n_pmcs)):
@@ -192,7 +191,6 @@ def process_raw_experiments(
                 dropped_cols.append((s, str(frame.columns[pos]), name, float(means[name])))
             sub = sub.drop(columns=list(low))
         frames.append(sub)
-    del values
     dropped = pd.DataFrame(dropped_cols, columns=["subexperiment", "column", "hem", "mean"])
     if len(dropped):
         listing = ", ".join(f"{c} ({h}, mean {m:g})" for _, c, h, m in dropped_cols)
