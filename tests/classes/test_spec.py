@@ -181,3 +181,10 @@ def test_vectorised_and_per_path_parsers_agree(body, tail):
         assert parsed.table.empty and len(parsed.errors) == 1
     else:
         assert parsed.specs() == [expected] and not parsed.errors
+
+
+def test_a_path_with_a_newline_is_reported(listings):
+    bad = listings["sep"][0] + "\nmore"
+    parsed = parse_sample_paths([listings["sep"][1], bad], on_error="collect")
+    assert parsed.table["filename"].tolist() == [listings["sep"][1]]
+    assert [e.path for e in parsed.errors] == [bad]

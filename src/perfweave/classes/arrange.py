@@ -19,6 +19,7 @@ from functools import reduce
 import numpy as np
 import pandas as pd
 
+from perfweave.classes._groups import codes_of, group_ids, rows_by_group
 from perfweave.classes.axis import class_longnames, identify_axis
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.spec import SPEC_COLUMNS, SampleSpec, specs_table
@@ -185,21 +186,18 @@ def arrange(
     table["app"] = binary if merge.lib else table["image"].astype(object)
 
     templ = _templates(table, merge)
-    keys = pd.DataFrame(
-        {
-            "cpu": _order_key(templ["cpu"], "cpu", table["filename"]),
-            "tgid": _order_key(templ["tgid"], "tgid", table["filename"]),
-            "tid": _order_key(templ["tid"], "tid", table["filename"]),
-            "unitmask": _order_key(templ["unitmask"], "unitmask", table["filename"]),
-            "event": templ["event"],
-            "count": templ["count"],
-        }
-    )
-    first_rows = keys.drop_duplicates()  # first file of each class gives its template text
-    ordered = first_rows.sort_values(list(keys.columns), kind="stable")
-    class_index = pd.MultiIndex.from_frame(ordered)
-    table["class"] = class_index.get_indexer(pd.MultiIndex.from_frame(keys))
-    class_templates = templ.loc[ordered.index].reset_index(drop=True)
+    keys = [
+        _order_key(templ["cpu"], "cpu", table["filename"]),
+        _order_key(templ["tgid"], "tgid", table["filename"]),
+        _order_key(templ["tid"], "tid", table["filename"]),
+        _order_key(templ["unitmask"], "unitmask", table["filename"]),
+        codes_of(templ["event"], sort=True)[0],
+        codes_of(templ["count"], sort=True)[0],
+    ]
+    class_ids, first_rows = group_ids(keys, lexicographic=True)
+    table["class"] = class_ids
+    # the first file of each class gives its template text (opreport keeps the first)
+    class_templates = templ.iloc[first_rows].reset_index(drop=True)
 
     axis, names = identify_axis(class_templates, merge)
     profiles = _profile_sets(table, len(class_templates))
@@ -231,12 +229,11 @@ def _class_unit_mask(
 
 
 def groups_in_order(frame: pd.DataFrame, keys: list[str]) -> list[tuple[tuple, np.ndarray]]:
-    """(key, row positions) per group, in order of each group's first row.
-
-    (pandas orders multi-key groups level by level, not by first appearance.)
-    """
-    groups = frame.groupby(keys, sort=False).indices
-    return sorted(groups.items(), key=lambda item: item[1][0])
+    """(key values, row positions) per group of ``frame``, in order of first appearance."""
+    cols = [codes_of(frame[k])[0] for k in keys]
+    ids, first = group_ids(cols, lexicographic=False)
+    values = [frame[k].to_numpy(dtype=object)[first] for k in keys]
+    return list(zip(zip(*values), rows_by_group(ids, len(first))))
 
 
 def _profile_sets(table: pd.DataFrame, n_classes: int) -> list[tuple[ProfileSet, ...]]:

@@ -19,6 +19,7 @@ on the paths the expression rejects, to say why).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, field
 from os import PathLike
@@ -151,6 +152,8 @@ def _parse_directory(dirname: str, path: str) -> tuple[str, str, str]:
 def parse_sample_path(path: str | PathLike[str]) -> SampleSpec:
     """Parse one sample file path into a :class:`SampleSpec` (raises :class:`ParseError`)."""
     text = str(path)
+    if "\n" in text:
+        raise ParseError(text, "a path on one line", found=text)
     dirname, sep, last = text.rpartition("/")
     if not sep:
         raise ParseError(text, "a sample file path with directories", found=text)
@@ -186,6 +189,25 @@ class ParsedPaths:
         ]
 
 
+# A path = directory + "/" + six non-empty dot-free fields; any other line matches the
+# second branch with empty groups. One C-level pass over all paths joined by newlines.
+_FIELD = r"([^/.\n]+)"
+_SPLIT_RE = re.compile(r"^(?:([^\n]*)/" + r"\.".join([_FIELD] * 6) + r"|[^\n]*)$", re.M)
+
+
+def _split_paths(raw: np.ndarray) -> np.ndarray:
+    """(directory, event, count, unitmask, tgid, tid, cpu) per path; empty strings if bad."""
+    rows = _SPLIT_RE.findall("\n".join(raw))
+    if len(rows) != len(raw):  # a path holds a newline: split them one by one
+        rows = [_split_one(p) for p in raw]
+    return np.array(rows, dtype=object).reshape(len(raw), 7)
+
+
+def _split_one(path: str) -> tuple[str, ...]:
+    match = None if "\n" in path else _SPLIT_RE.fullmatch(path)
+    return match.groups("") if match else ("",) * 7
+
+
 def parse_sample_paths(
     paths: Iterable[str | PathLike[str]], *, on_error: str = "raise"
 ) -> ParsedPaths:
@@ -196,12 +218,12 @@ def parse_sample_paths(
     """
     if on_error not in ("raise", "collect"):
         raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
-    raw = pd.Series([str(p) for p in paths], dtype=object)
-    if raw.empty:
+    raw = np.array([str(p) for p in paths], dtype=object)
+    if len(raw) == 0:
         return ParsedPaths(empty_spec_table())
-    split = raw.str.rpartition("/")
+    rows = _split_paths(raw)
     # directories repeat (one per application x image): parse each distinct one once
-    dir_codes, dirs = pd.factorize(split[0])
+    dir_codes, dirs = pd.factorize(rows[:, 0])
     images = np.empty((len(dirs), 3), dtype=object)
     dir_ok = np.ones(len(dirs), dtype=bool)
     for k, dirname in enumerate(dirs):
@@ -209,26 +231,23 @@ def parse_sample_paths(
             images[k] = _parse_directory(dirname, dirname)
         except ParseError:
             dir_ok[k] = False
-    fields = split[2].str.split(".", n=5, expand=True).reindex(columns=range(6))
-    complete = (fields.notna() & (fields != "")).all(axis=1).to_numpy()
-    no_extra = ~fields[5].fillna(".").str.contains(".", regex=False).to_numpy(dtype=bool)
-    ok = dir_ok[dir_codes] & complete & no_extra & (split[1] == "/").to_numpy()
+    ok = dir_ok[dir_codes] & (rows[:, 1] != "")
     errors: list[ParseError] = []
     for pos in np.flatnonzero(~ok):  # only the rejected paths: say precisely why
         try:
-            parse_sample_path(raw.iloc[pos])
+            parse_sample_path(raw[pos])
         except ParseError as exc:
             if on_error == "raise":
                 raise
             errors.append(exc)
-    rows = dir_codes[ok]
+    at = dir_codes[ok]
     table = pd.DataFrame(
         {
-            "filename": raw[ok].to_numpy(dtype=object),
-            "image": images[rows, 0],
-            "lib_image": images[rows, 1],
-            "cg_image": images[rows, 2],
-            **{c: fields.loc[ok, k].to_numpy(dtype=object) for k, c in enumerate(EVENT_FIELDS)},
+            "filename": raw[ok],
+            "image": images[at, 0],
+            "lib_image": images[at, 1],
+            "cg_image": images[at, 2],
+            **{c: rows[ok, k + 1] for k, c in enumerate(EVENT_FIELDS)},
         }
     )
     return ParsedPaths(table[list(SPEC_COLUMNS)], errors)
