@@ -56,3 +56,15 @@ def test_bad_file_is_reported_on_stderr(copy_dir, capsys):
 def test_empty_directory_is_an_error(tmp_path):
     with pytest.raises(PerfweaveError, match="no readable count files"):
         run("counts", "patterns", str(tmp_path))
+
+
+def test_through_the_perfweave_command(tmp_path, capsys):
+    from perfweave.cli import main
+
+    assert main(["counts", "patterns", str(expected("alltoallv_c")), "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "patterns-job0-rank0.md").read_bytes() == (
+        expected("alltoallv_c") / "patterns-job0-rank0.md"
+    ).read_bytes()
+    assert main(["counts", "summary", str(tmp_path / "missing")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"perfweave counts: error: {tmp_path / 'missing'}: not a directory"]
