@@ -2,6 +2,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from perfweave.counts import parse_percall, read_compact, read_percall
 from perfweave.errors import ParseError
@@ -79,3 +82,33 @@ def test_bad_per_call_text(broken, line, expected):
         parse_percall(broken, path="counts.rank0_call0.md")
     assert info.value.line == line
     assert "counts.rank0_call0.md" in str(info.value) and expected in str(info.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 8).flatmap(
+        lambda n: st.tuples(
+            arrays(np.int64, (n, n), elements=st.integers(0, 10**12)),
+            arrays(np.int64, (n, n), elements=st.integers(0, 10**12)),
+        )
+    ),
+    st.booleans(),
+    st.booleans(),
+)
+def test_per_call_text_round_trips(matrices, trailing_space, final_newline):
+    send, recv = matrices
+    n = send.shape[0]
+    end = " " if trailing_space else ""
+
+    def rows(m):
+        return [" ".join(map(str, r)) + end for r in m.tolist()]
+
+    text = "\n".join(
+        [f"Send datatype size: 4\nRecv datatype size: 8\nComm size: {n}\n", "Send counts"]
+        + rows(send)
+        + ["", "", "Recv counts"]
+        + rows(recv)
+    ) + ("\n" if final_newline else "")
+    c = parse_percall(text)
+    assert np.array_equal(c.send.dense(), send) and np.array_equal(c.recv.dense(), recv)
+    assert (c.comm_size, c.send_datatype_size, c.recv_datatype_size) == (n, 4, 8)
