@@ -147,3 +147,11 @@ def test_invert_groups_follow_classes(sessions):
     ext4 = inverted["/ext4"]
     assert [len(g) for g in ext4.groups] == [1, 0]
     assert ext4.applications == ["/usr/bin/perl"]
+
+
+def test_classes_offer_their_report(sessions):
+    classes = session_classes(sessions["many"], [], "cpu")
+    frame = classes.report(by="application")
+    assert frame.index.tolist() == ["/usr/bin/bash"]
+    # many_tgids/02_merge_cpu.txt: 3, 5, ..., 15 samples for tid 301 .. 307
+    assert frame.xs("samples", axis=1, level="value").iloc[0].tolist() == list(range(3, 17, 2))

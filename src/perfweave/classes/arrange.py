@@ -97,6 +97,12 @@ class ProfileClasses:
         """One row per class with the template fields."""
         return pd.DataFrame([vars(c.template) for c in self.classes], columns=list(TEMPLATE_FIELDS))
 
+    def report(self, by: str = "image") -> pd.DataFrame:
+        """The columnar report (see :func:`perfweave.classes.report.report`)."""
+        from perfweave.classes.report import report
+
+        return report(self, by=by)
+
     def __len__(self) -> int:
         return len(self.classes)
 
@@ -131,7 +137,7 @@ def _order_key(values: pd.Series, column: str, filenames: pd.Series) -> np.ndarr
         raise ParseError(
             filenames.iloc[pos], f"a number or 'all' in the {column} field", found=values.iloc[pos]
         )
-    key = nums.fillna(0).astype(np.int64).to_numpy()
+    key = nums.fillna(0).astype(np.int64).to_numpy(copy=True)
     key[(text == "all").to_numpy()] = _ALL
     key[(text == "").to_numpy()] = -1
     return key[codes]
