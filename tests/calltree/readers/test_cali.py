@@ -8,6 +8,7 @@ from collections import defaultdict
 
 import caliperreader
 import numpy as np
+import pandas as pd
 import pytest
 
 import perfweave
@@ -368,3 +369,49 @@ def test_callpath_of_gpu_records():
     assert cp({"path": "main"}) == (("main",), "function", False)
     assert cp({"path": []}) == (("unknown_context",), "function", False)
     assert cp({"function": "main"}) is None
+
+
+def test_record_without_rank_in_a_multi_rank_profile(tmp_path):
+    p = tmp_path / "norank.cali"
+    p.write_text(
+        SAMPLED.replace(
+            "__rec=ctx,ref=30=41,attr=21=28,data=4.0=1", "__rec=ctx,ref=30=41,attr=21,data=4.0"
+        )
+    )
+    with pytest.raises(ParseError, match="mpi.rank in every record") as info:
+        cali.read(p)
+    assert str(p) in str(info.value) and "kernel_a" in str(info.value)
+
+
+AGGREGATED = """\
+__rec=node,id=20,attr=10,data=2069,parent=5
+__rec=node,id=21,attr=8,data=sum#time.duration,parent=20
+__rec=node,id=22,attr=10,data=268,parent=3
+__rec=node,id=23,attr=8,data=region,parent=22
+__rec=node,id=24,attr=10,data=12,parent=3
+__rec=node,id=25,attr=8,data=phase,parent=24
+__rec=node,id=30,attr=23,data=main
+__rec=node,id=31,attr=23,data=solve,parent=30
+__rec=node,id=40,attr=25,data=setup
+__rec=node,id=41,attr=25,data=run
+__rec=ctx,ref=31=40,attr=21,data=5.0
+__rec=ctx,ref=31=41,attr=21,data=1.5
+__rec=ctx,ref=31=40,attr=21,data=2.0
+__rec=ctx,ref=30,attr=21,data=4.0
+"""
+
+
+def test_records_of_a_node_are_aggregated(tmp_path):
+    """Without ranks, a node's records make one row: numbers summed, text attributes as
+    their distinct values in file order."""
+    p = tmp_path / "agg.cali"
+    p.write_text(AGGREGATED)
+    gf = cali.read(p, string_attributes=["phase"])
+    names = gf.graph.frames["name"].to_numpy()
+    solve = int(np.flatnonzero(names == "solve")[0])
+    main = int(np.flatnonzero(names == "main")[0])
+    assert len(gf.dataframe) == 2
+    assert gf.dataframe.loc[solve, "time"] == 8.5
+    assert gf.dataframe.loc[solve, "phase"] == "setup,run"
+    assert gf.dataframe.loc[main, "time"] == 4.0
+    assert pd.isna(gf.dataframe.loc[main, "phase"])

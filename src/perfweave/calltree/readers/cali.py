@@ -192,6 +192,13 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
             np.minimum.at(order_key, df["node"].to_numpy()[ok], vals[ok].astype(INT))
 
     value_attrs = [c for c in df.columns if c != "node" and _is_value(reader, c)]
+    if "mpi.rank" in df.columns and df["mpi.rank"].isna().any():
+        bad = int(df["node"].to_numpy()[df["mpi.rank"].isna().to_numpy()][0])
+        raise ParseError(
+            name,
+            "an mpi.rank in every record of a multi-rank profile",
+            found=f"a record of {'/'.join(_path_names(parent, labels, bad))} without one",
+        )
     if "mpi.rank" not in df.columns and not sampling:
         df = _aggregate(df, value_attrs)
     df = _fill_missing(df, n, value_attrs)
@@ -298,11 +305,25 @@ def _aggregate(df: pd.DataFrame, value_attrs: list[str]) -> pd.DataFrame:
     parts = [grouped[numeric].sum(min_count=1)] if numeric else []
     text = [c for c in df.columns if c != "node" and c not in numeric]
     if text:
-        parts.append(grouped[text].agg(lambda s: ",".join(dict.fromkeys(s.dropna()))))
+        parts.append(grouped[text].agg(_join_distinct))
     out = (
         pd.concat(parts, axis=1).reset_index() if parts else grouped.size().reset_index()[["node"]]
     )
     return out[[c for c in df.columns if c in out.columns]]
+
+
+def _join_distinct(values: pd.Series):
+    """Distinct values in order of appearance, joined by ','; None when all are missing."""
+    distinct = dict.fromkeys(values.dropna())
+    return ",".join(map(str, distinct)) if distinct else None
+
+
+def _path_names(parent: list[int], labels: list[str], nid: int) -> list[str]:
+    out = []
+    while nid >= 0:
+        out.append(labels[nid])
+        nid = parent[nid]
+    return out[::-1]
 
 
 def _fill_missing(df: pd.DataFrame, n: int, value_attrs: list[str]) -> pd.DataFrame:
