@@ -77,17 +77,17 @@ def format_summary(summary: ImageSummary, names: Sequence[str]) -> list[str]:
     n = summary.n_classes
     lines = column_headers(names)
     totals = summary.totals
-    images = summary.images
-    sizes = images.groupby(level=0, sort=False).size()
+    blocks = summary.image_blocks()
     for app, row in zip(summary.apps.index, summary.apps[list(range(n))].to_numpy()):
         lines.append(
             "".join(format_count(int(c), int(t)) for c, t in zip(row, totals)) + basename(app)
         )
-        if sizes.get(app, 0) <= 1:
+        block = blocks[app]
+        if len(block) <= 1:  # only the application's own image: nothing more to show
             continue
         lines.extend(column_headers(names, indent=True))
-        block = images.xs(app, level="application")[list(range(n))]
-        for image, counts in zip(block.index, block.to_numpy()):
+        images = block.index.get_level_values("image")
+        for image, counts in zip(images, block[list(range(n))].to_numpy()):
             if not np.any(counts):
                 continue
             cells = "".join(format_count(int(c), int(t)) for c, t in zip(counts, row))

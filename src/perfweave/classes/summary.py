@@ -40,13 +40,12 @@ class ImageSummary:
     totals: np.ndarray
     n_classes: int
 
-    def shows_images(self, app: str) -> bool:
-        """opreport prints an application's image rows only when it has a dependent image."""
-        return int(self._sizes.get(app, 0)) > 1
-
-    @property
-    def _sizes(self) -> pd.Series:
-        return self.images.groupby(level=0, sort=False).size()
+    def image_blocks(self) -> dict[str, pd.DataFrame]:
+        """Per application (in print order) its image rows, own image included."""
+        apps = self.images.index.get_level_values(0)
+        starts = np.flatnonzero(np.r_[True, apps[1:] != apps[:-1]])
+        bounds = np.r_[starts, len(apps)]
+        return {apps[a]: self.images.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:])}
 
 
 def summarize(classes: ProfileClasses) -> ImageSummary:
