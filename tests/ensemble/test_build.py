@@ -219,3 +219,43 @@ def test_intersection_on_read(quartz_files, lassen_files):
     ens = Ensemble.from_files(quartz_files + lassen_files[:2], intersection=True)
     assert ens.dataframe["name"].notna().all()
     assert len(ens.dataframe) == len(ens.graph) * len(ens)
+
+
+_TINY_GRAPHS: dict = {}
+
+
+def _tiny_reader(path, **_):
+    """A reader for one-line test profiles: ``<run> <time of main> <time of child>``
+    (three calltree shapes, built once and shared, as graphs are immutable)."""
+    from perfweave.calltree.graphframe import GraphFrame
+
+    fields = Path(path).read_text().split()
+    if len(fields) != 3:
+        raise ParseError(path, "three fields: run, main time, child time", line=1)
+    run, t_main, t_child = int(fields[0]), float(fields[1]), float(fields[2])
+    shape = run % 3
+    if shape not in _TINY_GRAPHS:
+        _TINY_GRAPHS[shape] = GraphFrame.from_lists(("main", f"child{shape}")).graph
+    graph = _TINY_GRAPHS[shape]
+    data = pd.DataFrame(
+        {"time": [t_main, t_child], "name": ["main", f"child{shape}"]},
+        index=pd.Index([0, 1], name="node"),
+    )
+    return GraphFrame(graph, data, ["time"], [], "time", {"run": run})
+
+
+def test_one_bad_file_among_a_thousand(tmp_path):
+    paths = []
+    for i in range(1000):
+        p = tmp_path / f"p{i:04d}.txt"
+        p.write_text(f"{i} {i}.0 1.5" if i != 617 else "617 oops")
+        paths.append(str(p))
+    with pytest.raises(ParseError, match="p0617.txt"):
+        Ensemble.from_files(paths, reader=_tiny_reader)
+    with ThreadPoolExecutor(max_workers=2) as ex:
+        ens = Ensemble.from_files(paths, reader=_tiny_reader, executor=ex, on_error="skip")
+    assert len(ens) == 999
+    assert [p for p, _ in ens.errors] == [paths[617]]
+    assert "three fields" in ens.errors[0][1]
+    assert sorted(ens.graph.frames["name"]) == ["child0", "child1", "child2", "main"]
+    assert ens.dataframe.xs(0, level="node")["time"].sum() == sum(range(1000)) - 617
