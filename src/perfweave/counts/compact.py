@@ -280,22 +280,18 @@ def _parse_data_rows(
     block_line: int,
     closed: bool,
 ) -> tuple[CountMatrix, np.ndarray, bool]:
-    """Rows ``Rank(s) <list>: counts`` -> CountMatrix; checks every rank appears once."""
+    """Rows ``Rank(s) <list>: counts`` -> CountMatrix; checks every rank appears once.
+
+    Each row is split once at its colon (a C call per distinct row); the counts of all
+    rows are then parsed by one numpy call and the rank labels by one regular expression
+    and one numpy call. Only a malformed row sends the parser looking row by row for the
+    line to report.
+    """
     parts = [r.partition(":") for r in rows]
-    for j, (head, sep, _) in enumerate(parts):
-        if not (sep and head.startswith("Rank(s) ")):
-            what = (
-                f"'END DATA' closing the block started at line {block_line}"
-                if rows[j].strip() in {"# Raw counters", "BEGINNING DATA"} or not closed
-                else "'Rank(s) <rank list>: <counts>' or 'END DATA'"
-            )
-            raise ParseError(path, what, line=first_line + j, found=rows[j])
-    if not closed:
-        raise ParseError(
-            path,
-            f"'END DATA' closing the block started at line {block_line}",
-            line=first_line + max(len(rows) - 1, 0),
-        )
+    labels = [h[8:] for h, _, _ in parts]
+    heads_ok = all(sep and h.startswith("Rank(s) ") for h, sep, _ in parts)
+    if not (heads_ok and closed):
+        _report_bad_row(rows, first_line, path=path, block_line=block_line, closed=closed)
     if not rows:
         raise ParseError(path, "at least one 'Rank(s)' row before END DATA", line=first_line)
     tails = [t for _, _, t in parts]
@@ -309,7 +305,7 @@ def _parse_data_rows(
         first_line=first_line,
         expected=f"{width} count{'s' if width != 1 else ''} per row (Number of ranks: {comm_size})",
     )
-    ranks, row_of = _rows_ranks([h[8:] for h, _, _ in parts], first_line, path)
+    ranks, row_of = _rows_ranks(labels, first_line, path)
     _check_rank_coverage(
         ranks, row_of, comm_size, path=path, first_line=first_line, block_line=block_line
     )
@@ -318,6 +314,26 @@ def _parse_data_rows(
     trailing = all(t.endswith(" ") for t in tails)
     row_of_rank.setflags(write=False)
     return CountMatrix(matrix, row_of_rank), row_of_rank, trailing
+
+
+def _report_bad_row(
+    rows: list[str], first_line: int, *, path: str, block_line: int, closed: bool
+) -> None:
+    """Raise for the first row that is not ``Rank(s) <list>: ...`` (or a missing END DATA)."""
+    for j, row in enumerate(rows):
+        head, sep, _ = row.partition(":")
+        if not (sep and head.startswith("Rank(s) ") and "\n" not in head):
+            what = (
+                f"'END DATA' closing the block started at line {block_line}"
+                if row.strip() in {"# Raw counters", "BEGINNING DATA"} or not closed
+                else "'Rank(s) <rank list>: <counts>' or 'END DATA'"
+            )
+            raise ParseError(path, what, line=first_line + j, found=row)
+    raise ParseError(
+        path,
+        f"'END DATA' closing the block started at line {block_line}",
+        line=first_line + max(len(rows) - 1, 0),
+    )
 
 
 _LIST = r"\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*"
@@ -346,9 +362,10 @@ def _rows_ranks(
         lo = values[start_at]
         hi = np.where(ranged, -values[nxt], lo) + 1
         if bool((hi > lo).all()):
-            spans_per_row = np.fromiter(
-                (lab.count(",") + 1 for lab in labels), dtype=np.int64, count=len(labels)
-            )
+            # items per row = commas per row + 1, counted on the bytes of all labels at once
+            raw = np.frombuffer(joined.encode("ascii"), dtype=np.uint8)
+            row_of_byte = np.cumsum(raw == ord("\n"))
+            spans_per_row = np.bincount(row_of_byte[raw == ord(",")], minlength=len(labels)) + 1
             span_row = np.repeat(np.arange(len(labels), dtype=np.int64), spans_per_row)
             return expand_spans(lo, hi), np.repeat(span_row, hi - lo)
     starts: list[int] = []
