@@ -10,6 +10,8 @@ import caliperreader
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import perfweave
 from perfweave import GraphFrame
@@ -415,3 +417,61 @@ def test_records_of_a_node_are_aggregated(tmp_path):
     assert gf.dataframe.loc[solve, "phase"] == "setup,run"
     assert gf.dataframe.loc[main, "time"] == 4.0
     assert pd.isna(gf.dataframe.loc[main, "phase"])
+
+
+# ------------------------------------------------------------------ property: synthetic files
+
+_HEADER = """\
+__rec=node,id=20,attr=10,data=2069,parent=5
+__rec=node,id=21,attr=8,data=sum#time.duration,parent=20
+__rec=node,id=22,attr=10,data=268,parent=3
+__rec=node,id=23,attr=8,data=region,parent=22
+"""
+
+
+@st.composite
+def region_profiles(draw):
+    """Records as (call path, value) with paths over a few region names."""
+    paths = draw(
+        st.lists(
+            st.lists(
+                st.sampled_from(["main", "solve", "io", "a,b", "x=y"]), min_size=1, max_size=4
+            ),
+            min_size=1,
+            max_size=15,
+        )
+    )
+    values = draw(st.lists(st.integers(0, 100), min_size=len(paths), max_size=len(paths)))
+    return [(tuple(p), float(v)) for p, v in zip(paths, values)]
+
+
+def _cali_text(records) -> str:
+    """A .cali stream for the records: one context node per distinct path prefix."""
+    ids: dict[tuple, int] = {}
+    lines = [_HEADER]
+    for path, value in records:
+        for depth in range(1, len(path) + 1):
+            prefix = path[:depth]
+            if prefix not in ids:
+                ids[prefix] = 100 + len(ids)
+                label = prefix[-1].replace(",", "\\,").replace("=", "\\=")
+                parent = f",parent={ids[prefix[:-1]]}" if depth > 1 else ""
+                lines.append(f"__rec=node,id={ids[prefix]},attr=23,data={label}{parent}\n")
+        lines.append(f"__rec=ctx,ref={ids[path]},attr=21,data={value}\n")
+    return "".join(lines)
+
+
+@settings(max_examples=40, deadline=None)
+@given(region_profiles())
+def test_synthetic_region_profiles(tmp_path_factory, records):
+    p = tmp_path_factory.mktemp("cali") / "synthetic.cali"
+    p.write_text(_cali_text(records))
+    gf = cali.read(p)
+    prefixes = {path[:d] for path, _ in records for d in range(1, len(path) + 1)}
+    assert len(gf.graph) == len(prefixes)
+    assert {_path_of(gf, n) for n in range(len(gf.graph))} == prefixes
+    totals: dict[tuple, float] = defaultdict(float)
+    for path, value in records:
+        totals[path] += value
+    got = {_path_of(gf, n): v for n, v in gf.dataframe["time"].items()}
+    assert got == {p: totals.get(p, 0.0) for p in prefixes}

@@ -7,6 +7,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import perfweave
 from perfweave import GraphFrame
@@ -240,3 +242,17 @@ def test_not_timemory(data_dir):
     with pytest.raises(ParseError, match="timemory"):
         timemory.read(data_dir / "hatchet/json/hatchet-graph-literal.json")
     assert not timemory.sniff(data_dir / "hatchet/json/hatchet-graph-literal.json")
+
+
+_word = st.text("abcdefghijklmnopqrstuvwxyz_.-", min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_word, _word, st.integers(0, 99999), _word)
+def test_func_file_line_tail_labels(func, file, line, tail):
+    assert timemory.split_label(f"{func}@{file}:{line}/{tail}") == (
+        f"{func}/{tail}",
+        file,
+        str(line),
+    )
+    assert timemory.split_label(f"{func}/{file}:{line}") == (func, file, str(line))
