@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.frame import Frame, _sortable
+from perfweave.calltree.frame import Frame
 
 INT = np.int64
 
@@ -60,11 +60,45 @@ def _rank_frames(reps: pd.DataFrame) -> np.ndarray:
             return rank
         except TypeError:  # a column mixes numbers and strings
             pass
-    tuples = [_sortable(f.tuple_repr) for f in frames_of(reps)]
-    order = sorted(range(k), key=tuples.__getitem__)
+    # frames with different attributes: sort the rows' (attribute, value) sequences as
+    # tuples, vectorised: one (column index, value rank) pair per present attribute, in
+    # column (= attribute name) order, padded with -1 (a shorter tuple sorts first)
+    values = [_value_ranks(reps[c].to_numpy(dtype=object)) for c in reps.columns]
+    present = np.stack([p for p, _ in values], axis=1)
+    slot = np.cumsum(present, axis=1) - 1
+    keys = np.full((k, 2 * len(values)), -1, INT)
+    rows, cols = np.nonzero(present)
+    keys[rows, 2 * slot[rows, cols]] = cols
+    keys[rows, 2 * slot[rows, cols] + 1] = np.stack([r for _, r in values], axis=1)[rows, cols]
+    order = np.lexsort(keys.T[::-1])
     rank = np.empty(k, INT)
-    rank[np.asarray(order, dtype=INT)] = np.arange(k)
+    rank[order] = np.arange(k)
     return rank
+
+
+def _value_ranks(vals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(present, rank) of one attribute's values in ``_sortable`` order: numbers by value
+    first, then everything else by its text."""
+    present = ~pd.isna(vals)
+    rank = np.zeros(len(vals), INT)
+    kind = pd.api.types.infer_dtype(vals[present], skipna=True)
+    if kind in ("integer", "floating", "mixed-integer-float", "boolean", "decimal"):
+        is_num = present
+    elif kind in ("string", "empty"):
+        is_num = np.zeros(len(vals), bool)
+    else:
+        is_num = present & np.fromiter(
+            (isinstance(v, (int, float, np.number)) for v in vals), bool, len(vals)
+        )
+    is_txt = present & ~is_num
+    n_num = 0
+    if is_num.any():
+        uniq, inv = np.unique(vals[is_num].astype(np.float64), return_inverse=True)
+        rank[is_num], n_num = inv, len(uniq)
+    if is_txt.any():
+        codes, _ = pd.factorize(np.asarray([str(v) for v in vals[is_txt]], dtype=object), sort=True)
+        rank[is_txt] = n_num + codes
+    return present, rank
 
 
 def frames_of(table: pd.DataFrame) -> list[Frame]:
