@@ -1,17 +1,17 @@
 """HPCToolkit databases: ``experiment.xml`` (the calling context tree) + ``*.metric-db``.
 
-The XML is checked by expat (C speed, exact error positions); the calling context tree is
-then tokenised with one regular expression and laid out with numpy (depths by cumulative
-sums, parents by a search per depth level), so no Python code runs per XML element. Each
+One expat pass (C speed, exact error positions) collects the name tables and the tree's
+elements into lists; everything after that is numpy/pandas over those columns: graph
+parents and enclosing files by pointer jumping up the ancestors, names by string columns,
+the statements' exclusive values moved out of their parents with one ``np.add.at``. Each
 ``*.metric-db`` file holds one (rank, thread)'s values: a 32-byte header and a big-endian
-``float64`` matrix of (node id, metric). Semantics follow Hatchet's reader (node names,
-frames, metric names, the exclusive values of statements subtracted from their parent
-scope); the differences are listed in ``docs/calltree-readers.md``.
+``float64`` matrix of (node id, metric), read as one block. Semantics follow Hatchet's
+reader (node names, frames, metric names, statements subtracted from their parent scope);
+the differences are listed in ``docs/calltree-readers.md``.
 """
 
 from __future__ import annotations
 
-import html
 import re
 import xml.parsers.expat
 from os import PathLike
@@ -28,9 +28,6 @@ _MAGIC = b"HPCPROF-metricdb__"
 _HEADER = 32  # magic (18) + version (5) + endianness (1) + nodes (4) + metrics (4)
 _DB_NAME = re.compile(r"-(\d+)-(\d+)-([\w\d]+)-(\d+)-\d\.metric-db$")
 _SECTION = "SecCallPathProfileData"
-# one token: an opening, self-closing or closing tag (attributes captured whole)
-_TAG = re.compile(r"<(/?)([A-Za-z_][\w.-]*)((?:\s+[\w.:-]+\s*=\s*(?:\"[^\"]*\"|'[^']*'))*)\s*(/?)>")
-_ATTR = re.compile(r"([\w.:-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')")
 _CCT_TAGS = {"PF", "Pr", "L", "S", "C", "M"}
 _RENAME = {
     "CPUTIME (usec) (E)": "time",
@@ -55,20 +52,64 @@ def read(path: str | PathLike[str], **_: Any):
     xml_path = directory / "experiment.xml"
     if not xml_path.is_file():
         raise ParseError(directory, "an HPCToolkit database directory with experiment.xml")
-    text = xml_path.read_bytes()
-    _check_xml(text, xml_path)
-    doc = text.decode("utf-8", errors="replace")
-    tables = _tables(doc, xml_path)
-    cct = _cct(doc, xml_path)
+    tables, cct = _scan(xml_path.read_bytes(), xml_path)
     nodes = _graph_nodes(cct, tables, xml_path)
     values, ranks, threads = _metric_dbs(directory, len(tables["metrics"]))
     return _assemble(nodes, tables["metrics"], values, ranks, threads, directory)
 
 
 # ---------------------------------------------------------------------- experiment.xml
-def _check_xml(text: bytes, path: Path) -> None:
-    """Well-formedness by expat: a malformed or truncated file names line and column."""
+_TABLES = {
+    "LoadModule": "modules",
+    "File": "files",
+    "Procedure": "procedures",
+    "MetricDB": "metricdb",
+}
+_WANTED = ("i", "n", "f", "l", "lm")
+
+
+def _scan(text: bytes, path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """One expat pass: the name tables and the calling context tree's elements.
+
+    Expat (C) checks the XML and reports a malformed or truncated file with its line and
+    column; the handlers only append to lists, and the columns are built afterwards.
+    """
+    tables: dict[str, Any] = {key: {} for key in _TABLES.values()}
+    bad_entries: list[str] = []
+    tags: list[str] = []
+    parents: list[int] = []
+    attrs: list[dict[str, str]] = []
+    stack: list[int] = []
+    state = {"in_cct": False, "seen": False}
+
+    def start(tag: str, a: dict[str, str]) -> None:
+        if state["in_cct"]:
+            if tag == "M":  # inline metric values (summaries): not part of the tree
+                stack.append(stack[-1])
+                return
+            parents.append(stack[-1])
+            stack.append(len(tags))
+            tags.append(tag)
+            attrs.append(a)
+        elif tag == _SECTION:
+            state["in_cct"] = state["seen"] = True
+            stack.append(-1)
+        elif tag in _TABLES:
+            if "i" in a and "n" in a:
+                tables[_TABLES[tag]][a["i"]] = a["n"]
+            else:
+                bad_entries.append(f"<{tag} {a}>")
+
+    def end(tag: str) -> None:
+        if state["in_cct"]:
+            stack.pop()
+            if not stack:
+                state["in_cct"] = False
+
     parser = xml.parsers.expat.ParserCreate()
+    parser.buffer_text = True
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
     try:
         parser.Parse(text, True)
     except xml.parsers.expat.ExpatError as exc:
@@ -79,170 +120,79 @@ def _check_xml(text: bytes, path: Path) -> None:
             position=f"column {exc.offset + 1}",
             found=xml.parsers.expat.ErrorString(exc.code),
         ) from exc
-
-
-def _line_of(doc: str, offset: int) -> int:
-    return doc.count("\n", 0, offset) + 1
-
-
-def _section(doc: str, tag: str, path: Path, required: bool = True) -> tuple[str, int]:
-    """The text inside the first ``<tag ...>...</tag>`` and its offset."""
-    m = re.search(rf"<{tag}(\s[^>]*)?>", doc)
-    if m is None:
-        if required:
-            raise ParseError(path, f"a <{tag}> element", found="none")
-        return "", 0
-    end = doc.find(f"</{tag}>", m.end())
-    return doc[m.end() : end], m.end()
-
-
-def _tables(doc: str, path: Path) -> dict[str, Any]:
-    """Load modules, files, procedures (id -> name) and metric names in MetricDB order."""
-    out: dict[str, Any] = {}
-    for key, table, entry in (
-        ("modules", "LoadModuleTable", "LoadModule"),
-        ("files", "FileTable", "File"),
-        ("procedures", "ProcedureTable", "Procedure"),
-        ("metricdb", "MetricDBTable", "MetricDB"),
-    ):
-        body, _ = _section(doc, table, path)
-        names: dict[str, str] = {}
-        for m in re.finditer(rf"<{entry}\s([^>]*?)/?>", body):
-            attrs = {k: html.unescape(a if a else b) for k, a, b in _ATTR.findall(m.group(1))}
-            if "i" not in attrs or "n" not in attrs:
-                raise ParseError(path, f"<{entry}> with attributes i and n", found=m.group(0)[:80])
-            names[attrs["i"]] = attrs["n"]
-        out[key] = names
-    if not out["metricdb"]:
+    if bad_entries:
+        raise ParseError(path, "table entries with attributes i and n", found=bad_entries[0])
+    if not state["seen"]:
+        raise ParseError(path, f"a <{_SECTION}> element", found="none")
+    if not tables["metricdb"]:
         raise ParseError(path, "at least one <MetricDB> in the MetricDBTable", found="none")
     try:
-        ids = sorted(out["metricdb"], key=int)
+        ids = sorted(tables["metricdb"], key=int)
     except ValueError as exc:
-        raise ParseError(path, "integer MetricDB ids", found=str(list(out["metricdb"]))) from exc
-    out["metrics"] = [_RENAME.get(out["metricdb"][i], out["metricdb"][i]) for i in ids]
-    return out
+        raise ParseError(path, "integer MetricDB ids", found=str(list(tables["metricdb"]))) from exc
+    tables["metrics"] = [_RENAME.get(tables["metricdb"][i], tables["metricdb"][i]) for i in ids]
 
-
-def _cct(doc: str, path: Path) -> dict[str, np.ndarray]:
-    """The elements of the calling context tree as arrays (document order).
-
-    Returns tag, parent (element index, -1 at top level) and the raw attributes
-    i, n, f, l, lm (None where absent).
-    """
-    body, start = _section(doc, _SECTION, path)
-    if "<!--" in body:
-        body = re.sub(r"<!--.*?-->", lambda m: " " * len(m.group(0)), body, flags=re.S)
-    leftover = _TAG.sub("", body)
-    if leftover.strip():
-        bad = leftover.strip()[:40]
-        offset = start + body.find(bad.split()[0]) if bad.split() else start
-        raise ParseError(
-            path,
-            f"only XML elements inside <{_SECTION}>",
-            line=_line_of(doc, offset),
-            found=bad,
-        )
-    tokens = _TAG.findall(body)
-    n_tok = len(tokens)
-    if n_tok == 0:
-        raise ParseError(path, f"<PF> elements inside <{_SECTION}>", found="an empty section")
-    closing = np.fromiter((t[0] == "/" for t in tokens), bool, n_tok)
-    self_closing = np.fromiter((t[3] == "/" for t in tokens), bool, n_tok)
-    names = np.array([t[1] for t in tokens], dtype=object)
-    # depth before each token; an opening tag sits at that depth, a closing tag one above
-    step = np.where(closing, -1, np.where(self_closing, 0, 1))
-    before = np.concatenate([[0], np.cumsum(step)[:-1]])
-    opening = ~closing
-    o_idx = np.flatnonzero(opening)
-    o_depth = before[o_idx]
-    # the parent of an element: the last container opened one level up, before it
-    containers = o_idx[~self_closing[o_idx]]
-    key_scale = n_tok + 1
-    c_key = before[containers] * key_scale + containers
-    order = np.argsort(c_key, kind="stable")
-    c_key, containers = c_key[order], containers[order]
-    q = (o_depth - 1) * key_scale + o_idx
-    at = np.searchsorted(c_key, q, side="right") - 1
-    parent_tok = np.where(o_depth > 0, containers[np.maximum(at, 0)], -1)
-    # closing tags must close the element of their own name
-    c_idx = np.flatnonzero(closing)
-    c_at = np.searchsorted(c_key, (before[c_idx] - 1) * key_scale + c_idx, side="right") - 1
-    matched = containers[np.maximum(c_at, 0)] if len(containers) else np.zeros(0, np.int64)
-    bad = (c_at < 0) | (names[matched] != names[c_idx]) if len(c_idx) else np.zeros(0, bool)
-    if np.any(bad):  # expat has checked the document; this guards the regex tokeniser
-        raise ParseError(path, "balanced tags in the calling context tree", found="a stray tag")
-    tok_to_elem = np.full(n_tok, -1, np.int64)
-    tok_to_elem[o_idx] = np.arange(len(o_idx))
-    parent = np.where(parent_tok >= 0, tok_to_elem[np.maximum(parent_tok, 0)], -1)
-    tags = names[o_idx].astype(str)
-    unknown = ~np.isin(tags, list(_CCT_TAGS))
+    tag_arr = np.array(tags, dtype=object).astype(str) if tags else np.zeros(0, str)
+    parent = np.array(parents, dtype=np.int64)
+    if not len(tag_arr) or not np.any(tag_arr == "PF"):
+        raise ParseError(path, f"<PF> elements inside <{_SECTION}>", found="none")
+    unknown = ~np.isin(tag_arr, list(_CCT_TAGS))
     if unknown.any():
         raise ParseError(
             path,
             "calling-context elements PF, Pr, L, S, C or M",
-            found=f"<{tags[np.flatnonzero(unknown)[0]]}>",
+            found=f"<{tag_arr[np.flatnonzero(unknown)[0]]}>",
         )
-    top_bad = (parent < 0) & ~np.isin(tags, ["PF", "M"])
+    top_bad = (parent < 0) & ~np.isin(tag_arr, ["PF", "M"])
     if top_bad.any():
         raise ParseError(
             path,
             f"only <PF> (and <M>) at the top of <{_SECTION}>",
-            found=f"<{tags[np.flatnonzero(top_bad)[0]]}>",
+            found=f"<{tag_arr[np.flatnonzero(top_bad)[0]]}>",
         )
-    attrs = _attribute_columns([tokens[k][2] for k in o_idx], ("i", "n", "f", "l", "lm"))
-    return {"tag": tags, "parent": parent, **attrs}
-
-
-def _attribute_columns(attr_texts: list[str], wanted: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """Columns of attribute values (object arrays, None where absent), one row per element."""
-    n = len(attr_texts)
-    # one findall over all elements, separated by a marker the attribute pattern skips
-    joined = "\x00".join(attr_texts)
-    pairs = re.findall(r"\x00|([\w.:-]+)\s*=\s*(?:\"([^\"]*)\"|'([^']*)')", joined)
-    keys = np.array([p[0] for p in pairs], dtype=object)
-    vals = np.array([p[1] or p[2] for p in pairs], dtype=object)
-    elem = np.cumsum(keys == "")  # element index of each attribute (markers have no key)
-    out = {}
-    for name in wanted:
-        col = np.full(n, None, dtype=object)
-        hit = keys == name
-        col[elem[hit]] = vals[hit]
-        out[name] = col
-    return out
+    columns = {name: np.array([a.get(name) for a in attrs], dtype=object) for name in _WANTED}
+    return tables, {"tag": tag_arr, "parent": parent, **columns}
 
 
 def _ints(values: np.ndarray, default: int = 0) -> np.ndarray:
     """Integer values of attributes such as ``l`` (a "beg-end" range gives its beginning)."""
-    s = pd.Series(values, dtype=object).fillna(str(default)).astype(str)
-    head = s.str.extract(r"^\s*(-?\d+)", expand=False)
-    return head.fillna(str(default)).astype(np.int64).to_numpy()
+    s = pd.Series(values, dtype=object)
+    num = pd.to_numeric(s, errors="coerce")
+    odd = num.isna() & s.notna()
+    if odd.any():
+        head = s[odd].astype(str).str.extract(r"^\s*(-?\d+)", expand=False)
+        num[odd] = pd.to_numeric(head, errors="coerce")
+    return num.fillna(default).astype(np.int64).to_numpy()
 
 
-def _lookup(
+def _codes(
     values: np.ndarray, where: np.ndarray, table: dict[str, str], what: str, path: Path
-) -> np.ndarray:
-    """Names for table ids (on elements ``where``); a non-numeric value is a literal name,
-    a missing id an error."""
-    s = pd.Series(np.where(where, values, None), dtype=object)
-    mapped = s.map(table)
-    unresolved = s.notna() & mapped.isna()
-    if unresolved.any():
-        raw = s[unresolved].astype(str)
-        numeric = raw.str.fullmatch(r"\d+")
-        if numeric.any():
-            raise ParseError(
-                path, f"{what} ids listed in its table", found=f"id {raw[numeric].iloc[0]}"
-            )
-        mapped[unresolved] = raw
-    return mapped.to_numpy(dtype=object)
+) -> tuple[np.ndarray, np.ndarray]:
+    """Codes (-1 where absent) into a name array, for table ids on elements ``where``.
+
+    A non-numeric value is a literal name (the DTD allows both); a numeric id missing
+    from its table is an error. Only the distinct values are looked up.
+    """
+    codes, uniq = pd.factorize(np.where(where, values, None))
+    names = []
+    for u in uniq:
+        if u in table:
+            names.append(table[u])
+        elif str(u).isdigit():
+            raise ParseError(path, f"{what} ids listed in its table", found=f"id {u}")
+        else:
+            names.append(str(u))
+    return codes.astype(np.int64), np.array(names + [""], dtype=object)
 
 
 def _node_ids(values: np.ndarray, path: Path) -> np.ndarray:
-    ids = pd.Series(values, dtype=object).astype(str)
-    ok = ids.str.fullmatch(r"\d+")
-    if not ok.all():
-        raise ParseError(path, "integer node ids (attribute i)", found=f"i={ids[~ok].iloc[0]}")
-    return ids.astype(np.int64).to_numpy()
+    ids = pd.to_numeric(pd.Series(values, dtype=object), errors="coerce")
+    bad = ids.isna() | (ids != ids.round())
+    if bad.any():
+        raise ParseError(
+            path, "integer node ids (attribute i)", found=f"i={values[bad.to_numpy()][0]}"
+        )
+    return ids.to_numpy(np.int64)
 
 
 def _nearest(parent: np.ndarray, target: np.ndarray) -> np.ndarray:
@@ -259,61 +209,66 @@ def _graph_nodes(cct: dict[str, np.ndarray], tables: dict[str, Any], path: Path)
     """One row per graph node: nid, graph parent (row index), frame and dataframe columns."""
     tag, parent = cct["tag"], cct["parent"]
     proc = np.isin(tag, ["PF", "Pr"])
-    proc_name = _lookup(cct["n"], proc, tables["procedures"], "procedure", path)
-    if np.any(proc & pd.isna(proc_name)):
-        k = int(np.flatnonzero(proc & pd.isna(proc_name))[0])
+    proc_code, proc_names = _codes(cct["n"], proc, tables["procedures"], "procedure", path)
+    if np.any(proc & (proc_code < 0)):
+        k = int(np.flatnonzero(proc & (proc_code < 0))[0])
         raise ParseError(path, "an n (procedure) attribute on every PF/Pr", found=f"element {k}")
     scope_tag = proc | (tag == "L")
-    file_name = _lookup(cct["f"], scope_tag, tables["files"], "file", path)
-    module = _lookup(cct["lm"], proc, tables["modules"], "load module", path)
+    file_code, file_names = _codes(cct["f"], scope_tag, tables["files"], "file", path)
+    mod_code, mod_names = _codes(cct["lm"], proc, tables["modules"], "load module", path)
     line = _ints(cct["l"])
     # nameless procedures (Pr) and call sites (C) are not nodes: children move up
-    is_node = np.isin(tag, ["PF", "Pr", "L", "S"]) & ~((tag == "Pr") & (proc_name == ""))
+    nameless = proc_names[proc_code] == ""
+    is_node = np.isin(tag, ["PF", "Pr", "L", "S"]) & ~((tag == "Pr") & nameless)
     if np.any(is_node & pd.isna(cct["i"])):
         k = int(np.flatnonzero(is_node & pd.isna(cct["i"]))[0])
         raise ParseError(path, "an i (node id) attribute on every PF/Pr/L/S", found=f"<{tag[k]}>")
     # a statement's (or file-less loop's) file is that of its nearest enclosing scope
-    has_file = pd.notna(file_name)
+    has_file = file_code >= 0
     scope = _nearest(parent, has_file)
-    file_eff = np.where(has_file, file_name, file_name[np.maximum(scope, 0)])
-    file_eff = np.where(has_file | (scope >= 0), file_eff, None)
+    file_eff = np.where(has_file, file_code, np.where(scope >= 0, file_code[scope], -1))
     graph_parent = _nearest(parent, is_node)
-    # a procedure called from a line of its parent scope is named "line:name"
-    parent_line = np.where(parent >= 0, line[np.maximum(parent, 0)], 0)
-    prefix = np.where(parent_line != 0, parent_line.astype(str), "")
-    name = np.full(len(tag), None, dtype=object)
-    with_prefix = pd.Series(prefix[proc], dtype=object) + ":" + pd.Series(proc_name[proc])
-    name[proc] = np.where(prefix[proc] != "", with_prefix.to_numpy(dtype=object), proc_name[proc])
-    base = pd.Series(file_eff, dtype=object).fillna("").astype(str).str.rsplit("/", n=1).str[-1]
-    base = base.to_numpy(dtype=object)
-    loop, stmt = tag == "L", tag == "S"
-    name[loop] = ("Loop@" + base[loop] + ":" + line[loop].astype(str)).astype(object)
-    name[stmt] = (base[stmt] + ":" + line[stmt].astype(str)).astype(object)
 
     idx = np.flatnonzero(is_node)
     pos = np.full(len(tag), -1, np.int64)
     pos[idx] = np.arange(len(idx))
-    gp = graph_parent[idx]
     kind = tag[idx]
     func = np.isin(kind, ["PF", "Pr"])
-    line_n = line[idx].astype(object)
+    loop = kind == "L"
+    n_line = line[idx]
+    n_file = file_eff[idx]
+    line_txt = n_line.astype(str)
+    # a procedure called from a line of its parent scope is named "line:name"
+    xml_parent = parent[idx]
+    parent_line = np.where(xml_parent >= 0, line[np.maximum(xml_parent, 0)], 0)
+    pname = proc_names[proc_code[idx]].astype(str)
+    prefixed = np.strings.add(np.strings.add(parent_line.astype(str), ":"), pname)
+    base = np.array([f.rsplit("/", 1)[-1] for f in file_names], dtype=object)[n_file].astype(str)
+    where = np.strings.add(np.strings.add(base, ":"), line_txt)
+    name = np.where(
+        func,
+        np.where(parent_line != 0, prefixed, pname),
+        np.where(loop, np.strings.add("Loop@", where), where),
+    ).astype(object)
+    file_col = np.where(n_file >= 0, file_names[n_file], None)
+    gp = graph_parent[idx]
     nodes = pd.DataFrame(
         {
             "nid": _node_ids(cct["i"][idx], path),
             "parent": np.where(gp >= 0, pos[np.maximum(gp, 0)], -1),
-            "name": name[idx],
-            "type": kind,
-            "file": file_eff[idx],
-            "line": line[idx],
-            "module": np.where(func, module[idx], None),
-            "frame_type": np.where(func, "function", np.where(kind == "L", "loop", "statement")),
-            "frame_name": np.where(func, name[idx], None),
-            "frame_file": np.where(func, None, file_eff[idx]),
-            "frame_line": np.where(func, None, line_n),
+            "name": name,
+            "type": kind.astype(object),
+            "file": file_col,
+            "line": n_line,
+            "module": np.where(func, mod_names[mod_code[idx]], None),
+            "frame_type": np.where(func, "function", np.where(loop, "loop", "statement")),
+            "frame_name": np.where(func, name, None),
+            "frame_file": np.where(func, None, file_col),
+            "frame_line": np.where(func, None, n_line.astype(object)),
         }
     )
     nodes["is_statement"] = kind == "S"
-    nodes["xml_parent_pos"] = np.where(parent[idx] >= 0, pos[np.maximum(parent[idx], 0)], -1)
+    nodes["xml_parent_pos"] = np.where(xml_parent >= 0, pos[np.maximum(xml_parent, 0)], -1)
     return nodes
 
 
