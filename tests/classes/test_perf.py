@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -158,3 +159,26 @@ def test_generated_sample_lines(comm, pid, tid, cpu, period, event, inline):
         event,
     )
     assert (row.symbol, row.dso) == ("main", "/usr/bin/x")
+
+
+def test_perf_json_has_the_same_samples(samples):
+    from perfweave.classes import read_perf_json
+
+    js = read_perf_json(PERF / "perf_data_convert.json")
+    assert len(js) == len(samples)
+    for col in ("comm", "pid", "tid", "cpu", "symbol"):
+        assert js[col].tolist() == samples[col].tolist()
+    named = (js["dso"] != "").to_numpy()  # perf leaves the dso out of unresolved frames
+    assert named.mean() > 0.9
+    assert js["dso"][named].tolist() == _base(samples["dso"])[named].tolist()
+    assert np.allclose(js["time"], samples["time"], atol=1e-6)
+    assert set(js["event"]) == {"all"}
+
+
+def test_perf_json_bad_file(tmp_path):
+    from perfweave.classes import read_perf_json
+
+    path = tmp_path / "x.json"
+    path.write_text('{"headers": {}}')
+    with pytest.raises(ParseError, match="x.json: expected perf's JSON"):
+        read_perf_json(path)

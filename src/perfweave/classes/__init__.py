@@ -23,6 +23,7 @@ from perfweave.classes.perf import (
     perf_report_specs,
     perf_sample_specs,
     read_perf_callchains,
+    read_perf_json,
     read_perf_report,
     read_perf_script,
 )
@@ -69,6 +70,7 @@ __all__ = [
     "read_header",
     "read_listing",
     "read_perf_callchains",
+    "read_perf_json",
     "read_perf_report",
     "read_perf_script",
     "read_samples",

@@ -13,6 +13,7 @@ by frequency, without a fixed count).
 
 from __future__ import annotations
 
+import json
 import re
 from os import PathLike
 from pathlib import Path
@@ -145,6 +146,38 @@ def read_perf_callchains(
             "ip": frames["ip"].to_numpy(dtype=object)[codes],
             "symbol": frames["symbol"].to_numpy(dtype=object)[codes],
             "dso": frames["dso"].to_numpy(dtype=object)[codes],
+        }
+    )
+
+
+def read_perf_json(source: str | PathLike[str]) -> pd.DataFrame:
+    """Samples of ``perf data convert --to-json`` output, with :func:`read_perf_script`'s columns.
+
+    That format names no event and no period per sample: ``event`` is ``"all"`` and
+    ``period`` 0; the location is the first call-chain entry (dso names as perf wrote them,
+    ``[unknown]`` where perf left the symbol out, as ``perf script`` prints it).
+    """
+    try:
+        doc = json.loads(Path(source).read_text())
+        samples = doc["samples"]
+    except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        raise ParseError(source, "perf's JSON with a 'samples' list", found=str(exc)) from exc
+    frame = pd.DataFrame.from_records(
+        samples, columns=["timestamp", "pid", "tid", "cpu", "comm", "callchain"]
+    )
+    leaf = [chain[0] if chain else {} for chain in frame["callchain"].fillna("").tolist()]
+    return pd.DataFrame(
+        {
+            "comm": frame["comm"].astype(object).to_numpy(),
+            "pid": frame["pid"].to_numpy(np.int64),
+            "tid": frame["tid"].to_numpy(np.int64),
+            "cpu": frame["cpu"].fillna(-1).to_numpy(np.int64),
+            "time": frame["timestamp"].to_numpy(float) / 1e9,
+            "period": np.zeros(len(frame), dtype=np.int64),
+            "event": "all",
+            "ip": np.array([f.get("ip", "").removeprefix("0x") for f in leaf], dtype=object),
+            "symbol": np.array([f.get("symbol", "[unknown]") for f in leaf], dtype=object),
+            "dso": np.array([f.get("dso", "") for f in leaf], dtype=object),
         }
     )
 
