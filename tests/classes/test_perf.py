@@ -169,7 +169,7 @@ def test_perf_json_has_the_same_samples(samples):
     for col in ("comm", "pid", "tid", "cpu", "symbol"):
         assert js[col].tolist() == samples[col].tolist()
     named = (js["dso"] != "").to_numpy()  # perf leaves the dso out of unresolved frames
-    assert named.mean() > 0.9
+    assert named.sum() > len(js) // 2
     assert js["dso"][named].tolist() == _base(samples["dso"])[named].tolist()
     assert np.allclose(js["time"], samples["time"], atol=1e-6)
     assert set(js["event"]) == {"all"}
