@@ -86,3 +86,11 @@ def test_cli_reports_a_broken_sample_file(sessions, tmp_path, capsys):
     status, out, err = _cli([f"--session-dir={copy}", "--merge=cpu"], capsys)
     assert (status, out) == (1, "")
     assert str(victim) in err and "magic" in err
+
+
+def test_cli_session_tags(sessions, capsys):
+    d = f"--session-dir={sessions['many']}"
+    default = _cli([d, "--merge=cpu"], capsys)
+    assert _cli([d, "--merge=cpu", "session:current"], capsys) == default
+    status, _, err = _cli([d, "session:older"], capsys)
+    assert status == 1 and "No sample file found" in err
