@@ -126,16 +126,20 @@ class GraphFrame:
     def show_metric_columns(self) -> list[str]:
         return list(self.exc_metrics + self.inc_metrics)
 
-    def copy(self) -> GraphFrame:
-        """Shallow copy: a new dataframe object, the same (immutable) graph."""
+    def _derive(self, graph: Graph, dataframe: pd.DataFrame) -> GraphFrame:
+        """A new frame with this one's metric lists and (shallow-copied) metadata."""
         return GraphFrame(
-            self.graph,
-            self.dataframe.copy(deep=False),
+            graph,
+            dataframe,
             list(self.exc_metrics),
             list(self.inc_metrics),
             self.default_metric,
             _copy.copy(self.metadata),
         )
+
+    def copy(self) -> GraphFrame:
+        """Shallow copy: a new dataframe object, the same (immutable) graph."""
+        return self._derive(self.graph, self.dataframe.copy(deep=False))
 
     def deepcopy(self) -> GraphFrame:
         """Deep copy: copied dataframe and graph arrays, deep-copied metadata."""
@@ -174,14 +178,7 @@ class GraphFrame:
             raise QueryError(
                 f"filter {_describe(predicate)} matched no rows: the result would be empty"
             )
-        out = GraphFrame(
-            self.graph,
-            self.dataframe[mask],
-            list(self.exc_metrics),
-            list(self.inc_metrics),
-            self.default_metric,
-            _copy.copy(self.metadata),
-        )
+        out = self._derive(self.graph, self.dataframe[mask])
         return out.squash(update_inclusive_columns) if squash else out
 
     def _row_mask(self, predicate) -> np.ndarray:
@@ -220,14 +217,7 @@ class GraphFrame:
         df = _reindex_nodes(self.dataframe, old_to_new)
         if df.index.has_duplicates:
             df = _combine_duplicates(df, set(self.exc_metrics + self.inc_metrics))
-        out = GraphFrame(
-            graph,
-            df,
-            list(self.exc_metrics),
-            list(self.inc_metrics),
-            self.default_metric,
-            _copy.copy(self.metadata),
-        )
+        out = self._derive(graph, df)
         if update_inclusive_columns:
             out.update_inclusive_columns()
         return out
@@ -341,14 +331,7 @@ class GraphFrame:
             else:
                 cols[col] = a2[col] if col in a2 else b2[col]
         df = pd.DataFrame(cols, index=index)
-        return GraphFrame(
-            graph,
-            df,
-            list(self.exc_metrics),
-            list(self.inc_metrics),
-            self.default_metric,
-            _copy.copy(self.metadata),
-        )
+        return self._derive(graph, df)
 
     def add(self, other: GraphFrame) -> GraphFrame:
         """Node-wise sum on the union graph; a node missing on one side counts as 0."""
@@ -414,21 +397,8 @@ class GraphFrame:
         """
         from perfweave.calltree.tree_text import render
 
-        return render(
-            self,
-            metric_column=metric_column,
-            precision=precision,
-            depth=depth,
-            threshold=threshold,
-            color=color,
-            name_column=name_column,
-            invert_colormap=invert_colormap,
-            rank=rank,
-            thread=thread,
-            expand_name=expand_name,
-            context_column=context_column,
-            render_header=render_header,
-        )
+        options = {k: v for k, v in locals().items() if k not in ("self", "render")}
+        return render(self, **options)
 
     # ------------------------------------------------------------------ writers
     def to_literal(
