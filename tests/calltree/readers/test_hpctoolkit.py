@@ -426,3 +426,23 @@ def test_random_databases_follow_the_reference_semantics(tmp_path_factory, steps
         np.testing.assert_array_equal(rows["time (inc)"].to_numpy(), inc)
         parents = gf.graph.parents_of(int(first["node"]))
         assert [int(nid_of[p]) for p in parents] == ([] if gparent is None else [gparent])
+
+
+def test_line_ranges_literal_names_and_missing_files(tmp_path):
+    """The DTD allows "beg-end" line ranges and names/files given as strings instead of
+    table ids; Hatchet's int() and table look-ups fail on them. A PF without a file
+    leaves its statements without one."""
+    elems = [
+        ("PF", -1, {"n": "4", "l": "10-20", "lm": "1"}),
+        ("S", 0, {"l": "12-13"}),
+        ("C", 0, {"l": "15-15"}),
+        ("PF", 2, {"n": "kernel&lt;float&gt;", "f": "src/k.cu", "l": "3", "lm": "1"}),
+        ("S", 3, {"l": "7"}),
+    ]
+    values = np.arange(2 * 7, dtype=float).reshape(1, 7, 2)
+    _write_db(tmp_path / "db", elems, values)
+    r0 = _by_nid(GraphFrame.from_hpctoolkit(tmp_path / "db"), rank=0)
+    assert r0.loc[2, ["name", "line", "file"]].tolist() == ["main", 10, None]
+    assert r0.loc[3, ["name", "line", "file"]].tolist() == [":12", 12, None]
+    assert r0.loc[5, ["name", "file", "line"]].tolist() == ["15:kernel<float>", "src/k.cu", 3]
+    assert r0.loc[6, "name"] == "k.cu:7"

@@ -31,14 +31,18 @@ _LINES = re.compile(r"\{.*\}\]")
 
 
 def sniff(path: Path) -> bool:
+    """A directory with profile.R.C.T files, itself or in a metric subdirectory."""
+    if not path.is_dir():
+        return False
     try:
-        first = next(iter(_metric_dirs(path)))[1][0] if path.is_dir() else None
-    except (StopIteration, OSError):
+        places = [path, *sorted(p for p in path.iterdir() if p.is_dir())]
+        first = next((f for d in places for f in sorted(d.iterdir()) if _FILE.match(f.name)), None)
+        if first is None:
+            return False
+        with open(first, "rb") as f:
+            return _COUNT.match(f.readline().decode("utf-8", errors="replace")) is not None
+    except OSError:
         return False
-    if first is None:
-        return False
-    with open(first, "rb") as f:
-        return _COUNT.match(f.readline().decode("utf-8", errors="replace")) is not None
 
 
 def _metric_dirs(root: Path) -> list[tuple[Path, list[Path]]]:
