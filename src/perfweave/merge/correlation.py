@@ -8,12 +8,19 @@ subexperiment's means), and one Pearson correlation is taken over the pooled row
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 
 import numpy as np
 import pandas as pd
 
 from perfweave.errors import MergeError
 from perfweave.merge._blocks import float_blocks, keep_mask
+
+
+@cache
+def _pairs(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Column index pairs (a < b) of a k-column block."""
+    return np.triu_indices(k, 1)
 
 
 def correlation_matrix(subexperiments: Sequence[pd.DataFrame]) -> pd.DataFrame:
@@ -43,7 +50,7 @@ def correlation_from_blocks(blocks: list[tuple[list[str], np.ndarray]]) -> pd.Da
         if k < 2:
             continue
         gid = np.array([pos[n] for n in names])
-        a, b = np.triu_indices(k, 1)
+        a, b = _pairs(k)
         swap = gid[a] > gid[b]
         a, b = np.where(swap, b, a), np.where(swap, a, b)  # x is the earlier HEM
         sq = (values - values.mean(axis=0)) ** 2

@@ -156,6 +156,28 @@ def _link_factor(cor: np.ndarray) -> np.ndarray:
     return vectors * np.sqrt(np.clip(ev, 0, None))
 
 
+def _orders(link: np.ndarray) -> np.ndarray:
+    """Argsort of each row of float32 Gaussian draws (the rank structure of a sample).
+
+    For rows of up to 1024 runs this sorts packed 32-bit keys (a monotone logistic
+    approximation of the normal CDF quantised to 2**-22, then the run index) with numpy's
+    SIMD integer sort, about twice as fast as ``argsort``; values in the same 2**-22
+    probability bin (about one pair in eight rows of 1000) are ordered by run index, which
+    for exchangeable runs is a random tie-break. Longer rows use ``argsort``.
+    """
+    n = link.shape[-1]
+    if n > 1024:
+        return np.argsort(link, axis=-1)
+    bits = max(1, (n - 1).bit_length())
+    with np.errstate(over="ignore"):
+        u = np.float32(1) / (np.float32(1) + np.exp(np.float32(-1.702) * link))
+    key = (u * np.float32(2 ** (32 - bits) - 1)).astype(np.uint32)
+    key <<= np.uint32(bits)
+    key |= np.arange(n, dtype=np.uint32)
+    key.sort(axis=-1)
+    return (key & np.uint32(2**bits - 1)).astype(np.intp)
+
+
 def _block_normals(entropy: int, block: int, shape: tuple[int, int]) -> np.ndarray:
     rng = np.random.default_rng([entropy, _SIM_STREAM, block])
     return rng.standard_normal((SIM_BLOCK, *shape), dtype=np.float32)
@@ -173,7 +195,7 @@ def _score_blocks(
             [_block_normals(entropy, b, (p, n)) for b in blocks[start : start + per_step]]
         )
         link = np.matmul(factor.astype(np.float32), z)  # (sims, p, n)
-        order = np.argsort(link, axis=-1)
+        order = _orders(link)
         merged = np.empty(link.shape)
         np.put_along_axis(merged, order, np.broadcast_to(std, link.shape), axis=-1)
         achieved = np.matmul(merged, merged.transpose(0, 2, 1))
@@ -187,7 +209,7 @@ def _merge_for(
     """The merged table of simulation ``sim`` (regenerated from its block's seed)."""
     p, n = sorted_values.shape
     z = _block_normals(entropy, sim // SIM_BLOCK, (p, n))[sim % SIM_BLOCK]
-    order = np.argsort(factor.astype(np.float32) @ z, axis=-1)
+    order = _orders(factor.astype(np.float32) @ z)
     merged = np.empty_like(sorted_values)
     np.put_along_axis(merged, order, sorted_values, axis=-1)
     return pd.DataFrame(dict(zip(hems, merged, strict=True)))
@@ -370,7 +392,7 @@ def _fingerprint(blocks, dtypes: dict[str, np.dtype]) -> str:
     digest.update(repr(sorted((k, str(v)) for k, v in dtypes.items())).encode())
     for names, values in blocks:
         digest.update(repr(names).encode())
-        digest.update(values.tobytes())
+        digest.update(memoryview(np.ascontiguousarray(values)).cast("B"))
         digest.update(b"|")
     return digest.hexdigest()
 
