@@ -23,10 +23,15 @@ import pandas as pd
 
 from perfweave.errors import ParseError
 
+# groups: who (comm pid[/tid] [cpu], repeats), time, what ([period] event, repeats), where
 _HEADER = (
-    r"[ \t]*(\S[^\n\[]*?)[ \t]+(-?\d+)(?:/(-?\d+))?[ \t]+\[(\d+)\][ \t]+(\d+\.\d+):"
-    r"[ \t]+(?:(\d+)[ \t]+)?(\S+?):(?:[ \t]+([^\n]*))?"
+    r"([ \t]*\S[^\n\[]*?[ \t]+-?\d+(?:/-?\d+)?[ \t]+\[\d+\])[ \t]+(\d+\.\d+):"
+    r"[ \t]+((?:\d+[ \t]+)?\S+?):(?:[ \t]+([^\n]*))?"
 )
+_WHO_RE = re.compile(
+    r"^\s*(?P<comm>\S.*?)\s+(?P<pid>-?\d+)(?:/(?P<tid>-?\d+))?\s+\[(?P<cpu>\d+)\]$"
+)
+_WHAT_RE = re.compile(r"^(?:(?P<period>\d+)\s+)?(?P<event>\S+)$")
 # every line is one match: a sample header, a call-chain frame, a blank or a comment line
 _LINE_RE = re.compile(
     r"^(?:" + _HEADER + r"|[ \t]+([0-9a-fA-F]+[ \t][^\n]*)|[ \t]*|[#$][^\n]*)$", re.M
@@ -62,19 +67,13 @@ def _scan(text: str, name: str) -> np.ndarray:
         for k, line in enumerate(text.split("\n"), 1):
             if not _ONE_LINE_RE.fullmatch(line):
                 raise ParseError(name, _EXPECTED_LINE, line=k, found=line)
-    return np.array(rows, dtype=object).reshape(len(rows), 9)
+    return np.array(rows, dtype=object).reshape(len(rows), 5)
 
 
 def _parse_unique(values, regex: re.Pattern) -> tuple[np.ndarray, pd.DataFrame]:
     """Codes of ``values`` and the regex groups of each distinct value (parsed once)."""
     codes, uniques = pd.factorize(np.asarray(values, dtype=object))
     return codes, pd.Series(uniques, dtype=object).str.extract(regex)
-
-
-def _integers(values: np.ndarray) -> np.ndarray:
-    """int64 of repeated decimal strings, converting each distinct string once."""
-    codes, uniques = pd.factorize(values)
-    return np.asarray(uniques, dtype=object).astype(np.int64)[codes]
 
 
 def read_perf_script(
@@ -96,27 +95,30 @@ def read_perf_script(
     hpos = np.flatnonzero(is_header)
     head = rows[hpos]
     # where the sample fell: the inline location, else the first call-chain frame
-    where = head[:, 7].copy()
+    where = head[:, 3].copy()
     nxt = np.minimum(hpos + 1, len(rows) - 1)
-    use_frame = (where == "") & (hpos + 1 < len(rows)) & (rows[nxt, 8] != "")
-    where[use_frame] = rows[nxt[use_frame], 8]
+    use_frame = (where == "") & (hpos + 1 < len(rows)) & (rows[nxt, 4] != "")
+    where[use_frame] = rows[nxt[use_frame], 4]
     loc_codes, loc = _parse_unique(where, _FRAME_RE)
-    pid = _integers(head[:, 1])
-    tid = np.where(head[:, 2] == "", pid, _integers(np.where(head[:, 2] == "", "0", head[:, 2])))
-    period = pd.to_numeric(pd.Series(head[:, 5]).replace("", "0")).to_numpy(np.int64)
+    who_codes, who = _parse_unique(head[:, 0], _WHO_RE)
+    what_codes, what = _parse_unique(head[:, 2], _WHAT_RE)
+    who_pid = who["pid"].astype(np.int64).to_numpy()
+    who_tid = who["tid"].fillna(who["pid"]).astype(np.int64).to_numpy()
+    periods = what["period"].fillna("0").astype(np.int64).to_numpy()
     return pd.DataFrame(
         {
-            "comm": head[:, 0],
-            "pid": pid,
-            "tid": tid,
-            "cpu": _integers(head[:, 3]),
-            "time": pd.to_numeric(pd.Series(head[:, 4])).to_numpy(float),
-            "period": period,
-            "event": head[:, 6],
+            "comm": who["comm"].to_numpy(dtype=object)[who_codes],
+            "pid": who_pid[who_codes],
+            "tid": who_tid[who_codes],
+            "cpu": who["cpu"].astype(np.int64).to_numpy()[who_codes],
+            "time": head[:, 1].astype(float),
+            "period": periods[what_codes],
+            "event": what["event"].to_numpy(dtype=object)[what_codes],
             "ip": loc["ip"].fillna("").to_numpy(dtype=object)[loc_codes],
             "symbol": loc["symbol"].fillna("").to_numpy(dtype=object)[loc_codes],
             "dso": loc["dso"].fillna("").to_numpy(dtype=object)[loc_codes],
-        }
+        },
+        copy=False,
     )
 
 
@@ -129,8 +131,8 @@ def read_perf_callchains(
     rows = _scan(text, name)
     is_header = rows[:, 0] != ""
     sample = np.cumsum(is_header) - 1
-    fpos = np.flatnonzero((rows[:, 8] != "") & (sample >= 0))
-    codes, frames = _parse_unique(rows[fpos, 8], _FRAME_RE)
+    fpos = np.flatnonzero((rows[:, 4] != "") & (sample >= 0))
+    codes, frames = _parse_unique(rows[fpos, 4], _FRAME_RE)
     bad = frames["ip"].isna().to_numpy()[codes]
     if bad.any():
         k = int(fpos[np.flatnonzero(bad)[0]])

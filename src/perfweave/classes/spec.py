@@ -248,7 +248,8 @@ def parse_sample_paths(
             "lib_image": images[at, 1],
             "cg_image": images[at, 2],
             **{c: rows[ok, k + 1] for k, c in enumerate(EVENT_FIELDS)},
-        }
+        },
+        copy=False,
     )
     return ParsedPaths(table[list(SPEC_COLUMNS)], errors)
 
