@@ -6,7 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import perfweave
 from perfweave import GraphFrame
@@ -262,3 +265,48 @@ def test_inputs_are_not_modified(tmp_path):
     before = {f.name: f.read_bytes() for f in d.iterdir()}
     GraphFrame.from_tau(d)
     assert {f.name: f.read_bytes() for f in d.iterdir()} == before
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(0, 10**6), min_size=1, max_size=25),
+    st.integers(1, 3),
+    st.integers(0, 2**32 - 1),
+)
+def test_random_callpath_trees_read_back(tmp_path_factory, picks, n_ranks, seed):
+    """Random trees written as callpath profiles (a random subset of nodes per rank,
+    lines shuffled) come back with their structure and every (node, rank) value."""
+    rng = np.random.default_rng(seed)
+    parent = [-1] + [p % (i + 1) for i, p in enumerate(picks)]
+    paths = [".TAU application"]
+    for i in range(1, len(parent)):
+        paths.append(f"{paths[parent[i]]} => f{i}()")
+    d = tmp_path_factory.mktemp("tau")
+    truth = {}
+    for r in range(n_ranks):
+        present = [0] + [i for i in range(1, len(paths)) if rng.random() < 0.8]
+        # a node present on a rank implies its ancestors are too
+        keep = set(present)
+        for i in present:
+            while parent[i] >= 0:
+                i = parent[i]
+                keep.add(i)
+        order = [0] + [int(i) for i in rng.permutation(sorted(keep - {0}))]
+        entries = []
+        for i in order:
+            exc = int(rng.integers(0, 1000))
+            truth[(f"f{i}()" if i else ".TAU application", r)] = exc
+            entries.append((paths[i], 1, 0, exc, exc + 1))
+        _write(d, f"profile.{r}.0.0", _profile(entries))
+    gf = GraphFrame.from_tau(d)
+    assert len(gf.graph) == len({name for name, _ in truth})
+    df = gf.dataframe.reset_index()
+    for (name, r), exc in truth.items():
+        row = df[(df["name"] == name) & ((df["rank"] == r) if "rank" in df else True)]
+        assert row["time"].tolist() == [exc]
+    for i in range(1, len(parent)):
+        if any(n == f"f{i}()" for n, _ in truth):
+            want = ".TAU application" if parent[i] == 0 else f"f{parent[i]}()"
+            nid = int(gf.graph.frames.index[gf.graph.frames["name"] == f"f{i}()"][0])
+            assert gf.graph.frame(int(gf.graph.parent[nid]))["name"] == want
+    assert len(df) == len(gf.graph) * n_ranks
