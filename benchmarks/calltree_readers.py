@@ -1,6 +1,7 @@
 """Reader benchmark: a synthetic Caliper json-split profile of 1e5 nodes (target <= 2 s).
 
-Run with ``python -m benchmarks.calltree_readers [--nodes N] [--ranks R] [--no-peer]``.
+Run with ``python -m benchmarks.calltree_readers [--nodes N] [--ranks R ...] [--no-peer]``;
+Hatchet runs on the 1-rank case only unless ``--peer-all``.
 The file has a ``path`` region hierarchy, ``mpi.rank`` and exclusive/inclusive time, with
 a tenth of the (node, rank) records left out so the reader has rows to fill in.
 """
@@ -71,33 +72,38 @@ def _hatchet_read(path: str) -> None:  # pragma: no cover - runs in a subprocess
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.calltree_readers")
     ap.add_argument("--nodes", type=int, default=100_000)
-    ap.add_argument("--ranks", type=int, default=4)
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 4])
     ap.add_argument("--no-peer", action="store_true", help="skip llnl-hatchet")
     ap.add_argument("--peer-cap", type=float, default=90.0, help="seconds allowed to Hatchet")
+    ap.add_argument(
+        "--peer-all", action="store_true", help="run Hatchet on every case (default: 1 rank)"
+    )
     args = ap.parse_args(argv)
 
     from perfweave.calltree.readers import caliper_json
 
-    table = Table(
-        f"calltree readers: Caliper json-split, {args.nodes:,} nodes x {args.ranks} ranks"
-    )
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "synthetic.json"
-        n_records = make_json_split(path, args.nodes, args.ranks)
-        size_mb = path.stat().st_size / 2**20
-        t, gf = best_time(lambda: caliper_json.read(path, node_ordering=False), repeat=3)
-        mem, _ = peak_traced_mb(lambda: caliper_json.read(path, node_ordering=False))
-        peer = None
-        if not args.no_peer:
-            try:
-                import hatchet  # noqa: F401
+    table = Table(f"calltree readers: Caliper json-split, {args.nodes:,} region nodes")
+    try:
+        import hatchet  # noqa: F401
 
+        have_peer = not args.no_peer
+    except ImportError:
+        have_peer = False
+    with tempfile.TemporaryDirectory() as tmp:
+        for ranks in args.ranks:
+            path = Path(tmp) / f"synthetic-{ranks}.json"
+            n_records = make_json_split(path, args.nodes, ranks)
+            size_mb = path.stat().st_size / 2**20
+            t, gf = best_time(lambda p=path: caliper_json.read(p, node_ordering=False), repeat=3)
+            mem, _ = peak_traced_mb(lambda p=path: caliper_json.read(p, node_ordering=False))
+            peer = None
+            if have_peer and (ranks <= 1 or args.peer_all):
                 peer = capped_time(_hatchet_read, (str(path),), cap=args.peer_cap)
-            except ImportError:
-                peer = "not installed"
-        table.add(f"from_caliper ({n_records:,} records, {size_mb:.0f} MB)", t, TARGET_S, peer)
-        table.add_row("peak traced memory", f"{mem:.0f} MB", "", "", "")
-        table.add_row("result", repr(gf)[:60], "", "", "")
+            case = f"from_caliper x {ranks} rank{'s' * (ranks > 1)} ({n_records:,} records, {size_mb:.0f} MB)"
+            table.add(case, t, TARGET_S, peer)
+            table.add_row(
+                f"  peak traced memory, {len(gf.dataframe):,} rows", f"{mem:.0f} MB", "", "", ""
+            )
     table.print()
 
 
