@@ -219,6 +219,7 @@ def test_truncated_file(tmp_path, data_dir):
         (lambda d: d["data"][1].__setitem__(2, 5), "indices into 'nodes'"),
         (lambda d: d["nodes"][1].pop("label"), r"nodes\[1\]"),
         (lambda d: d["column_metadata"][0].pop("is_value"), "is_value"),
+        (lambda d: d["data"][1].__setitem__(1, None), "mpi.rank"),
     ],
 )
 def test_malformed_parts(tmp_path, mutate, message):
