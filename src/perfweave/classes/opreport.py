@@ -13,7 +13,7 @@ from os import PathLike
 
 from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.merge_options import MergeOptions
-from perfweave.classes.opreport_format import format_image_report
+from perfweave.classes.opreport_format import describe_classes, format_image_report
 from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.spec import parse_sample_paths, scan_session
 from perfweave.classes.summary import load_samples
@@ -51,7 +51,17 @@ def opreport(
     merge: str | Iterable[str] | MergeOptions = (),
     *,
     exclude_dependent: bool = False,
+    verbose_sfile: bool = False,
 ) -> str:
-    """The text opreport prints for an image-level report of ``session_dir``."""
+    """The text opreport prints for an image-level report of ``session_dir``.
+
+    ``verbose_sfile`` adds what ``--verbose=sfile`` adds: the matched sample files and the
+    dump of the classes before the report.
+    """
     classes = session_classes(session_dir, specs, merge, exclude_dependent=exclude_dependent)
-    return format_image_report(classes)
+    text = format_image_report(classes)
+    if not verbose_sfile:
+        return text
+    files = classes.table["filename"].tolist()
+    lines = ["", "", "Archive: ", f"Matched sample files: {len(files)}", *files]
+    return "\n".join([*lines, *describe_classes(classes), "", ""]) + text

@@ -95,6 +95,36 @@ def format_summary(summary: ImageSummary, names: Sequence[str]) -> list[str]:
     return lines
 
 
+def describe_classes(classes: ProfileClasses) -> list[str]:
+    """opreport's ``--verbose=sfile`` dump of the classes: templates, profile sets, files."""
+
+    def files(paths: tuple[str, ...]) -> list[str]:
+        out = []
+        for k, path in enumerate(paths):
+            out += [
+                f"profile_sample_files #{k}:",
+                f"sample_filename: {path}",
+                "callgraph filenames:",
+            ]
+        return out
+
+    lines = ["profile_classes:", f"event: {classes.event}", f"cpuinfo: {header_lines(classes)[0]}"]
+    for i, pclass in enumerate(classes):
+        t = pclass.template
+        lines += [f"class #{i}:", f"name: {pclass.name}", f"longname: {pclass.longname}"]
+        lines += ["ptemplate:", f"event: {t.event}", f"count: {t.count}"]
+        lines += [f"unitmask: {t.unitmask}", f"tgid: {t.tgid}", f"tid: {t.tid}", f"cpu: {t.cpu}"]
+        for j, pset in enumerate(pclass.profiles):
+            lines += [f"profiles_set #{j}:", f"image: {pset.image}", *files(pset.files)]
+            for k, dep in enumerate(pset.deps):
+                lines += [
+                    f"profile_dep_set #{k}:",
+                    f"lib_image: {dep.lib_image}",
+                    *files(dep.files),
+                ]
+    return lines
+
+
 def format_image_report(classes: ProfileClasses, *, header: bool = True) -> str:
     """The whole image-level report text (classes must carry sample counts)."""
     summary = summarize(classes)

@@ -29,6 +29,11 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         help="merge by cpu, tid, tgid, lib, unitmask or all (comma list)",
     )
     parser.add_argument(
+        "--verbose",
+        choices=["sfile"],
+        help="sfile: also list the matched sample files and dump the classes",
+    )
+    parser.add_argument(
         "-x",
         "--exclude-dependent",
         action="store_true",
@@ -58,7 +63,11 @@ def run(argv: Sequence[str], out=None, err=None) -> int:
         return 1
     try:
         text = opreport(
-            args.session_dir, args.specs, merge, exclude_dependent=args.exclude_dependent
+            args.session_dir,
+            args.specs,
+            merge,
+            exclude_dependent=args.exclude_dependent,
+            verbose_sfile=args.verbose == "sfile",
         )
     except PerfweaveError as exc:
         print(f"opreport error: {exc}", file=err)
@@ -73,6 +82,8 @@ def _func(args: argparse.Namespace) -> int:
         argv.append(f"--merge={args.merge}")
     if args.exclude_dependent:
         argv.append("--exclude-dependent")
+    if args.verbose:
+        argv.append(f"--verbose={args.verbose}")
     return run(argv + list(args.rest))
 
 
