@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 
 import pytest
@@ -155,3 +156,55 @@ def test_classes_offer_their_report(sessions):
     assert frame.index.tolist() == ["/usr/bin/bash"]
     # many_tgids/02_merge_cpu.txt: 3, 5, ..., 15 samples for tid 301 .. 307
     assert frame.xs("samples", axis=1, level="value").iloc[0].tolist() == list(range(3, 17, 2))
+
+
+def _symbol_addresses(xml_case: str) -> dict[str, int]:
+    """Symbol name -> starting address, from the symbol table of a real --xml output."""
+    text = (DATA / "opreport_outputs" / xml_case).read_text()
+    found = re.findall(r'<symboldata  id="\d+"  name="([^"]+)"  startingaddr="([0-9a-f]+)"', text)
+    return {name: int(addr, 16) for name, addr in found}
+
+
+def _l_rows(case: str) -> list[list[str]]:
+    lines = (DATA / "opreport_outputs" / case).read_text().splitlines()
+    start = next(k for k, ln in enumerate(lines) if ln.startswith("samples  %"))
+    return [ln.split() for ln in lines[start + 1 : -1]]
+
+
+@pytest.mark.parametrize(
+    ("session", "args", "l_case", "xml_case", "app_column"),
+    [
+        (
+            "nosep",
+            ["count:100000"],
+            "nosep/03_count100000_l.txt",
+            "nosep/04_count100000_xml.txt",
+            True,
+        ),
+        (
+            "sep",
+            ["event:CPU_CLK_UNHALTED", "--merge=all"],
+            "sep/08_event_A_merge_all_l.txt",
+            "sep/10_merge_all_xml.txt",
+            False,
+        ),
+    ],
+)
+def test_address_report_matches_symbol_counts(
+    sessions, session, args, l_case, xml_case, app_column
+):
+    classes = _classes(sessions, session, args)
+    frame = report(classes, by="address")
+    addresses = _symbol_addresses(xml_case)
+    for row in _l_rows(l_case):
+        if row[2].startswith("anon"):  # "anon (tgid:... range:...)" holds spaces
+            continue
+        count, pct, image = int(row[0]), row[1], row[2]
+        app, symbol = (row[3], row[4]) if app_column else (image, row[3])
+        mine = frame[[(_short(a), _short(i)) == (app, image) for a, i, _ in frame.index]]
+        if symbol.startswith("/"):  # no symbols in the image: the whole image's samples
+            assert int(mine.iloc[:, 0].sum()) == count
+        else:
+            hit = mine.xs(addresses[symbol], level="address")
+            assert int(hit.iloc[0, 0]) == count
+            assert format_percent(hit.iloc[0, 1]).strip() == pct

@@ -3,8 +3,10 @@
 ``by="application"``: one row per application, percent of the class total (opreport's
 unindented rows). ``by="image"``: one row per (application, image), percent of the
 application's samples (opreport's indented rows). ``by="symbol"``: one row per
-(application, image, symbol) where the data has symbols (perf); OProfile sample files only
-hold offsets, so their symbol rows need the binaries and are not offered here.
+(application, image, symbol) where the data has symbols (perf). ``by="address"``: one row
+per (application, image, sample offset) read from OProfile sample files, percent of the
+class total, as ``opreport -l`` counts per symbol (naming the offsets needs the binaries'
+symbol tables, e.g. ``nm``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.classes.arrange import ProfileClasses
+from perfweave.classes.samplefile import read_samples
 from perfweave.classes.summary import summarize
 from perfweave.errors import FormatError
 
@@ -41,6 +44,8 @@ def report(classes: ProfileClasses, by: str = "image") -> pd.DataFrame:
     n = len(classes)
     if by == "symbol":
         return _symbol_report(classes, labels)
+    if by == "address":
+        return _address_report(classes, labels)
     summary = summarize(classes)
     if by == "application":
         counts = summary.apps[list(range(n))].to_numpy()
@@ -48,13 +53,43 @@ def report(classes: ProfileClasses, by: str = "image") -> pd.DataFrame:
         out.index = summary.apps.index
         return out
     if by != "image":
-        raise ValueError(f"by must be 'application', 'image' or 'symbol', not {by!r}")
+        raise ValueError(f"by must be 'application', 'image', 'symbol' or 'address', not {by!r}")
     images = summary.images
     counts = images[list(range(n))].to_numpy()
     apps = images.index.get_level_values(0)
     app_totals = summary.apps[list(range(n))].reindex(apps).to_numpy()
     out = _columns(counts, app_totals, labels)
     out.index = images.index
+    return out
+
+
+def _address_report(classes: ProfileClasses, labels: list[str]) -> pd.DataFrame:
+    table = classes.table
+    nodes = [read_samples(path)[1] for path in table["filename"]]
+    sizes = np.array([len(n) for n in nodes], dtype=np.int64)
+    rows = np.repeat(np.arange(len(table)), sizes)
+    keys = np.concatenate([n["key"] for n in nodes]) if nodes else np.array([], np.uint64)
+    values = np.concatenate([n["value"] for n in nodes]) if nodes else np.array([], np.uint32)
+    frame = pd.DataFrame(
+        {
+            "app": table["app"].to_numpy(dtype=object)[rows],
+            "binary": table["binary"].to_numpy(dtype=object)[rows],
+            "address": keys.astype(np.int64),
+            "class": table["class"].to_numpy()[rows],
+            "samples": values.astype(np.int64),
+        }
+    )
+    sums = (
+        frame.groupby(["app", "binary", "address", "class"])["samples"]
+        .sum()
+        .unstack("class", fill_value=0)
+        .reindex(columns=range(len(labels)), fill_value=0)
+    )
+    order = np.lexsort((np.arange(len(sums)), -sums[0].to_numpy()))
+    sums = sums.iloc[order]
+    totals = frame.groupby("class")["samples"].sum().reindex(range(len(labels)), fill_value=0)
+    out = _columns(sums.to_numpy(), totals.to_numpy()[None, :], labels)
+    out.index = sums.index.set_names(["application", "image", "address"])
     return out
 
 
