@@ -341,7 +341,7 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
             yield _pack(_restrict(projective_plane(q), v), k)
         if q <= k and q * q >= v and q * q <= 2 * v:
             yield _pack(_restrict(affine_plane(q), v), k)
-        if k <= q + 1 and k * q <= v + q - 1 and q >= 2:
+        if k <= q + 1 and k * q <= v + q - 1:
             sub_deadline = min(deadline, time.perf_counter() + (deadline - time.perf_counter()) / 6)
             td = _td_cover(v, k, q, rng, sub_deadline)
             if td is not None:
@@ -397,7 +397,8 @@ def pair_covering_design(
     in every subexperiment and the others are covered in blocks of ``n_pmcs - 1``. The
     search removes one subexperiment at a time while annealing (at most ``iterations``
     moves per step, ``time_limit`` seconds in all) can re-cover every pair; the result
-    always covers every pair. Reproducible for a given ``seed``.
+    always covers every pair. A given ``seed`` repeats the same search, but the search stops
+    at the deadline, so a slower or busier machine may end with a few more subexperiments.
     """
     names = _names(hems)
     _check_pmcs(n_pmcs)
