@@ -160,3 +160,21 @@ def test_synthetic_truth_recovered_better_than_independent_shuffle():
     truth = pd.DataFrame(data, columns=names).corr().to_numpy()
     achieved = result.achieved.loc[names, names].to_numpy()
     assert np.abs(achieved - truth).max() < 0.1
+
+
+def test_merger_params_and_absolute_option():
+    rng = np.random.default_rng(1)
+    x = rng.gamma(2.0, 1.0, 600)
+    noise = rng.normal(0, 0.2, 600)
+    # B is a strong negative copy of A: only the absolute rule drops it
+    a = pd.DataFrame({"A": x[:300], "B": -x[:300] + noise[:300]})
+    c = pd.DataFrame({"A": x[300:], "C": rng.normal(0, 1, 300)})
+    d = pd.DataFrame({"B": -x[300:] + noise[300:], "C": rng.normal(0, 1, 300)})
+    merger = MuchMerger([a, c, d], seed=0)
+    signed = merger.merge(n_runs=200, n_sims=SIM_BLOCK, dep_lvl=0.8)
+    absolute = merger.merge(n_runs=200, n_sims=SIM_BLOCK, dep_lvl=0.8, absolute=True)
+    assert list(signed.merged.columns) == ["A", "B", "C"]
+    assert list(absolute.merged.columns) == ["A", "C"] and absolute.dropped == ("B",)
+    assert signed.achieved.loc["A", "B"] < -0.8  # the copula keeps the strong negative link
+    params = merger.params(0.8, absolute=True)
+    assert params.hems == ["A", "C"] and len(params.values["A"]) <= 600
