@@ -11,6 +11,7 @@ import argparse
 import shutil
 import tempfile
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -31,28 +32,36 @@ def base_tree(rng: np.random.Generator, n: int) -> np.ndarray:
     return parent
 
 
-def variant(rng, parent: np.ndarray, change: float = 0.1, fresh: str = "x"):
-    """A profile's tree: the base minus some leaves, plus as many new nodes (``change`` of
-    the nodes differ in all). Returns (names, parent)."""
+def variant(rng, parent: np.ndarray, pool_parent: np.ndarray, change: float = 0.1):
+    """A profile's tree: the base minus some of its leaves, plus as many nodes from a pool
+    of optional nodes (so ``change`` of the nodes differ from the base in all, and the
+    union stays near the base plus the pool, as for runs of one program).
+    Returns (names, parent)."""
     n = len(parent)
     k = max(1, int(n * change / 2))
     is_leaf = np.ones(n, bool)
     is_leaf[parent[parent >= 0]] = False
-    drop = rng.choice(np.flatnonzero(is_leaf), size=min(k, int(is_leaf.sum()) - 1), replace=False)
+    leaves = np.flatnonzero(is_leaf)
+    drop = rng.choice(leaves, size=min(k, len(leaves) - 1), replace=False)
     keep = np.ones(n, bool)
     keep[drop] = False
     kept = np.flatnonzero(keep)
     compact = np.full(n, -1, np.int64)
     compact[kept] = np.arange(len(kept))
     kept_parent = np.where(parent[kept] >= 0, compact[np.maximum(parent[kept], 0)], -1)
-    new_parent = rng.integers(0, len(kept), size=k)
+    extra = rng.choice(len(pool_parent), size=min(k, len(pool_parent)), replace=False)
     names = np.concatenate(
-        [
-            np.char.add("n", kept.astype(str)),
-            np.char.add(fresh, rng.integers(0, 4 * n, size=k).astype(str)),
-        ]
+        [np.char.add("n", kept.astype(str)), np.char.add("x", extra.astype(str))]
     )
-    return names, np.concatenate([kept_parent, new_parent])
+    return names, np.concatenate([kept_parent, compact[pool_parent[extra]]])
+
+
+def pool(rng, parent: np.ndarray, change: float = 0.1) -> np.ndarray:
+    """Parents (internal base nodes) of ``change * n`` optional nodes."""
+    is_leaf = np.ones(len(parent), bool)
+    is_leaf[parent[parent >= 0]] = False
+    internal = np.flatnonzero(~is_leaf)
+    return rng.choice(internal, size=max(1, int(len(parent) * change)))
 
 
 def graphframe(rng, names, parent, meta):
@@ -73,9 +82,10 @@ def synthetic(p: int, n: int, seed: int = 0, change: float = 0.1):
     """P GraphFrames of ``n``-node trees whose shapes differ by ``change``."""
     rng = np.random.default_rng(seed)
     parent = base_tree(rng, n)
+    optional = pool(rng, parent, change)
     out = []
     for i in range(p):
-        names, par = variant(rng, parent, change)
+        names, par = variant(rng, parent, optional, change)
         out.append(graphframe(rng, names, par, {"run": i, "ranks": int(2 ** (i % 7))}))
     return out
 
@@ -185,6 +195,12 @@ def main(argv: list[str]) -> None:
             1.0 if n_files == 100 else None,
             _peer(_thicket_read, (files,), cap, peer),
         )
+        with ProcessPoolExecutor(max_workers=2) as ex:
+            t, _ = best_time(
+                lambda: Ensemble.from_files(files, profile_key="file", executor=ex, progress=False),
+                repeat=1,
+            )
+        table.add("  same, 2 reader processes", t, 1.0 if n_files == 100 else None)
         th_read = None
         if peer:
             import thicket

@@ -58,6 +58,7 @@ def stack(
     level: str = "profile",
     extra_levels: Sequence[str] = (),
     node_names: np.ndarray | None = None,
+    rows_are_data: bool = False,
 ) -> pd.DataFrame:
     """One table over the union graph.
 
@@ -67,11 +68,16 @@ def stack(
     With ``extra_levels`` (rank/thread, present as columns of the tables) the rows are
     sorted instead of laid out densely. With ``node_names`` (the union graph's names) the
     dense ``name`` column is a categorical built from them: small, and its missing values
-    (nodes a profile lacks) are found from integer codes.
+    (nodes a profile lacks) are found from integer codes. ``rows_are_data`` says every
+    input row is a measured row (GraphFrames), so no name needs checking.
     """
     lens = np.array([len(t) for t in tables], dtype=INT)
     big = pd.concat(list(tables), ignore_index=True, sort=False) if len(tables) > 1 else tables[0]
     big = big.reset_index(drop=True)
+    named = node_names is not None and not extra_levels and "name" in big.columns
+    if named:  # names come from the graph; only where each row has one matters
+        has_name = np.ones(len(big), bool) if rows_are_data else _has_name(big["name"])
+        big = big.drop(columns="name")
     node = np.concatenate(
         [np.asarray(m, dtype=INT)[np.asarray(o, dtype=INT)] for m, o in zip(maps, old_nodes)]
     )
@@ -98,17 +104,31 @@ def stack(
     dense = len(flat) == n_rows
     columns = {}
     for col in big.columns:
-        if col == "name" and node_names is not None:
-            has = np.asarray(big[col].notna(), dtype=bool)  # rows that were filled are not data
-            present = src >= 0
-            present[present] = has[src[present]]
-            columns[col] = name_column(node_names, p, present)
-            continue
         values = big[col].array
         columns[col] = values.take(src, allow_fill=not dense)
+    if named:  # rows that were filled in an input are not data either
+        present = src >= 0
+        present[present] = has_name[src[present]]
+        columns["name"] = name_column(node_names, p, present)
     out = pd.DataFrame(columns, index=dense_index(n_nodes, profiles, level), copy=False)
-    out.columns = big.columns
+    out.columns = pd.Index(list(columns))
     return out
+
+
+def _has_name(col: pd.Series) -> np.ndarray:
+    """Where ``name`` is set: from categorical codes, or, for Python strings, with two
+    vectorised comparisons (pandas' generic check is slow on object arrays)."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return np.asarray(col.cat.codes) >= 0
+    if col.dtype == object:
+        values = col.to_numpy()
+        try:
+            with np.errstate(invalid="ignore"):
+                missing = np.equal(values, None) | np.not_equal(values, values)
+            return ~np.asarray(missing, dtype=bool)
+        except (TypeError, ValueError):  # e.g. pd.NA, whose comparisons are not bools
+            pass
+    return np.asarray(col.notna(), dtype=bool)
 
 
 def name_column(node_names: np.ndarray, p: int, present: np.ndarray | None = None):

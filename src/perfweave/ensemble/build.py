@@ -88,6 +88,7 @@ def _assemble(
         labels,
         extra_levels=levels,
         node_names=union.frames["name"].to_numpy(),
+        rows_are_data=True,
     )
     meta = pd.DataFrame([meta_rows[i] for i in order], index=pd.Index(sorted_ids, name="profile"))
     exc = _ordered_union(gf.exc_metrics for gf in gfs)
