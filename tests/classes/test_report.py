@@ -208,3 +208,14 @@ def test_address_report_matches_symbol_counts(
             hit = mine.xs(addresses[symbol], level="address")
             assert int(hit.iloc[0, 0]) == count
             assert format_percent(hit.iloc[0, 1]).strip() == pct
+
+
+def test_describe_lists_classes_for_a_picker(sessions):
+    classes = session_classes(sessions["sep"], ["event:CPU_CLK_UNHALTED"], "tgid")
+    frame = classes.describe()
+    assert frame["name"].tolist() == ["cpu:0", "cpu:1"]
+    assert frame["longname"].tolist() == ["Samples on CPU 0", "Samples on CPU 1"]
+    assert frame["files"].tolist() == [7, 7]
+    assert frame["applications"].tolist() == [2, 2]
+    # sep/06_event_A_merge_tgid.txt: 114 and 115 samples in the two columns
+    assert frame["samples"].tolist() == [75 + 39, 76 + 39]

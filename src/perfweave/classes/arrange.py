@@ -97,6 +97,22 @@ class ProfileClasses:
         """One row per class with the template fields."""
         return pd.DataFrame([vars(c.template) for c in self.classes], columns=list(TEMPLATE_FIELDS))
 
+    def describe(self) -> pd.DataFrame:
+        """One row per class: name, long name, template fields, files, applications and
+        (when loaded) samples -- what a class picker lists."""
+        table = self.table
+        frame = self.templates
+        frame.insert(0, "longname", self.longnames)
+        frame.insert(0, "name", self.names)
+        by_class = table.groupby("class")
+        frame["files"] = by_class.size().reindex(range(len(self)), fill_value=0).to_numpy()
+        frame["applications"] = [len(c.profiles) for c in self.classes]
+        if "samples" in table:
+            sums = by_class["samples"].sum().reindex(range(len(self)), fill_value=0)
+            frame["samples"] = sums.to_numpy()
+        frame.index.name = "class"
+        return frame
+
     def report(self, by: str = "image") -> pd.DataFrame:
         """The columnar report (see :func:`perfweave.classes.report.report`)."""
         from perfweave.classes.report import report
