@@ -13,8 +13,9 @@ call-graph target. The last component has six non-empty dot-separated fields, ``
 the session was not separated by thread group, thread or CPU.
 
 :func:`parse_sample_path` parses one path with a precise error; :func:`parse_sample_paths`
-parses many at once with one vectorised regular expression (the per-path parser only runs
-on the paths the expression rejects, to say why).
+parses many at once: one regular-expression pass over all paths splits off the six fields,
+each distinct directory (one per application x image) is parsed once, and the per-path
+parser only runs on rejected paths, to say why.
 """
 
 from __future__ import annotations
@@ -233,7 +234,9 @@ def parse_sample_paths(
             dir_ok[k] = False
     ok = dir_ok[dir_codes] & (rows[:, 1] != "")
     errors: list[ParseError] = []
-    for pos in np.flatnonzero(~ok):  # only the rejected paths: say precisely why
+    # only the rejected paths: say precisely why (the fast path accepts exactly what
+    # parse_sample_path accepts; test_vectorised_and_per_path_parsers_agree checks it)
+    for pos in np.flatnonzero(~ok):
         try:
             parse_sample_path(raw[pos])
         except ParseError as exc:
