@@ -3,8 +3,10 @@
 ``perf script`` prints one header line per sample (``comm pid[/tid] [cpu] time: [period]
 event:`` and, without call chains, ``ip symbol+off (dso)``), followed by tab-indented call
 chain frames when recorded with ``-g`` (the first frame is where the sample fell).
-:func:`read_perf_script` parses it with vectorised regular expressions into one row per
-sample; :func:`perf_sample_specs` folds samples into spec-table rows that
+:func:`read_perf_script` scans the whole text with one regular expression (in C, no
+per-line Python code) into one row per sample, parsing repeated pieces once;
+:func:`read_perf_json` reads ``perf data convert --to-json``; :func:`read_perf_report`
+reads ``perf report --stdio`` tables; :func:`perf_sample_specs` folds samples into spec-table rows that
 :func:`~perfweave.classes.arrange.arrange` classifies like OProfile sample files:
 application image = the process's executable (the dso named like its command), dependent
 image = the dso, tgid = pid, tid, cpu, event; count and unit mask are ``"0"`` (perf samples
