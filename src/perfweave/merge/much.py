@@ -179,8 +179,21 @@ def _orders(link: np.ndarray) -> np.ndarray:
 
 
 def _block_normals(entropy: int, block: int, shape: tuple[int, int]) -> np.ndarray:
+    """Standard normal draws of one simulation block, float32 (SIM_BLOCK, *shape).
+
+    Box-Muller: several times faster than numpy's ziggurat here and exact in distribution
+    up to float32 resolution (ranks are all that is used).
+    """
     rng = np.random.default_rng([entropy, _SIM_STREAM, block])
-    return rng.standard_normal((SIM_BLOCK, *shape), dtype=np.float32)
+    size = SIM_BLOCK * shape[0] * shape[1]
+    half = (size + 1) // 2
+    # radius from a float64 uniform (tails to 8.5 sd), angle in float32 (fast SIMD sin/cos)
+    radius = np.sqrt(-2.0 * np.log(1.0 - rng.random(half))).astype(np.float32)
+    angle = np.float32(2.0 * np.pi) * rng.random(half, dtype=np.float32)
+    z = np.empty(2 * half, dtype=np.float32)
+    np.multiply(radius, np.cos(angle), out=z[:half])
+    np.multiply(radius, np.sin(angle), out=z[half:])
+    return z[:size].reshape(SIM_BLOCK, *shape)
 
 
 def _score_blocks(
