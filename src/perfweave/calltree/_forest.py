@@ -21,8 +21,12 @@ def children_csr(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nd
     Also returns the roots (nodes with parent -1) sorted the same way.
     """
     n = len(parent)
-    ids = np.arange(n, dtype=INT)
-    order = np.lexsort((ids, key, parent))  # by parent, then key, then id
+    key = np.asarray(key, dtype=INT)
+    span = int(key.max()) - int(key.min()) + 1 if n else 1
+    if (n + 1) * span < 2**62:  # one stable sort on (parent, key); ties keep id order
+        order = np.argsort((parent + 1) * span + (key - (key.min() if n else 0)), kind="stable")
+    else:
+        order = np.lexsort((np.arange(n, dtype=INT), key, parent))
     par_sorted = parent[order]
     n_roots = int(np.searchsorted(par_sorted, 0))  # parents of -1 sort first
     roots = order[:n_roots]
@@ -159,6 +163,8 @@ def occurrence(parent: np.ndarray, frame_code: np.ndarray) -> np.ndarray:
     if n == 0:
         return np.zeros(0, INT)
     keys = _factorize_rows([parent, frame_code])
+    if int(keys.max()) + 1 == n:  # no two siblings share a frame (the usual case)
+        return np.zeros(n, INT)
     order = np.argsort(keys, kind="stable")
     k = keys[order]
     first = np.ones(n, bool)

@@ -37,11 +37,10 @@ def subgraph_sums(graph, df: pd.DataFrame, columns: list[str]) -> dict[str, np.n
     out = {}
     for col in columns:
         values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
-        dense = np.zeros((n, k))
-        present = np.zeros((n, k))
         ok = ~np.isnan(values)
-        np.add.at(dense, (node[ok], combo[ok]), values[ok])
-        np.add.at(present, (node[ok], combo[ok]), 1.0)
+        flat = node[ok] * k + combo[ok]
+        dense = np.bincount(flat, weights=values[ok], minlength=n * k).reshape(n, k)
+        present = np.bincount(flat, minlength=n * k).astype(float).reshape(n, k)
         if graph.is_tree():
             total = _up_sum(graph, dense)
             count = _up_sum(graph, present)
@@ -58,14 +57,17 @@ def subgraph_sums(graph, df: pd.DataFrame, columns: list[str]) -> dict[str, np.n
 
 
 def _up_sum(graph, dense: np.ndarray) -> np.ndarray:
-    """Subtree sums of a (node x k) matrix in a tree, deepest level first."""
+    """Subtree sums of a (node x k) matrix in a tree, deepest level first.
+
+    In preorder, the nodes of one level have non-decreasing parents, so each level's
+    contribution is one ``reduceat`` over runs of equal parents, for all k columns at once.
+    """
     from perfweave.calltree._forest import level_order
 
     total = dense.copy()
-    k = total.shape[1]
     parent = graph.parent
     for level in reversed(level_order(graph.depth)[1:]):
-        targets, slot = np.unique(parent[level], return_inverse=True)
-        for j in range(k):
-            total[targets, j] += np.bincount(slot, weights=total[level, j], minlength=len(targets))
+        par = parent[level]
+        starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+        total[par[starts]] += np.add.reduceat(total[level], starts, axis=0)
     return total

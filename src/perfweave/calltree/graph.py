@@ -515,10 +515,16 @@ def _joint_frames(graphs: Sequence[Graph]):
     """
     reps, counts, local = [], [], []
     for g in graphs:
-        codes, first, inverse = np.unique(g._code, return_index=True, return_inverse=True)
-        reps.append(g._frames.iloc[first])
-        counts.append(len(codes))
-        local.append(inverse.ravel())
+        n = len(g._code)
+        k = int(g._code.max()) + 1 if n else 0
+        present = np.zeros(k, bool)
+        present[g._code] = True
+        slot = np.cumsum(present) - 1  # codes may have gaps (after squash): compact them
+        first = np.empty(k, INT)
+        first[g._code[::-1]] = np.arange(n - 1, -1, -1, dtype=INT)  # first node of each code
+        reps.append(g._frames.iloc[first[present]])
+        counts.append(int(present.sum()))
+        local.append(slot[g._code])
     table = normalize_table(pd.concat(reps, ignore_index=True, sort=True))
     jcode, jrank = frame_codes(table)
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(INT)
