@@ -446,3 +446,18 @@ def test_line_ranges_literal_names_and_missing_files(tmp_path):
     assert _plain(r0.loc[3, ["name", "line", "file"]]) == [":12", 12, None]
     assert r0.loc[5, ["name", "file", "line"]].tolist() == ["15:kernel<float>", "src/k.cu", 3]
     assert r0.loc[6, "name"] == "k.cu:7"
+
+
+def test_ranks_with_different_thread_counts(tmp_path):
+    """Hatchet places files in one array assuming every rank has as many threads; here a
+    rank without its second thread simply has fewer rows."""
+    db = _copy_db(tmp_path, ALLGATHER)
+    next(db.glob("*-000003-001-*.metric-db")).unlink()
+    gf = GraphFrame.from_hpctoolkit(db)
+    pairs = set(zip(*(gf.dataframe.index.get_level_values(lvl) for lvl in ("rank", "thread"))))
+    assert len(pairs) == 19 and (3, 1) not in pairs and (3, 0) in pairs
+    assert len(gf.dataframe) == 1474 * 19
+    full = GraphFrame.from_hpctoolkit(ALLGATHER).dataframe
+    assert gf.dataframe.xs((4, 1), level=("rank", "thread"))["time"].equals(
+        full.xs((4, 1), level=("rank", "thread"))["time"]
+    )

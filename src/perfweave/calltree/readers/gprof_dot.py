@@ -52,7 +52,7 @@ def sniff(path: Path) -> bool:
 
 
 @dataclass
-class DotGraph:
+class _DotGraph:
     """Nodes (in order of first appearance) with their attributes, and the edges."""
 
     nodes: dict[str, dict[str, str]] = field(default_factory=dict)
@@ -67,7 +67,7 @@ class _Parser:
         self.path = path
         self.toks = self._tokenize(text)
         self.i = 0
-        self.graph = DotGraph()
+        self.graph = _DotGraph()
 
     def _tokenize(self, text: str) -> list[tuple[str, str, int]]:
         toks: list[tuple[str, str, int]] = []
@@ -131,7 +131,7 @@ class _Parser:
         return value
 
     # ------------------------------------------------------------------ grammar
-    def parse(self) -> DotGraph:
+    def parse(self) -> _DotGraph:
         if not self.toks:
             raise ParseError(self.path, "a DOT graph", found="an empty file")
         while self._peek()[0] != "eof":

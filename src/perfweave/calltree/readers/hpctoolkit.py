@@ -107,7 +107,6 @@ def _scan(text: bytes, path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray
                 state["in_cct"] = False
 
     parser = xml.parsers.expat.ParserCreate()
-    parser.buffer_text = True
     parser.StartElementHandler = start
     parser.EndElementHandler = end
     try:
