@@ -380,6 +380,21 @@ class Graph:
         union, maps = Graph.union_all([self, other])
         return union, maps[0], maps[1]
 
+    def _sibling_occurrence(self, code: np.ndarray) -> np.ndarray:
+        """For each node, how many earlier siblings share its frame (``code`` per node).
+
+        Children in frame order put equal frames side by side, so a scan of neighbours
+        finds them without hashing; node-ordered graphs take the general path.
+        """
+        n = len(self)
+        if self._order_key is not None or n < 2:
+            return _forest.occurrence(self._parent, code)
+        seq = np.concatenate([self._roots, self._child_idx])
+        same = (self._parent[seq[1:]] == self._parent[seq[:-1]]) & (code[seq[1:]] == code[seq[:-1]])
+        if not same.any():
+            return np.zeros(n, INT)
+        return _forest.occurrence(self._parent, code)
+
     @staticmethod
     def union_all(graphs: Sequence[Graph]) -> tuple[Graph, list[np.ndarray]]:
         """The union of many graphs in one pass, and one old->new id map per graph.
@@ -409,10 +424,7 @@ class Graph:
         )
         depth = np.concatenate([g._depth for g in graphs])
         dup = np.concatenate(
-            [
-                _forest.occurrence(g._parent, code[off : off + len(g)])
-                for g, off in zip(graphs, offsets)
-            ]
+            [g._sibling_occurrence(code[off : off + len(g)]) for g, off in zip(graphs, offsets)]
         )
         group = _forest.merge_groups(parent, depth, code, dup)
         keys = [g._order_key for g in graphs]
