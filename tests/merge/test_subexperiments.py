@@ -169,3 +169,10 @@ def test_split_property(n_pmcs, n_subs, codes, seed):
         block = codes[i * n_pmcs : (i + 1) * n_pmcs]
         assert list(sub.columns) == make_unique([hem[c] for c in block])
         np.testing.assert_array_equal(sub.to_numpy(), raw.iloc[:, i * n_pmcs : (i + 1) * n_pmcs])
+
+
+def test_code_table_by_name_and_bad_name(hrm_raw):
+    by_name = process_raw_experiments(hrm_raw, 6, "T2080")
+    assert list(by_name[0].columns) == list(process_raw_experiments(hrm_raw, 6)[0].columns)
+    with pytest.raises(ParseError, match="code table"):
+        process_raw_experiments(hrm_raw, 6, "P4080")

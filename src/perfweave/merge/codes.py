@@ -30,14 +30,20 @@ def t2080_code_table() -> pd.DataFrame:
     return _t2080().copy()
 
 
-def code_table_mapping(table: pd.DataFrame | dict[int, str] | None = None) -> dict[int, str]:
+#: name of the bundled code table (the default of ``process_raw_experiments``)
+T2080 = "T2080"
+
+
+def code_table_mapping(table: pd.DataFrame | dict[int, str] | str | None = None) -> dict[int, str]:
     """Normalise a code table (DataFrame with ``code``/``hems`` columns, or a dict) to a dict.
 
-    ``None`` means the bundled T2080 table. Duplicate codes are an error: a code must name
-    exactly one HEM.
+    ``None`` or ``"T2080"`` means the bundled NXP T2080 table. Duplicate codes are an error:
+    a code must name exactly one HEM.
     """
-    if table is None:
+    if table is None or (isinstance(table, str) and table.upper() == T2080):
         table = _t2080()
+    elif isinstance(table, str):
+        raise ParseError("<code table>", f"a code table DataFrame, dict or {T2080!r}", found=table)
     if isinstance(table, dict):
         return {int(code): str(name) for code, name in table.items()}
     missing = {"code", "hems"} - set(table.columns)

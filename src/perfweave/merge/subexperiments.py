@@ -145,16 +145,17 @@ def _check_numeric(frame: pd.DataFrame, source: str) -> None:
 def process_raw_experiments(
     data: pd.DataFrame | str | PathLike[str],
     n_pmcs: int,
-    code_table: pd.DataFrame | dict[int, str] | None = None,
+    code_table: pd.DataFrame | dict[int, str] | str | None = "T2080",
     *,
     min_mean: float | None = None,
 ) -> Subexperiments:
     """Split raw readings (a DataFrame or CSV path) into subexperiments of ``n_pmcs`` HEMs.
 
     Column names carry event codes (``X446.2`` -> 446), turned into HEM names with
-    ``code_table`` (default: the bundled T2080 table). Consecutive groups of ``n_pmcs``
-    columns are subexperiments; rows with a missing value are dropped per subexperiment; a
-    HEM read twice in one subexperiment becomes ``NAME.1``. ``min_mean`` (mergingTools uses
+    ``code_table`` (default ``"T2080"``: the bundled NXP T2080 table; or a DataFrame with
+    ``code``/``hems`` columns, or a dict). Consecutive groups of ``n_pmcs`` columns are
+    subexperiments; rows with a missing value are dropped per subexperiment; a HEM read
+    twice in one subexperiment becomes ``NAME.1``. ``min_mean`` (mergingTools uses
     100, always) drops columns whose mean is ``<= min_mean`` and warns naming them; by
     default nothing is dropped. ``n_pmcs`` must divide the number of columns (mergingTools
     silently drops a trailing partial group). The input is never modified.
