@@ -32,8 +32,66 @@ def calltree() -> None:
     print(diff.tree("time", depth=3, color=False))
 
 
+def counts() -> None:
+    section("Count matrices: an alltoallv run profiled by the MPI collective profiler")
+    profile = pw.read_counts(path("alltoallv"))
+    group = profile.groups[0]
+    print(
+        f"{len(profile.groups)} call group(s); first: calls {group.calls}, comm size {group.comm_size}"
+    )
+    print("send counts (rows = ranks):")
+    print(group.send.dense())
+    for g in group.send.groups:
+        print(f"ranks {g.label} send the same row: {g.row.tolist()}")
+    from perfweave.counts import detect_patterns, format_patterns_summary
+
+    print(format_patterns_summary(detect_patterns(profile.groups)))
+
+
+def classes() -> None:
+    import tarfile
+    import tempfile
+
+    from perfweave.classes import opreport
+
+    section("Profile classes: opreport on an OProfile session, merged over CPUs")
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(path("opsession_sep.tar.gz")) as tar:
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(tmp, filter="data")
+            else:  # older Pythons: our own archive, regular files only
+                tar.extractall(tmp)
+        session = tmp
+        print(opreport(session, merge="cpu,tid,tgid"))
+        section("... and the same session without merging: opreport's axis conflict")
+        from perfweave.errors import AxisConflict
+
+        try:
+            opreport(session)
+        except AxisConflict as exc:
+            print(exc)
+
+
+def merge() -> None:
+    from perfweave.merge import hrm_merge, load_vignette, much_merge, process_raw_experiments
+
+    section("HEM merging: HRM and MUCH on the mergingTools vignette (T2080 board)")
+    hrm = process_raw_experiments(load_vignette("hrm"), n_pmcs=6)
+    merged = hrm_merge(list(hrm), anchor_hem="PROCESSOR_CYCLES")
+    print(f"HRM: {len(hrm)} subexperiments -> {merged.shape[0]} rows x {merged.shape[1]} HEMs")
+    print(merged.describe().T[["mean", "min", "max"]].round(1).head(8))
+    much = process_raw_experiments(load_vignette("much"), n_pmcs=6)
+    result = much_merge(list(much), n_runs=1000, n_sims=100, dep_lvl=0.85, seed=1)
+    print(
+        f"MUCH: {len(much)} subexperiments -> {result.merged.shape}; best simulation {result.chosen}"
+    )
+
+
 def main() -> int:
     calltree()
+    counts()
+    classes()
+    merge()
     return 0
 
 
