@@ -394,3 +394,61 @@ def test_streams_and_native_files(data_dir):
     native = GraphFrame.from_caliper(str(cali_path))  # no cali-query: read natively
     assert native.graph == GraphFrame.from_cali(cali_path).graph
     assert len(native.graph) == 19
+
+
+# ------------------------------------------------ the fast path for files (data parsed as CSV)
+
+
+@pytest.mark.parametrize("rel,ordering", ALL)
+def test_fast_file_path_equals_json_path(data_dir, rel, ordering):
+    raw = (data_dir / rel).read_bytes()
+    assert caliper_json._fast_load(raw) is not None  # Caliper's layout takes the fast path
+    fast = caliper_json.read(data_dir / rel, node_ordering=ordering)
+    plain = caliper_json.from_dict(json.loads(raw), node_ordering=ordering)
+    assert fast.graph == plain.graph
+    assert fast.dataframe.equals(plain.dataframe)
+    assert fast.metadata == plain.metadata
+
+
+def _caliper_layout(doc: dict) -> str:
+    """json-split text laid out as cali-query writes it (one record per line)."""
+    rows = ",\n".join("    [ " + ", ".join(json.dumps(v) for v in r) + " ]" for r in doc["data"])
+    rest = json.dumps({k: v for k, v in doc.items() if k != "data"}, indent=2)[1:]
+    return '{\n  "data": [\n' + rows + "\n  ],\n" + rest.lstrip("\n")
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    json_split_docs(),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=5),
+    st.sampled_from(["caliper", "compact", "indented"]),
+)
+def test_file_layouts_read_the_same(tmp_path_factory, doc, extra, layout):
+    """Whatever the layout, reading the file equals reading the parsed dict, to the bit."""
+    doc = copy.deepcopy(doc)
+    for i, row in enumerate(doc["data"]):  # arbitrary doubles, shortest repr in the text
+        row[0] = extra[i % len(extra)]
+    if layout == "caliper" and doc["data"]:
+        text = _caliper_layout(doc)
+    elif layout == "indented":
+        text = json.dumps(doc, indent=2)  # one value per line: the plain JSON path
+    else:
+        text = json.dumps(doc)
+    p = tmp_path_factory.mktemp("split") / "doc.json"
+    p.write_text(text)
+    got = caliper_json.read(p, node_ordering=False)
+    want = caliper_json.from_dict(json.loads(text), node_ordering=False)
+    assert got.graph == want.graph
+    assert got.dataframe.equals(want.dataframe)
+
+
+def test_records_with_text_use_the_json_path(tmp_path):
+    doc = _minimal()
+    doc["columns"].append("note")
+    doc["column_metadata"].append({"is_value": True})
+    doc["data"][0].append("a, [b]")
+    doc["data"][1].append(None)
+    p = _write(tmp_path, _caliper_layout(doc))
+    assert caliper_json._fast_load(p.read_bytes()) is None
+    gf = caliper_json.read(p)
+    assert gf.dataframe["note"].tolist() == ["a, [b]", None]

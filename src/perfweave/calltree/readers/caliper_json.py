@@ -13,6 +13,8 @@ rows Hatchet adds for (node, rank) pairs without a record are added in one step.
 
 from __future__ import annotations
 
+import io
+import json
 import re
 from os import PathLike
 from pathlib import Path
@@ -20,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_numeric_dtype
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import load_json
@@ -74,12 +77,101 @@ def read(source: Any, node_ordering: bool = True, **_: Any):
     if hasattr(source, "read"):  # an open file or stream
         text = source.read()
         source = text.decode("utf-8") if isinstance(text, bytes) else text
+    if isinstance(source, PathLike) or (
+        isinstance(source, str) and not source.lstrip().startswith(("{", "[")) and _is_file(source)
+    ):
+        name = str(source)
+        fast = _fast_load(Path(source).read_bytes())
+        if fast is not None:
+            obj, records = fast
+            return from_dict(obj, name, node_ordering=node_ordering, _table=records)
     obj, name = load_json(source, "Caliper json-split")
     return from_dict(obj, name, node_ordering=node_ordering)
 
 
-def from_dict(obj: Any, name: str = "<dict>", node_ordering: bool = True):
-    """Build the GraphFrame from an already parsed json-split object (not modified)."""
+def _is_file(text: str) -> bool:
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):  # not a usable path (too long, NUL ...)
+        return False
+
+
+# the same doubles as Python's json: pandas < 3 needs the round-trip converter, pandas 3
+# parses exactly by default (and deprecates the option)
+_EXACT_FLOATS = {} if int(pd.__version__.split(".")[0]) >= 3 else {"float_precision": "round_trip"}
+_DATA_FIRST = re.compile(rb"\s*\{\s*\"data\"\s*:\s*\[\s*\[")
+_DATA_END = re.compile(rb"\]\s*\]")
+_ROW_SEP = re.compile(rb"\s*\]\s*,\s*\[\s*")
+
+
+def _fast_load(raw: bytes) -> tuple[dict, pd.DataFrame] | None:
+    """Parse a json-split file whose first section is ``data`` with the C CSV parser.
+
+    The records are flat lists of numbers and nulls (no strings): the ``data`` array is
+    turned into CSV lines and parsed column-wise, the rest of the document with ``json``.
+    Returns None (the caller then uses the plain JSON path, which reports errors exactly)
+    whenever the file does not have that shape or any check fails.
+    """
+    head = _DATA_FIRST.match(raw)
+    if head is None:
+        return None
+    start = raw.index(b"[", head.start())  # the data array's '['
+    end_match = _DATA_END.search(raw, start)
+    if end_match is None:
+        return None
+    span = raw[start : end_match.end()]
+    if b'"' in span or b"{" in span:
+        return None
+    try:
+        rest = json.loads(raw[:start] + b"[]" + raw[end_match.end() :])
+    except (ValueError, UnicodeDecodeError):
+        return None
+    columns = rest.get("columns") if isinstance(rest, dict) else None
+    if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):
+        return None
+    # without the outer brackets and the first/last row's; then one record per line
+    rows = span[1:-1].strip()[1:-1].strip()
+    first = _ROW_SEP.search(rows)
+    body = rows
+    if first is not None:  # rows usually share one separator; else normalise each
+        body = rows.replace(first.group(0), b"\n")
+        if b"[" in body or b"]" in body:
+            body = _ROW_SEP.sub(b"\n", rows)
+    if b"[" in body or b"]" in body:
+        return None
+    # every record must have exactly one value per column
+    chars = np.frombuffer(body, dtype=np.uint8)
+    breaks = np.flatnonzero(chars == ord("\n"))
+    commas = np.flatnonzero(chars == ord(","))
+    bounds = np.concatenate([[-1], breaks, [len(chars)]])
+    per_row = np.diff(np.searchsorted(commas, bounds))
+    if len(per_row) == 0 or not (per_row == len(columns) - 1).all():
+        return None
+    try:
+        table = pd.read_csv(
+            io.BytesIO(body),
+            header=None,
+            names=list(range(len(columns))),
+            skipinitialspace=True,
+            na_values=["null"],
+            keep_default_na=False,
+            **_EXACT_FLOATS,
+        )
+    except (ValueError, pd.errors.ParserError):
+        return None
+    if len(table) != len(per_row) or any(not is_numeric_dtype(t) for t in table.dtypes):
+        return None
+    table.columns = columns
+    return rest, table
+
+
+def from_dict(
+    obj: Any, name: str = "<dict>", node_ordering: bool = True, _table: pd.DataFrame | None = None
+):
+    """Build the GraphFrame from an already parsed json-split object (not modified).
+
+    ``_table`` is the ``data`` section already parsed into columns (the fast file path).
+    """
     if not isinstance(obj, dict):
         raise ParseError(
             name, "a JSON object with " + ", ".join(_SECTIONS), found=type(obj).__name__
@@ -121,7 +213,7 @@ def from_dict(obj: Any, name: str = "<dict>", node_ordering: bool = True):
         )
 
     labels, node_col, node_parent = _node_table(obj["nodes"], name)
-    records = _records(obj["data"], columns, name)
+    records = _table if _table is not None else _records(obj["data"], columns, name)
     return _assemble(
         records,
         columns,
@@ -301,9 +393,6 @@ def _assemble(
                 found=str(df["rank"].iloc[i]),
             )
         df["rank"] = ranks.astype(INT)
-    for c in value_cols:
-        if not pd.api.types.is_numeric_dtype(df[c]):
-            df[c] = pd.to_numeric(df[c], errors="coerce")
 
     if both:  # a secondary region hierarchy splits records: sum them per call path node
         keys = ["node", "nid"] + [k for k in ("rank", _SOURCELOC) if k in df.columns]
