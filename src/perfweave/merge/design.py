@@ -329,11 +329,19 @@ def _td_cover(
     return blocks
 
 
+def _twins(v: int, k: int, rng: random.Random, deadline: float) -> list[list[int]]:
+    """Blow-up: cover ceil(v/2) super-points with blocks of k/2, each super-point a twin."""
+    sub = _cover_pairs(-(-v // 2), k // 2, rng, 20_000, deadline, depth=1)
+    return _restrict([[p for s in b for p in (2 * s, 2 * s + 1)] for b in sub], v)
+
+
 def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int):
     """Starting designs: greedy, and where they fit, geometry and transversal designs."""
     yield _greedy(v, k, rng)
     if depth > 0:
         return
+    if k % 2 == 0 and k >= 8 and v > k:
+        yield _twins(v, k, rng, time.perf_counter() + (deadline - time.perf_counter()) / 6)
     for q in range(2, v + 1):
         if prime_power(q) is None:
             continue
