@@ -5,7 +5,15 @@ from __future__ import annotations
 import importlib
 import sys
 
-PARTS = ("calltree", "ensemble", "counts", "classes", "merge")
+PARTS = (
+    "calltree",
+    "calltree_readers",
+    "calltree_readers2",
+    "ensemble",
+    "counts",
+    "classes",
+    "merge",
+)
 
 
 def main(argv: list[str]) -> int:
@@ -16,7 +24,9 @@ def main(argv: list[str]) -> int:
     names = PARTS if part == "all" else (part,)
     for name in names:
         if name not in PARTS:
-            print(f"unknown benchmark {name!r}; choose from {', '.join(PARTS)}, all", file=sys.stderr)
+            print(
+                f"unknown benchmark {name!r}; choose from {', '.join(PARTS)}, all", file=sys.stderr
+            )
             return 2
         module = importlib.import_module(f"benchmarks.{name}")
         module.main(rest)
