@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfweave.ensemble import Ensemble
 from perfweave.errors import DuplicateProfileError, MetadataError, ShapeError
@@ -19,15 +21,28 @@ def test_index_concat_equals_building_at_once(three_gfs):
     pd.testing.assert_frame_equal(joined.metadata, whole.metadata)
 
 
-def test_index_concat_of_random_ensembles(rand):
-    rng = np.random.default_rng(7)
-    gfs = [rand(rng, 30, meta={"i": i}) for i in range(8)]
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    p=st.integers(2, 8),
+    cuts=st.lists(st.integers(1, 7), min_size=1, max_size=3, unique=True),
+)
+def test_index_concat_equals_building_at_once_property(rand, seed, p, cuts):
+    """Property: however the profiles are split, concatenating the parts gives the
+    ensemble built from all of them at once (graph, table and metadata)."""
+    rng = np.random.default_rng(seed)
+    gfs = [rand(rng, int(rng.integers(1, 30)), meta={"i": i}) for i in range(p)]
+    bounds = [0, *sorted(c for c in cuts if c < p), p]
+    parts = [
+        Ensemble.from_graphframes(gfs[a:b], profile_key="i")
+        for a, b in zip(bounds, bounds[1:])
+        if b > a
+    ]
     whole = Ensemble.from_graphframes(gfs, profile_key="i")
-    joined = Ensemble.concat(
-        [Ensemble.from_graphframes(gfs[a:b], profile_key="i") for a, b in [(0, 3), (3, 4), (4, 8)]]
-    )
+    joined = Ensemble.concat(parts[::-1])  # the order of the parts does not matter
     assert joined.graph == whole.graph
     pd.testing.assert_frame_equal(joined.dataframe, whole.dataframe)
+    pd.testing.assert_frame_equal(joined.metadata, whole.metadata)
 
 
 def test_index_concat_rejects_duplicates(three_gfs):
