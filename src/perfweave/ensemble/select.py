@@ -19,25 +19,20 @@ def intersection(ens: Ensemble) -> Ensemble:
     """Nodes present in every profile (a node is present where its ``name`` is set)."""
     df = ens.dataframe
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
-    prof_codes = _profile_codes(df)
-    has = _table._row_present(df)
+    prof = _profile_positions(df, ens.metadata.index)
+    has = _table._row_present(df) & (prof >= 0)
     n, p = len(ens.graph), len(ens.metadata)
     pairs = np.zeros(n * p, bool)
-    pairs[node[has] * p + prof_codes[has]] = True
+    pairs[node[has] * p + prof[has]] = True
     keep = pairs.reshape(n, p).all(axis=1)
     return ens._restrict(keep)
 
 
-def _profile_codes(df: pd.DataFrame) -> np.ndarray:
-    """Position of each row's profile among the sorted profile ids of the metadata."""
+def _profile_positions(df: pd.DataFrame, profiles: pd.Index) -> np.ndarray:
+    """Position in ``profiles`` of each row's profile (-1 if absent), one lookup per
+    distinct profile."""
     idx = df.index
-    level = idx.levels[1]
-    # metadata is sorted like the level (both sorted by profile id)
-    return (
-        np.asarray(idx.codes[1], dtype=INT)
-        if level.is_monotonic_increasing
-        else (np.asarray(level.sort_values().get_indexer(idx.get_level_values(1)), dtype=INT))
-    )
+    return profiles.get_indexer(idx.levels[1])[np.asarray(idx.codes[1], dtype=INT)]
 
 
 def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
@@ -54,9 +49,9 @@ def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
     df = ens.dataframe[rows]
     if isinstance(df.index, pd.MultiIndex):
         df.index = df.index.remove_unused_levels()
-    mapping = {k: v for k, v in ens.profile_mapping.items() if k in set(meta.index)}
+    kept = set(meta.index)
+    mapping = {k: v for k, v in ens.profile_mapping.items() if k in kept}
     sub = ens._replace(dataframe=df, metadata=meta, profile_mapping=mapping)
-    sub.statsframe = new_statsframe(sub.graph, df)
     present = _table.present_nodes(df, len(ens.graph))
     out = sub._restrict(present)
     out.statsframe = new_statsframe(out.graph, out.dataframe)
