@@ -259,3 +259,29 @@ def test_one_bad_file_among_a_thousand(tmp_path):
     assert "three fields" in ens.errors[0][1]
     assert sorted(ens.graph.frames["name"]) == ["child0", "child1", "child2", "main"]
     assert ens.dataframe.xs(0, level="node")["time"].sum() == sum(range(1000)) - 617
+
+
+def test_unfilled_ensemble_keeps_only_measured_rows(rand):
+    rng = np.random.default_rng(11)
+    gfs = [rand(rng, 20, vocabulary=8, meta={"i": i}) for i in range(6)]
+    dense = Ensemble.from_graphframes(gfs, profile_key="i")
+    sparse = Ensemble.from_graphframes(gfs, profile_key="i", fill_perfdata=False)
+    assert len(sparse.dataframe) == sum(len(gf.dataframe) for gf in gfs)
+    assert sparse.dataframe["name"].notna().all()
+    assert sparse.dataframe.index.is_monotonic_increasing
+    pd.testing.assert_frame_equal(sparse.dataframe, dense.dataframe.dropna(subset=["name"]))
+    # statistics, intersection and profiles agree with the filled ensemble
+    dense.stats(["time"], percentiles=[0.5])
+    sparse.stats(["time"], percentiles=[0.5])
+    pd.testing.assert_frame_equal(sparse.statsframe, dense.statsframe, check_dtype=False)
+    assert sparse.intersection().graph == dense.intersection().graph
+    for i in range(6):
+        assert sparse[i].graph == gfs[i].graph
+    joined = Ensemble.concat(
+        [
+            Ensemble.from_graphframes(gfs[:3], profile_key="i", fill_perfdata=False),
+            Ensemble.from_graphframes(gfs[3:], profile_key="i", fill_perfdata=False),
+        ],
+        fill_perfdata=False,
+    )
+    pd.testing.assert_frame_equal(joined.dataframe, sparse.dataframe)

@@ -59,6 +59,7 @@ def stack(
     extra_levels: Sequence[str] = (),
     node_names: np.ndarray | None = None,
     rows_are_data: bool = False,
+    fill: bool = True,
 ) -> pd.DataFrame:
     """One table over the union graph.
 
@@ -69,7 +70,8 @@ def stack(
     sorted instead of laid out densely. With ``node_names`` (the union graph's names) the
     dense ``name`` column is a categorical built from them: small, and its missing values
     (nodes a profile lacks) are found from integer codes. ``rows_are_data`` says every
-    input row is a measured row (GraphFrames), so no name needs checking.
+    input row is a measured row (GraphFrames), so no name needs checking. With
+    ``fill=False`` only rows with data are kept (sorted by node, then profile).
     """
     lens = np.array([len(t) for t in tables], dtype=INT)
     big = pd.concat(list(tables), ignore_index=True, sort=False) if len(tables) > 1 else tables[0]
@@ -89,6 +91,21 @@ def stack(
         out.insert(0, "node", node)
         return out.set_index(["node", level, *extra_levels]).sort_index()
     flat = node * p + prof
+    if not fill:
+        return _sparse(
+            big,
+            flat,
+            node,
+            prof,
+            p,
+            lens,
+            labels,
+            profiles,
+            n_nodes,
+            level,
+            node_names if named else None,
+            has_name if named else None,
+        )
     n_rows = n_nodes * p
     seen = np.bincount(flat, minlength=n_rows)
     if len(seen) and seen.max(initial=0) > 1:
@@ -111,6 +128,37 @@ def stack(
         present[present] = has_name[src[present]]
         columns["name"] = name_column(node_names, p, present)
     out = pd.DataFrame(columns, index=dense_index(n_nodes, profiles, level), copy=False)
+    out.columns = pd.Index(list(columns))
+    return out
+
+
+def _sparse(big, flat, node, prof, p, lens, labels, profiles, n_nodes, level, names, has):
+    """Rows with data only, in (node, profile) order: one stable sort, no fill."""
+    order = np.argsort(flat, kind="stable")
+    ordered = flat[order]
+    same = np.flatnonzero(ordered[1:] == ordered[:-1])
+    if len(same):
+        row = int(order[same[0] + 1])
+        part = int(np.searchsorted(np.cumsum(lens), row, side="right"))
+        raise ShapeError(
+            f"{labels[part]}: more than one row for node {int(node[row])} of profile "
+            f"{profiles[int(prof[row])]!r}; keep rank/thread as index levels or aggregate first"
+        )
+    if has is not None:
+        order = order[has[order]]
+    columns = {col: big[col].array.take(order) for col in big.columns}
+    if names is not None:
+        codes, categories = pd.factorize(np.asarray(names, dtype=object))
+        columns["name"] = pd.Categorical.from_codes(
+            codes[node[order]], categories=pd.Index(categories)
+        )
+    index = pd.MultiIndex(
+        levels=[pd.Index(np.arange(n_nodes, dtype=INT)), pd.Index(profiles)],
+        codes=[node[order], prof[order]],
+        names=["node", level],
+        verify_integrity=False,
+    )
+    out = pd.DataFrame(columns, index=index, copy=False)
     out.columns = pd.Index(list(columns))
     return out
 

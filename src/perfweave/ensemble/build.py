@@ -37,6 +37,7 @@ def from_graphframes(
     profiles: Sequence[Hashable] | None = None,
     profile_key: str | None = None,
     sources: Sequence[str] | None = None,
+    fill_perfdata: bool = True,
 ) -> Ensemble:
     """See :meth:`Ensemble.from_graphframes`."""
     gfs = list(gfs)
@@ -59,11 +60,15 @@ def from_graphframes(
         for row, more in zip(meta_rows, extra):
             row.update(more)
     ids = profile_ids(meta_rows, labels, profiles, profile_key)
-    return _assemble(gfs, ids, meta_rows, labels)
+    return _assemble(gfs, ids, meta_rows, labels, fill_perfdata)
 
 
 def _assemble(
-    gfs: list[GraphFrame], ids: list[Any], meta_rows: list[dict], labels: list[str]
+    gfs: list[GraphFrame],
+    ids: list[Any],
+    meta_rows: list[dict],
+    labels: list[str],
+    fill: bool = True,
 ) -> Ensemble:
     """Union the graphs once, lay the tables out densely, build metadata and stats."""
     union, maps = Graph.union_all([gf.graph for gf in gfs])
@@ -89,6 +94,7 @@ def _assemble(
         extra_levels=levels,
         node_names=union.frames["name"].to_numpy(),
         rows_are_data=True,
+        fill=fill,
     )
     meta = pd.DataFrame([meta_rows[i] for i in order], index=pd.Index(sorted_ids, name="profile"))
     exc = _ordered_union(gf.exc_metrics for gf in gfs)
@@ -198,6 +204,7 @@ def from_files(
     profile_key: str | None = None,
     on_error: str = "raise",
     progress: bool | None = None,
+    fill_perfdata: bool = True,
     **options: Any,
 ) -> Ensemble:
     """See :meth:`Ensemble.from_files`."""
@@ -219,7 +226,7 @@ def from_files(
         raise ParseError(files[0], f"at least one readable profile; none was ({errors[0][1]})")
     meta_rows = [{**gf.metadata, "file": path} for gf, path in zip(gfs, labels)]
     ids = profile_ids(meta_rows, labels, None, profile_key)
-    ens = _assemble(gfs, ids, meta_rows, labels)
+    ens = _assemble(gfs, ids, meta_rows, labels, fill_perfdata)
     ens.errors = errors
     return ens.intersection() if intersection else ens
 

@@ -29,6 +29,7 @@ def concat(
     axis: str = "index",
     headers: Sequence[Hashable] | None = None,
     metadata_key: str | None = None,
+    fill_perfdata: bool = True,
 ) -> Ensemble:
     """See :meth:`Ensemble.concat`."""
     ensembles = list(ensembles)
@@ -46,7 +47,7 @@ def concat(
                 f"ensemble #{i} has index levels {e.index_levels}, ensemble #0 has {levels}"
             )
     if axis == "index":
-        return _concat_index(ensembles, levels)
+        return _concat_index(ensembles, levels, fill_perfdata)
     if axis == "columns":
         return _concat_columns(ensembles, levels, headers, metadata_key)
     raise ShapeError(f"axis must be 'index' or 'columns', not {axis!r}")
@@ -68,7 +69,7 @@ def _positions(df: pd.DataFrame, targets: pd.Index, relabel: dict | None = None)
     return where[np.asarray(idx.codes[1], dtype=INT)]
 
 
-def _concat_index(ensembles: list[Ensemble], levels: list[str]) -> Ensemble:
+def _concat_index(ensembles: list[Ensemble], levels: list[str], fill: bool = True) -> Ensemble:
     names = {e.profile_level for e in ensembles}
     if len(names) > 1:
         raise ShapeError(f"ensembles name their profile level differently: {sorted(names)}")
@@ -93,6 +94,7 @@ def _concat_index(ensembles: list[Ensemble], levels: list[str]) -> Ensemble:
         level=level,
         extra_levels=levels,
         node_names=union.frames["name"].to_numpy(),
+        fill=fill,
     )
     meta = pd.concat([e.metadata for e in ensembles], sort=False).iloc[order]
     mapping: dict = {}

@@ -75,6 +75,7 @@ class Ensemble:
         profile_key: str | None = None,
         on_error: str = "raise",
         progress: bool | None = None,
+        fill_perfdata: bool = True,
         **options: Any,
     ) -> Ensemble:
         """Read many profiles (a list of paths, a glob or a directory) into one ensemble.
@@ -85,6 +86,8 @@ class Ensemble:
         process pool or ``dask.distributed.Client.get_executor()``), sequentially
         otherwise; the graphs are unified once at the end. ``on_error="skip"`` keeps
         going past unreadable files and lists them in ``ensemble.errors``.
+        ``fill_perfdata=False`` keeps only measured rows (no NaN row for a node a profile
+        lacks), for ensembles whose profiles share few nodes.
         """
         from perfweave.ensemble.build import from_files
 
@@ -96,6 +99,7 @@ class Ensemble:
             profile_key=profile_key,
             on_error=on_error,
             progress=progress,
+            fill_perfdata=fill_perfdata,
             **options,
         )
 
@@ -108,18 +112,25 @@ class Ensemble:
         profiles: Sequence[Hashable] | None = None,
         profile_key: str | None = None,
         sources: Sequence[str] | None = None,
+        fill_perfdata: bool = True,
     ) -> Ensemble:
         """An ensemble of in-memory GraphFrames (one profile each).
 
         ``metadata`` (one dict or DataFrame row per GraphFrame) is added to each
         GraphFrame's own metadata. Profile ids are ``profiles``, or the metadata value
         ``profile_key``, or a stable hash of the metadata (the position when a profile has
-        no metadata); a repeated id is an error.
+        no metadata); a repeated id is an error. ``fill_perfdata`` as in
+        :meth:`from_files`.
         """
         from perfweave.ensemble.build import from_graphframes
 
         return from_graphframes(
-            gfs, metadata, profiles=profiles, profile_key=profile_key, sources=sources
+            gfs,
+            metadata,
+            profiles=profiles,
+            profile_key=profile_key,
+            sources=sources,
+            fill_perfdata=fill_perfdata,
         )
 
     @staticmethod
@@ -128,13 +139,15 @@ class Ensemble:
         axis: str = "index",
         headers: Sequence[Hashable] | None = None,
         metadata_key: str | None = None,
+        fill_perfdata: bool = True,
     ) -> Ensemble:
         """Thicket's ``concat_thickets``: stack profiles (``axis="index"``) or put the same
         runs side by side under one header each (``axis="columns"``), matched on
-        ``metadata_key`` (or on profile order when it is None)."""
+        ``metadata_key`` (or on profile order when it is None). ``fill_perfdata=False``
+        keeps only measured rows in an index concat."""
         from perfweave.ensemble.concat import concat
 
-        return concat(ensembles, axis=axis, headers=headers, metadata_key=metadata_key)
+        return concat(ensembles, axis, headers, metadata_key, fill_perfdata)
 
     # ------------------------------------------------------------------ basics
     @property
