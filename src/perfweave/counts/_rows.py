@@ -1,8 +1,12 @@
 """Turning lines of whitespace-separated counts into an int64 matrix, fast and checked.
 
-The fast path hands all the text of a block to numpy's C parser in one call; only when
-that fails (or the count of numbers does not add up) does a slow pass look for the first
-offending line, so the error names the file, the line and what was expected.
+The fast path reads the ASCII bytes of a whole block at once with numpy (see
+:func:`_digit_runs`): digit runs are valued by doubling windows, one short pass per
+doubling in the narrowest dtype that holds it, and counted per line to check row widths.
+Anything unusual (a byte other than digits, spaces and newlines; a number of more than 16
+digits) goes to numpy's C parser instead, and only when that fails (or the counts do not
+add up) does a slow pass look for the first offending line, so the error names the file,
+the line and what was expected.
 """
 
 from __future__ import annotations
@@ -14,10 +18,56 @@ import numpy as np
 
 from perfweave.errors import ParseError
 
+# digit runs of up to 2**_MAX_DOUBLINGS digits are valued exactly; longer ones take the C parser
+_MAX_DOUBLINGS = 4
+# values below 10**w fit: after the doubling to width w, the dtype that holds them
+_WINDOW_DTYPE = {1: np.uint8, 2: np.uint8, 4: np.uint16, 8: np.uint32, 16: np.uint64}
+
+
+def _digit_runs(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """Values (int64) and last-byte offsets of the digit runs of ``data``.
+
+    None if ``data`` holds a byte other than an ASCII digit, space or newline, or a run of
+    more than 16 digits. The value of every run is built without a per-byte int64 array:
+    ``value[i]`` is the number formed by the digits of the run ending at ``i`` that lie in
+    the window of the last ``w`` bytes, and doubling ``w`` adds the window ``w`` bytes back
+    (times ``10**w``) wherever the current window is all digits. A short pass per doubling
+    (two for counts below 100, three below 10,000).
+    """
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if raw.size == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp)
+    value = raw - np.uint8(ord("0"))  # digits 0-9; every other byte wraps to >= 10
+    is_digit = value < 10
+    n_plain = np.count_nonzero(is_digit) + np.count_nonzero(raw == 32) + np.count_nonzero(raw == 10)
+    if int(n_plain) != raw.size:
+        return None
+    np.multiply(value, is_digit, out=value)  # 0 on separators
+    full = is_digit  # window of the last w bytes is all digits
+    w = 1
+    while bool((full[w:] & is_digit[:-w]).any()):  # a run longer than w digits
+        if w == 2**_MAX_DOUBLINGS:
+            return None
+        wider = _WINDOW_DTYPE[2 * w]
+        if value.dtype != wider:
+            value = value.astype(wider)
+        carry = full[w:] * value[:-w]
+        carry *= wider(10**w)
+        value[w:] += carry
+        doubled = np.zeros(raw.size, dtype=bool)
+        np.logical_and(full[w:], full[:-w], out=doubled[w:])
+        full = doubled
+        w *= 2
+    run_end = np.empty(raw.size, dtype=bool)
+    np.greater(is_digit[:-1], is_digit[1:], out=run_end[:-1])
+    run_end[-1] = is_digit[-1]
+    ends = np.flatnonzero(run_end)
+    return value[ends].astype(np.int64), ends
+
 
 def parse_count_text(text: str, *, allow_marks: bool = False) -> np.ndarray | None:
-    """All whitespace-separated integers of ``text``; None if any is not one, or (unless
-    ``allow_marks``, for the caller's -1 row marks) if any is negative."""
+    """All whitespace-separated integers of ``text`` (numpy's C parser); None if any is not
+    one, or (unless ``allow_marks``, for the caller's -1 row marks) if any is negative."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         try:
@@ -37,7 +87,7 @@ def rows_to_matrix(
     first_line: int | Sequence[int],
     expected: str,
 ) -> np.ndarray:
-    """Parse ``rows`` (count text only) into a ``(len(rows), width)`` int64 matrix.
+    """Parse ``rows`` (count text only) into a new ``(len(rows), width)`` int64 matrix.
 
     ``width=None`` takes the width of the first row. ``first_line`` is the file line of
     ``rows[0]`` (rows are consecutive lines) or the line of every row. ``expected``
@@ -46,14 +96,36 @@ def rows_to_matrix(
     n = len(rows)
     if width is None:
         width = len(rows[0].split()) if n else 0
-    # a -1 after every row marks where rows end, so one C-level parse also checks widths
+    matrix = _digit_matrix(rows, width)
+    if matrix is not None:
+        return matrix
+    # numpy's C parser; a -1 after every row marks where rows end, so it checks widths too
     values = parse_count_text(" -1 ".join(rows) + " -1", allow_marks=True)
     if values is not None and values.size == n * (width + 1):
         table = values.reshape(n, width + 1)
         if bool((table[:, width] == -1).all()) and not bool((table[:, :width] < 0).any()):
-            return table[:, :width]
+            return np.ascontiguousarray(table[:, :width])
     _diagnose(rows, width, path=path, first_line=first_line, expected=expected)
     raise AssertionError("unreachable: _diagnose raises on any malformed row")  # pragma: no cover
+
+
+def _digit_matrix(rows: Sequence[str], width: int) -> np.ndarray | None:
+    """The fast path of :func:`rows_to_matrix`: None unless every row is ``width`` plain
+    decimal counts separated by spaces (the caller then takes the general path)."""
+    try:
+        data = "\n".join(rows).encode("ascii")
+    except UnicodeEncodeError:
+        return None
+    runs = _digit_runs(data)
+    if runs is None or runs[0].size != len(rows) * width:
+        return None
+    values, ends = runs
+    # the newline after each row (the last row ends at the end of the data)
+    row_end = np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)) + 1) - 1
+    per_row = np.diff(np.searchsorted(ends, row_end), prepend=0)
+    if bool((per_row != width).any()):
+        return None
+    return values.reshape(len(rows), width)
 
 
 def _line_of(first_line: int | Sequence[int], i: int) -> int:

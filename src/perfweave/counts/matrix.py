@@ -60,6 +60,12 @@ class CountMatrix:
             raise ShapeError(f"a count matrix must be 2-D, got shape {dense.shape}")
         return cls(*_distinct_rows(dense), _fresh=True)
 
+    @classmethod
+    def _adopt_dense(cls, matrix: np.ndarray) -> CountMatrix:
+        """:meth:`from_dense` for a new int64 array that nobody else holds (a parser's
+        output): when its rows are all distinct it becomes ``rows`` itself, uncopied."""
+        return cls(*_distinct_rows(matrix, owned=True), _fresh=True)
+
     @property
     def n_ranks(self) -> int:
         return int(self.row_of_rank.shape[0])
@@ -123,8 +129,11 @@ class CountMatrix:
         )
 
 
-def _distinct_rows(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Distinct rows of ``dense`` by first rank, and the row index of every rank."""
+def _distinct_rows(dense: np.ndarray, *, owned: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of ``dense`` by first rank, and the row index of every rank.
+
+    ``owned``: ``dense`` is the caller's to give away, so it may be returned as the rows.
+    """
     n = dense.shape[0]
     if n == 0:
         return dense.reshape(0, dense.shape[1]).copy(), np.zeros(0, dtype=np.int64)
@@ -133,6 +142,9 @@ def _distinct_rows(dense: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(over="ignore"):
         keys = dense @ weights if dense.shape[1] else np.zeros(n, dtype=np.int64)
     _, first, inverse = unique_first_inverse(keys)
+    if first.size == n:  # all keys differ, so all rows differ: nothing to merge or confirm
+        rows = dense if owned else dense.copy()
+        return np.ascontiguousarray(rows), np.arange(n, dtype=np.int64)
     order = np.argsort(first, kind="stable")
     rank_of_slot = np.empty_like(order)
     rank_of_slot[order] = np.arange(order.size)

@@ -146,4 +146,4 @@ def _matrix(
         first_line=start + 1,
         expected=f"{n} counts per row (Comm size: {n})" if width != 1 else "1 count per row",
     )
-    return CountMatrix.from_dense(dense)
+    return CountMatrix._adopt_dense(dense)
