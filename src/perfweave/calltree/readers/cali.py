@@ -13,6 +13,7 @@ column-wise pandas steps.
 
 from __future__ import annotations
 
+import math
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -278,13 +279,36 @@ def _attribute_columns(reader, records: list[dict], strings: set[str]) -> pd.Dat
 
 
 def _to_number(values: pd.Series, kind: str) -> pd.Series:
-    text = values.map(_to_text, na_action="ignore")
-    if kind == "addr":
-        text = text.map(lambda s: int(s, 16) if s.startswith("0x") else s, na_action="ignore")
-    num = pd.to_numeric(text, errors="coerce")
-    if kind in ("int", "uint", "addr") and not num.isna().any():
-        return num.astype(np.uint64 if kind != "int" and (num >= 0).all() else INT)
-    return num.astype(float)
+    """Caliper's values as int64 (uint64 where needed) or float64, NaN where not a number.
+
+    One plain pass over the values: profiles have few records per attribute, and there
+    per-column pandas conversions cost far more than the conversion itself.
+    """
+    nums: list = []
+    has_nan = False
+    for v in values.tolist():
+        if v is None or (isinstance(v, float) and v != v):
+            nums.append(math.nan)
+            has_nan = True
+            continue
+        s = _to_text(v)
+        if kind == "addr" and s.startswith("0x"):
+            nums.append(int(s, 16))
+            continue
+        try:
+            nums.append(int(s))
+        except ValueError:
+            try:
+                x = float(s)
+            except ValueError:
+                x = math.nan
+            has_nan |= x != x
+            nums.append(x)
+    if kind in ("int", "uint", "addr") and not has_nan:
+        arr = np.asarray(nums, dtype=object)
+        unsigned = kind != "int" and all(x >= 0 for x in nums)
+        return pd.Series(arr.astype(np.uint64 if unsigned else INT), index=values.index)
+    return pd.Series(np.asarray(nums, dtype=float), index=values.index)
 
 
 def _to_text(v: Any) -> str:
