@@ -22,21 +22,24 @@ from perfweave.errors import ParseError
 _MAX_DOUBLINGS = 4
 # values below 10**w fit: after the doubling to width w, the dtype that holds them
 _WINDOW_DTYPE = {1: np.uint8, 2: np.uint8, 4: np.uint16, 8: np.uint32, 16: np.uint64}
+# bytes of count text parsed at a time (temporaries of a few times this size)
+_CHUNK_BYTES = 1 << 18
 
 
 def _digit_runs(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-    """Values (int64) and last-byte offsets of the digit runs of ``data``.
+    """Values and last-byte offsets of the digit runs of ``data``.
 
     None if ``data`` holds a byte other than an ASCII digit, space or newline, or a run of
-    more than 16 digits. The value of every run is built without a per-byte int64 array:
-    ``value[i]`` is the number formed by the digits of the run ending at ``i`` that lie in
-    the window of the last ``w`` bytes, and doubling ``w`` adds the window ``w`` bytes back
-    (times ``10**w``) wherever the current window is all digits. A short pass per doubling
-    (two for counts below 100, three below 10,000).
+    more than 16 digits. Values come in the narrowest unsigned dtype that holds them. They
+    are built without a per-byte int64 array: ``value[i]`` is the number formed by the
+    digits of the run ending at ``i`` that lie in the window of the last ``w`` bytes, and
+    doubling ``w`` adds the window ``w`` bytes back (times ``10**w``) wherever the current
+    window is all digits: one short pass per doubling (two for counts below 100, three
+    below 10,000).
     """
     raw = np.frombuffer(data, dtype=np.uint8)
     if raw.size == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.intp)
+        return np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.intp)
     value = raw - np.uint8(ord("0"))  # digits 0-9; every other byte wraps to >= 10
     is_digit = value < 10
     n_plain = np.count_nonzero(is_digit) + np.count_nonzero(raw == 32) + np.count_nonzero(raw == 10)
@@ -62,7 +65,7 @@ def _digit_runs(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     np.greater(is_digit[:-1], is_digit[1:], out=run_end[:-1])
     run_end[-1] = is_digit[-1]
     ends = np.flatnonzero(run_end)
-    return value[ends].astype(np.int64), ends
+    return value[ends], ends
 
 
 def parse_count_text(text: str, *, allow_marks: bool = False) -> np.ndarray | None:
@@ -111,21 +114,32 @@ def rows_to_matrix(
 
 def _digit_matrix(rows: Sequence[str], width: int) -> np.ndarray | None:
     """The fast path of :func:`rows_to_matrix`: None unless every row is ``width`` plain
-    decimal counts separated by spaces (the caller then takes the general path)."""
-    try:
-        data = "\n".join(rows).encode("ascii")
-    except UnicodeEncodeError:
-        return None
-    runs = _digit_runs(data)
-    if runs is None or runs[0].size != len(rows) * width:
-        return None
-    values, ends = runs
-    # the newline after each row (the last row ends at the end of the data)
-    row_end = np.cumsum(np.fromiter(map(len, rows), dtype=np.int64, count=len(rows)) + 1) - 1
-    per_row = np.diff(np.searchsorted(ends, row_end), prepend=0)
-    if bool((per_row != width).any()):
-        return None
-    return values.reshape(len(rows), width)
+    decimal counts separated by spaces (the caller then takes the general path).
+
+    Rows go through :func:`_digit_runs` in chunks of about ``_CHUNK_BYTES``: its byte-sized
+    temporaries then stay in the CPU cache and are reused from chunk to chunk instead of
+    being mapped afresh for every block (page faults cost as much as the parsing).
+    """
+    n = len(rows)
+    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
+    step = max(1, n * _CHUNK_BYTES // max(int(lengths.sum()) + n, 1))
+    out = np.empty((n, width), dtype=np.int64)
+    for first in range(0, n, step):
+        stop = min(first + step, n)
+        try:
+            data = "\n".join(rows[first:stop]).encode("ascii")
+        except UnicodeEncodeError:
+            return None
+        runs = _digit_runs(data)
+        if runs is None or runs[0].size != (stop - first) * width:
+            return None
+        values, ends = runs
+        # the newline after each row (the last row ends at the end of the data)
+        row_end = np.cumsum(lengths[first:stop] + 1) - 1
+        if bool((np.diff(np.searchsorted(ends, row_end), prepend=0) != width).any()):
+            return None
+        out[first:stop] = values.reshape(stop - first, width)
+    return out
 
 
 def _line_of(first_line: int | Sequence[int], i: int) -> int:
