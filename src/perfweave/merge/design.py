@@ -27,6 +27,10 @@ from perfweave.merge._geometry import (
     projective_plane,
     transversal_design,
 )
+from perfweave.merge._orbits import orbit_cover, orbit_shapes
+
+#: symmetric shapes tried per design (each gets an equal share of the time for them)
+_MAX_SHAPES = 4
 
 
 def schonheim_bound(v: int, k: int) -> int:
@@ -356,6 +360,25 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
                 yield _pack(td, k)
 
 
+def _symmetric_start(
+    v: int, k: int, bound: int, high: int, rng: random.Random, deadline: float
+) -> list[list[int]] | None:
+    """A design with a cyclic symmetry and at most ``min(high, 1.1 * bound)`` blocks, from
+    the shapes with the most room first, within 40 % of the time left (or ``None``)."""
+    high = min(high, math.floor(1.1 * bound + 1e-9))
+    shapes = orbit_shapes(v, k, bound, high)[:_MAX_SHAPES]
+    if not shapes:
+        return None
+    now = time.perf_counter()
+    stop = now + 0.4 * (deadline - now)
+    for i, (n, t, f, m) in enumerate(shapes):
+        now = time.perf_counter()
+        found = orbit_cover(n, t, f, m, k, rng, now + (stop - now) / (len(shapes) - i))
+        if found is not None:
+            return found
+    return None
+
+
 def _pad(blocks: list[list[int]], v: int, k: int, rng: random.Random) -> list[list[int]]:
     """Fill short blocks up to k points with random other points (only adds coverage)."""
     out = []
@@ -376,6 +399,10 @@ def _cover_pairs(
         return [[a, b] for a in range(v) for b in range(a + 1, v)]
     bound = schonheim_bound(v, k)
     best = min(_candidates(v, k, rng, deadline, depth), key=len)
+    if depth == 0 and len(best) > bound:
+        symmetric = _symmetric_start(v, k, bound, len(best) - 1, rng, deadline)
+        if symmetric is not None:
+            best = symmetric
     annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
     while len(best) > bound and time.perf_counter() < deadline:
         annealer.remove_weakest_block()

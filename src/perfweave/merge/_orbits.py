@@ -1,0 +1,131 @@
+"""Pair coverings with a prescribed cyclic symmetry, as starting designs for the search.
+
+The points are ``t`` orbits of size ``n`` under the shift ``x -> x + 1 (mod n)`` plus ``f``
+fixed points: point ``j*n + r`` is residue ``r`` of orbit ``j``, points ``t*n ..`` are fixed.
+A design is every shift of ``m`` *base blocks*, so it has ``m * n`` blocks, and a pair is
+covered exactly when its *class* (orbit pair and residue difference, or fixed point and
+orbit) occurs in some base block. Searching the few base blocks is far smaller than
+searching the whole design, and near the Schönheim bound such symmetric designs often
+exist where an unstructured search stalls (the single-orbit case ``t=1, f=0, m=1`` is a
+cyclic difference cover, e.g. 39 blocks of 7 for 39 points, the bound).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+
+def pair_classes(n: int, t: int, f: int) -> list[list[int]]:
+    """``v x v`` class id of each pair (diagonal -1) for t orbits of n and f fixed points."""
+    v = t * n + f
+    tn = t * n
+    ids: dict[tuple[int, ...], int] = {}
+    table = [[-1] * v for _ in range(v)]
+    for p in range(v):
+        for q in range(p + 1, v):
+            if q >= tn:  # q fixed: class (q, p's orbit or p itself when fixed)
+                key: tuple[int, ...] = (q, p if p >= tn else -1 - p // n)
+            else:  # both in orbits, p's orbit <= q's orbit
+                d = (q % n - p % n) % n
+                if p // n == q // n:
+                    d = min(d, n - d)
+                key = (p // n, q // n, d)
+            table[p][q] = table[q][p] = ids.setdefault(key, len(ids))
+    return table
+
+
+def _expand(base: list[list[int]], n: int, t: int) -> list[list[int]]:
+    """Every shift of every base block (fixed points stay), without repeats."""
+    tn = t * n
+    out: dict[tuple[int, ...], None] = {}
+    for block in base:
+        for s in range(n):
+            shifted = tuple(sorted(p if p >= tn else p - p % n + (p + s) % n for p in block))
+            out.setdefault(shifted, None)
+    return [list(b) for b in out]
+
+
+def orbit_cover(
+    n: int, t: int, f: int, m: int, k: int, rng: random.Random, deadline: float
+) -> list[list[int]] | None:
+    """A pair covering of ``t*n + f`` points made of the shifts of ``m`` base k-blocks.
+
+    Simulated annealing over the base blocks on the number of uncovered pair classes;
+    ``None`` when the deadline passes first (or the classes cannot fit in m blocks).
+    """
+    v = t * n + f
+    if k > v:
+        return None
+    table = pair_classes(n, t, f)
+    n_cls = max(max(row) for row in table) + 1
+    if n_cls > m * k * (k - 1) // 2:
+        return None
+    base = [rng.sample(range(v), k) for _ in range(m)]
+    count = [0] * n_cls
+    for block in base:
+        for a in range(k):
+            row = table[block[a]]
+            for b in range(a + 1, k):
+                count[row[block[b]]] += 1
+    missing = count.count(0)
+    rnd, exp, clock = rng.random, math.exp, time.perf_counter
+    temp, step = 0.6, 0
+    while missing:
+        step += 1
+        if not step & 2047:
+            if clock() > deadline:
+                return None
+            temp = max(0.15, temp * 0.97)
+        block = base[int(rnd() * m)]
+        i = int(rnd() * k)
+        old, new = block[i], int(rnd() * v)
+        if new in block:
+            continue
+        delta = _move(count, table[old], table[new], block, i)
+        if delta > 0 and rnd() >= exp(-delta / temp):
+            _move(count, table[new], table[old], block, i)
+            continue
+        block[i] = new
+        missing += delta
+    return _expand(base, n, t)
+
+
+def _move(count: list[int], out_row: list[int], in_row: list[int], block: list[int], i: int) -> int:
+    """Trade the point at ``block[i]`` (classes ``out_row``) for another (``in_row``) in
+    the class counts; the change in the number of uncovered classes."""
+    delta = 0
+    for j, w in enumerate(block):
+        if j != i:
+            c = out_row[w]
+            count[c] -= 1
+            delta += count[c] == 0
+    for j, w in enumerate(block):
+        if j != i:
+            c = in_row[w]
+            count[c] += 1
+            delta -= count[c] == 1
+    return delta
+
+
+def orbit_shapes(
+    v: int, k: int, low: int, high: int, max_base: int = 8
+) -> list[tuple[int, int, int, int]]:
+    """``(n, t, f, m)`` with ``t*n + f == v``, ``f < k``, ``low <= m*n <= high`` and at most
+    ``max_base`` base blocks, the ones with the most room to spare (fewest pair classes per
+    pair of a base block) first."""
+    shapes = []
+    for t in range(1, v + 1):
+        for f in range(k):
+            n, rem = divmod(v - f, t)
+            if rem or n < 2:
+                continue
+            for m in range(1, high // n + 1):
+                if low <= m * n <= high:
+                    n_cls = t * (n // 2) + t * (t - 1) // 2 * n + f * t + f * (f - 1) // 2
+                    room = m * k * (k - 1) // 2
+                    if n_cls <= room and m <= max_base:
+                        shapes.append((n_cls / room, m * n, n, t, f, m))
+    shapes.sort()
+    return [s[2:] for s in shapes]
