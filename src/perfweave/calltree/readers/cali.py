@@ -1,14 +1,14 @@
-"""Native Caliper ``.cali`` files, read with the ``caliper-reader`` package.
+"""Native Caliper ``.cali`` files (or a ``caliperreader.CaliperReader`` that read one).
 
 A ``.cali`` file is a stream of ``__rec=`` lines: context-tree nodes, snapshot records
-(``ctx``) and run globals. caliper-reader expands every snapshot into a dict; the ``path``
-attribute (a list of region names) places it in the call tree. GPU activity records
-(CUPTI/ROCm) add the kernel or memcpy as a child of their path; sampled records name the
-sampled function. Records of other SPOT channels than ``regionprofile`` are skipped.
+(``ctx``) and run globals. ``_calistream`` parses it natively into the dicts caliper-reader
+would give (one per snapshot); the ``path`` attribute (a list of region names) places a
+snapshot in the call tree. GPU activity records (CUPTI/ROCm) add the kernel or memcpy as a
+child of their path; sampled records name the sampled function. Records of other SPOT
+channels than ``regionprofile`` are skipped.
 
-The records are parsed once in Python (caliper-reader hands out dicts); converting the
-attribute columns, aggregating records per node and filling absent (node, rank) rows are
-column-wise pandas steps.
+Records are walked once in Python to find their call paths; converting the attribute
+columns, aggregating records per node and filling absent (node, rank) rows are columnar.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.readers._calistream import CaliContents, from_caliperreader, parse_cali
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -71,50 +72,21 @@ def read(
     return _build(reader, name, native, set(string_attributes), node_ordering)
 
 
-def _load(source: Any):
-    import caliperreader as cr
-
-    if isinstance(source, cr.CaliperReader):
-        return source, "<CaliperReader>"
+def _load(source: Any) -> tuple[CaliContents, str]:
+    """Parse a .cali file natively, or take the contents of a CaliperReader."""
     if not isinstance(source, (str, PathLike)):
+        import caliperreader as cr
+
+        if isinstance(source, cr.CaliperReader):
+            return from_caliperreader(source), "<CaliperReader>"
         raise TypeError("from_cali needs a .cali path or a caliperreader.CaliperReader")
     path = Path(source)
     name = str(path)
     if path.is_dir():
         raise ParseError(path, "a .cali file", found="a directory")
-    reader = cr.CaliperReader()
     with open(path, encoding="utf-8", errors="replace") as f:
-        state = {"line": 0, "text": ""}
-
-        def lines():
-            for text in f:
-                state["line"] += 1
-                state["text"] = text
-                if not text.endswith("\n"):
-                    raise ParseError(
-                        name,
-                        "a complete record ending in a newline (file truncated?)",
-                        line=state["line"],
-                        found=text.strip(),
-                    )
-                if text.strip():
-                    yield text
-
-        try:
-            reader.read(lines())
-        except ParseError:
-            raise
-        except Exception as exc:  # caliper-reader raises ReaderError, KeyError, ValueError...
-            what = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
-            raise ParseError(
-                name,
-                "a Caliper record (__rec=node|ctx|globals with known ids)",
-                line=state["line"],
-                found=f"{state['text'].strip()[:40]} ({what})",
-            ) from exc
-    if state["line"] == 0:
-        raise ParseError(name, "Caliper records", found="an empty file")
-    return reader, name
+        text = f.read()
+    return parse_cali(text, name), name
 
 
 def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
@@ -207,7 +179,8 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
 
     renames = {}
     for c in df.columns:
-        alias = None if native or c in ("node", "nid") else _attr(reader, c, "attribute.alias")
+        a = None if native or c in ("node", "nid") else reader.attribute(c)
+        alias = a.alias if a is not None else None
         renames[c] = RENAMES.get(alias or c, alias or c)
     metrics = [c for c in value_attrs if c not in _NOT_METRICS and renames[c] not in _NOT_METRICS]
     exc, inc = [], []
@@ -245,17 +218,9 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _attr(reader, name: str, key: str | None = None):
-    try:
-        a = reader.attribute(name)
-    except KeyError:
-        return None
-    return a if key is None else a.get(key)
-
-
-def _is_value(reader, name: str) -> bool:
-    a = _attr(reader, name)
-    return bool(a is not None and a.is_value())
+def _is_value(contents: CaliContents, name: str) -> bool:
+    a = contents.attribute(name)
+    return a is not None and a.is_value
 
 
 def _attribute_columns(reader, records: list[dict], strings: set[str]) -> pd.DataFrame:
@@ -265,8 +230,8 @@ def _attribute_columns(reader, records: list[dict], strings: set[str]) -> pd.Dat
     for col in raw.columns:
         if col == _CTX:
             continue
-        a = _attr(reader, col)
-        kind = a.attribute_type() if a is not None else None
+        a = reader.attribute(col)
+        kind = a.type if a is not None else None
         values = raw[col]
         if kind in _NUMERIC:
             if kind == "bool":

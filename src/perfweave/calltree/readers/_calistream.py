@@ -1,0 +1,320 @@
+"""Caliper's ``.cali`` text stream, parsed natively (no caliper-reader needed).
+
+A ``.cali`` stream is one record per line, ``key=value`` fields separated by ``,`` and the
+values of a field separated by ``=``; ``\\`` escapes the next character (``\\n`` is a
+newline). Three kinds of record matter:
+
+- ``__rec=node,id=,attr=,data=[,parent=]``: a node of Caliper's metadata tree. A node
+  whose ``attr`` is 8 (``cali.attribute.name``) declares an attribute; its ancestors carry
+  the attribute's type (attr 9) and property bits (attr 10), and metadata such as
+  ``attribute.alias``. Any other node is a value of the attribute its ``attr`` names.
+- ``__rec=ctx,ref=..,attr=..,data=..``: a snapshot. Each referenced node expands to the
+  values along its path to the root (repeated attributes become lists, nested attributes
+  also build the ``path`` list); ``attr``/``data`` pairs are immediate values.
+- ``__rec=globals``: run metadata, expanded the same way.
+
+:func:`parse_cali` produces what caliper-reader's ``CaliperReader`` does (records, globals
+and per-attribute type, value flag and alias); :func:`from_caliperreader` wraps a reader
+that has already read a stream in the same interface.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from perfweave.errors import ParseError
+
+# ids of Caliper's bootstrap attributes, and the property bits we read
+_NAME_ATTR, _TYPE_ATTR, _PROP_ATTR = 8, 9, 10
+_AS_VALUE, _HIDDEN, _NESTED = 1, 128, 256
+_ALIAS = "attribute.alias"
+
+# __rec=node,id=N,attr=N,data=TEXT[,parent=N] without escapes: the usual node line
+_PLAIN_NODE = re.compile(
+    r"__rec=node,id=([0-9]+),attr=([0-9]+),data=([^,=\\]*)(?:,parent=([0-9]+))?"
+)
+_PIECE = re.compile(r"[^\\,=]+|\\.?|[,=]", re.S)
+
+
+@dataclass(frozen=True)
+class AttributeInfo:
+    """What the .cali reader needs to know of one Caliper attribute."""
+
+    type: str | None
+    is_value: bool
+    alias: str | None
+
+
+class CaliContents:
+    """A parsed ``.cali`` stream: snapshot records, globals and attribute metadata.
+
+    ``records`` are dicts of attribute name -> value (a string, or a list of strings for
+    attributes repeated along a node path, such as the nested ``path``); records may share
+    list objects, so treat them as read-only.
+    """
+
+    def __init__(self, records: list[dict], globals_: dict, attributes: dict[str, AttributeInfo]):
+        self.records = records
+        self.globals = globals_
+        self.attributes = attributes
+
+    def attribute(self, name: str) -> AttributeInfo | None:
+        return self.attributes.get(name)
+
+
+class _Node:
+    """A node of Caliper's metadata tree; ``record`` caches its expansion."""
+
+    __slots__ = ("id", "attr", "data", "parent", "record", "prop")
+
+    def __init__(self, nid: int, attr: int, data: Any, parent: _Node | None) -> None:
+        self.id, self.attr, self.data, self.parent = nid, attr, data, parent
+        self.record: dict | None = None
+        self.prop: int | None = None  # property bits, when this node declares an attribute
+
+    def find(self, attr: int) -> Any:
+        """Data of the nearest node on the path to the root (this one first) with ``attr``."""
+        node = self
+        while node is not None and node.attr != attr:
+            node = node.parent
+        return None if node is None else node.data
+
+
+def _bootstrap() -> dict[int, _Node]:
+    """Caliper's predefined nodes: the type names and the three meta-attributes."""
+    types = ("usr", "int", "uint", "string", "addr", "double", "bool", "type")
+    nodes = {i: _Node(i, _TYPE_ATTR, t, None) for i, t in enumerate(types)}
+    nodes[11] = _Node(11, _TYPE_ATTR, "ptr", None)
+    for nid, name, parent in (
+        (_NAME_ATTR, "cali.attribute.name", 3),
+        (_TYPE_ATTR, "cali.attribute.type", 7),
+        (_PROP_ATTR, "cali.attribute.prop", 1),
+    ):
+        nodes[nid] = _Node(nid, _NAME_ATTR, name, nodes[parent])
+    return nodes
+
+
+class _CaliError(Exception):
+    """A problem with one record; the parser adds the file and line."""
+
+
+def _prop(attr_node: _Node) -> int:
+    """Property bits of an attribute node (cached): the nearest ``cali.attribute.prop``
+    above it."""
+    if attr_node.prop is None:
+        above = attr_node.parent
+        found = above.find(_PROP_ATTR) if above is not None else None
+        try:
+            attr_node.prop = 0 if found is None else int(found)
+        except ValueError:
+            raise _CaliError(f"attribute {attr_node.data!r} has properties {found!r}") from None
+    return attr_node.prop
+
+
+def split_record(line: str) -> dict[str, list[str]]:
+    """The fields of one stripped record line: key -> list of values.
+
+    Matches caliper-reader: a later field replaces an earlier one with the same key, and a
+    last field whose final value is empty (``data=a=``) is left out.
+    """
+    if "\\" in line:
+        return _split_escaped(line)
+    fields = line.split(",")
+    last = fields[-1]
+    if not last or last[-1] == "=":
+        fields.pop()
+    out = {}
+    for field in fields:
+        parts = field.split("=")
+        out[parts[0]] = parts[1:]
+    return out
+
+
+def _split_escaped(line: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    entry: list[str] = []
+    text: list[str] = []
+    for piece in _PIECE.findall(line):
+        c = piece[0]
+        if c == "\\":
+            if len(piece) == 1:
+                raise _CaliError("a character after the final '\\'")
+            text.append("\n" if piece[1] == "n" else piece[1])
+        elif piece == ",":
+            entry.append("".join(text))
+            out[entry[0]] = entry[1:]
+            entry, text = [], []
+        elif piece == "=":
+            entry.append("".join(text))
+            text = []
+        else:
+            text.append(piece)
+    if text:
+        entry.append("".join(text))
+        out[entry[0]] = entry[1:]
+    return out
+
+
+class _Parser:
+    """State while reading one stream: the metadata tree, attributes and records."""
+
+    def __init__(self) -> None:
+        self.nodes = _bootstrap()
+        # attribute id -> declaring node, for immediate attr=/data= pairs
+        self.attrs = {i: self.nodes[i] for i in (_NAME_ATTR, _TYPE_ATTR, _PROP_ATTR)}
+        self.by_name = {n.data: n for n in self.attrs.values()}
+        self.names_of: dict[tuple, list] = {}  # attr= ids -> names (None: hidden)
+        self.records: list[dict] = []
+        self.globals: dict = {}
+
+    def line(self, line: str) -> None:
+        m = _PLAIN_NODE.fullmatch(line)
+        if m is not None:
+            nid, attr, data, parent = m.groups()
+            self.node(int(nid), int(attr), data, int(parent) if parent is not None else None)
+            return
+        rec = split_record(line)
+        kind = rec.get("__rec")
+        if not kind:
+            raise _CaliError("a record starting with __rec=node, __rec=ctx or __rec=globals")
+        kind = kind[0]
+        if kind == "node":
+            try:
+                nid, attr = int(rec["id"][0]), int(rec["attr"][0])
+                data = rec.get("data", [""])[0]
+                parent = int(rec["parent"][0]) if "parent" in rec else None
+            except (KeyError, IndexError, ValueError) as exc:
+                raise _CaliError(f"a node record with integer id= and attr= ({exc})") from None
+            self.node(nid, attr, data, parent)
+        elif kind == "ctx":
+            self.records.append(self.expand(rec))
+        elif kind == "globals":
+            self.globals = self.expand(rec)
+        else:
+            raise _CaliError(f"record kind node, ctx or globals, not {kind!r}")
+
+    def node(self, nid: int, attr: int, data: str, parent: int | None) -> None:
+        node = _Node(nid, attr, data, self.nodes.get(parent) if parent is not None else None)
+        self.nodes[nid] = node
+        if attr == _NAME_ATTR:
+            self.attrs[nid] = node
+            self.by_name[data] = node
+            _prop(node)  # caliper-reader reads an attribute's properties as it is declared
+            self.names_of.clear()
+
+    def expand_node(self, node: _Node) -> dict:
+        """The values along a node's path to the root (cached per node)."""
+        if node.record is not None:
+            return node.record
+        chain = []
+        top = node
+        while top is not None and top.record is None:
+            chain.append(top)
+            top = top.parent
+        rec = top.record if top is not None else {}
+        for n in reversed(chain):
+            attr_node = self.nodes.get(n.attr)
+            if attr_node is None:
+                raise _CaliError(f"a known attribute id for node {n.id}, not {n.attr}")
+            prop = _prop(attr_node)
+            rec = dict(rec)
+            if not prop & _HIDDEN:
+                key, value = attr_node.data, n.data
+                old = rec.get(key)
+                if old is None:
+                    rec[key] = value
+                elif type(old) is list:
+                    rec[key] = [*old, value]
+                else:
+                    rec[key] = [old, value]
+                if prop & _NESTED:
+                    rec["path"] = [*rec.get("path", ()), value]
+            n.record = rec
+        return rec
+
+    def expand(self, rec: dict[str, list[str]]) -> dict:
+        """A ctx/globals record: referenced nodes expanded, then the immediate values."""
+        out: dict = {}
+        refs = rec.get("ref")
+        if refs:
+            nodes = self.nodes
+            for ref in refs:
+                try:
+                    node = nodes[int(ref)]
+                except (KeyError, ValueError):
+                    raise _CaliError(f"a reference to a known node, not {ref!r}") from None
+                out.update(node.record if node.record is not None else self.expand_node(node))
+        ids, values = rec.get("attr"), rec.get("data")
+        if ids is not None and values is not None:
+            if len(ids) > len(values):
+                ids = ids[: len(values)]
+            key = tuple(ids)
+            names = self.names_of.get(key)
+            if names is None:
+                names = self.names_of[key] = self._names(ids)
+            out.update((name, value) for name, value in zip(names, values) if name is not None)
+        return out
+
+    def _names(self, ids: list[str]) -> list:
+        names = []
+        for i in ids:
+            try:
+                node = self.attrs[int(i)]
+            except (KeyError, ValueError):
+                raise _CaliError(f"a declared attribute id, not {i!r}") from None
+            names.append(None if _prop(node) & _HIDDEN else node.data)
+        return names
+
+    def attributes(self) -> dict[str, AttributeInfo]:
+        alias_node = self.by_name.get(_ALIAS)
+        out = {}
+        for name, node in self.by_name.items():
+            prop = _prop(node)
+            alias = None
+            if alias_node is not None:
+                alias = node.find(alias_node.id)
+            out[name] = AttributeInfo(node.find(_TYPE_ATTR), bool(prop & _AS_VALUE), alias)
+        return out
+
+
+def parse_cali(text: str, path: str) -> CaliContents:
+    """Parse the text of a ``.cali`` stream (newlines normalised to ``\\n``).
+
+    Raises :class:`~perfweave.errors.ParseError` naming ``path`` and the line for a
+    truncated last line, a line that is not a record, an unknown record kind, or a
+    reference to a node or attribute that was not declared before.
+    """
+    lines = text.split("\n")
+    last = lines.pop()
+    if last:
+        raise ParseError(
+            path,
+            "a complete record ending in a newline (file truncated?)",
+            line=len(lines) + 1,
+            found=last.strip(),
+        )
+    if not any(line.strip() for line in lines):
+        raise ParseError(path, "Caliper records", found="an empty file")
+    parser = _Parser()
+    for number, line in enumerate(lines, 1):
+        line = line.strip()
+        if line:
+            try:
+                parser.line(line)
+            except _CaliError as exc:
+                raise ParseError(path, str(exc), line=number, found=line) from None
+    return CaliContents(parser.records, parser.globals, parser.attributes())
+
+
+def from_caliperreader(reader: Any) -> CaliContents:
+    """The contents of a ``caliperreader.CaliperReader`` that has read a stream."""
+    attributes = {}
+    for name, attr in reader.db.attributes.items():
+        try:
+            kind = attr.attribute_type()
+        except (TypeError, IndexError, KeyError):
+            kind = None
+        attributes[name] = AttributeInfo(kind, bool(attr.is_value()), attr.get(_ALIAS))
+    return CaliContents(reader.records, reader.globals, attributes)
