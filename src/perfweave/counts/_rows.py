@@ -26,10 +26,11 @@ _WINDOW_DTYPE = {1: np.uint8, 2: np.uint8, 4: np.uint16, 8: np.uint32, 16: np.ui
 _CHUNK_BYTES = 1 << 18
 
 
-def _digit_runs(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
-    """Values and last-byte offsets of the digit runs of ``data``.
+def _digit_runs(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Values and last-byte offsets of the digit runs of the ASCII bytes ``raw`` (uint8),
+    and the offsets of its newlines.
 
-    None if ``data`` holds a byte other than an ASCII digit, space or newline, or a run of
+    None if ``raw`` holds a byte other than an ASCII digit, space or newline, or a run of
     more than 16 digits. Values come in the narrowest unsigned dtype that holds them. They
     are built without a per-byte int64 array: ``value[i]`` is the number formed by the
     digits of the run ending at ``i`` that lie in the window of the last ``w`` bytes, and
@@ -37,12 +38,17 @@ def _digit_runs(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     window is all digits: one short pass per doubling (two for counts below 100, three
     below 10,000).
     """
-    raw = np.frombuffer(data, dtype=np.uint8)
     if raw.size == 0:
-        return np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.intp)
+        empty = np.zeros(0, dtype=np.intp)
+        return np.zeros(0, dtype=np.uint8), empty, empty
     value = raw - np.uint8(ord("0"))  # digits 0-9; every other byte wraps to >= 10
     is_digit = value < 10
-    n_plain = np.count_nonzero(is_digit) + np.count_nonzero(raw == 32) + np.count_nonzero(raw == 10)
+    is_newline = raw == ord("\n")
+    n_plain = (
+        np.count_nonzero(is_digit)
+        + np.count_nonzero(raw == ord(" "))
+        + np.count_nonzero(is_newline)
+    )
     if int(n_plain) != raw.size:
         return None
     np.multiply(value, is_digit, out=value)  # 0 on separators
@@ -65,7 +71,42 @@ def _digit_runs(data: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     np.greater(is_digit[:-1], is_digit[1:], out=run_end[:-1])
     run_end[-1] = is_digit[-1]
     ends = np.flatnonzero(run_end)
-    return value[ends], ends
+    return value[ends], ends, np.flatnonzero(is_newline)
+
+
+def block_to_matrix(
+    data: bytes, start: int, stop: int, n_rows: int, width: int
+) -> np.ndarray | None:
+    """``data[start:stop]`` as a new ``(n_rows, width)`` int64 matrix, if it is ``n_rows``
+    lines (newline-separated, none after the last) of ``width`` decimal counts separated by
+    spaces; otherwise None (the caller then takes the general path that names the line).
+
+    The bytes go through :func:`_digit_runs` in chunks of whole lines of about
+    ``_CHUNK_BYTES``: the byte-sized temporaries then stay in the CPU cache and are reused
+    from chunk to chunk instead of being mapped afresh for every block (on a loaded
+    machine page faults cost as much as the parsing).
+    """
+    out = np.empty((n_rows, width), dtype=np.int64)
+    every = np.frombuffer(data, dtype=np.uint8)
+    row = 0
+    while True:
+        cut = data.find(b"\n", start + _CHUNK_BYTES, stop)
+        cut = stop if cut < 0 else cut
+        runs = _digit_runs(every[start:cut])
+        if runs is None:
+            return None
+        values, ends, newlines = runs
+        k = newlines.size + 1  # lines in this chunk
+        if row + k > n_rows or values.size != k * width:
+            return None
+        line_end = np.append(newlines, cut - start)
+        if bool((np.diff(np.searchsorted(ends, line_end), prepend=0) != width).any()):
+            return None
+        out[row : row + k] = values.reshape(k, width)
+        row += k
+        if cut == stop:
+            return out if row == n_rows else None
+        start = cut + 1
 
 
 def parse_count_text(text: str, *, allow_marks: bool = False) -> np.ndarray | None:
@@ -80,6 +121,14 @@ def parse_count_text(text: str, *, allow_marks: bool = False) -> np.ndarray | No
     if not allow_marks and values.size and int(values.min()) < 0:
         return None
     return values
+
+
+def ascii_bytes(text: str) -> bytes | None:
+    """``text`` as ASCII bytes, or None if it is not ASCII (so not plain count text)."""
+    try:
+        return text.encode("ascii")
+    except UnicodeEncodeError:
+        return None
 
 
 def rows_to_matrix(
@@ -99,7 +148,10 @@ def rows_to_matrix(
     n = len(rows)
     if width is None:
         width = len(rows[0].split()) if n else 0
-    matrix = _digit_matrix(rows, width)
+    if n == 0:
+        return np.zeros((0, width), dtype=np.int64)
+    data = ascii_bytes("\n".join(rows))
+    matrix = None if data is None else block_to_matrix(data, 0, len(data), n, width)
     if matrix is not None:
         return matrix
     # numpy's C parser; a -1 after every row marks where rows end, so it checks widths too
@@ -110,36 +162,6 @@ def rows_to_matrix(
             return np.ascontiguousarray(table[:, :width])
     _diagnose(rows, width, path=path, first_line=first_line, expected=expected)
     raise AssertionError("unreachable: _diagnose raises on any malformed row")  # pragma: no cover
-
-
-def _digit_matrix(rows: Sequence[str], width: int) -> np.ndarray | None:
-    """The fast path of :func:`rows_to_matrix`: None unless every row is ``width`` plain
-    decimal counts separated by spaces (the caller then takes the general path).
-
-    Rows go through :func:`_digit_runs` in chunks of about ``_CHUNK_BYTES``: its byte-sized
-    temporaries then stay in the CPU cache and are reused from chunk to chunk instead of
-    being mapped afresh for every block (page faults cost as much as the parsing).
-    """
-    n = len(rows)
-    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=n)
-    step = max(1, n * _CHUNK_BYTES // max(int(lengths.sum()) + n, 1))
-    out = np.empty((n, width), dtype=np.int64)
-    for first in range(0, n, step):
-        stop = min(first + step, n)
-        try:
-            data = "\n".join(rows[first:stop]).encode("ascii")
-        except UnicodeEncodeError:
-            return None
-        runs = _digit_runs(data)
-        if runs is None or runs[0].size != (stop - first) * width:
-            return None
-        values, ends = runs
-        # the newline after each row (the last row ends at the end of the data)
-        row_end = np.cumsum(lengths[first:stop] + 1) - 1
-        if bool((np.diff(np.searchsorted(ends, row_end), prepend=0) != width).any()):
-            return None
-        out[first:stop] = values.reshape(stop - first, width)
-    return out
 
 
 def _line_of(first_line: int | Sequence[int], i: int) -> int:

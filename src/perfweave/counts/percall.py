@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfweave.counts._rows import rows_to_matrix
+from perfweave.counts._rows import ascii_bytes, block_to_matrix, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
 from perfweave.errors import ParseError
 
@@ -55,34 +55,91 @@ class CallCounts:
 def read_percall(path: str | os.PathLike[str]) -> CallCounts:
     """Read one per-call file; rank and call come from its name when it follows the pattern."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
+    data = p.read_bytes()
     m = PERCALL_NAME.match(p.name)
     rank, call = (int(m.group(1)), int(m.group(2))) if m else (None, None)
-    return parse_percall(text, path=str(p), rank=rank, call=call)
+    fast = _parse_plain(data, path=str(p), rank=rank, call=call)
+    if fast is not None:
+        return fast
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
+    return _parse_lines(text, path=str(p), rank=rank, call=call)
 
 
 def parse_percall(
     text: str, *, path: str = "<string>", rank: int | None = None, call: int | None = None
 ) -> CallCounts:
     """Parse the text of a per-call count file (see :func:`read_percall`)."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
-    lines = text.split("\n")
+    data = ascii_bytes(text)
+    fast = None if data is None else _parse_plain(data, path=path, rank=rank, call=call)
+    return fast if fast is not None else _parse_lines(text, path=path, rank=rank, call=call)
+
+
+_SEND = b"\nSend counts\n"
+_RECV = b"\nRecv counts\n"
+_TRAILING_BLANKS = 64  # more blank bytes than this after a section: the general path
+
+
+def _parse_plain(
+    data: bytes, *, path: str, rank: int | None, call: int | None
+) -> CallCounts | None:
+    """The common case, straight from the file's bytes: both sections are found with one
+    search each and parsed in place by :func:`block_to_matrix`. None for anything else
+    (CR line ends, unusual spacing, a malformed row...): :func:`_parse_lines` then parses
+    the text line by line and names the line of any error."""
+    send_at = data.find(_SEND)
+    recv_at = data.find(_RECV, send_at + len(_SEND) - 1)
+    if send_at < 0 or recv_at < 0 or b"\r" in data or data.startswith(_SEND[1:]):
+        return None
+    head = _ascii_text(data[:send_at])
+    if head is None:
+        return None
+    header = _parse_header(head.split("\n"), path=path, send_line=head.count("\n") + 2)
+    n = header["comm_size"]
+    send = _plain_matrix(data, send_at + len(_SEND), recv_at, n)
+    recv = None if send is None else _plain_matrix(data, recv_at + len(_RECV), len(data), n)
+    if send is None or recv is None:
+        return None
+    return CallCounts(
+        rank=rank,
+        call=call,
+        send_datatype_size=header["send_datatype_size"],
+        recv_datatype_size=header["recv_datatype_size"],
+        comm_size=n,
+        send=send,
+        recv=recv,
+        path=path,
+    )
+
+
+def _ascii_text(data: bytes) -> str | None:
     try:
-        send_at = lines.index("Send counts")
-    except ValueError:
-        raise ParseError(path, "a 'Send counts' line", line=len(lines)) from None
-    try:
-        recv_at = lines.index("Recv counts", send_at)
-    except ValueError:
-        raise ParseError(
-            path, "a 'Recv counts' line after 'Send counts'", line=len(lines)
-        ) from None
+        return data.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+def _plain_matrix(data: bytes, start: int, stop: int, n: int) -> CountMatrix | None:
+    """Rows ``data[start:stop]`` (trailing blank lines dropped): ``n`` lines of ``n``
+    counts (or of 1 for Alltoall), or None."""
+    floor = max(start, stop - _TRAILING_BLANKS)
+    while stop > floor and data[stop - 1] in b" \n":
+        stop -= 1
+    if stop == floor and floor > start:
+        return None
+    first_end = data.find(b"\n", start, stop)
+    width = 1 if len(data[start : stop if first_end < 0 else first_end].split()) == 1 else n
+    dense = block_to_matrix(data, start, stop, n, width)
+    return None if dense is None else CountMatrix._adopt_dense(dense)
+
+
+def _parse_header(lines: list[str], *, path: str, send_line: int) -> dict[str, int]:
+    """The ``Send datatype size:``, ``Recv datatype size:`` and ``Comm size:`` lines that
+    come before the ``Send counts`` line (file line ``send_line``)."""
     header: dict[str, int] = {}
-    for i, line in enumerate(lines[:send_at]):
+    for i, line in enumerate(lines):
         text_line = line.strip()
         if not text_line:
             continue
@@ -102,10 +159,31 @@ def parse_percall(
             )
     for key, prefix in _HEADER:
         if key not in header:
-            raise ParseError(path, f"'{prefix} <integer>' before 'Send counts'", line=send_at + 1)
+            raise ParseError(path, f"'{prefix} <integer>' before 'Send counts'", line=send_line)
+    if header["comm_size"] < 1:
+        raise ParseError(
+            path, "a communicator size >= 1", line=send_line - 1, found=str(header["comm_size"])
+        )
+    return header
+
+
+def _parse_lines(text: str, *, path: str, rank: int | None, call: int | None) -> CallCounts:
+    """The general parse, line by line (any spacing, CR line ends, exact error lines)."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
+    lines = text.split("\n")
+    try:
+        send_at = lines.index("Send counts")
+    except ValueError:
+        raise ParseError(path, "a 'Send counts' line", line=len(lines)) from None
+    try:
+        recv_at = lines.index("Recv counts", send_at)
+    except ValueError:
+        raise ParseError(
+            path, "a 'Recv counts' line after 'Send counts'", line=len(lines)
+        ) from None
+    header = _parse_header(lines[:send_at], path=path, send_line=send_at + 1)
     n = header["comm_size"]
-    if n < 1:
-        raise ParseError(path, "a communicator size >= 1", line=send_at, found=str(n))
     send = _matrix(lines, send_at + 1, recv_at, n, path=path, what="Send counts")
     recv = _matrix(lines, recv_at + 1, len(lines), n, path=path, what="Recv counts")
     return CallCounts(
