@@ -149,36 +149,43 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     if not labels:
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
 
-    df = _attribute_columns(reader, kept, strings)
-    df.insert(0, "node", np.asarray(row_node, dtype=INT))
+    cols = _attribute_columns(reader, kept, strings)
+    node = np.asarray(row_node, dtype=INT)
     n = len(labels)
 
     order_key = None
     if node_ordering:
-        slot = next((a for a in _NODE_ORDER_ATTRS if a in df.columns), None)
+        slot = next((a for a in _NODE_ORDER_ATTRS if a in cols), None)
         order_key = np.arange(n, dtype=INT)  # first appearance
         if slot is not None:
             big = np.iinfo(INT).max // 2
             order_key = np.full(n, big, INT) + np.arange(n, dtype=INT)
-            vals = pd.to_numeric(df[slot], errors="coerce").to_numpy(dtype=float)
+            vals = _as_float(cols[slot])
             ok = ~np.isnan(vals)
-            np.minimum.at(order_key, df["node"].to_numpy()[ok], vals[ok].astype(INT))
+            np.minimum.at(order_key, node[ok], vals[ok].astype(INT))
 
-    value_attrs = [c for c in df.columns if c != "node" and _is_value(reader, c)]
-    if "mpi.rank" in df.columns and df["mpi.rank"].isna().any():
-        bad = int(df["node"].to_numpy()[df["mpi.rank"].isna().to_numpy()][0])
+    value_attrs = [c for c in cols if _is_value(reader, c)]
+    rank = cols.get("mpi.rank")
+    if rank is not None and pd.isna(rank).any():
+        bad = int(node[np.asarray(pd.isna(rank))][0])
         raise ParseError(
             name,
             "an mpi.rank in every record of a multi-rank profile",
             found=f"a record of {'/'.join(_path_names(parent, labels, bad))} without one",
         )
-    if "mpi.rank" not in df.columns and not sampling:
-        df = _aggregate(df, value_attrs)
-    df = _fill_missing(df, n, value_attrs)
-    df["nid"] = df["node"].to_numpy()
+    aggregate = rank is None and not sampling and len(np.unique(node)) < len(node)
+    missing = _missing_rows(node, rank, n)
+    if aggregate or len(missing[0]):  # rare: repeated or absent nodes, in pandas
+        df = pd.DataFrame({"node": node, **cols})
+        if aggregate:
+            df = _aggregate(df, value_attrs)
+        df = _fill_missing(df, value_attrs, *missing)  # aggregating keeps the node set
+        node = df["node"].to_numpy()
+        cols = {c: df[c] for c in df.columns if c != "node"}
+    cols = {"node": node, **cols, "nid": node}
 
     renames = {}
-    for c in df.columns:
+    for c in cols:
         a = None if native or c in ("node", "nid") else reader.attribute(c)
         alias = a.alias if a is not None else None
         renames[c] = RENAMES.get(alias or c, alias or c)
@@ -187,11 +194,19 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     for c in metrics:
         new = renames[c]
         (inc if "(inc)" in new or "inclusive" in new else exc).append(new)
-    drop = [c for c in df.columns if c in _ORDER_NAMES or renames[c] in _ORDER_NAMES]
-    df = df.drop(columns=drop).rename(columns=renames)
-    if "rank" in df.columns:
-        df["rank"] = df["rank"].astype(INT)
-    df["name"] = np.asarray(labels, dtype=object)[df["node"].to_numpy()]
+    kept_cols = [c for c in cols if c not in _ORDER_NAMES and renames[c] not in _ORDER_NAMES]
+    names = [renames[c] for c in kept_cols]
+    arrays = [cols[c] for c in kept_cols]
+    if "rank" in names:
+        i = names.index("rank")
+        arrays[i] = np.asarray(arrays[i]).astype(INT)
+    name_col = np.asarray(labels, dtype=object)[node]
+    if "name" in names:
+        arrays[names.index("name")] = name_col
+    else:
+        names.append("name")
+        arrays.append(name_col)
+    df = _frame(names, arrays)
 
     cols = set(df.columns)
     if "time" in cols and "time" in exc + inc:
@@ -223,35 +238,69 @@ def _is_value(contents: CaliContents, name: str) -> bool:
     return a is not None and a.is_value
 
 
-def _attribute_columns(reader, records: list[dict], strings: set[str]) -> pd.DataFrame:
-    """Typed columns of the records' attributes (numbers, and the strings asked for)."""
-    raw = pd.DataFrame.from_records(records) if records else pd.DataFrame()
-    out = {}
-    for col in raw.columns:
+def _attribute_columns(contents: CaliContents, records: list[dict], strings: set[str]) -> dict:
+    """Typed columns of the records' attributes (numbers, and the strings asked for), in
+    order of first appearance: numpy arrays for numbers, Series for text."""
+    m = len(records)
+    raw: dict[str, list] = {}
+    for i, rec in enumerate(records):
+        for key, value in rec.items():
+            col = raw.get(key)
+            if col is None:
+                col = raw[key] = [None] * m
+            col[i] = value
+    out: dict = {}
+    for col, values in raw.items():
         if col == _CTX:
             continue
-        a = reader.attribute(col)
+        a = contents.attribute(col)
         kind = a.type if a is not None else None
-        values = raw[col]
         if kind in _NUMERIC:
             if kind == "bool":
-                out[col] = values.map(_to_bool, na_action="ignore")
+                out[col] = pd.Series(_with_nan(values), dtype=object).map(
+                    _to_bool, na_action="ignore"
+                )
             else:
                 out[col] = _to_number(values, kind)
         elif col == "spot.channel" or (kind == "string" and col in strings):
-            out[col] = values.map(_to_text, na_action="ignore")
-    return pd.DataFrame(out, index=raw.index)
+            out[col] = pd.Series([math.nan if v is None else _to_text(v) for v in values])
+    return out
 
 
-def _to_number(values: pd.Series, kind: str) -> pd.Series:
+def _with_nan(values: list) -> list:
+    return [math.nan if v is None else v for v in values]
+
+
+def _to_number(values: list, kind: str) -> np.ndarray:
     """Caliper's values as int64 (uint64 where needed) or float64, NaN where not a number.
 
-    One plain pass over the values: profiles have few records per attribute, and there
-    per-column pandas conversions cost far more than the conversion itself.
+    Whole-column ``int``/``float`` passes first (profiles have few records per attribute,
+    so plain passes beat per-column pandas conversions); anything unusual (missing values,
+    addresses, text) goes value by value.
     """
+    if kind != "addr":
+        try:
+            nums = list(map(int, values))  # TypeError for a missing value or a list
+        except (TypeError, ValueError):
+            nums = None
+        if nums is not None:
+            if kind == "double":
+                return np.asarray(nums, dtype=float)
+            unsigned = kind != "int" and all(x >= 0 for x in nums)
+            return np.asarray(nums, dtype=object).astype(np.uint64 if unsigned else INT)
+        if kind == "double":
+            try:
+                return np.asarray(list(map(float, values)), dtype=float)
+            except (TypeError, ValueError):
+                pass
+    return _to_number_each(values, kind)
+
+
+def _to_number_each(values: list, kind: str) -> np.ndarray:
+    """``_to_number`` value by value: NaN for missing or non-numeric values."""
     nums: list = []
     has_nan = False
-    for v in values.tolist():
+    for v in values:
         if v is None or (isinstance(v, float) and v != v):
             nums.append(math.nan)
             has_nan = True
@@ -272,8 +321,24 @@ def _to_number(values: pd.Series, kind: str) -> pd.Series:
     if kind in ("int", "uint", "addr") and not has_nan:
         arr = np.asarray(nums, dtype=object)
         unsigned = kind != "int" and all(x >= 0 for x in nums)
-        return pd.Series(arr.astype(np.uint64 if unsigned else INT), index=values.index)
-    return pd.Series(np.asarray(nums, dtype=float), index=values.index)
+        return arr.astype(np.uint64 if unsigned else INT)
+    return np.asarray(nums, dtype=float)
+
+
+def _as_float(values) -> np.ndarray:
+    """A column as float64, NaN where not a number."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
+        return values.astype(float)
+    return pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+
+
+def _frame(names: list[str], arrays: list) -> pd.DataFrame:
+    """One DataFrame from columns (names may repeat, as aliases can)."""
+    if len(set(names)) == len(names):
+        return pd.DataFrame(dict(zip(names, arrays)))
+    df = pd.DataFrame(dict(enumerate(arrays)))
+    df.columns = pd.Index(names)
+    return df
 
 
 def _to_text(v: Any) -> str:
@@ -315,21 +380,29 @@ def _path_names(parent: list[int], labels: list[str], nid: int) -> list[str]:
     return out[::-1]
 
 
-def _fill_missing(df: pd.DataFrame, n: int, value_attrs: list[str]) -> pd.DataFrame:
-    """A zero row for each node (each rank 0..max with mpi.rank) that has no record."""
-    node = df["node"].to_numpy()
-    if "mpi.rank" in df.columns:
-        rank = pd.to_numeric(df["mpi.rank"], errors="coerce").fillna(0).to_numpy().astype(INT)
-        seen = np.zeros((n, int(rank.max()) + 1 if len(rank) else 1), bool)
-        seen[node, rank] = True
+def _missing_rows(node: np.ndarray, rank, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """(node, rank) of each absent row: every node, for each rank 0..max with mpi.rank."""
+    if rank is not None:
+        if isinstance(rank, np.ndarray) and rank.dtype.kind in "iu":
+            r = rank.astype(INT)
+        else:
+            r = pd.to_numeric(pd.Series(rank), errors="coerce").fillna(0).to_numpy().astype(INT)
+        seen = np.zeros((n, int(r.max()) + 1 if len(r) else 1), bool)
+        seen[node, r] = True
         miss_node, miss_rank = np.nonzero(~seen)
-        fill = pd.DataFrame({"node": miss_node.astype(INT), "mpi.rank": miss_rank.astype(INT)})
-    else:
-        seen = np.zeros(n, bool)
-        seen[node] = True
-        fill = pd.DataFrame({"node": np.flatnonzero(~seen).astype(INT)})
-    if not len(fill):
+        return miss_node.astype(INT), miss_rank.astype(INT)
+    seen = np.zeros(n, bool)
+    seen[node] = True
+    return np.flatnonzero(~seen).astype(INT), None
+
+
+def _fill_missing(
+    df: pd.DataFrame, value_attrs: list[str], node: np.ndarray, rank: np.ndarray | None
+) -> pd.DataFrame:
+    """A zero row for each absent (node[, rank]): value attributes 0, others missing."""
+    if not len(node):
         return df
+    fill = pd.DataFrame({"node": node} if rank is None else {"node": node, "mpi.rank": rank})
     for c in value_attrs:
         if c != "mpi.rank":
             fill[c] = 0
