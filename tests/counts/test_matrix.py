@@ -92,3 +92,16 @@ def test_constructor_leaves_caller_arrays_alone():
     assert rows.flags.writeable and index.flags.writeable
     rows[0, 0] = 7
     assert m.dense().tolist() == [[0, 0], [1, 1], [0, 0]]
+
+
+def test_from_dense_copies_but_a_parser_output_is_adopted():
+    distinct = np.arange(12, dtype=np.int64).reshape(4, 3)
+    kept = CountMatrix.from_dense(distinct)
+    assert not np.shares_memory(kept.rows, distinct) and distinct.flags.writeable
+    adopted = CountMatrix._adopt_dense(distinct.copy())
+    assert adopted == kept and adopted.row_of_rank.tolist() == [0, 1, 2, 3]
+    owned = distinct.copy()
+    assert CountMatrix._adopt_dense(owned).rows is owned and not owned.flags.writeable
+    repeated = np.array([[1, 0], [2, 2], [1, 0]])
+    m = CountMatrix._adopt_dense(repeated.copy())  # repeated rows are still merged
+    assert m.rows.tolist() == [[1, 0], [2, 2]] and m.row_of_rank.tolist() == [0, 1, 0]

@@ -112,3 +112,80 @@ def test_per_call_text_round_trips(matrices, trailing_space, final_newline):
     c = parse_percall(text)
     assert np.array_equal(c.send.dense(), send) and np.array_equal(c.recv.dense(), recv)
     assert (c.comm_size, c.send_datatype_size, c.recv_datatype_size) == (n, 4, 8)
+
+
+def _percall_text(send, recv, *, trailing=" ", blank_lines=2, final_newline=True, eol="\n"):
+    n = send.shape[0]
+
+    def rows(m):
+        return [" ".join(map(str, r)) + trailing for r in m.tolist()]
+
+    lines = (
+        ["Send datatype size: 4", "Recv datatype size: 8", f"Comm size: {n}", "", "Send counts"]
+        + rows(send)
+        + [""] * blank_lines
+        + ["Recv counts"]
+        + rows(recv)
+    )
+    return eol.join(lines) + (eol if final_newline else "")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.tuples(st.integers(1, 7), st.booleans()).flatmap(
+        lambda nw: st.tuples(  # n ranks; Alltoallv rows of n counts or Alltoall rows of 1
+            arrays(np.int64, (nw[0], nw[0] if nw[1] else 1), elements=st.integers(0, 10**18)),
+            arrays(np.int64, (nw[0], nw[0] if nw[1] else 1), elements=st.integers(0, 99)),
+        )
+    ),
+    st.sampled_from(["", " ", "  "]),
+    st.integers(0, 3),
+    st.booleans(),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_bytes_fast_path_agrees_with_line_parse(matrices, trailing, blank_lines, final, eol):
+    from perfweave.counts.percall import _parse_lines, _parse_plain
+
+    send, recv = matrices
+    text = _percall_text(
+        send, recv, trailing=trailing, blank_lines=blank_lines, final_newline=final, eol=eol
+    )
+    fast = parse_percall(text)
+    slow = _parse_lines(text, path="<string>", rank=None, call=None)
+    assert np.array_equal(fast.send.dense(), send) and np.array_equal(fast.recv.dense(), recv)
+    assert (fast.send, fast.recv) == (slow.send, slow.recv)
+    assert (fast.comm_size, fast.send_datatype_size, fast.recv_datatype_size) == (
+        slow.comm_size,
+        4,
+        8,
+    )
+    plain = _parse_plain(text.encode(), path="<string>", rank=None, call=None)
+    # the byte-level path takes LF files with counts of up to 16 digits; others go by line
+    assert (plain is not None) == (eol == "\n" and int(send.max()) < 10**16)
+
+
+def test_large_file_error_names_line_from_either_path(tmp_path):
+    rng = np.random.default_rng(5)
+    send = rng.integers(0, 100, size=(400, 400))
+    send[rng.random(send.shape) < 0.9] = 0
+    text = _percall_text(send, send.T.copy())
+    p = tmp_path / "counts.rank2_call9.md"
+    p.write_text(text)
+    c = read_percall(p)  # ~350 KB per section: parsed in several chunks
+    assert (c.rank, c.call) == (2, 9)
+    assert np.array_equal(c.send.dense(), send) and np.array_equal(c.recv.dense(), send.T)
+    lines = text.split("\n")
+    recv_at = lines.index("Recv counts")
+    lines[recv_at + 391] = lines[recv_at + 391].replace(" ", " 7x ", 1)
+    p.write_text("\n".join(lines))
+    with pytest.raises(ParseError) as info:
+        read_percall(p)
+    assert info.value.line == recv_at + 392 and "'7x'" in str(info.value)
+    assert str(p) in str(info.value)
+
+
+def test_non_utf8_file_is_a_parse_error(tmp_path):
+    p = tmp_path / "counts.rank0_call0.md"
+    p.write_bytes(GOOD.encode().replace(b"Comm size: 2", b"Comm size: \xff2"))
+    with pytest.raises(ParseError, match="UTF-8 text"):
+        read_percall(p)

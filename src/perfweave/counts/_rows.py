@@ -22,6 +22,7 @@ from perfweave.errors import ParseError
 _MAX_DOUBLINGS = 4
 # values below 10**w fit: after the doubling to width w, the dtype that holds them
 _WINDOW_DTYPE = {1: np.uint8, 2: np.uint8, 4: np.uint16, 8: np.uint32, 16: np.uint64}
+_INT64_MAX = int(np.iinfo(np.int64).max)
 # bytes of count text parsed at a time (temporaries of a few times this size)
 _CHUNK_BYTES = 1 << 18
 
@@ -159,7 +160,10 @@ def rows_to_matrix(
     if values is not None and values.size == n * (width + 1):
         table = values.reshape(n, width + 1)
         if bool((table[:, width] == -1).all()) and not bool((table[:, :width] < 0).any()):
-            return np.ascontiguousarray(table[:, :width])
+            matrix = np.ascontiguousarray(table[:, :width])
+            if bool((matrix == _INT64_MAX).any()):  # numpy's parser saturates on overflow
+                _diagnose(rows, width, path=path, first_line=first_line, expected=expected)
+            return matrix
     _diagnose(rows, width, path=path, first_line=first_line, expected=expected)
     raise AssertionError("unreachable: _diagnose raises on any malformed row")  # pragma: no cover
 
@@ -176,7 +180,8 @@ def _diagnose(
     first_line: int | Sequence[int],
     expected: str,
 ) -> None:
-    """Raise a ParseError for the first row that is not ``width`` non-negative integers."""
+    """Raise a ParseError for the first row that is not ``width`` non-negative integers
+    (each below 2**63)."""
     for i, row in enumerate(rows):
         tokens = row.split()
         for tok in tokens:
@@ -186,6 +191,10 @@ def _diagnose(
                     "a non-negative integer count",
                     line=_line_of(first_line, i),
                     found=tok,
+                )
+            if len(tok) > 18 and int(tok) > _INT64_MAX:
+                raise ParseError(
+                    path, "a count below 2**63 (int64)", line=_line_of(first_line, i), found=tok
                 )
         if len(tokens) != width:
             raise ParseError(
