@@ -102,6 +102,9 @@ def test_from_dense_copies_but_a_parser_output_is_adopted():
     assert adopted == kept and adopted.row_of_rank.tolist() == [0, 1, 2, 3]
     owned = distinct.copy()
     assert CountMatrix._adopt_dense(owned).rows is owned and not owned.flags.writeable
+    canonical = CountMatrix(distinct, np.array([0, 1, 1, 2, 3]))  # public: always a copy
+    assert not np.shares_memory(canonical.rows, distinct)
+    assert CountMatrix(owned_too := distinct.copy(), np.arange(4), _owned=True).rows is owned_too
     repeated = np.array([[1, 0], [2, 2], [1, 0]])
     m = CountMatrix._adopt_dense(repeated.copy())  # repeated rows are still merged
     assert m.rows.tolist() == [[1, 0], [2, 2]] and m.row_of_rank.tolist() == [0, 1, 0]

@@ -313,7 +313,7 @@ def _parse_data_rows(
     row_of_rank[ranks] = row_of
     trailing = all(t.endswith(" ") for t in tails)
     row_of_rank.setflags(write=False)
-    return CountMatrix(matrix, row_of_rank), row_of_rank, trailing
+    return CountMatrix(matrix, row_of_rank, _owned=True), row_of_rank, trailing
 
 
 def _report_bad_row(

@@ -33,11 +33,19 @@ class CountMatrix:
 
     __slots__ = ("__dict__", "row_of_rank", "rows")
 
-    def __init__(self, rows: np.ndarray, row_of_rank: np.ndarray, *, _fresh: bool = False):
+    def __init__(
+        self,
+        rows: np.ndarray,
+        row_of_rank: np.ndarray,
+        *,
+        _fresh: bool = False,
+        _owned: bool = False,
+    ):
         """Rows in any order, repeats allowed; they are merged and reordered by first rank.
 
-        The arrays given are never modified (``_fresh`` is for internal callers passing
-        arrays that are already canonical and owned by nobody else).
+        The arrays given are never modified (internal callers pass ``_fresh`` for arrays
+        that are already canonical and owned by nobody else, ``_owned`` for new ``rows``
+        that may be kept uncopied when they are canonical already).
         """
         rows = np.asarray(rows, dtype=np.int64)
         row_of_rank = np.asarray(row_of_rank, dtype=np.int64)
@@ -46,7 +54,7 @@ class CountMatrix:
         if row_of_rank.size and (row_of_rank.min() < 0 or row_of_rank.max() >= rows.shape[0]):
             raise ShapeError(f"row index out of range 0..{rows.shape[0] - 1}")
         if not _fresh:
-            rows, row_of_rank = _canonical(rows, row_of_rank)
+            rows, row_of_rank = _canonical(rows, row_of_rank, owned=_owned)
         rows.setflags(write=False)
         row_of_rank.setflags(write=False)
         self.rows = rows
@@ -160,15 +168,21 @@ def _distinct_rows(dense: np.ndarray, *, owned: bool = False) -> tuple[np.ndarra
     return np.ascontiguousarray(rows), row_of_rank.astype(np.int64)
 
 
-def _canonical(rows: np.ndarray, row_of_rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Merge duplicate rows, drop unused ones and order rows by first rank."""
-    uniq_rows, uniq_index = _distinct_rows(rows)
+def _canonical(
+    rows: np.ndarray, row_of_rank: np.ndarray, *, owned: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """Merge duplicate rows, drop unused ones and order rows by first rank (``owned``:
+    ``rows`` may be returned as they are when they need none of that)."""
+    uniq_rows, uniq_index = _distinct_rows(rows, owned=owned)
     # row index per rank in terms of the distinct rows, then renumber by first rank
     per_rank = uniq_index[row_of_rank]
     if per_rank.size == 0:
         return uniq_rows[:0], per_rank
     used, first, _ = unique_first_inverse(per_rank)
     order = np.argsort(first, kind="stable")
+    kept = used[order]
+    if kept.size == uniq_rows.shape[0] and bool((kept == np.arange(kept.size)).all()):
+        return uniq_rows, per_rank  # every row used and already in first-rank order
     new_id = np.empty(uniq_rows.shape[0], dtype=np.int64)
     new_id[used[order]] = np.arange(order.size)
     return np.ascontiguousarray(uniq_rows[used[order]]), new_id[per_rank]
