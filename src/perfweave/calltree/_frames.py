@@ -18,12 +18,19 @@ INT = np.int64
 
 def normalize_table(table: pd.DataFrame) -> pd.DataFrame:
     """Columns sorted by name, a RangeIndex, and a ``type`` column ("None" where absent)."""
-    table = table.reset_index(drop=True)
+    index = table.index
+    # (speed, small graphs) a table that is already normalized is returned as it is
+    if (
+        not (isinstance(index, pd.RangeIndex) and index.start == 0 and index.step == 1)
+        or index.name is not None
+    ):
+        table = table.reset_index(drop=True)
     if "type" not in table.columns:
         table = table.assign(type="None")
     elif table["type"].isna().any():
         table = table.assign(type=table["type"].astype(object).where(table["type"].notna(), "None"))
-    return table[sorted(table.columns)]
+    columns = sorted(table.columns)
+    return table if list(table.columns) == columns else table[columns]
 
 
 def frame_codes(
@@ -33,6 +40,10 @@ def frame_codes(
     n = len(table)
     if n == 0:
         return np.zeros(0, INT), np.zeros(0, INT)
+    if n <= _SMALL:  # (speed) small all-text tables: one plain pass, no per-column pandas calls
+        small = _text_frame_codes(table, with_rank)
+        if small is not None:
+            return small
     combined = np.zeros(n, INT)
     for col in table.columns:
         c, uniq = pd.factorize(table[col], use_na_sentinel=True)
@@ -46,6 +57,38 @@ def frame_codes(
     reps = table.iloc[first]
     rank_of_code = _rank_frames(reps)
     return combined, rank_of_code[combined]
+
+
+_SMALL = 4096  # rows up to which a Python pass beats pandas' fixed per-call costs
+
+
+def _text_frame_codes(
+    table: pd.DataFrame, with_rank: bool
+) -> tuple[np.ndarray, np.ndarray | None] | None:
+    """``frame_codes`` of a table whose every value is a ``str`` (object or string dtype),
+    else None. Same result as the vectorised path: codes number the distinct rows in order
+    of first appearance; ranks sort them as tuples in column order (which is the
+    column-by-column lexicographic order of factorize(sort=True) codes for text)."""
+    cols = []
+    for c in table.columns:
+        s = table[c]
+        if not (s.dtype == object or isinstance(s.dtype, pd.StringDtype)):
+            return None
+        values = s.tolist()
+        if not all(type(v) is str for v in values):
+            return None
+        cols.append(values)
+    index: dict[tuple, int] = {}
+    code = np.fromiter(
+        (index.setdefault(row, len(index)) for row in zip(*cols)), INT, count=len(table)
+    )
+    if not with_rank:
+        return code, None
+    distinct = list(index)
+    k = len(distinct)
+    rank_of_code = np.empty(k, INT)
+    rank_of_code[sorted(range(k), key=distinct.__getitem__)] = np.arange(k, dtype=INT)
+    return code, rank_of_code[code]
 
 
 def _rank_frames(reps: pd.DataFrame) -> np.ndarray:

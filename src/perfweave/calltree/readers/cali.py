@@ -14,6 +14,7 @@ columns, aggregating records per node and filling absent (node, rank) rows are c
 from __future__ import annotations
 
 import math
+from itertools import chain
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -215,7 +216,7 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         default = "avg#inclusive#sum#time.duration"
     else:
         default = (inc or exc or ["time"])[0]
-    frames = pd.DataFrame({"type": types, "name": labels})
+    frames = pd.DataFrame({"name": labels, "type": types})  # sorted columns: used as given
     return build_graphframe(
         frames,
         df,
@@ -241,21 +242,14 @@ def _is_value(contents: CaliContents, name: str) -> bool:
 def _attribute_columns(contents: CaliContents, records: list[dict], strings: set[str]) -> dict:
     """Typed columns of the records' attributes (numbers, and the strings asked for), in
     order of first appearance: numpy arrays for numbers, Series for text."""
-    m = len(records)
-    raw: dict[str, list] = {}
-    for i, rec in enumerate(records):
-        for key, value in rec.items():
-            col = raw.get(key)
-            if col is None:
-                col = raw[key] = [None] * m
-            col[i] = value
     out: dict = {}
-    for col, values in raw.items():
+    for col in dict.fromkeys(chain.from_iterable(records)):  # keys in order of appearance
         if col == _CTX:
             continue
         a = contents.attribute(col)
         kind = a.type if a is not None else None
         if kind in _NUMERIC:
+            values = [rec.get(col) for rec in records]
             if kind == "bool":
                 out[col] = pd.Series(_with_nan(values), dtype=object).map(
                     _to_bool, na_action="ignore"
@@ -263,7 +257,9 @@ def _attribute_columns(contents: CaliContents, records: list[dict], strings: set
             else:
                 out[col] = _to_number(values, kind)
         elif col == "spot.channel" or (kind == "string" and col in strings):
-            out[col] = pd.Series([math.nan if v is None else _to_text(v) for v in values])
+            out[col] = pd.Series(
+                [math.nan if v is None else _to_text(v) for v in (r.get(col) for r in records)]
+            )
     return out
 
 
@@ -425,7 +421,14 @@ def _parse_value(value: Any) -> Any:
     if isinstance(value, list):
         return list(value)
     text = str(value)
-    for convert in (int, float):
+    first = text[:1]
+    # (speed) only text starting with a digit, sign, point, space or i/n (inf, nan) can
+    # be a number: skip the failing int()/float() calls for the rest
+    if first and (first.isdigit() or first.isspace() or first in "+-.iInN"):
+        numeric = (int, float)
+    else:
+        numeric = ()
+    for convert in numeric:
         try:
             return convert(text)
         except ValueError:
