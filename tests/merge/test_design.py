@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import itertools
+import random
+import time
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfweave.errors import MergeError
 from perfweave.merge import hrm_design, pair_covering_design, schonheim_bound
@@ -14,6 +18,7 @@ from perfweave.merge._geometry import (
     projective_plane,
     transversal_design,
 )
+from perfweave.merge._orbits import orbit_cover, orbit_shapes, pair_classes
 
 
 def _pair_counts(blocks, v):
@@ -145,3 +150,63 @@ def test_small_cases_where_the_bound_is_unreachable(v, k):
     assert not _covering_exists(v, k, 4)
     assert _covering_exists(v, k, 5)
     assert pair_covering_design(v, k, seed=0, time_limit=0.3).n_subexperiments == 5
+
+
+def _shift(p: int, n: int, t: int) -> int:
+    return p if p >= t * n else p - p % n + (p + 1) % n
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 9), st.integers(1, 4), st.integers(0, 4))
+def test_pair_classes_are_the_orbits_of_pairs_under_the_shift(n, t, f):
+    table = np.array(pair_classes(n, t, f))
+    v = t * n + f
+    p, q = np.triu_indices(v, 1)
+    ids = table[p, q]
+    # the shift keeps each class, and pairs in one class are joined by shifting
+    sp = np.array([_shift(x, n, t) for x in range(v)])
+    assert (table[sp[p], sp[q]] == ids).all()
+    orbit_of = {}
+    for a, b, c in zip(p, q, ids, strict=True):
+        pairs = {(a, b)}
+        x, y = a, b
+        for _ in range(n):
+            x, y = _shift(x, n, t), _shift(y, n, t)
+            pairs.add((min(x, y), max(x, y)))
+        orbit_of.setdefault(c, frozenset(pairs))
+        assert orbit_of[c] == frozenset(pairs)
+    within = t * (n // 2) + t * (t - 1) // 2 * n + f * t + f * (f - 1) // 2
+    assert len(orbit_of) == within == ids.max() + 1
+
+
+@pytest.mark.parametrize(
+    ("shape", "k"), [((39, 1, 0, 1), 7), ((13, 3, 0, 3), 7), ((20, 2, 0, 2), 7), ((9, 3, 2, 5), 5)]
+)
+def test_symmetric_designs_cover_every_pair(shape, k):
+    n, t, f, m = shape
+    v = t * n + f
+    blocks = orbit_cover(n, t, f, m, k, random.Random(0), time.perf_counter() + 60)
+    assert blocks is not None and len(blocks) == m * n
+    assert all(len(set(b)) == k for b in blocks)
+    counts = _pair_counts(blocks, v)
+    assert (counts[~np.eye(v, dtype=bool)] >= 1).all()
+    # the design is its own image under the shift
+    shifted = {tuple(sorted(_shift(p, n, t) for p in b)) for b in blocks}
+    assert shifted == {tuple(sorted(b)) for b in blocks}
+
+
+def test_orbit_shapes_fit_the_window():
+    shapes = orbit_shapes(40, 7, 40, 44)
+    assert (20, 2, 0, 2) in shapes
+    for n, t, f, m in shapes:
+        assert t * n + f == 40 and 40 <= m * n <= 44 and f < 7
+    assert orbit_cover(7, 1, 0, 1, 3, random.Random(0), time.perf_counter() + 1) is not None
+    assert orbit_cover(8, 1, 0, 1, 3, random.Random(0), time.perf_counter() + 1) is None  # 4 > 3
+
+
+@pytest.mark.parametrize(("v", "k"), [(39, 7), (40, 7)])
+def test_symmetric_start_reaches_the_bound(v, k):
+    # generous limit for a busy machine: the search stops as soon as it meets the bound
+    design = pair_covering_design(v, k, seed=0, time_limit=10.0)
+    assert design.uncovered_pairs() == []
+    assert design.n_subexperiments == schonheim_bound(v, k) == v

@@ -77,7 +77,7 @@ def orbit_cover(
         if not step & 2047:
             if clock() > deadline:
                 return None
-            temp = max(0.15, temp * 0.97)
+            temp = temp * 0.97 if temp > 0.15 else 0.6  # cool, then reheat to escape
         block = base[int(rnd() * m)]
         i = int(rnd() * k)
         old, new = block[i], int(rnd() * v)
