@@ -35,6 +35,7 @@ _ALIAS = "attribute.alias"
 _PLAIN_NODE = re.compile(
     r"__rec=node,id=([0-9]+),attr=([0-9]+),data=([^,=\\]*)(?:,parent=([0-9]+))?"
 )
+_HIDDEN_KEY = object()  # stands for hidden attributes while a record is filled
 _PIECE = re.compile(r"[^\\,=]+|\\.?|[,=]", re.S)
 
 
@@ -165,16 +166,32 @@ class _Parser:
         # attribute id -> declaring node, for immediate attr=/data= pairs
         self.attrs = {i: self.nodes[i] for i in (_NAME_ATTR, _TYPE_ATTR, _PROP_ATTR)}
         self.by_name = {n.data: n for n in self.attrs.values()}
-        self.names_of: dict[tuple, list] = {}  # attr= ids -> names (None: hidden)
+        self.names_of: dict[tuple, list] = {}  # attr= ids -> names (or _HIDDEN_KEY)
         self.records: list[dict] = []
         self.globals: dict = {}
 
-    def line(self, line: str) -> None:
-        m = _PLAIN_NODE.fullmatch(line)
-        if m is not None:
-            nid, attr, data, parent = m.groups()
-            self.node(int(nid), int(attr), data, int(parent) if parent is not None else None)
-            return
+    def read(self, lines: list[str]) -> None:
+        """Every line; the usual node lines are handled inline."""
+        nodes, new_node, declare, plain = self.nodes, _Node, self.declare, _PLAIN_NODE.fullmatch
+        for number, line in enumerate(lines, 1):
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                m = plain(line)
+                if m is not None:
+                    nid, attr, data, parent = m.groups()
+                    up = nodes.get(int(parent)) if parent is not None else None
+                    node = nodes[int(nid)] = new_node(int(nid), int(attr), data, up)
+                    if node.attr == _NAME_ATTR:
+                        declare(node)
+                else:
+                    self.record(line)
+            except _CaliError as exc:
+                raise _LineError(str(exc), number, line) from None
+
+    def record(self, line: str) -> None:
+        """Any record line (stripped, not empty)."""
         rec = split_record(line)
         kind = rec.get("__rec")
         if not kind:
@@ -187,7 +204,10 @@ class _Parser:
                 parent = int(rec["parent"][0]) if "parent" in rec else None
             except (KeyError, IndexError, ValueError) as exc:
                 raise _CaliError(f"a node record with integer id= and attr= ({exc})") from None
-            self.node(nid, attr, data, parent)
+            up = self.nodes.get(parent) if parent is not None else None
+            node = self.nodes[nid] = _Node(nid, attr, data, up)
+            if attr == _NAME_ATTR:
+                self.declare(node)
         elif kind == "ctx":
             self.records.append(self.expand(rec))
         elif kind == "globals":
@@ -195,14 +215,12 @@ class _Parser:
         else:
             raise _CaliError(f"record kind node, ctx or globals, not {kind!r}")
 
-    def node(self, nid: int, attr: int, data: str, parent: int | None) -> None:
-        node = _Node(nid, attr, data, self.nodes.get(parent) if parent is not None else None)
-        self.nodes[nid] = node
-        if attr == _NAME_ATTR:
-            self.attrs[nid] = node
-            self.by_name[data] = node
-            _prop(node)  # caliper-reader reads an attribute's properties as it is declared
-            self.names_of.clear()
+    def declare(self, node: _Node) -> None:
+        """A node with attr 8 (``cali.attribute.name``) declares an attribute."""
+        self.attrs[node.id] = node
+        self.by_name[node.data] = node
+        _prop(node)  # caliper-reader reads an attribute's properties as it is declared
+        self.names_of.clear()
 
     def expand_node(self, node: _Node) -> dict:
         """The values along a node's path to the root (cached per node)."""
@@ -254,7 +272,8 @@ class _Parser:
             names = self.names_of.get(key)
             if names is None:
                 names = self.names_of[key] = self._names(ids)
-            out.update((name, value) for name, value in zip(names, values) if name is not None)
+            out.update(zip(names, values))
+            out.pop(_HIDDEN_KEY, None)  # hidden attributes are left out
         return out
 
     def _names(self, ids: list[str]) -> list:
@@ -264,7 +283,7 @@ class _Parser:
                 node = self.attrs[int(i)]
             except (KeyError, ValueError):
                 raise _CaliError(f"a declared attribute id, not {i!r}") from None
-            names.append(None if _prop(node) & _HIDDEN else node.data)
+            names.append(_HIDDEN_KEY if _prop(node) & _HIDDEN else node.data)
         return names
 
     def attributes(self) -> dict[str, AttributeInfo]:
@@ -277,6 +296,14 @@ class _Parser:
                 alias = node.find(alias_node.id)
             out[name] = AttributeInfo(node.find(_TYPE_ATTR), bool(prop & _AS_VALUE), alias)
         return out
+
+
+class _LineError(Exception):
+    """A record problem with the number and text of its line."""
+
+    def __init__(self, what: str, number: int, line: str) -> None:
+        super().__init__(what)
+        self.what, self.number, self.line = what, number, line
 
 
 def parse_cali(text: str, path: str) -> CaliContents:
@@ -295,16 +322,13 @@ def parse_cali(text: str, path: str) -> CaliContents:
             line=len(lines) + 1,
             found=last.strip(),
         )
-    if not any(line.strip() for line in lines):
+    if not text.strip():
         raise ParseError(path, "Caliper records", found="an empty file")
     parser = _Parser()
-    for number, line in enumerate(lines, 1):
-        line = line.strip()
-        if line:
-            try:
-                parser.line(line)
-            except _CaliError as exc:
-                raise ParseError(path, str(exc), line=number, found=line) from None
+    try:
+        parser.read(lines)
+    except _LineError as exc:
+        raise ParseError(path, exc.what, line=exc.number, found=exc.line) from None
     return CaliContents(parser.records, parser.globals, parser.attributes())
 
 
