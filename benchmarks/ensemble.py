@@ -2,7 +2,8 @@
 llnl-thicket timed on the same data in the same run (under a time cap).
 
 ``python -m benchmarks ensemble`` runs every case of issue 3; ``--quick`` a small subset
-for development; ``--cap S`` bounds each Thicket run (default 60 s).
+for development; ``--only read`` the .cali reading case alone; ``--cap S`` bounds each
+Thicket run (default 60 s).
 """
 
 from __future__ import annotations
@@ -166,6 +167,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--quick", action="store_true", help="small sizes only (development)")
     ap.add_argument("--cap", type=float, default=60.0, help="time cap per Thicket run (s)")
     ap.add_argument("--no-peer", action="store_true", help="do not time llnl-thicket")
+    ap.add_argument("--only", choices=["read"], help="run only this case (reading .cali files)")
     args = ap.parse_args(argv)
     try:
         import thicket  # noqa: F401
@@ -213,6 +215,10 @@ def main(argv: list[str]) -> None:
             0.1,
             _peer(_thicket_intersection, (th_read,), cap, peer and th_read is not None),
         )
+
+    if args.only == "read":
+        table.print()
+        return
 
     # 2. concat of 4 single-profile ensembles of 1e3 / 1e4 nodes with 50% overlap
     for n in (1000,) if quick else (1000, 10000):

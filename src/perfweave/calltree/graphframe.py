@@ -55,7 +55,7 @@ class GraphFrame:
     from_caliper = _reader(
         "caliper", "Read a Caliper json-split file (cali-query -q 'format json-split')."
     )
-    from_cali = _reader("cali", "Read a native Caliper .cali file (through caliper-reader).")
+    from_cali = _reader("cali", "Read a native Caliper .cali file (or a CaliperReader).")
     from_caliperreader = from_cali
     from_hpctoolkit = _reader(
         "hpctoolkit", "Read an HPCToolkit database directory (experiment.xml + *.metric-db)."
