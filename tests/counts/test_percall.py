@@ -189,3 +189,28 @@ def test_non_utf8_file_is_a_parse_error(tmp_path):
     p.write_bytes(GOOD.encode().replace(b"Comm size: 2", b"Comm size: \xff2"))
     with pytest.raises(ParseError, match="UTF-8 text"):
         read_percall(p)
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "expected"),
+    [
+        (b"", 1, "a 'Send counts' line"),
+        (GOOD.replace("Comm size: 2", "Comm size: two").encode(), 3, "'Comm size: <integer>'"),
+        (GOOD.replace("3 4 \n", "3 4 5 \n").encode(), 7, "2 counts per row"),
+    ],
+)
+def test_file_errors_through_the_mapped_file(tmp_path, content, line, expected):
+    p = tmp_path / "counts.rank0_call0.md"
+    p.write_bytes(content)
+    with pytest.raises(ParseError) as info:
+        read_percall(p)
+    assert info.value.line == line and expected in str(info.value)
+    p.unlink()  # the mapping is closed: the file can go
+
+
+def test_crlf_file_reads_like_lf(tmp_path):
+    p = tmp_path / "counts.rank0_call0.md"
+    p.write_bytes(GOOD.replace("\n", "\r\n").encode())
+    c = read_percall(p)
+    assert c.send.dense().tolist() == [[1, 2], [3, 4]]
+    assert c.recv.dense().tolist() == [[1, 3], [2, 4]]

@@ -11,6 +11,7 @@ the line and what was expected.
 
 from __future__ import annotations
 
+import mmap
 import warnings
 from collections.abc import Sequence
 
@@ -76,7 +77,7 @@ def _digit_runs(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | 
 
 
 def block_to_matrix(
-    data: bytes, start: int, stop: int, n_rows: int, width: int
+    data: bytes | mmap.mmap, start: int, stop: int, n_rows: int, width: int
 ) -> np.ndarray | None:
     """``data[start:stop]`` as a new ``(n_rows, width)`` int64 matrix, if it is ``n_rows``
     lines (newline-separated, none after the last) of ``width`` decimal counts separated by

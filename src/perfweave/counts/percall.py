@@ -18,6 +18,7 @@ with or without a trailing newline. Alltoall files have one count per row.
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 from dataclasses import dataclass
@@ -53,16 +54,24 @@ class CallCounts:
 
 
 def read_percall(path: str | os.PathLike[str]) -> CallCounts:
-    """Read one per-call file; rank and call come from its name when it follows the pattern."""
+    """Read one per-call file; rank and call come from its name when it follows the pattern.
+
+    The file is memory-mapped for the byte-level parse (no copy of its text is made); only
+    when that declines is it read and parsed line by line.
+    """
     p = Path(path)
-    data = p.read_bytes()
     m = PERCALL_NAME.match(p.name)
     rank, call = (int(m.group(1)), int(m.group(2))) if m else (None, None)
-    fast = _parse_plain(data, path=str(p), rank=rank, call=call)
-    if fast is not None:
-        return fast
+    with open(p, "rb") as fh:
+        if os.fstat(fh.fileno()).st_size:
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+                fast = _parse_plain(data, path=str(p), rank=rank, call=call)
+            if fast is not None:
+                return fast
+        fh.seek(0)
+        raw = fh.read()
     try:
-        text = data.decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
     return _parse_lines(text, path=str(p), rank=rank, call=call)
@@ -83,7 +92,7 @@ _TRAILING_BLANKS = 64  # more blank bytes than this after a section: the general
 
 
 def _parse_plain(
-    data: bytes, *, path: str, rank: int | None, call: int | None
+    data: bytes | mmap.mmap, *, path: str, rank: int | None, call: int | None
 ) -> CallCounts | None:
     """The common case, straight from the file's bytes: both sections are found with one
     search each and parsed in place by :func:`block_to_matrix`. None for anything else
@@ -91,7 +100,7 @@ def _parse_plain(
     the text line by line and names the line of any error."""
     send_at = data.find(_SEND)
     recv_at = data.find(_RECV, send_at + len(_SEND) - 1)
-    if send_at < 0 or recv_at < 0 or b"\r" in data or data.startswith(_SEND[1:]):
+    if send_at < 0 or recv_at < 0 or data.find(b"\r") >= 0 or data[:11] == _SEND[1:-1]:
         return None
     head = _ascii_text(data[:send_at])
     if head is None:
@@ -121,7 +130,7 @@ def _ascii_text(data: bytes) -> str | None:
         return None
 
 
-def _plain_matrix(data: bytes, start: int, stop: int, n: int) -> CountMatrix | None:
+def _plain_matrix(data: bytes | mmap.mmap, start: int, stop: int, n: int) -> CountMatrix | None:
     """Rows ``data[start:stop]`` (trailing blank lines dropped): ``n`` lines of ``n``
     counts (or of 1 for Alltoall), or None."""
     floor = max(start, stop - _TRAILING_BLANKS)
