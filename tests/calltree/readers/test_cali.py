@@ -480,3 +480,35 @@ def test_synthetic_region_profiles(tmp_path_factory, records):
         totals[path] += value
     got = {_path_of(gf, n): v for n, v in gf.dataframe["time"].items()}
     assert got == {p: totals.get(p, 0.0) for p in prefixes}
+
+
+# ------------------------------------------------------------------ property: value conversion
+
+_VALUES = st.one_of(
+    st.none(),
+    st.integers(-(2**63), 2**64 - 1).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(repr),
+    st.sampled_from(["0x1f", "abc", "", " 7 ", "1_000", "1e3", "nan", "-0"]),
+    st.lists(st.sampled_from(["1", "a"]), min_size=1, max_size=2),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(_VALUES, min_size=1, max_size=12), st.sampled_from(["int", "uint", "double", "addr"])
+)
+def test_whole_column_conversion_equals_value_by_value(values, kind):
+    """The whole-column int/float passes give what converting value by value gives."""
+
+    def convert(fn):
+        try:
+            return fn(values, kind)
+        except (OverflowError, ValueError) as exc:  # out of the column's integer range
+            return type(exc)
+
+    fast, each = convert(cali._to_number), convert(cali._to_number_each)
+    if isinstance(each, type):
+        assert fast is each
+        return
+    assert fast.dtype == each.dtype
+    assert np.array_equal(fast, each, equal_nan=fast.dtype.kind == "f")
