@@ -387,7 +387,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--n-runs", type=int, default=1000)
-    parser.add_argument("--design-time", type=float, default=4.0)
+    parser.add_argument("--design-time", type=float, default=4.5)
     parser.add_argument(
         "--sweep", action="store_true", help="every v <= 50 and k in 4..8 (slow: ~15 min)"
     )

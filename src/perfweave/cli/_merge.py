@@ -37,7 +37,7 @@ def register(subparsers) -> None:
         "--hrm", action="store_true", help="HRM layout (needs --anchor) instead of pair covering"
     )
     design.add_argument("--seed", type=int, default=0, help="search seed (0)")
-    design.add_argument("--time-limit", type=float, default=4.0, help="search seconds (4)")
+    design.add_argument("--time-limit", type=float, default=4.5, help="search seconds (4.5)")
     design.add_argument("--out", help="CSV file of the runs (default: text on standard output)")
     design.set_defaults(func=_design)
 

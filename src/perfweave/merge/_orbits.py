@@ -52,7 +52,9 @@ def orbit_cover(
 ) -> list[list[int]] | None:
     """A pair covering of ``t*n + f`` points made of the shifts of ``m`` base k-blocks.
 
-    Simulated annealing over the base blocks on the number of uncovered pair classes;
+    Simulated annealing over the base blocks on the number of uncovered pair classes: a
+    move picks an uncovered class and a base block, and brings in a point that makes a
+    pair of that class with a point of the block, in place of another of its points.
     ``None`` when the deadline passes first (or the classes cannot fit in m blocks).
     """
     v = t * n + f
@@ -62,55 +64,89 @@ def orbit_cover(
     n_cls = max(max(row) for row in table) + 1
     if n_cls > m * k * (k - 1) // 2:
         return None
+    partners: list[dict[int, list[int]]] = [{} for _ in range(v)]  # point -> class -> points
+    for p, row in enumerate(table):
+        for q, c in enumerate(row):
+            if c >= 0:
+                partners[p].setdefault(c, []).append(q)
+    state = _ClassCounts(n_cls)
     base = [rng.sample(range(v), k) for _ in range(m)]
-    count = [0] * n_cls
     for block in base:
         for a in range(k):
             row = table[block[a]]
             for b in range(a + 1, k):
-                count[row[block[b]]] += 1
-    missing = count.count(0)
-    rnd, exp, clock = rng.random, math.exp, time.perf_counter
+                state.add(row[block[b]])
+    unc, rnd, exp, clock = state.uncovered, rng.random, math.exp, time.perf_counter
     temp, step = 0.6, 0
-    while missing:
+    while unc:
         step += 1
-        if not step & 2047:
+        if not step & 1023:
             if clock() > deadline:
                 return None
             temp = temp * 0.97 if temp > 0.15 else 0.6  # cool, then reheat to escape
         block = base[int(rnd() * m)]
-        i = int(rnd() * k)
-        old, new = block[i], int(rnd() * v)
+        keep = int(rnd() * k)
+        news = partners[block[keep]].get(unc[int(rnd() * len(unc))])
+        if news is None:
+            continue
+        new = news[int(rnd() * len(news))]
         if new in block:
             continue
-        delta = _move(count, table[old], table[new], block, i)
+        i = int(rnd() * (k - 1))
+        i += i >= keep
+        old = block[i]
+        delta = state.trade(table[old], table[new], block, i)
         if delta > 0 and rnd() >= exp(-delta / temp):
-            _move(count, table[new], table[old], block, i)
+            state.trade(table[new], table[old], block, i)
             continue
         block[i] = new
-        missing += delta
     return _expand(base, n, t)
 
 
-def _move(count: list[int], out_row: list[int], in_row: list[int], block: list[int], i: int) -> int:
-    """Trade the point at ``block[i]`` (classes ``out_row``) for another (``in_row``) in
-    the class counts; the change in the number of uncovered classes."""
-    delta = 0
-    for j, w in enumerate(block):
-        if j != i:
-            c = out_row[w]
-            count[c] -= 1
-            delta += count[c] == 0
-    for j, w in enumerate(block):
-        if j != i:
-            c = in_row[w]
-            count[c] += 1
-            delta -= count[c] == 1
-    return delta
+class _ClassCounts:
+    """How many base-block pairs fall in each class, and the list of uncovered classes."""
+
+    def __init__(self, n_cls: int) -> None:
+        self.count = [0] * n_cls
+        self.uncovered = list(range(n_cls))
+        self.pos = list(range(n_cls))
+
+    def add(self, c: int) -> bool:
+        """Count one more pair of class c; True if c was uncovered."""
+        self.count[c] += 1
+        if self.count[c] != 1:
+            return False
+        unc, pos = self.uncovered, self.pos
+        last = unc.pop()
+        if last != c:
+            unc[pos[c]] = last
+            pos[last] = pos[c]
+        return True
+
+    def remove(self, c: int) -> bool:
+        """Count one pair of class c less; True if c is now uncovered."""
+        self.count[c] -= 1
+        if self.count[c]:
+            return False
+        self.pos[c] = len(self.uncovered)
+        self.uncovered.append(c)
+        return True
+
+    def trade(self, out_row: list[int], in_row: list[int], block: list[int], i: int) -> int:
+        """Trade the point at ``block[i]`` (classes ``out_row``) for another (``in_row``);
+        the change in the number of uncovered classes (``block`` itself is not changed)."""
+        delta = 0
+        for j, w in enumerate(block):
+            if j != i:
+                delta += self.remove(out_row[w])
+        for j, w in enumerate(block):
+            if j != i:
+                delta -= self.add(in_row[w])
+        return delta
 
 
 def orbit_shapes(
-    v: int, k: int, low: int, high: int, max_base: int = 8
+    v: int, k: int, low: int, high: int, max_base: int = 12
 ) -> list[tuple[int, int, int, int]]:
     """``(n, t, f, m)`` with ``t*n + f == v``, ``f < k``, ``low <= m*n <= high`` and at most
     ``max_base`` base blocks, the ones with the most room to spare (fewest pair classes per
@@ -119,7 +155,7 @@ def orbit_shapes(
     for t in range(1, v + 1):
         for f in range(k):
             n, rem = divmod(v - f, t)
-            if rem or n < 2:
+            if rem or n < 5:  # shorter orbits barely shrink the search
                 continue
             for m in range(1, high // n + 1):
                 if low <= m * n <= high:

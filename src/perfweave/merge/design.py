@@ -29,8 +29,9 @@ from perfweave.merge._geometry import (
 )
 from perfweave.merge._orbits import orbit_cover, orbit_shapes
 
-#: symmetric shapes tried per design (each gets an equal share of the time for them)
-_MAX_SHAPES = 4
+#: symmetric shapes tried per design, and the seconds of their first runs
+_MAX_SHAPES = 3
+_FIRST_RUN = 0.25
 
 
 def schonheim_bound(v: int, k: int) -> int:
@@ -363,19 +364,25 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
 def _symmetric_start(
     v: int, k: int, bound: int, high: int, rng: random.Random, deadline: float
 ) -> list[list[int]] | None:
-    """A design with a cyclic symmetry and at most ``min(high, 1.1 * bound)`` blocks, from
-    the shapes with the most room first, within 40 % of the time left (or ``None``)."""
+    """A design with a cyclic symmetry and at most ``min(high, 1.1 * bound)`` blocks, or
+    ``None``. Half the time left goes to short fresh runs over the shapes with the most
+    room, in rounds of growing length (the run time of one search is heavy-tailed)."""
     high = min(high, math.floor(1.1 * bound + 1e-9))
     shapes = orbit_shapes(v, k, bound, high)[:_MAX_SHAPES]
     if not shapes:
         return None
     now = time.perf_counter()
-    stop = now + 0.4 * (deadline - now)
-    for i, (n, t, f, m) in enumerate(shapes):
-        now = time.perf_counter()
-        found = orbit_cover(n, t, f, m, k, rng, now + (stop - now) / (len(shapes) - i))
-        if found is not None:
-            return found
+    stop = now + 0.5 * (deadline - now)
+    run = _FIRST_RUN
+    while now < stop:
+        for n, t, f, m in shapes:
+            found = orbit_cover(n, t, f, m, k, rng, min(stop, now + run))
+            now = time.perf_counter()
+            if found is not None:
+                return found
+            if now >= stop:
+                break
+        run *= 1.5
     return None
 
 
@@ -424,7 +431,7 @@ def pair_covering_design(
     seed: int | None = None,
     *,
     iterations: int = 100_000,
-    time_limit: float = 4.0,
+    time_limit: float = 4.5,
 ) -> RunDesign:
     """Subexperiments of ``n_pmcs`` HEMs in which every pair of HEMs is read together.
 
