@@ -100,7 +100,8 @@ def _parse_plain(
     the text line by line and names the line of any error."""
     send_at = data.find(_SEND)
     recv_at = data.find(_RECV, send_at + len(_SEND) - 1)
-    if send_at < 0 or recv_at < 0 or data.find(b"\r") >= 0 or data[:11] == _SEND[1:-1]:
+    # (CR line ends never match _SEND; a stray CR in a section is refused by _digit_runs)
+    if send_at < 0 or recv_at < 0 or data[:11] == _SEND[1:-1]:
         return None
     head = _ascii_text(data[:send_at])
     if head is None:
