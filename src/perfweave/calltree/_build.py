@@ -64,13 +64,24 @@ def build_graphframe(
     if len(node) and (node.min() < 0 or node.max() >= len(pos)):
         bad = int(node[(node < 0) | (node >= len(pos))][0])
         raise ParseError(path, f"metric rows for nodes 0..{len(pos) - 1}", found=f"node {bad}")
-    df = data.copy()
-    df["node"] = pos[node]
-    if "name" not in df.columns:
-        names = graph.frames["name"].to_numpy()
-        df["name"] = names[df["node"].to_numpy()]
-    levels = ["node"] + [lvl for lvl in INDEX_LEVELS if lvl in df.columns]
-    df = df.set_index(levels).sort_index()
+    levels = ["node"] + [lvl for lvl in INDEX_LEVELS if lvl in data.columns]
+    if levels == ["node"] and data.columns.is_unique:
+        # (speed, small profiles) set_index("node").sort_index() as one take, same rows in
+        # the same order: pandas keeps a sorted index and else sorts with a quicksort argsort
+        key = pos[node]
+        ordered = len(key) < 2 or bool((key[1:] >= key[:-1]).all())
+        order = np.arange(len(key)) if ordered else np.argsort(key, kind="quicksort")
+        df = data.drop(columns="node").take(order)
+        df.index = pd.Index(key[order], name="node")
+        if "name" not in df.columns:
+            df["name"] = graph.frames["name"].to_numpy()[key[order]]
+    else:
+        df = data.copy()
+        df["node"] = pos[node]
+        if "name" not in df.columns:
+            names = graph.frames["name"].to_numpy()
+            df["name"] = names[df["node"].to_numpy()]
+        df = df.set_index(levels).sort_index()
     columns = set(df.columns)
     for m in [*exc_metrics, *inc_metrics]:
         if m not in columns:
