@@ -9,7 +9,7 @@ array when it is wanted.
 from __future__ import annotations
 
 import hashlib
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -137,6 +137,14 @@ class CountMatrix:
         )
 
 
+@lru_cache(maxsize=64)
+def _row_hash_weights(width: int) -> np.ndarray:
+    """Fixed odd int64 weights of the row hash (read-only, one array per width)."""
+    weights = np.random.default_rng(0x5EED).integers(1, 1 << 62, size=width) | 1
+    weights.setflags(write=False)
+    return weights
+
+
 def _distinct_rows(dense: np.ndarray, *, owned: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Distinct rows of ``dense`` by first rank, and the row index of every rank.
 
@@ -146,7 +154,7 @@ def _distinct_rows(dense: np.ndarray, *, owned: bool = False) -> tuple[np.ndarra
     if n == 0:
         return dense.reshape(0, dense.shape[1]).copy(), np.zeros(0, dtype=np.int64)
     # hash each row with fixed odd weights (wrapping int64 arithmetic), then confirm exactly
-    weights = np.random.default_rng(0x5EED).integers(1, 1 << 62, size=dense.shape[1]) | 1
+    weights = _row_hash_weights(dense.shape[1])
     with np.errstate(over="ignore"):
         keys = dense @ weights if dense.shape[1] else np.zeros(n, dtype=np.int64)
     _, first, inverse = unique_first_inverse(keys)
