@@ -32,6 +32,8 @@ _NODE_ORDER_ATTRS = ("min#min#aggregate.slot", "aggregate.slot")
 _ORDER_NAMES = ("Node order", "aggregate.slot", *_NODE_ORDER_ATTRS)
 _NOT_METRICS = {"mpi.rank", "rank", "loop.start_iteration", *_ORDER_NAMES}
 _NUMERIC = {"int", "uint", "double", "addr", "bool"}
+# attributes that make a record's call path more than its path (see _callpath)
+_GPU, _ROCM, _SAMPLE = "cupti.activity.kind", "rocm.activity", "module#cali.sampler.pc"
 # Caliper attribute names -> the column names every perfweave/Hatchet reader uses
 RENAMES = {
     "mpi.rank": "rank",
@@ -118,40 +120,70 @@ def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
     return tuple(path), "function", False
 
 
-def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bool):
-    ids: dict[tuple, int] = {}
-    parent: list[int] = []
-    labels: list[str] = []
-    types: list[str] = []
-    kept: list[dict] = []
-    row_node: list[int] = []
-    sampling = False
-    for rec in reader.records:
-        channel = rec.get("spot.channel")
-        if channel is not None and channel != "regionprofile":
-            continue
-        found = _callpath(rec)
-        if found is None:
-            continue
-        cp, ntype, sampled = found
-        sampling |= sampled
+class _Tree:
+    """The call tree of a profile's records: a node per distinct call path."""
+
+    def __init__(self, records: list[dict]) -> None:
+        self.ids: dict[tuple, int] = {}
+        self.parent: list[int] = []
+        self.labels: list[str] = []
+        self.types: list[str] = []
+        self.kept: list[dict] = []  # the records placed in the tree
+        self.row_node: list[int] = []  # and their nodes
+        self.sampling = False
+        # records of one context node share its path list: id(list) -> (list, node)
+        seen: dict[int, tuple[list, int]] = {}
+        for rec in records:
+            channel = rec.get("spot.channel")
+            if channel is not None and channel != "regionprofile":
+                continue
+            path = rec.get(_CTX)
+            if (
+                type(path) is list
+                and path
+                and _GPU not in rec
+                and _ROCM not in rec
+                and _SAMPLE not in rec
+            ):  # a plain region path: the call path is tuple(path) (see _callpath)
+                hit = seen.get(id(path))
+                if hit is None or hit[0] is not path:
+                    hit = seen[id(path)] = (path, self._node(tuple(path), "function"))
+                me = hit[1]
+            else:
+                found = _callpath(rec)
+                if found is None:
+                    continue
+                cp, ntype, sampled = found
+                self.sampling |= sampled
+                me = self._node(cp, ntype)
+            self.kept.append(rec)
+            self.row_node.append(me)
+
+    def _node(self, cp: tuple, ntype: str) -> int:
+        """The node of a call path, created (with missing ancestors) on first sight."""
+        ids = self.ids
         me = ids.get(cp)
         if me is None:
-            for depth in range(1, len(cp) + 1):  # create missing ancestors first
-                prefix = cp[:depth]
-                if prefix not in ids:
-                    ids[prefix] = len(labels)
-                    parent.append(ids[prefix[:-1]] if depth > 1 else -1)
-                    labels.append(str(prefix[-1]))
-                    types.append(ntype if depth == len(cp) else "function")
-            me = ids[cp]
-        kept.append(rec)
-        row_node.append(me)
+            known = len(cp) - 1  # known paths are prefix-closed: find the deepest one
+            while known and cp[:known] not in ids:
+                known -= 1
+            me = ids[cp[:known]] if known else -1
+            for depth in range(known + 1, len(cp) + 1):  # then create the rest, in order
+                self.parent.append(me)
+                me = ids[cp[:depth]] = len(self.labels)
+                self.labels.append(str(cp[depth - 1]))
+                self.types.append(ntype if depth == len(cp) else "function")
+        return me
+
+
+def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bool):
+    tree = _Tree(reader.records)
+    parent, labels, types = tree.parent, tree.labels, tree.types
     if not labels:
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
 
-    cols = _attribute_columns(reader, kept, strings)
-    node = np.asarray(row_node, dtype=INT)
+    cols = _attribute_columns(reader, tree.kept, strings)
+    node = np.asarray(tree.row_node, dtype=INT)
     n = len(labels)
 
     order_key = None
@@ -174,7 +206,7 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
             "an mpi.rank in every record of a multi-rank profile",
             found=f"a record of {'/'.join(_path_names(parent, labels, bad))} without one",
         )
-    aggregate = rank is None and not sampling and len(np.unique(node)) < len(node)
+    aggregate = rank is None and not tree.sampling and len(np.unique(node)) < len(node)
     missing = _missing_rows(node, rank, n)
     if aggregate or len(missing[0]):  # rare: repeated or absent nodes, in pandas
         df = pd.DataFrame({"node": node, **cols})
