@@ -512,3 +512,19 @@ def test_whole_column_conversion_equals_value_by_value(values, kind):
         return
     assert fast.dtype == each.dtype
     assert np.array_equal(fast, each, equal_nan=fast.dtype.kind == "f")
+
+
+@pytest.mark.parametrize("rel", [TS, SW4, SPOT[0]])
+def test_records_sharing_path_lists_read_like_unshared_ones(data_dir, rel):
+    """Records of one context node share its path list (the reader places them once);
+    with every list a separate object the result is the same."""
+    shared = caliperreader.CaliperReader()
+    shared.read(str(data_dir / rel))
+    paths = [r["path"] for r in shared.records if isinstance(r.get("path"), list)]
+    assert len({id(p) for p in paths}) < len(paths)  # the lists are shared
+    unshared = caliperreader.CaliperReader()
+    unshared.read(str(data_dir / rel))
+    unshared.records = copy.deepcopy(unshared.records)
+    a, b = cali.read(shared), cali.read(unshared)
+    assert a.graph == b.graph
+    pd.testing.assert_frame_equal(a.dataframe, b.dataframe, check_exact=True)
