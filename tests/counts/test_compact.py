@@ -244,3 +244,19 @@ def test_block_label_fast_path_agrees_with_per_row_parse(data):
     assert sorted(ranks.tolist()) == list(range(n))
     for j, r in enumerate(expect):
         assert sorted(ranks[rows == j].tolist()) == r.tolist()
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "\r"])
+def test_cr_line_ends_read_like_lf(tmp_path, eol):
+    p = tmp_path / "send-counters.job0.rank0.txt"
+    p.write_bytes(GOOD.replace("\n", eol).encode())
+    blocks = read_compact(p).blocks
+    assert blocks[0].counts == parse_compact(GOOD).blocks[0].counts
+    assert blocks[0].calls.tolist() == [0, 1]
+
+
+def test_non_utf8_compact_file_is_a_parse_error(tmp_path):
+    p = tmp_path / "send-counters.job0.rank0.txt"
+    p.write_bytes(GOOD.encode().replace(b"Datatype size: 4", b"Datatype size: \xff"))
+    with pytest.raises(ParseError, match="UTF-8 text"):
+        read_compact(p)
