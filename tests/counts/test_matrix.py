@@ -108,3 +108,22 @@ def test_from_dense_copies_but_a_parser_output_is_adopted():
     repeated = np.array([[1, 0], [2, 2], [1, 0]])
     m = CountMatrix._adopt_dense(repeated.copy())  # repeated rows are still merged
     assert m.rows.tolist() == [[1, 0], [2, 2]] and m.row_of_rank.tolist() == [0, 1, 0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_wide_rows_distinct_whatever_column_they_differ_in(data):
+    """Rows of 300 counts that differ only after the first 128 columns, or nowhere."""
+    n_distinct = data.draw(st.integers(1, 6))
+    base = np.zeros(300, dtype=np.int64)
+    rows = np.tile(base, (n_distinct, 1))
+    for k in range(1, n_distinct):  # distinct row k differs from row 0 in one column
+        col = data.draw(st.integers(0, 299))
+        rows[k, col] = k
+    row_of_rank = np.array(data.draw(st.lists(st.integers(0, n_distinct - 1), min_size=1)))
+    dense = rows[row_of_rank]
+    m = CountMatrix.from_dense(dense)
+    assert np.array_equal(m.dense(), dense)
+    assert m.rows.shape[0] == len({tuple(r) for r in dense.tolist()})
+    adopted = CountMatrix._adopt_dense(dense.copy())
+    assert adopted == m and np.array_equal(adopted.row_of_rank, m.row_of_rank)

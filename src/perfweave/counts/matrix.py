@@ -137,6 +137,19 @@ class CountMatrix:
         )
 
 
+_LEAD_COLUMNS = 128
+
+
+def _all_distinct(keys: np.ndarray) -> bool:
+    srt = np.sort(keys)
+    return not bool((srt[1:] == srt[:-1]).any())
+
+
+def _as_rows(dense: np.ndarray, owned: bool) -> np.ndarray:
+    """``dense`` itself as the rows when it is the caller's to give, else a copy."""
+    return np.ascontiguousarray(dense) if owned else dense.copy()
+
+
 @lru_cache(maxsize=64)
 def _row_hash_weights(width: int) -> np.ndarray:
     """Fixed odd int64 weights of the row hash (read-only, one array per width)."""
@@ -156,11 +169,14 @@ def _distinct_rows(dense: np.ndarray, *, owned: bool = False) -> tuple[np.ndarra
     # hash each row with fixed odd weights (wrapping int64 arithmetic), then confirm exactly
     weights = _row_hash_weights(dense.shape[1])
     with np.errstate(over="ignore"):
+        # rows that differ in their first columns differ: often proof enough, and cheap
+        lead = min(dense.shape[1], _LEAD_COLUMNS)
+        if lead < dense.shape[1] and _all_distinct(dense[:, :lead] @ weights[:lead]):
+            return _as_rows(dense, owned), np.arange(n, dtype=np.int64)
         keys = dense @ weights if dense.shape[1] else np.zeros(n, dtype=np.int64)
     _, first, inverse = unique_first_inverse(keys)
     if first.size == n:  # all keys differ, so all rows differ: nothing to merge or confirm
-        rows = dense if owned else dense.copy()
-        return np.ascontiguousarray(rows), np.arange(n, dtype=np.int64)
+        return _as_rows(dense, owned), np.arange(n, dtype=np.int64)
     order = np.argsort(first, kind="stable")
     rank_of_slot = np.empty_like(order)
     rank_of_slot[order] = np.arange(order.size)
