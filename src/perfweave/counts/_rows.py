@@ -1,8 +1,9 @@
 """Turning lines of whitespace-separated counts into an int64 matrix, fast and checked.
 
-The fast path reads the ASCII bytes of a whole block at once with numpy (see
-:func:`_digit_runs`): digit runs are valued by doubling windows, one short pass per
-doubling in the narrowest dtype that holds it, and counted per line to check row widths.
+The fast path reads the ASCII bytes of a block with numpy, in chunks of whole lines (see
+:func:`block_to_matrix` and :func:`_digit_runs`): digit runs are valued by doubling
+windows, a few short passes per doubling in the narrowest dtype that holds it, and
+counted per line to check row widths.
 Anything unusual (a byte other than digits, spaces and newlines; a number of more than 16
 digits) goes to numpy's C parser instead, and only when that fails (or the counts do not
 add up) does a slow pass look for the first offending line, so the error names the file,
@@ -37,8 +38,8 @@ def _digit_runs(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | 
     are built without a per-byte int64 array: ``value[i]`` is the number formed by the
     digits of the run ending at ``i`` that lie in the window of the last ``w`` bytes, and
     doubling ``w`` adds the window ``w`` bytes back (times ``10**w``) wherever the current
-    window is all digits: one short pass per doubling (two for counts below 100, three
-    below 10,000).
+    window is all digits: a few short passes per doubling, and only as many doublings as
+    the longest run needs (one for counts below 100, two below 10,000).
     """
     if raw.size == 0:
         empty = np.zeros(0, dtype=np.intp)
