@@ -12,7 +12,10 @@ subexperiments of independent runs, merged, and compared with the truth: RMSE of
 off-diagonal correlations, and the mean two-sample Kolmogorov-Smirnov distance of the
 marginals. "shuffle" pairs the runs of the subexperiments at random (what merging beats).
 
-Designs: subexperiments of pair_covering_design against the Schönheim bound, and the time.
+Designs: subexperiments of pair_covering_design against the Schönheim bound, and the time,
+with a summary per block size; for each miss, the best lower bound shown here (a Steiner
+system that cannot exist, or with --exact an integer program over the dual view of small
+coverings), so "optimal" marks misses that no design can avoid.
 """
 
 from __future__ import annotations

@@ -3,10 +3,13 @@
 MUCH needs every pair of HEMs read together at least once: a *pair covering design*
 C(v, k, 2) with v HEMs and blocks of k = ``n_pmcs``. No design can have fewer blocks than
 the Schönheim bound ``ceil(v/k * ceil((v-1)/(k-1)))``; :func:`pair_covering_design` finds
-one close to it by a greedy start and simulated annealing (Nurmela and Östergård's
-neighbourhood: make an uncovered pair covered by swapping one point of a block), removing
-one block after each success. HRM only needs the anchor in every run
-(:func:`hrm_design`).
+one close to it. It starts from the smallest of a greedy covering, truncated projective
+and affine planes, transversal designs with their groups covered recursively and (even
+k >= 8) a twin blow-up; if that is above the bound it looks for a design with a cyclic
+symmetry within 10 % of the bound (:mod:`perfweave.merge._orbits`); then simulated
+annealing (Nurmela and Östergård's neighbourhood: make an uncovered pair covered by
+swapping one point of a block) removes one block after each success. HRM only needs the
+anchor in every run (:func:`hrm_design`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ from perfweave.merge._orbits import orbit_cover, orbit_shapes
 #: symmetric shapes tried per design, and the seconds of their first runs
 _MAX_SHAPES = 3
 _FIRST_RUN = 0.25
+#: seconds at most for covering the groups of one transversal design
+_GROUP_SEARCH = 0.15
+#: share of the time the annealing has before the symmetric start is tried
+_ANNEAL_FIRST = 0.4
 
 
 def schonheim_bound(v: int, k: int) -> int:
@@ -355,7 +362,8 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
         if q <= k and q * q >= v and q * q <= 2 * v:
             yield _pack(_restrict(affine_plane(q), v), k)
         if k <= q + 1 and k * q <= v + q - 1:
-            sub_deadline = min(deadline, time.perf_counter() + (deadline - time.perf_counter()) / 6)
+            now = time.perf_counter()  # the groups are small: a short search covers them
+            sub_deadline = min(deadline, now + min((deadline - now) / 6, _GROUP_SEARCH))
             td = _td_cover(v, k, q, rng, sub_deadline)
             if td is not None:
                 yield _pack(td, k)
@@ -364,10 +372,8 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
 def _symmetric_start(
     v: int, k: int, bound: int, high: int, rng: random.Random, deadline: float
 ) -> list[list[int]] | None:
-    """A design with a cyclic symmetry and at most ``min(high, 1.1 * bound)`` blocks, or
-    ``None``. Half the time left goes to short fresh runs over the shapes with the most
+    """A design with a cyclic symmetry and ``bound .. high`` blocks, or ``None``. Half the time left goes to short fresh runs over the shapes with the most
     room, in rounds of growing length (the run time of one search is heavy-tailed)."""
-    high = min(high, math.floor(1.1 * bound + 1e-9))
     shapes = orbit_shapes(v, k, bound, high)[:_MAX_SHAPES]
     if not shapes:
         return None
@@ -397,6 +403,19 @@ def _pad(blocks: list[list[int]], v: int, k: int, rng: random.Random) -> list[li
     return out
 
 
+def _descend(
+    annealer: _Annealer, best: list[list[int]], bound: int, iterations: int, deadline: float
+) -> list[list[int]]:
+    """Remove a block, re-cover every pair, repeat until the bound or the deadline; the
+    smallest covering seen. Resumable: a level left unsolved is taken up again."""
+    while len(best) > bound and time.perf_counter() < deadline:
+        if len(annealer.blocks) == len(best):
+            annealer.remove_weakest_block()
+        if annealer.anneal(iterations, deadline):
+            best = [list(b) for b in annealer.blocks]
+    return best
+
+
 def _cover_pairs(
     v: int, k: int, rng: random.Random, iterations: int, deadline: float, depth: int = 0
 ) -> list[list[int]]:
@@ -406,22 +425,19 @@ def _cover_pairs(
         return [[a, b] for a in range(v) for b in range(a + 1, v)]
     bound = schonheim_bound(v, k)
     best = min(_candidates(v, k, rng, deadline, depth), key=len)
-    if depth == 0 and len(best) > bound:
-        symmetric = _symmetric_start(v, k, bound, len(best) - 1, rng, deadline)
+    annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
+    if depth > 0:
+        return _descend(annealer, best, bound, iterations, deadline)
+    # annealing first; the symmetric start only where that stays above 10 % of the bound
+    now = time.perf_counter()
+    best = _descend(annealer, best, bound, iterations, now + _ANNEAL_FIRST * (deadline - now))
+    target = math.floor(1.1 * bound + 1e-9)
+    if len(best) > target:
+        symmetric = _symmetric_start(v, k, bound, target, rng, deadline)
         if symmetric is not None:
             best = symmetric
-    annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
-    while len(best) > bound and time.perf_counter() < deadline:
-        annealer.remove_weakest_block()
-        solved = False
-        while time.perf_counter() < deadline:
-            if annealer.anneal(iterations, deadline):
-                solved = True
-                break
-        if not solved:
-            break
-        best = [list(b) for b in annealer.blocks]
-    return best
+            annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
+    return _descend(annealer, best, bound, iterations, deadline)
 
 
 def pair_covering_design(
@@ -439,8 +455,10 @@ def pair_covering_design(
     in every subexperiment and the others are covered in blocks of ``n_pmcs - 1``. The
     search removes one subexperiment at a time while annealing (at most ``iterations``
     moves per step, ``time_limit`` seconds in all) can re-cover every pair; the result
-    always covers every pair. A given ``seed`` repeats the same search, but the search stops
-    at the deadline, so a slower or busier machine may end with a few more subexperiments.
+    always covers every pair, and the search stops early when it meets the Schönheim bound.
+    A given ``seed`` repeats the same search, but its stages (the runs of the symmetric
+    start, the annealing) stop at deadlines, so a slower or busier machine may end with a
+    few more subexperiments.
     """
     names = _names(hems)
     _check_pmcs(n_pmcs)
