@@ -37,8 +37,9 @@ _MAX_SHAPES = 3
 _FIRST_RUN = 0.25
 #: seconds at most for covering the groups of one transversal design
 _GROUP_SEARCH = 0.15
-#: share of the time the annealing has before the symmetric start is tried
+#: share of the time (and most seconds) the annealing has before the symmetric start
 _ANNEAL_FIRST = 0.4
+_ANNEAL_FIRST_MAX = 2.0
 
 
 def schonheim_bound(v: int, k: int) -> int:
@@ -372,8 +373,10 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
 def _symmetric_start(
     v: int, k: int, bound: int, high: int, rng: random.Random, deadline: float
 ) -> list[list[int]] | None:
-    """A design with a cyclic symmetry and ``bound .. high`` blocks, or ``None``. Half the time left goes to short fresh runs over the shapes with the most
-    room, in rounds of growing length (the run time of one search is heavy-tailed)."""
+    """A design with a cyclic symmetry and ``bound .. high`` blocks, or ``None``.
+
+    Half the time left goes to fresh runs over the shapes with the most room, in rounds of
+    growing length (the run time of one search is heavy-tailed)."""
     shapes = orbit_shapes(v, k, bound, high)[:_MAX_SHAPES]
     if not shapes:
         return None
@@ -430,7 +433,8 @@ def _cover_pairs(
         return _descend(annealer, best, bound, iterations, deadline)
     # annealing first; the symmetric start only where that stays above 10 % of the bound
     now = time.perf_counter()
-    best = _descend(annealer, best, bound, iterations, now + _ANNEAL_FIRST * (deadline - now))
+    first = min(_ANNEAL_FIRST * (deadline - now), _ANNEAL_FIRST_MAX)
+    best = _descend(annealer, best, bound, iterations, now + first)
     target = math.floor(1.1 * bound + 1e-9)
     if len(best) > target:
         symmetric = _symmetric_start(v, k, bound, target, rng, deadline)
