@@ -32,6 +32,20 @@ def calltree() -> None:
     print(diff.tree("time", depth=3, color=False))
 
 
+def ensemble() -> None:
+    section("Ensemble: an MPI strong-scaling study, 5 runs (27..343 ranks) on one calltree")
+    runs = sorted(path("mpi_scaling").glob("*.cali"))
+    ens = pw.Ensemble.from_files(runs)
+    print(ens)
+    print(ens.metadata[["mpi.world.size"]].sort_values("mpi.world.size").T.to_string())
+    ens.stats(["Avg time/rank"])
+    column = ens.correlate("Avg time/rank", "mpi.world.size")
+    top = ens.statsframe.sort_values(column, ascending=False).head(5)
+    print(f"\nnodes whose time grows most with the number of ranks ({column}):")
+    print(top[["name", "Avg time/rank_mean", column]].to_string())
+    print(ens.tree("Avg time/rank_mean", depth=3, color=False))
+
+
 def counts() -> None:
     section("Count matrices: an alltoallv run profiled by the MPI collective profiler")
     profile = pw.read_counts(path("alltoallv"))
@@ -89,6 +103,7 @@ def merge() -> None:
 
 def main() -> int:
     calltree()
+    ensemble()
     counts()
     classes()
     merge()
