@@ -9,6 +9,17 @@ from typing import Any
 
 from perfweave.errors import ParseError
 
+# Caliper attribute names -> the column names every perfweave/Hatchet reader uses
+# (shared by the json-split and the native .cali readers)
+CALIPER_RENAMES = {
+    "mpi.rank": "rank",
+    "module#cali.sampler.pc": "module",
+    "sum#time.duration": "time",
+    "sum#avg#sum#time.duration": "time",
+    "inclusive#sum#time.duration": "time (inc)",
+    "sum#avg#inclusive#sum#time.duration": "time (inc)",
+}
+
 
 def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
     """Parse JSON from a path, a JSON string or an already-parsed object.

@@ -24,6 +24,7 @@ import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._calistream import CaliContents, from_caliperreader, parse_cali
+from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -34,15 +35,6 @@ _NOT_METRICS = {"mpi.rank", "rank", "loop.start_iteration", *_ORDER_NAMES}
 _NUMERIC = {"int", "uint", "double", "addr", "bool"}
 # attributes that make a record's call path more than its path (see _callpath)
 _GPU, _ROCM, _SAMPLE = "cupti.activity.kind", "rocm.activity", "module#cali.sampler.pc"
-# Caliper attribute names -> the column names every perfweave/Hatchet reader uses
-RENAMES = {
-    "mpi.rank": "rank",
-    "module#cali.sampler.pc": "module",
-    "sum#time.duration": "time",
-    "sum#avg#sum#time.duration": "time",
-    "inclusive#sum#time.duration": "time (inc)",
-    "sum#avg#inclusive#sum#time.duration": "time (inc)",
-}
 
 
 def sniff(path: Path) -> bool:

@@ -25,6 +25,7 @@ import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
 from perfweave.calltree.readers._common import load_json
 from perfweave.errors import ParseError
 
@@ -33,15 +34,6 @@ _SECTIONS = ("data", "columns", "column_metadata", "nodes")
 _CALLPATH = "source.function#callpath.address"
 _SOURCELOC = "sourceloc#cali.sampler.pc"
 _NODE_ORDER = "Node order"
-# Caliper attribute names -> the column names every perfweave/Hatchet reader uses
-RENAMES = {
-    "mpi.rank": "rank",
-    "module#cali.sampler.pc": "module",
-    "sum#time.duration": "time",
-    "sum#avg#sum#time.duration": "time",
-    "inclusive#sum#time.duration": "time (inc)",
-    "sum#avg#inclusive#sum#time.duration": "time (inc)",
-}
 _FILE_LINE = re.compile(r"(?P<file>.*):(?P<line>\d+)$")
 
 
