@@ -159,3 +159,22 @@ def test_lazy_top_level_names():
     assert perfweave.CallGroup is CallGroup
     assert perfweave.read_counts is read
     assert read_compact is perfweave.counts.read_compact
+
+
+def test_identical_per_call_files_are_parsed_once(tmp_path, monkeypatch):
+    """Calls with the same counts write byte-identical files: read() parses each content once."""
+    import shutil
+
+    import perfweave.counts.profile as profile_module
+
+    for name in ("counts.rank0_call0.md", "counts.rank0_call1.md"):
+        shutil.copy(WRF / name, tmp_path / name)
+    shutil.copy(WRF / "counts.rank0_call0.md", tmp_path / "counts.rank0_call7.md")
+    parsed = []
+    real = profile_module.read_percall
+    monkeypatch.setattr(profile_module, "read_percall", lambda p: parsed.append(p.name) or real(p))
+    prof = read(tmp_path)
+    assert sorted(parsed) == ["counts.rank0_call0.md", "counts.rank0_call1.md"]
+    assert [g.calls.tolist() for g in prof.groups] == [[0, 7], [1]]
+    alone = read_percall(WRF / "counts.rank0_call0.md")
+    assert prof.groups[0].send == alone.send and prof.groups[0].recv == alone.recv

@@ -7,6 +7,8 @@ other group that has the same counts, so memory grows with distinct matrices, no
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import os
 import warnings
 from collections.abc import Iterable, Sequence
@@ -357,6 +359,7 @@ def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsPr
 
     compact: dict[tuple[int, int], dict[str, CompactFile]] = {}
     percall: dict[int, list[CallCounts]] = {}
+    seen_percall: dict[bytes, CallCounts] = {}
     timings, locations, comm = [], [], []
     for p in sorted(d.iterdir()):
         if not p.is_file():
@@ -366,7 +369,7 @@ def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsPr
             cf = attempt(read_compact, p)
             compact.setdefault((int(m.group(2)), int(m.group(3))), {})[m.group(1)] = cf
         elif m := PERCALL_NAME.match(name):
-            cc = attempt(read_percall, p)
+            cc = attempt(_read_percall_once, p, seen_percall)
             if cc is not None:
                 percall.setdefault(int(m.group(1)), []).append(cc)
         elif TIMINGS_NAME.match(name):
@@ -405,6 +408,23 @@ def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsPr
     prof.locations = _concat(locations)
     prof.comm_data = _concat(comm)
     return prof
+
+
+def _read_percall_once(path: Path, seen: dict[bytes, CallCounts]) -> CallCounts:
+    """Read a per-call file, parsing each distinct file content once.
+
+    Calls with identical counts write byte-identical per-call files (only the name
+    differs), and real runs repeat a few count patterns over many calls: a content hash
+    lets those calls share one parsed CallCounts (and its matrices).
+    """
+    digest = hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+    prior = seen.get(digest)
+    if prior is None:
+        seen[digest] = cc = read_percall(path)
+        return cc
+    m = PERCALL_NAME.match(path.name)
+    rank, call = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    return dataclasses.replace(prior, rank=rank, call=call, path=str(path))
 
 
 def _raise(exc: Exception) -> None:
