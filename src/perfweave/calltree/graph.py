@@ -133,7 +133,7 @@ class Graph:
                 parent = np.full(n, -1, INT)
                 parent[dst] = src
             else:
-                return cls._new_dag(frames, code, key, src, dst)
+                return cls._new_dag(frames, code, rank, key, src, dst)
         parent = np.asarray(parent, dtype=INT)
         if len(parent) != n:
             raise GraphError(f"{len(parent)} parent entries for {n} frames")
@@ -176,7 +176,7 @@ class Graph:
         return g
 
     @classmethod
-    def _new_dag(cls, frames, code, key, src, dst) -> tuple[Graph, np.ndarray]:
+    def _new_dag(cls, frames, code, rank, key, src, dst) -> tuple[Graph, np.ndarray]:
         """Canonical numbering of a DAG (a node may have several parents): DFS, first visit."""
         n = len(frames)
         children: list[list[int]] = [[] for _ in range(n)]
@@ -218,8 +218,7 @@ class Graph:
         inv[pos] = np.arange(n, dtype=INT)
         g = object.__new__(cls)
         g._frames = frames.iloc[inv].reset_index(drop=True)
-        g._code, g._rank = code[inv], key[inv] if key is not None else None
-        g._rank = frame_codes(g._frames)[1]
+        g._code, g._rank = code[inv], rank[inv]
         g._order_key = None
         g._tree, g._size = False, None
         g._depth = depth[inv]
