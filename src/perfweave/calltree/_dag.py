@@ -13,8 +13,6 @@ import sys
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree._frames import frame_codes
-
 INT = np.int64
 
 
@@ -24,11 +22,10 @@ def _children(g, n: int) -> list[int]:
 
 def union_dag(a, b):
     """Union of two graphs (either may be a DAG): (graph, map_a, map_b)."""
-    from perfweave.calltree.graph import Graph
+    from perfweave.calltree.graph import Graph, _joint_frames
 
     na = len(a)
-    frames = pd.concat([a.frames, b.frames], ignore_index=True, sort=True)
-    code, rank = frame_codes(frames)
+    code, rank, table, row_of_code = _joint_frames([a, b])
     kids = [sorted((c for c in _children(a, n)), key=lambda c: (rank[c], c)) for n in range(na)]
     kids += [
         sorted((c + na for c in _children(b, n)), key=lambda c: (rank[c], c)) for n in range(len(b))
@@ -92,7 +89,10 @@ def union_dag(a, b):
         sys.setrecursionlimit(limit)
     src = np.array([e[0] for e in edges], dtype=INT)
     dst = np.array([e[1] for e in edges], dtype=INT)
-    union, pos = Graph._new(frames.iloc[reps], None, (src, dst))
+    reps = np.asarray(reps, dtype=INT)
+    union, pos = Graph._new(
+        table.iloc[row_of_code[code[reps]]], None, (src, dst), codes=(code[reps], rank[reps])
+    )
     old = np.array([new_of[i] for i in range(na + len(b))], dtype=INT)
     mapped = pos[old]
     return union, mapped[:na], mapped[na:]
@@ -137,13 +137,16 @@ def squash_dag(g, keep: np.ndarray):
     index[kept] = np.arange(len(kept))
     src = np.array([index[s] for s, _ in edges], dtype=INT)
     dst = np.array([index[d] for _, d in edges], dtype=INT)
-    code = frame_codes(g.frames)[0][kept]
+    code = g._code[kept]
     group = _merge_siblings(len(kept), src, dst, code)
     reps = np.full(int(group.max()) + 1 if len(group) else 0, len(kept), INT)
     np.minimum.at(reps, group, np.arange(len(kept), dtype=INT))
     gsrc, gdst = group[src], group[dst]
     ok = gsrc != gdst
-    new, pos = Graph._new(g.frames.iloc[kept[reps]], None, (gsrc[ok], gdst[ok]))
+    chosen = kept[reps]
+    new, pos = Graph._new(
+        g.frames.iloc[chosen], None, (gsrc[ok], gdst[ok]), codes=(g._code[chosen], g._rank[chosen])
+    )
     out = np.full(n, -1, INT)
     out[kept] = pos[group]
     return new, out

@@ -165,10 +165,3 @@ def _missing(v) -> bool:
 def _plain(v):
     """numpy scalars to Python scalars (so frames print and compare like Hatchet's)."""
     return v.item() if isinstance(v, np.generic) else v
-
-
-def joint_codes(a: pd.DataFrame, b: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Frame codes of two tables in one shared code space."""
-    both = pd.concat([a, b], ignore_index=True, sort=True)
-    codes, _ = frame_codes(both, with_rank=False)
-    return codes[: len(a)], codes[len(a) :]

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import _forest
-from perfweave.calltree._frames import frame_at, frame_codes, joint_codes, normalize_table
+from perfweave.calltree._frames import frame_at, frame_codes, normalize_table
 from perfweave.calltree.frame import Frame
 from perfweave.errors import GraphError
 
@@ -491,7 +491,8 @@ class Graph:
             return False
         if len(self._child_idx) != len(other._child_idx):
             return False
-        ca, cb = joint_codes(self._frames, other._frames)
+        code = _joint_frames([self, other])[0]
+        ca, cb = code[: len(self)], code[len(self) :]
         if self._tree and other._tree and self._order_key is None and other._order_key is None:
             return bool(np.array_equal(ca, cb) and np.array_equal(self._parent, other._parent))
         # compare under each graph's frame order (node-ordered graphs and DAGs)
@@ -554,7 +555,7 @@ def _check_ids(n: int, ids: np.ndarray, what: str) -> None:
 
 def _canonical_by_frame(g: Graph, code: np.ndarray) -> tuple:
     """A structure signature: nested (frame code, children...) in frame order."""
-    rank = frame_codes(g._frames)[1]
+    rank = g._rank
     seen: set[int] = set()
 
     def sig(n: int):
