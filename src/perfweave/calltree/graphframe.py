@@ -30,6 +30,24 @@ def _reader(fmt: str, doc: str):
     return classmethod(from_format)
 
 
+_MISSING_AS_ZERO = "a node missing on one side counts as 0"
+_MISSING_AS_NAN = "NaN where a node is missing on one side"
+
+
+def _operator(op: str, doc: str, in_place: bool = False):
+    """A GraphFrame arithmetic method (``in_place``: self takes the result's graph and rows)."""
+
+    def method(self, other):
+        result = self._binary(other, op)
+        if in_place and result is not NotImplemented:
+            self.graph, self.dataframe = result.graph, result.dataframe
+            return self
+        return result
+
+    method.__doc__ = doc
+    return method
+
+
 class GraphFrame:
     """A graph of calltree nodes and a DataFrame of their metrics."""
 
@@ -333,45 +351,26 @@ class GraphFrame:
         df = pd.DataFrame(cols, index=index)
         return self._derive(graph, df)
 
-    def add(self, other: GraphFrame) -> GraphFrame:
-        """Node-wise sum on the union graph; a node missing on one side counts as 0."""
-        return self._binary(other, "add")
-
-    def sub(self, other: GraphFrame) -> GraphFrame:
-        """Node-wise difference on the union graph; a node missing on one side counts as 0."""
-        return self._binary(other, "subtract")
-
-    def mul(self, other: GraphFrame) -> GraphFrame:
-        """Node-wise product on the union graph (NaN where a node is missing on one side)."""
-        return self._binary(other, "multiply")
-
-    def div(self, other: GraphFrame) -> GraphFrame:
-        """Node-wise quotient on the union graph (NaN where a node is missing on one side)."""
-        return self._binary(other, "divide")
-
-    __add__ = add
-    __sub__ = sub
-    __mul__ = mul
-    __truediv__ = div
-
-    def _inplace(self, other: GraphFrame, op: str) -> GraphFrame:
-        result = self._binary(other, op)
-        if result is NotImplemented:
-            return result
-        self.graph, self.dataframe = result.graph, result.dataframe
-        return self
-
-    def __iadd__(self, other: GraphFrame) -> GraphFrame:
-        return self._inplace(other, "add")
-
-    def __isub__(self, other: GraphFrame) -> GraphFrame:
-        return self._inplace(other, "subtract")
-
-    def __imul__(self, other: GraphFrame) -> GraphFrame:
-        return self._inplace(other, "multiply")
-
-    def __itruediv__(self, other: GraphFrame) -> GraphFrame:
-        return self._inplace(other, "divide")
+    add = __add__ = _operator("add", f"Node-wise sum on the union graph; {_MISSING_AS_ZERO}.")
+    sub = __sub__ = _operator(
+        "subtract", f"Node-wise difference on the union graph; {_MISSING_AS_ZERO}."
+    )
+    mul = __mul__ = _operator(
+        "multiply", f"Node-wise product on the union graph ({_MISSING_AS_NAN})."
+    )
+    div = __truediv__ = _operator(
+        "divide", f"Node-wise quotient on the union graph ({_MISSING_AS_NAN})."
+    )
+    __iadd__ = _operator("add", "In-place ``+``: self moves to the union graph.", in_place=True)
+    __isub__ = _operator(
+        "subtract", "In-place ``-``: self moves to the union graph.", in_place=True
+    )
+    __imul__ = _operator(
+        "multiply", "In-place ``*``: self moves to the union graph.", in_place=True
+    )
+    __itruediv__ = _operator(
+        "divide", "In-place ``/``: self moves to the union graph.", in_place=True
+    )
 
     # ------------------------------------------------------------------ text tree
     def tree(

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.writers import node_view
+from perfweave.calltree.writers import node_names, node_view
 
 if TYPE_CHECKING:
     from perfweave.calltree.graphframe import GraphFrame
@@ -42,18 +42,19 @@ def _auto_color() -> bool:
 
 def render(
     gf: GraphFrame,
-    metric_column: str | Sequence[str] | None = None,
-    precision: int = 3,
-    depth: int | None = None,
-    threshold: float | None = None,
-    color: bool | None = None,
-    name_column: str = "name",
-    invert_colormap: bool = False,
-    rank: int = 0,
-    thread: int = 0,
-    expand_name: bool = False,
-    context_column: str | None = "file",
-    render_header: bool = False,
+    *,
+    metric_column: str | Sequence[str] | None,
+    precision: int,
+    depth: int | None,
+    threshold: float | None,
+    color: bool | None,
+    name_column: str,
+    invert_colormap: bool,
+    rank: int,
+    thread: int,
+    expand_name: bool,
+    context_column: str | None,
+    render_header: bool,
 ) -> str:
     from perfweave.errors import ShapeError
 
@@ -74,10 +75,7 @@ def render(
     n = len(g)
     values = [pd.to_numeric(view[m], errors="coerce").to_numpy(float) for m in metrics]
     primary = values[0]
-    names = view[name_column].to_numpy(object) if name_column in view else np.full(n, None, object)
-    missing = pd.isna(names)
-    if missing.any() and name_column in g.frames.columns:
-        names[missing] = g.frames[name_column].to_numpy(object)[missing]
+    names = node_names(gf, view, name_column)
     finite = primary[np.isfinite(primary)]
     lo, hi = (float(finite.min()), float(finite.max())) if len(finite) else (0.0, 0.0)
     shown = np.ones(n, bool)

@@ -33,7 +33,8 @@ def node_view(
     return df.reindex(pd.RangeIndex(len(gf.graph), name="node"))
 
 
-def _names(gf: GraphFrame, view: pd.DataFrame, name: str) -> np.ndarray:
+def node_names(gf: GraphFrame, view: pd.DataFrame, name: str) -> np.ndarray:
+    """Names from a node view, falling back to the frames where a node has no row."""
     names = (
         view[name].to_numpy(dtype=object)
         if name in view.columns
@@ -55,7 +56,7 @@ def to_literal(
     metrics = sorted(set(gf.inc_metrics + gf.exc_metrics))
     cats = sorted(c for c in cat_columns if c in gf.dataframe.columns)
     view = node_view(gf, [name, *metrics, *cats], rank, thread)
-    names = _names(gf, view, name)
+    names = node_names(gf, view, name)
     values = {}
     for m in metrics:
         col = (
@@ -120,7 +121,7 @@ def _dot_quote(s: str) -> str:
 
 def to_dot(gf: GraphFrame, metric: str, name: str, rank: int, thread: int, threshold: float) -> str:
     view = node_view(gf, [name, metric], rank, thread)
-    names = _names(gf, view, name)
+    names = node_names(gf, view, name)
     vals = (
         pd.to_numeric(view[metric], errors="coerce").to_numpy(float)
         if metric in view
@@ -160,7 +161,7 @@ def to_flamegraph(
     """One ``a;b;c value`` line per node with a non-zero value (first parent path in a DAG)."""
     metric = flame_metric(gf, metric if metric != gf.default_metric else None)
     view = node_view(gf, [name, metric], rank, thread)
-    names = np.array([str(x).replace(";", ":") for x in _names(gf, view, name)], dtype=object)
+    names = np.array([str(x).replace(";", ":") for x in node_names(gf, view, name)], dtype=object)
     vals = (
         pd.to_numeric(view[metric], errors="coerce").to_numpy(float)
         if metric in view
