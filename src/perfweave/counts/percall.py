@@ -112,16 +112,7 @@ def _parse_plain(
     recv = None if send is None else _plain_matrix(data, recv_at + len(_RECV), len(data), n)
     if send is None or recv is None:
         return None
-    return CallCounts(
-        rank=rank,
-        call=call,
-        send_datatype_size=header["send_datatype_size"],
-        recv_datatype_size=header["recv_datatype_size"],
-        comm_size=n,
-        send=send,
-        recv=recv,
-        path=path,
-    )
+    return CallCounts(rank=rank, call=call, **header, send=send, recv=recv, path=path)
 
 
 def _ascii_text(data: bytes) -> str | None:
@@ -196,16 +187,7 @@ def _parse_lines(text: str, *, path: str, rank: int | None, call: int | None) ->
     n = header["comm_size"]
     send = _matrix(lines, send_at + 1, recv_at, n, path=path, what="Send counts")
     recv = _matrix(lines, recv_at + 1, len(lines), n, path=path, what="Recv counts")
-    return CallCounts(
-        rank=rank,
-        call=call,
-        send_datatype_size=header["send_datatype_size"],
-        recv_datatype_size=header["recv_datatype_size"],
-        comm_size=n,
-        send=send,
-        recv=recv,
-        path=path,
-    )
+    return CallCounts(rank=rank, call=call, **header, send=send, recv=recv, path=path)
 
 
 def _matrix(
