@@ -295,8 +295,8 @@ class GraphFrame:
         if self.graph is other.graph:
             return
         union, map_self, map_other = self.graph.union(other.graph)
-        self.dataframe = _reindex_nodes(self.dataframe, map_self).sort_index()
-        other.dataframe = _reindex_nodes(other.dataframe, map_other).sort_index()
+        self.dataframe = _reindex_nodes(self.dataframe, map_self)  # sorted by _reindex_nodes
+        other.dataframe = _reindex_nodes(other.dataframe, map_other)
         self.graph = other.graph = union
 
     # ------------------------------------------------------------------ arithmetic
