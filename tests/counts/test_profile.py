@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from perfweave.counts import (
     read,
     read_compact,
     read_percall,
+    read_percall_files,
     to_compact,
 )
 from perfweave.errors import FormatError, MetadataError, ParseError
@@ -178,3 +180,60 @@ def test_identical_per_call_files_are_parsed_once(tmp_path, monkeypatch):
     assert [g.calls.tolist() for g in prof.groups] == [[0, 7], [1]]
     alone = read_percall(WRF / "counts.rank0_call0.md")
     assert prof.groups[0].send == alone.send and prof.groups[0].recv == alone.recv
+
+
+def _group_summary(prof: CountsProfile) -> list[tuple]:
+    return [
+        (g.lead_rank, g.calls.tolist(), g.send.fingerprint, g.recv.fingerprint, g.comm_size)
+        for g in prof.groups
+    ]
+
+
+def test_threads_read_the_same_profile_as_one_thread(copy_dir):
+    d = copy_dir(WRF)
+    # calls 5 and 6 repeat the counts of calls 0 and 3 (byte-identical files, as the
+    # profiler writes for calls with identical counts)
+    (d / "counts.rank0_call5.md").write_bytes((d / "counts.rank0_call0.md").read_bytes())
+    (d / "counts.rank0_call6.md").write_bytes((d / "counts.rank0_call3.md").read_bytes())
+    one, two = read(d, workers=1), read(d, workers=2)
+    assert _group_summary(one) == _group_summary(two)
+    assert [g.calls.tolist() for g in two.groups] == [[0, 5], [1], [3, 6], [4]]
+    assert two.timings.equals(one.timings) and two.errors == []
+    g05 = two.group_of(5)
+    assert (
+        g05.send.dense().tolist() == read_percall(d / "counts.rank0_call0.md").send.dense().tolist()
+    )
+
+
+def test_copies_of_a_bad_per_call_file_are_each_reported_by_name(copy_dir):
+    d = copy_dir(WRF)
+    bad = d / "counts.rank0_call1.md"
+    bad.write_text(bad.read_text().replace("Comm size: 160", "Comm size: 16O"))
+    copy = d / "counts.rank0_call7.md"
+    copy.write_bytes(bad.read_bytes())
+    with pytest.warns(UserWarning) as caught:
+        prof = read(d, workers=2)
+    assert [Path(str(w.message).split(",")[0][len("skipped: ") :]) for w in caught] == [bad, copy]
+    assert [e.path for e in prof.errors] == [str(bad), str(copy)]
+    assert all(isinstance(e, ParseError) and e.line == 3 for e in prof.errors)
+    assert [g.calls.tolist() for g in prof.groups] == [[0], [3], [4]]
+    with pytest.raises(ParseError) as info:
+        read(d, strict=True, workers=2)
+    assert info.value.path == str(bad)  # the first bad file by name, whatever thread ends first
+
+
+def test_read_percall_files_in_order_and_first_error(copy_dir):
+    paths = sorted(WRF.glob("counts.*.md"))
+    many = read_percall_files(paths, workers=2)
+    assert [c.call for c in many] == [0, 1, 3, 4]
+    for c, p in zip(many, paths):
+        alone = read_percall(p)
+        assert (c.send, c.recv, c.path) == (alone.send, alone.recv, str(p))
+    d = copy_dir(WRF)
+    for name in ("counts.rank0_call3.md", "counts.rank0_call4.md"):
+        (d / name).write_text("Send counts\n")
+    with pytest.raises(ParseError) as info:
+        read_percall_files(sorted(d.glob("counts.*.md")), workers=2)
+    assert info.value.path.endswith("counts.rank0_call3.md")
+    with pytest.raises(ValueError, match="workers must be >= 1"):
+        read_percall_files(paths, workers=0)

@@ -28,7 +28,12 @@ from perfweave.counts.patterns import (
     tally,
     write_patterns,
 )
-from perfweave.counts.percall import CallCounts, parse_percall, read_percall
+from perfweave.counts.percall import (
+    CallCounts,
+    parse_percall,
+    read_percall,
+    read_percall_files,
+)
 from perfweave.counts.profile import (
     CallGroup,
     CountsProfile,
@@ -85,6 +90,7 @@ __all__ = [
     "read_counts",
     "read_locations",
     "read_percall",
+    "read_percall_files",
     "read_timings",
     "stats_summary",
     "tally",

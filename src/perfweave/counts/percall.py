@@ -21,14 +21,16 @@ from __future__ import annotations
 import mmap
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfweave.counts._parallel import map_files
 from perfweave.counts._rows import ascii_bytes, block_to_matrix, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
-from perfweave.errors import ParseError
+from perfweave.errors import ParseError, PerfweaveError
 
-__all__ = ["CallCounts", "PERCALL_NAME", "parse_percall", "read_percall"]
+__all__ = ["CallCounts", "PERCALL_NAME", "parse_percall", "read_percall", "read_percall_files"]
 
 PERCALL_NAME = re.compile(r"^counts[.-]rank(\d+)_call(\d+)\.md$")
 
@@ -75,6 +77,18 @@ def read_percall(path: str | os.PathLike[str]) -> CallCounts:
     except UnicodeDecodeError as exc:
         raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
     return _parse_lines(text, path=str(p), rank=rank, call=call)
+
+
+def read_percall_files(
+    paths: Sequence[str | os.PathLike[str]], *, workers: int | None = None
+) -> list[CallCounts]:
+    """:func:`read_percall` of every path, in order, parsed on ``workers`` threads (default:
+    the CPUs available, at most 8). Raises the error of the first bad file in ``paths``."""
+    results = map_files(read_percall, list(paths), workers)
+    for item in results:
+        if isinstance(item, PerfweaveError):
+            raise item
+    return results  # type: ignore[return-value]
 
 
 def parse_percall(

@@ -14,11 +14,13 @@ import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
 
 from perfweave.counts._arrays import unique_first_inverse
+from perfweave.counts._parallel import map_files
 from perfweave.counts.compact import (
     COMPACT_NAME,
     CompactBlock,
@@ -40,6 +42,8 @@ from perfweave.counts.timings import (
     read_timings,
 )
 from perfweave.errors import FormatError, MetadataError, PerfweaveError
+
+T = TypeVar("T")
 
 __all__ = [
     "CallGroup",
@@ -335,12 +339,16 @@ class CountsProfile:
         )
 
 
-def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsProfile:
+def read(
+    directory: str | os.PathLike[str], *, strict: bool = False, workers: int | None = None
+) -> CountsProfile:
     """Read every count, timing, location and comm file of a profiler results directory.
 
     A file that cannot be read is recorded in ``profile.errors`` and reported with a
-    warning, and the rest is still read; ``strict=True`` raises the first error instead.
-    Compact files are preferred; per-call files are used for lead ranks without them.
+    warning, and the rest is still read; ``strict=True`` raises the first error (in file
+    name order) instead. Compact files are preferred; per-call files are used for lead
+    ranks without them. Count files are parsed on ``workers`` threads (default: the CPUs
+    available, at most 8), and per-call files with identical contents are parsed once.
     """
     d = Path(directory)
     if not d.is_dir():
@@ -357,19 +365,18 @@ def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsPr
             warnings.warn(f"skipped: {exc}", stacklevel=3)
             return None
 
+    files = sorted(p for p in d.iterdir() if p.is_file())
+    parsed = _parse_count_files(files, workers)
     compact: dict[tuple[int, int], dict[str, CompactFile]] = {}
     percall: dict[int, list[CallCounts]] = {}
-    seen_percall: dict[bytes, CallCounts] = {}
     timings, locations, comm = [], [], []
-    for p in sorted(d.iterdir()):
-        if not p.is_file():
-            continue
+    for p in files:
         name = p.name
         if m := COMPACT_NAME.match(name):
-            cf = attempt(read_compact, p)
+            cf = attempt(_result, parsed[p])
             compact.setdefault((int(m.group(2)), int(m.group(3))), {})[m.group(1)] = cf
         elif m := PERCALL_NAME.match(name):
-            cc = attempt(_read_percall_once, p, seen_percall)
+            cc = attempt(_result, parsed[p])
             if cc is not None:
                 percall.setdefault(int(m.group(1)), []).append(cc)
         elif TIMINGS_NAME.match(name):
@@ -394,7 +401,7 @@ def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsPr
             )
         # a pair with an unreadable half is already reported
     jobs = {job for job, _ in compact} | {
-        int(m.group(5)) for p in d.iterdir() if (m := TIMINGS_NAME.match(p.name))
+        int(m.group(5)) for p in files if (m := TIMINGS_NAME.match(p.name))
     }
     only_job = jobs.pop() if len(jobs) == 1 else None  # per-call files do not name their job
     for rank, items in sorted(percall.items()):
@@ -410,21 +417,62 @@ def read(directory: str | os.PathLike[str], *, strict: bool = False) -> CountsPr
     return prof
 
 
-def _read_percall_once(path: Path, seen: dict[bytes, CallCounts]) -> CallCounts:
-    """Read a per-call file, parsing each distinct file content once.
+def _parse_count_files(
+    files: Sequence[Path], workers: int | None
+) -> dict[Path, CompactFile | CallCounts | PerfweaveError]:
+    """The compact and per-call files among ``files``, parsed (per-call files on threads).
 
     Calls with identical counts write byte-identical per-call files (only the name
-    differs), and real runs repeat a few count patterns over many calls: a content hash
-    lets those calls share one parsed CallCounts (and its matrices).
+    differs), and real runs repeat a few count patterns over many calls: such files are
+    parsed once and share one parsed CallCounts (and its matrices).
     """
-    digest = hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
-    prior = seen.get(digest)
-    if prior is None:
-        seen[digest] = cc = read_percall(path)
-        return cc
-    m = PERCALL_NAME.match(path.name)
-    rank, call = (int(m.group(1)), int(m.group(2))) if m else (None, None)
-    return dataclasses.replace(prior, rank=rank, call=call, path=str(path))
+    compact = [p for p in files if COMPACT_NAME.match(p.name)]
+    percall = [p for p in files if PERCALL_NAME.match(p.name)]
+    source = _first_with_same_bytes(percall, workers)
+    # compact files: a few large ones whose parse holds the GIL between its numpy calls
+    # longer, so threads gain nothing on them
+    parsed: dict[Path, CompactFile | CallCounts | PerfweaveError] = dict(
+        zip(compact, map_files(read_compact, compact, 1))
+    )
+    distinct = [p for p in percall if source[p] == p]
+    parsed.update(zip(distinct, map_files(read_percall, distinct, workers)))
+    # a copy of a file that failed is parsed on its own, so its error names it
+    again = [p for p in percall if source[p] != p and isinstance(parsed[source[p]], Exception)]
+    parsed.update(zip(again, map_files(read_percall, again, workers)))
+    for p in percall:
+        if p not in parsed:
+            prior = parsed[source[p]]
+            m = PERCALL_NAME.match(p.name)
+            assert m is not None and isinstance(prior, CallCounts)
+            parsed[p] = dataclasses.replace(
+                prior, rank=int(m.group(1)), call=int(m.group(2)), path=str(p)
+            )
+    return parsed
+
+
+def _first_with_same_bytes(paths: Sequence[Path], workers: int | None) -> dict[Path, Path]:
+    """For each path, the first path (in order) whose file has the same contents."""
+    by_size: dict[int, list[Path]] = {}
+    for p in paths:
+        by_size.setdefault(p.stat().st_size, []).append(p)
+    candidates = [p for same in by_size.values() if len(same) > 1 for p in same]
+    digests = dict(zip(candidates, map_files(_digest, candidates, workers)))
+    first: dict[tuple[int, bytes], Path] = {}
+    source = {}
+    for p in paths:
+        digest = digests.get(p)
+        source[p] = p if digest is None else first.setdefault((p.stat().st_size, digest), p)
+    return source
+
+
+def _digest(path: Path) -> bytes:
+    return hashlib.blake2b(path.read_bytes(), digest_size=16).digest()
+
+
+def _result(value: T | PerfweaveError) -> T:
+    if isinstance(value, PerfweaveError):
+        raise value
+    return value
 
 
 def _raise(exc: Exception) -> None:
