@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import warnings
 from pathlib import Path
 
@@ -237,3 +238,20 @@ def test_read_percall_files_in_order_and_first_error(copy_dir):
     assert info.value.path.endswith("counts.rank0_call3.md")
     with pytest.raises(ValueError, match="workers must be >= 1"):
         read_percall_files(paths, workers=0)
+
+
+def test_per_call_files_of_equal_size_but_other_counts_are_not_merged(copy_dir):
+    d = copy_dir(WRF)
+    text = (d / "counts.rank0_call0.md").read_text()
+    (d / "counts.rank0_call5.md").write_text(text)
+    m = re.search(r" [1-9][0-9]*[0-8] ", text)  # a count in the first (send) section
+    assert m is not None and m.start() < text.index("Recv counts")
+    count = m.group().strip()
+    changed = text[: m.start()] + f" {int(count) + 1} " + text[m.end() :]
+    assert changed != text and len(changed) == len(text)
+    (d / "counts.rank0_call6.md").write_text(changed)
+    prof = read(d, workers=2)
+    assert [g.calls.tolist() for g in prof.groups] == [[0, 5], [1], [3], [4], [6]]
+    six = prof.group_of(6).send.dense()
+    zero = prof.group_of(0).send.dense()
+    assert int((six - zero).sum()) == 1
