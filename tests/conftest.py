@@ -16,11 +16,10 @@ def data_dir() -> Path:
 
 
 def pytest_collection_modifyitems(config, items):
-    """Peer tests need llnl-hatchet / llnl-thicket; say plainly why they skip without them."""
-    have = {
-        "hatchet": importlib.util.find_spec("hatchet") is not None,
-        "thicket": importlib.util.find_spec("thicket") is not None,
-    }
+    """Peer tests need llnl-hatchet / llnl-thicket (or scipy, which the `bench` extra brings);
+    say plainly why they skip without them."""
+    packages = {"hatchet": "llnl-hatchet", "thicket": "llnl-thicket", "scipy": "scipy"}
+    have = {name: importlib.util.find_spec(name) is not None for name in packages}
     for item in items:
         mark = item.get_closest_marker("peer")
         if mark is None:
@@ -28,5 +27,7 @@ def pytest_collection_modifyitems(config, items):
         needed = mark.args[0] if mark.args else "hatchet"
         if not have.get(needed, False):
             item.add_marker(
-                pytest.mark.skip(reason=f"llnl-{needed} not installed (pip install -e '.[bench]')")
+                pytest.mark.skip(
+                    reason=f"{packages[needed]} not installed (pip install -e '.[bench]')"
+                )
             )
