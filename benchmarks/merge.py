@@ -31,12 +31,14 @@ import pandas as pd
 from benchmarks._common import Table
 from perfweave.merge import (
     MuchMerger,
+    covering_lower_bound,
     hrm_design,
     hrm_merge,
     load_vignette,
     much_merge,
     pair_covering_design,
     process_raw_experiments,
+    rank_bound,
     schonheim_bound,
 )
 from perfweave.merge import much as much_module
@@ -248,25 +250,6 @@ def accuracy(seeds: list[int], n_runs: int) -> None:
 
 
 # --- designs -----------------------------------------------------------------------------
-#: (v, k) whose Schönheim bound would need a Steiner system S(2, k, v) that does not exist:
-#: no projective plane of order 6 (Bruck-Ryser), so no S(2, 7, 43); no S(2, 6, 36) and no
-#: S(2, 6, 46) (the known exceptions for block size 6, Handbook of Combinatorial Designs,
-#: 2nd ed., II.3). Fisher's inequality (b >= v in any 2-design) is checked in code.
-_NO_STEINER = {(43, 7), (36, 6), (46, 6)}
-
-
-def _steiner_bound(v: int, k: int) -> tuple[int, str] | None:
-    """Schönheim + 1 when meeting the bound needs a Steiner system that cannot exist."""
-    bound = schonheim_bound(v, k)
-    if bound * k * (k - 1) != v * (v - 1):
-        return None  # the bound leaves some pair slots spare: not a Steiner system
-    if bound < v:
-        return bound + 1, f"S(2,{k},{v}) has {bound} < v blocks (Fisher)"
-    if (v, k) in _NO_STEINER:
-        return bound + 1, f"no S(2,{k},{v}) exists"
-    return None
-
-
 def max_points(b: int, k: int, time_limit: float) -> int | None:
     """Most points a pair covering with b blocks of k can have, by integer programming
     (``None`` if HiGHS does not prove it within ``time_limit`` s; needs scipy).
@@ -344,9 +327,10 @@ def unattainable(v: int, k: int, exact: float | None) -> str | None:
     None when that is not proven here (``exact``: seconds per integer program to prove
     entries missing from ``_MAX_POINTS``, for up to 8 blocks)."""
     t = target_blocks(v, k)
-    steiner = _steiner_bound(v, k)
-    if steiner is not None and steiner[0] > t:
-        return steiner[1]
+    if rank_bound(v, k) > t:
+        return f"rank bound: >= {rank_bound(v, k)} blocks"
+    if covering_lower_bound(v, k) > t:
+        return f"Steiner system S(2,{k},{v}) impossible: >= {covering_lower_bound(v, k)} blocks"
     most = _MAX_POINTS.get((t, k))
     if exact is not None and t <= 8:
         proven = max_points(t, k, exact)

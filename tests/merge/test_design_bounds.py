@@ -28,12 +28,14 @@ def test_stored_maxima_are_reached_by_real_designs(b, k):
     design = pair_covering_design(most, k, seed=1, time_limit=1.0)
     assert design.uncovered_pairs() == []
     assert design.n_subexperiments <= b
+    assert design.proven_bound <= b  # our bounds agree with the integer program
 
 
 def test_unattainable_reasons():
     assert target_blocks(7, 4) == 4
-    assert unattainable(7, 4, None) == "4 blocks of 4 cover at most 6 points (ILP)"
+    assert unattainable(7, 4, None) == "rank bound: >= 5 blocks"
+    assert unattainable(16, 7, None) == "7 blocks of 7 cover at most 15 points (ILP)"
     # no S(2,7,43) exists, which lifts the bound from 43 to 44 only: the target is 47
     assert target_blocks(43, 7) == 47 and unattainable(43, 7, None) is None
     assert unattainable(20, 4, None) is None  # met by our designs
-    assert unattainable(36, 8, None) is None  # not proven either way
+    assert unattainable(36, 8, None) is None  # target 25, rank bound 24: not proven either way

@@ -123,9 +123,14 @@ def _design(args: argparse.Namespace) -> int:
     else:
         for i, block in enumerate(design.blocks, 1):
             print(f"{i:4d}: {' '.join(block)}")
+    proven = (
+        f", proven lower bound {design.proven_bound}"
+        if design.proven_bound > design.lower_bound
+        else ""
+    )
     print(
         f"perfweave merge: {design.n_subexperiments} subexperiments for {len(design.hems)} HEMs "
-        f"with {design.n_pmcs} PMCs ({design.kind}); lower bound {design.lower_bound}",
+        f"with {design.n_pmcs} PMCs ({design.kind}); lower bound {design.lower_bound}{proven}",
         file=sys.stderr,
     )
     return 0

@@ -7,9 +7,10 @@ read in the same runs. Reimplements the R package mergingTools 1.0.1 and adds ru
 (pair covering designs).
 """
 
+from perfweave.merge.bounds import covering_lower_bound, rank_bound, schonheim_bound
 from perfweave.merge.codes import code2hem, t2080_code_table
 from perfweave.merge.correlation import correlation_matrix
-from perfweave.merge.design import RunDesign, hrm_design, pair_covering_design, schonheim_bound
+from perfweave.merge.design import RunDesign, hrm_design, pair_covering_design
 from perfweave.merge.hrm import hrm_merge
 from perfweave.merge.independence import independent_matrix, is_positive_definite
 from perfweave.merge.much import (
@@ -33,6 +34,7 @@ __all__ = [
     "Subexperiments",
     "code2hem",
     "correlation_matrix",
+    "covering_lower_bound",
     "hrm_design",
     "hrm_merge",
     "independent_matrix",
@@ -43,6 +45,7 @@ __all__ = [
     "pair_covering_design",
     "process_raw_experiments",
     "quantile_type2",
+    "rank_bound",
     "schonheim_bound",
     "simulate_and_merge",
     "t2080_code_table",

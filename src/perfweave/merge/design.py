@@ -31,6 +31,7 @@ from perfweave.merge._geometry import (
     transversal_design,
 )
 from perfweave.merge._orbits import orbit_cover, orbit_shapes
+from perfweave.merge.bounds import covering_lower_bound, schonheim_bound
 
 #: symmetric shapes tried per design, and the seconds of their first runs
 _MAX_SHAPES = 3
@@ -42,23 +43,15 @@ _ANNEAL_FIRST = 0.4
 _ANNEAL_FIRST_MAX = 2.0
 
 
-def schonheim_bound(v: int, k: int) -> int:
-    """Schönheim lower bound on the number of k-blocks covering all pairs of v points."""
-    if v <= 1:
-        return 1 if v == 1 else 0
-    if k < 2:
-        raise MergeError(f"blocks of {k} HEM(s) cannot cover pairs")
-    inner = -(-(v - 1) // (k - 1))
-    return -(-v * inner // k)
-
-
 @dataclass(frozen=True)
 class RunDesign:
     """Subexperiments to run: ``blocks`` lists the HEMs read together in each run.
 
     ``lower_bound`` is the least possible number of subexperiments for this kind of design
     (the Schönheim bound for pair coverings, counting only the non-anchor HEMs when an
-    anchor is in every block).
+    anchor is in every block); ``proven_bound`` the best lower bound perfweave can prove
+    (:func:`perfweave.merge.covering_lower_bound`: Schönheim, Steiner or rank bound), so a
+    design with ``proven_bound`` subexperiments is optimal.
     """
 
     hems: tuple[str, ...]
@@ -67,6 +60,11 @@ class RunDesign:
     lower_bound: int
     anchor: str | None = None
     kind: str = "pair covering"
+    proven_bound: int = 0
+
+    def __post_init__(self) -> None:
+        if self.proven_bound < self.lower_bound:
+            object.__setattr__(self, "proven_bound", self.lower_bound)
 
     @property
     def n_subexperiments(self) -> int:
@@ -426,7 +424,7 @@ def _cover_pairs(
         return [list(range(v))]
     if k == 2:
         return [[a, b] for a in range(v) for b in range(a + 1, v)]
-    bound = schonheim_bound(v, k)
+    bound = covering_lower_bound(v, k)
     best = min(_candidates(v, k, rng, deadline, depth), key=len)
     annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
     if depth > 0:
@@ -459,7 +457,8 @@ def pair_covering_design(
     in every subexperiment and the others are covered in blocks of ``n_pmcs - 1``. The
     search removes one subexperiment at a time while annealing (at most ``iterations``
     moves per step, ``time_limit`` seconds in all) can re-cover every pair; the result
-    always covers every pair, and the search stops early when it meets the Schönheim bound.
+    always covers every pair, and the search stops early when it meets the best lower bound
+    it can prove (``proven_bound``).
     A given ``seed`` repeats the same search, but its stages (the runs of the symmetric
     start, the annealing) stop at deadlines, so a slower or busier machine may end with a
     few more subexperiments.
@@ -479,4 +478,6 @@ def pair_covering_design(
     blocks = _cover_pairs(v, k, rng, iterations, deadline) if v else [[]]
     lead = (anchor,) if anchor is not None else ()
     out = tuple(lead + tuple(others[p] for p in sorted(b)) for b in blocks)
-    return RunDesign(names, n_pmcs, out, schonheim_bound(v, k) if v else 1, anchor)
+    lower = schonheim_bound(v, k) if v else 1
+    proven = covering_lower_bound(v, k) if v else 1
+    return RunDesign(names, n_pmcs, out, lower, anchor, proven_bound=proven)
