@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from perfweave.errors import MergeError
 from perfweave.merge import (
     covering_lower_bound,
+    eigenvalue_bound,
     pair_covering_design,
     rank_bound,
     schonheim_bound,
@@ -64,3 +65,20 @@ def test_no_design_beats_the_proven_bound(v, k):
     design = pair_covering_design(v, k, seed=1, time_limit=0.3)
     assert design.uncovered_pairs() == []
     assert schonheim_bound(v, k) <= design.proven_bound <= design.n_subexperiments
+
+
+@pytest.mark.parametrize(
+    ("v", "k", "rank", "eigen"),
+    [(24, 7, 15, 16), (25, 7, 16, 17), (21, 6, 15, 16), (36, 8, 24, 25), (29, 8, 17, 17)],
+)
+def test_eigenvalue_bound_sharpens_the_rank_bound(v, k, rank, eigen):
+    assert rank_bound(v, k) == rank
+    assert eigenvalue_bound(v, k) == covering_lower_bound(v, k) == eigen
+
+
+def test_eigenvalue_bound_allows_every_design_we_build():
+    # C(10,4,2) = 9 (Mills) and C(24,7,2) <= 17: the bounds stay at or below them
+    assert eigenvalue_bound(10, 4) == 8
+    design = pair_covering_design(24, 7, seed=0, time_limit=3.0)
+    assert design.uncovered_pairs() == []
+    assert design.proven_bound == 16 <= design.n_subexperiments

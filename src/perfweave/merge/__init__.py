@@ -7,7 +7,12 @@ read in the same runs. Reimplements the R package mergingTools 1.0.1 and adds ru
 (pair covering designs).
 """
 
-from perfweave.merge.bounds import covering_lower_bound, rank_bound, schonheim_bound
+from perfweave.merge.bounds import (
+    covering_lower_bound,
+    eigenvalue_bound,
+    rank_bound,
+    schonheim_bound,
+)
 from perfweave.merge.codes import code2hem, t2080_code_table
 from perfweave.merge.correlation import correlation_matrix
 from perfweave.merge.design import RunDesign, hrm_design, pair_covering_design
@@ -35,6 +40,7 @@ __all__ = [
     "code2hem",
     "correlation_matrix",
     "covering_lower_bound",
+    "eigenvalue_bound",
     "hrm_design",
     "hrm_merge",
     "independent_matrix",

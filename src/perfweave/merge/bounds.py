@@ -20,16 +20,35 @@ Three bounds, each proved below or classical:
   every other point in at least ``h = ceil((v-2)/(k-2))``, and the blocks hold at most b*k
   incidences, so ``b k >= b r + (v - b) h`` whenever b < v.
 
-The rank bound is what makes many small cases of the benchmark provably unattainable
-within 10 % of Schönheim (e.g. 8 blocks for 9 HEMs of 4 PMCs, Mills' C(9,4,2) = 8, and 17
-blocks for 29 HEMs of 8 PMCs, where Schönheim allows 15).
+- **Eigenvalue** (sharpens the rank bound where it is nearly tight): with L the light
+  points and H the others, rank(M) <= b leaves a kernel of M of dimension >= v - b; on its
+  part orthogonal to the all-ones vector (dimension >= v - b - 1) the quadratic form of E
+  vanishes. Minimising over the light coordinates, the Schur complement
+  ``G = E_HH - F_HL E_LL⁻¹ F_LH`` is then <= 0 on a subspace of dimension >= v - b - 1 of
+  R^H, so G has at most ``p = b + 1 - |L|`` positive eigenvalues, and
+  ``tr G <= sqrt(p) * ||G||_F``. The replication numbers bound both sides (``E_LL`` has
+  least eigenvalue >= min over L of ``r_p - 1 - e_p``; an excess entry is at most
+  ``min(r_p, r_q) - 1``), and every split of the b*k incidences into replication numbers is
+  checked: if none survives, b blocks cannot cover v points.
+
+The rank and eigenvalue bounds make many small cases of the benchmark provably
+unattainable within 10 % of Schönheim (e.g. 8 blocks for 9 HEMs of 4 PMCs, Mills'
+C(9,4,2) = 8; 17 blocks for 29 HEMs of 8 PMCs and 16 for 24 HEMs of 7 PMCs, where
+Schönheim allows 15 and 14).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
+
 from perfweave.errors import MergeError
 
-__all__ = ["covering_lower_bound", "rank_bound", "schonheim_bound"]
+__all__ = ["covering_lower_bound", "eigenvalue_bound", "rank_bound", "schonheim_bound"]
+
+#: replication profiles the eigenvalue bound checks at most per block count (it gives up,
+#: proving nothing, beyond)
+_MAX_PROFILES = 200_000
 
 #: (v, k) of Steiner systems S(2, k, v) whose counting conditions hold but which do not exist
 _NO_STEINER = frozenset({(43, 7), (36, 6), (46, 6)})
@@ -69,8 +88,83 @@ def _steiner_bound(v: int, k: int) -> int:
     return bound
 
 
+def eigenvalue_bound(v: int, k: int) -> int:
+    """The eigenvalue lower bound of the module docstring (at least the rank bound; 0 where
+    neither says anything)."""
+    b = rank_bound(v, k)
+    if b == 0 or b >= v:
+        return b
+    while b < v and _no_covering(v, k, b):
+        b += 1
+    return b
+
+
+def _no_covering(v: int, k: int, b: int) -> bool:
+    """True when the eigenvalue argument rules out every covering of v points by b blocks
+    of k (False proves nothing)."""
+    r0 = -(-(v - 1) // (k - 1))  # least blocks of any point
+    h = -(-(v - 2) // (k - 2))  # least blocks of a point that is not light
+    checked = 0
+    for n_light in range(min(b, v) + 1):  # at most b light points (the rank bound)
+        slack = b * k - (n_light * r0 + (v - n_light) * h)
+        if slack < 0:
+            continue
+        if n_light == 0:
+            return False
+        for light_extra in range(slack + 1):
+            for light in _partitions(light_extra, h - 1 - r0, n_light):
+                for heavy_total in range(slack - light_extra + 1):
+                    for heavy in _partitions(heavy_total, heavy_total, v - n_light):
+                        checked += 1
+                        if checked > _MAX_PROFILES:
+                            return False
+                        light_r = [r0 + x for x in light] + [r0] * (n_light - len(light))
+                        heavy_r = [h + x for x in heavy] + [h] * (v - n_light - len(heavy))
+                        if not _refutes(v, k, b, light_r, heavy_r):
+                            return False
+    return True
+
+
+def _partitions(n: int, largest: int, parts: int) -> Iterator[list[int]]:
+    """Partitions of n into at most ``parts`` parts of at most ``largest`` each."""
+    if n == 0:
+        yield []
+        return
+    if parts == 0:
+        return
+    for first in range(min(n, largest), 0, -1):
+        for rest in _partitions(n - first, first, parts - 1):
+            yield [first, *rest]
+
+
+def _square_sum(excess: int, r: int) -> int:
+    """Largest sum of squares of excess entries with this row sum, each at most r - 1."""
+    if excess <= 0 or r <= 1:
+        return 0
+    c = r - 1
+    return (excess // c) * c * c + (excess % c) ** 2
+
+
+def _refutes(v: int, k: int, b: int, light_r: list[int], heavy_r: list[int]) -> bool:
+    """Whether tr G > sqrt(p) ||G||_F for every covering with these replication numbers."""
+
+    def excess(r: int) -> int:
+        return r * (k - 1) - (v - 1)
+
+    margin = min(r - 1 - excess(r) for r in light_r)  # least eigenvalue of E_LL, at least
+    if margin <= 0:
+        return False
+    schur = sum(_square_sum(excess(r), r) for r in light_r) / margin  # >= tr(C) >= ||C||_F
+    trace = sum(r - 1 for r in heavy_r) - schur
+    if trace <= 0:
+        return False
+    frobenius = math.sqrt(sum((r - 1) ** 2 + _square_sum(excess(r), r) for r in heavy_r))
+    positive = b + 1 - len(light_r)
+    return trace > math.sqrt(positive) * (frobenius + schur) * (1 + 1e-12)
+
+
 def covering_lower_bound(v: int, k: int) -> int:
-    """The best of the Schönheim, Steiner and rank bounds on C(v, k, 2)."""
+    """The best of the Schönheim, Steiner, rank and eigenvalue bounds on C(v, k, 2)."""
     if v <= k:
         return 1 if v >= 1 else 0
-    return max(_steiner_bound(v, k), rank_bound(v, k))
+    return max(_steiner_bound(v, k), eigenvalue_bound(v, k))
