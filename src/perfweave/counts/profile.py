@@ -43,8 +43,6 @@ from perfweave.counts.timings import (
 )
 from perfweave.errors import FormatError, MetadataError, PerfweaveError
 
-T = TypeVar("T")
-
 __all__ = [
     "CallGroup",
     "CountsProfile",
@@ -53,6 +51,8 @@ __all__ = [
     "read",
     "to_compact",
 ]
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, eq=False)
@@ -452,16 +452,17 @@ def _parse_count_files(
 
 def _first_with_same_bytes(paths: Sequence[Path], workers: int | None) -> dict[Path, Path]:
     """For each path, the first path (in order) whose file has the same contents."""
+    size = {p: p.stat().st_size for p in paths}
     by_size: dict[int, list[Path]] = {}
     for p in paths:
-        by_size.setdefault(p.stat().st_size, []).append(p)
+        by_size.setdefault(size[p], []).append(p)
     candidates = [p for same in by_size.values() if len(same) > 1 for p in same]
     digests = dict(zip(candidates, map_files(_digest, candidates, workers)))
     first: dict[tuple[int, bytes], Path] = {}
     source = {}
     for p in paths:
         digest = digests.get(p)
-        source[p] = p if digest is None else first.setdefault((p.stat().st_size, digest), p)
+        source[p] = p if digest is None else first.setdefault((size[p], digest), p)
     return source
 
 
