@@ -32,6 +32,7 @@ from benchmarks._common import Table
 from perfweave.merge import (
     MuchMerger,
     covering_lower_bound,
+    eigenvalue_bound,
     hrm_design,
     hrm_merge,
     load_vignette,
@@ -327,10 +328,13 @@ def unattainable(v: int, k: int, exact: float | None) -> str | None:
     None when that is not proven here (``exact``: seconds per integer program to prove
     entries missing from ``_MAX_POINTS``, for up to 8 blocks)."""
     t = target_blocks(v, k)
-    if rank_bound(v, k) > t:
-        return f"rank bound: >= {rank_bound(v, k)} blocks"
-    if covering_lower_bound(v, k) > t:
-        return f"Steiner system S(2,{k},{v}) impossible: >= {covering_lower_bound(v, k)} blocks"
+    for name, bound in (
+        ("rank bound", rank_bound),
+        ("eigenvalue bound", eigenvalue_bound),
+        ("no Steiner system", covering_lower_bound),  # what the other two leave
+    ):
+        if bound(v, k) > t:
+            return f"{name}: >= {bound(v, k)} blocks"
     most = _MAX_POINTS.get((t, k))
     if exact is not None and t <= 8:
         proven = max_points(t, k, exact)
