@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import itemgetter
 
 import numpy as np
 import pandas as pd
@@ -174,7 +175,7 @@ class _Annealer:
     def __init__(self, v: int, k: int, blocks: list[list[int]], rng: random.Random) -> None:
         self.v, self.k, self.rng = v, k, rng
         self.blocks = [list(b) for b in blocks]
-        self.cov = [0] * (v * v)
+        self.cov = [[0] * v for _ in range(v)]  # cov[p][q]: blocks holding both p and q
         self.where: list[set[int]] = [set() for _ in range(v)]
         for i, block in enumerate(self.blocks):
             self._add(i, block)
@@ -182,16 +183,17 @@ class _Annealer:
         self.unc_pos = [-1] * (v * v)
         for a in range(v):
             for b in range(a + 1, v):
-                if self.cov[a * v + b] == 0:
+                if self.cov[a][b] == 0:
                     self._uncover(a * v + b)
 
     def _add(self, i: int, block: list[int]) -> None:
-        v, cov = self.v, self.cov
+        cov = self.cov
         for p in block:
             self.where[p].add(i)
+            row = cov[p]
             for q in block:
                 if p != q:
-                    cov[p * v + q] += 1
+                    row[q] += 1
 
     def _uncover(self, pid: int) -> None:
         self.unc_pos[pid] = len(self.unc)
@@ -210,15 +212,15 @@ class _Annealer:
         v, cov = self.v, self.cov
 
         def unique(block: list[int]) -> int:
-            return sum(1 for a in block for b in block if a < b and cov[a * v + b] == 1)
+            return sum(1 for a in block for b in block if a < b and cov[a][b] == 1)
 
         i = min(range(len(self.blocks)), key=lambda j: unique(self.blocks[j]))
         block = self.blocks[i]
         for p in block:
             for q in block:
                 if p != q:
-                    cov[p * v + q] -= 1
-                    if p < q and cov[p * v + q] == 0:
+                    cov[p][q] -= 1
+                    if p < q and cov[p][q] == 0:
                         self._uncover(p * v + q)
         # move the last block into slot i
         last = len(self.blocks) - 1
@@ -260,34 +262,30 @@ class _Annealer:
                     continue
             bi = tuple(holders)[int(rnd() * len(holders))]
             block = blocks[bi]
-            yv = y * v
-            # the best point of the block to trade for y (x stays): fewest pairs lost
-            gained = 0
-            for w in block:
-                if cov[yv + w] == 0:
-                    gained += 1
+            # cov rows read through one C-level getter per row: the counts of a row
+            # against every point of the block
+            of_block = itemgetter(*block)
+            cov_y = cov[y]
+            gained = of_block(cov_y).count(0)  # pairs y would newly cover (y is not in it)
             z, delta = -1, k * k
             for c in block:
                 if c == x:
                     continue
-                cv = c * v
-                d = -gained + (cov[yv + c] == 0)
-                for w in block:
-                    if w != c and cov[cv + w] == 1:
-                        d += 1
+                # pairs only c covers in this block (the diagonal is 0, never 1)
+                d = -gained + (cov_y[c] == 0) + of_block(cov[c]).count(1)
                 if d < delta or (d == delta and rnd() < 0.5):
                     z, delta = c, d
-            zv = z * v
             if delta > 0 and rnd() >= exp(-delta / temp):
                 continue
+            cov_z = cov[z]
             for w in block:
                 if w != z:
-                    c = cov[zv + w] - 1
-                    cov[zv + w] = cov[w * v + z] = c
+                    c = cov_z[w] - 1
+                    cov_z[w] = cov[w][z] = c
                     if c == 0:
                         uncover(min(z, w) * v + max(z, w))
-                    c = cov[yv + w] + 1
-                    cov[yv + w] = cov[w * v + y] = c
+                    c = cov_y[w] + 1
+                    cov_y[w] = cov[w][y] = c
                     if c == 1:
                         cover(min(y, w) * v + max(y, w))
             block[block.index(z)] = y
