@@ -134,14 +134,30 @@ class _ClassCounts:
 
     def trade(self, out_row: list[int], in_row: list[int], block: list[int], i: int) -> int:
         """Trade the point at ``block[i]`` (classes ``out_row``) for another (``in_row``);
-        the change in the number of uncovered classes (``block`` itself is not changed)."""
+        the change in the number of uncovered classes (``block`` itself is not changed).
+
+        :meth:`remove` then :meth:`add` for every other point of the block, inlined (this
+        is the symmetric search's inner loop)."""
+        count, unc, pos = self.count, self.uncovered, self.pos
         delta = 0
         for j, w in enumerate(block):
             if j != i:
-                delta += self.remove(out_row[w])
+                c = out_row[w]
+                count[c] -= 1
+                if not count[c]:
+                    pos[c] = len(unc)
+                    unc.append(c)
+                    delta += 1
         for j, w in enumerate(block):
             if j != i:
-                delta -= self.add(in_row[w])
+                c = in_row[w]
+                count[c] += 1
+                if count[c] == 1:
+                    last = unc.pop()
+                    if last != c:
+                        unc[pos[c]] = last
+                        pos[last] = pos[c]
+                    delta -= 1
         return delta
 
 
