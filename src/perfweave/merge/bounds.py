@@ -1,6 +1,6 @@
 """Lower bounds on the number of runs of a pair covering design, C(v, k, 2).
 
-Three bounds, each proved below or classical:
+Four bounds, each classical or proved here:
 
 - **Schönheim**: every point needs ``r = ceil((v-1)/(k-1))`` blocks to meet the other v-1
   points, so ``C >= ceil(v * r / k)``.
@@ -19,13 +19,13 @@ Three bounds, each proved below or classical:
   of light points, is at most rank(N) <= b. Every light point is in at least r blocks and
   every other point in at least ``h = ceil((v-2)/(k-2))``, and the blocks hold at most b*k
   incidences, so ``b k >= b r + (v - b) h`` whenever b < v.
-
 - **Eigenvalue** (sharpens the rank bound where it is nearly tight): with L the light
   points and H the others, rank(M) <= b leaves a kernel of M of dimension >= v - b; on its
   part orthogonal to the all-ones vector (dimension >= v - b - 1) the quadratic form of E
   vanishes. Minimising over the light coordinates, the Schur complement
-  ``G = E_HH - F_HL E_LL⁻¹ F_LH`` is then <= 0 on a subspace of dimension >= v - b - 1 of
-  R^H, so G has at most ``p = b + 1 - |L|`` positive eigenvalues, and
+  ``G = E_HH - F_HL E_LL⁻¹ F_LH`` (F: the excess, E's off-diagonal part) is then <= 0 on
+  the heavy coordinates of those vectors, a subspace of dimension >= v - b - 1 of R^H (no
+  such vector vanishes on H, as E_LL is positive definite), so G has at most ``p = b + 1 - |L|`` positive eigenvalues, and
   ``tr G <= sqrt(p) * ||G||_F``. The replication numbers bound both sides (``E_LL`` has
   least eigenvalue >= min over L of ``r_p - 1 - e_p``; an excess entry is at most
   ``min(r_p, r_q) - 1``), and every split of the b*k incidences into replication numbers is
