@@ -25,8 +25,8 @@ Four bounds, each classical or proved here:
   vanishes. Minimising over the light coordinates, the Schur complement
   ``G = E_HH - F_HL E_LL⁻¹ F_LH`` (F: the excess, E's off-diagonal part) is then <= 0 on
   the heavy coordinates of those vectors, a subspace of dimension >= v - b - 1 of R^H (no
-  such vector vanishes on H, as E_LL is positive definite), so G has at most ``p = b + 1 - |L|`` positive eigenvalues, and
-  ``tr G <= sqrt(p) * ||G||_F``. The replication numbers bound both sides (``E_LL`` has
+  such vector vanishes on H, as E_LL is positive definite), so G has at most
+  ``p = b + 1 - |L|`` positive eigenvalues, and ``tr G <= sqrt(p) * ||G||_F``. The replication numbers bound both sides (``E_LL`` has
   least eigenvalue >= min over L of ``r_p - 1 - e_p``; an excess entry is at most
   ``min(r_p, r_q) - 1``), and every split of the b*k incidences into replication numbers is
   checked: if none survives, b blocks cannot cover v points.
