@@ -6,7 +6,7 @@ import pytest
 
 from perfweave.cli import _counts
 from perfweave.errors import PerfweaveError
-from tests.counts._paths import expected
+from tests.counts._paths import WRF, expected
 
 
 def run(*argv: str) -> int:
@@ -68,3 +68,15 @@ def test_through_the_perfweave_command(tmp_path, capsys):
     assert main(["counts", "summary", str(tmp_path / "missing")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"perfweave counts: error: {tmp_path / 'missing'}: not a directory"]
+
+
+def test_workers_option(capsys):
+    from perfweave.cli import main
+
+    assert main(["counts", "summary", "--workers", "1", str(WRF)]) == 0
+    one = capsys.readouterr().out
+    assert main(["counts", "summary", "--workers", "2", str(WRF)]) == 0
+    assert capsys.readouterr().out == one and "160" in one
+    with pytest.raises(SystemExit):
+        main(["counts", "summary", "--workers", "0", str(WRF)])
+    assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err

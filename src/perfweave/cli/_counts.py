@@ -22,6 +22,7 @@ def register(subparsers) -> None:
         "--threshold", type=int, default=200, help="large-message threshold in bytes (200)"
     )
     summary.add_argument("--strict", action="store_true", help="fail on the first bad file")
+    _workers_option(summary)
     summary.set_defaults(func=_summary)
 
     patterns = sub.add_parser("patterns", help="communication patterns per lead rank")
@@ -30,7 +31,27 @@ def register(subparsers) -> None:
         "--out", help="write patterns-job<J>-rank<R>.md and patterns-summary-... here"
     )
     patterns.add_argument("--strict", action="store_true", help="fail on the first bad file")
+    _workers_option(patterns)
     patterns.set_defaults(func=_patterns)
+
+
+def _workers_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        default=None,
+        help="threads parsing per-call files (default: the CPUs available, at most 8)",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
+    return value
 
 
 def _load(args):
@@ -38,7 +59,7 @@ def _load(args):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        profile = read(args.directory, strict=args.strict)
+        profile = read(args.directory, strict=args.strict, workers=args.workers)
     for exc in profile.errors:
         print(f"perfweave counts: skipped: {exc}", file=sys.stderr)
     if not profile.groups:
