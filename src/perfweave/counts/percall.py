@@ -62,8 +62,7 @@ def read_percall(path: str | os.PathLike[str]) -> CallCounts:
     when that declines is it read and parsed line by line.
     """
     p = Path(path)
-    m = PERCALL_NAME.match(p.name)
-    rank, call = (int(m.group(1)), int(m.group(2))) if m else (None, None)
+    rank, call = percall_ids(p.name)
     with open(p, "rb") as fh:
         if os.fstat(fh.fileno()).st_size:
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
@@ -77,6 +76,12 @@ def read_percall(path: str | os.PathLike[str]) -> CallCounts:
     except UnicodeDecodeError as exc:
         raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
     return _parse_lines(text, path=str(p), rank=rank, call=call)
+
+
+def percall_ids(name: str) -> tuple[int | None, int | None]:
+    """Lead rank and call id from a per-call file name (None, None if it has neither)."""
+    m = PERCALL_NAME.match(name)
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
 
 
 def read_percall_files(

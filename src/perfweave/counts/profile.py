@@ -31,7 +31,7 @@ from perfweave.counts.compact import (
 )
 from perfweave.counts.grouping import RankGroup
 from perfweave.counts.matrix import CountMatrix
-from perfweave.counts.percall import PERCALL_NAME, CallCounts, read_percall
+from perfweave.counts.percall import PERCALL_NAME, CallCounts, percall_ids, read_percall
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.counts.timings import (
     COMM_DATA_NAME,
@@ -165,19 +165,8 @@ def groups_from_percall(
             c.comm_size,
         )
         groups.setdefault(key, []).append(c.call if c.call is not None else i)
-        info.setdefault(
-            key,
-            CallCounts(
-                c.rank,
-                c.call,
-                c.send_datatype_size,
-                c.recv_datatype_size,
-                c.comm_size,
-                send,
-                recv,
-                c.path,
-            ),
-        )
+        if key not in info:  # the first call of a group describes it, with shared matrices
+            info[key] = dataclasses.replace(c, send=send, recv=recv)
         if lead_rank is None:
             lead_rank = c.rank
     out = []
@@ -442,11 +431,9 @@ def _parse_count_files(
     for p in percall:
         if p not in parsed:
             prior = parsed[source[p]]
-            m = PERCALL_NAME.match(p.name)
-            assert m is not None and isinstance(prior, CallCounts)
-            parsed[p] = dataclasses.replace(
-                prior, rank=int(m.group(1)), call=int(m.group(2)), path=str(p)
-            )
+            assert isinstance(prior, CallCounts)
+            rank, call = percall_ids(p.name)
+            parsed[p] = dataclasses.replace(prior, rank=rank, call=call, path=str(p))
     return parsed
 
 
