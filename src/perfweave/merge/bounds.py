@@ -69,8 +69,7 @@ def rank_bound(v: int, k: int) -> int:
     (blocks of 2 or fewer, or no point can be light)."""
     if k <= 2 or v <= k:
         return 0
-    r = -(-(v - 1) // (k - 1))  # blocks of a light point, at least
-    h = -(-(v - 2) // (k - 2))  # blocks of any other point, at least
+    r, h = _least_blocks(v, k)
     if h <= r:
         return 0
     # smallest b < v with b*k >= b*r + (v-b)*h; none: b >= v
@@ -102,27 +101,30 @@ def eigenvalue_bound(v: int, k: int) -> int:
 def _no_covering(v: int, k: int, b: int) -> bool:
     """True when the eigenvalue argument rules out every covering of v points by b blocks
     of k (False proves nothing)."""
-    r0 = -(-(v - 1) // (k - 1))  # least blocks of any point
-    h = -(-(v - 2) // (k - 2))  # least blocks of a point that is not light
-    checked = 0
-    for n_light in range(min(b, v) + 1):  # at most b light points (the rank bound)
-        slack = b * k - (n_light * r0 + (v - n_light) * h)
-        if slack < 0:
-            continue
-        if n_light == 0:
+    for checked, (light_r, heavy_r) in enumerate(_profiles(v, k, b)):
+        if checked >= _MAX_PROFILES or not _refutes(v, k, b, light_r, heavy_r):
             return False
-        for light_extra in range(slack + 1):
-            for light in _partitions(light_extra, h - 1 - r0, n_light):
-                for heavy_total in range(slack - light_extra + 1):
-                    for heavy in _partitions(heavy_total, heavy_total, v - n_light):
-                        checked += 1
-                        if checked > _MAX_PROFILES:
-                            return False
-                        light_r = [r0 + x for x in light] + [r0] * (n_light - len(light))
-                        heavy_r = [h + x for x in heavy] + [h] * (v - n_light - len(heavy))
-                        if not _refutes(v, k, b, light_r, heavy_r):
-                            return False
     return True
+
+
+def _profiles(v: int, k: int, b: int) -> Iterator[tuple[list[int], list[int]]]:
+    """Every way the v points can hold at most b*k incidences, as the block counts of the
+    light points and of the others (at most b light points: the rank bound)."""
+    r, h = _least_blocks(v, k)
+    for n_light in range(min(b, v) + 1):
+        slack = b * k - (n_light * r + (v - n_light) * h)
+        for light in _spreads(n_light, r, slack, h - 1 - r):
+            left = slack - (sum(light) - n_light * r)
+            for heavy in _spreads(v - n_light, h, left, left):
+                yield light, heavy
+
+
+def _spreads(count: int, base: int, most_extra: int, largest: int) -> Iterator[list[int]]:
+    """Block counts of ``count`` points, each ``base`` plus at most ``largest``, at most
+    ``most_extra`` above ``base`` in all (as multisets, largest first)."""
+    for extra in range(most_extra + 1):
+        for part in _partitions(extra, largest, count):
+            yield [base + x for x in part] + [base] * (count - len(part))
 
 
 def _partitions(n: int, largest: int, parts: int) -> Iterator[list[int]]:
@@ -135,6 +137,11 @@ def _partitions(n: int, largest: int, parts: int) -> Iterator[list[int]]:
     for first in range(min(n, largest), 0, -1):
         for rest in _partitions(n - first, first, parts - 1):
             yield [first, *rest]
+
+
+def _least_blocks(v: int, k: int) -> tuple[int, int]:
+    """Blocks holding any point, at least (r), and a point that is not light (h)."""
+    return -(-(v - 1) // (k - 1)), -(-(v - 2) // (k - 2))
 
 
 def _square_sum(excess: int, r: int) -> int:
@@ -151,6 +158,8 @@ def _refutes(v: int, k: int, b: int, light_r: list[int], heavy_r: list[int]) -> 
     def excess(r: int) -> int:
         return r * (k - 1) - (v - 1)
 
+    if not light_r:  # nothing is diagonally dominant: no argument
+        return False
     margin = min(r - 1 - excess(r) for r in light_r)  # least eigenvalue of E_LL, at least
     if margin <= 0:
         return False

@@ -371,7 +371,8 @@ class MuchMerger:
         target = self.independent(dep_lvl, absolute)
         hems = [str(h) for h in target.columns]
         sorted_values = np.stack([self._bootstrap(h, n_runs, entropy) for h in hems])
-        factor = _link_factor(target.to_numpy(dtype=float))
+        target_values = target.to_numpy(dtype=float)
+        factor = _link_factor(target_values)
         key = (tuple(hems), n_runs, entropy)
         cached = self._scores.setdefault(key, [])
         self._scores.move_to_end(key)
@@ -384,7 +385,7 @@ class MuchMerger:
             scores = _score_blocks(
                 _standardised(sorted_values.astype(float), hems),
                 factor,
-                target.to_numpy(dtype=float),
+                target_values,
                 entropy,
                 new,
             )
