@@ -182,3 +182,8 @@ def test_perf_json_bad_file(tmp_path):
     path.write_text('{"headers": {}}')
     with pytest.raises(ParseError, match="x.json: expected perf's JSON"):
         read_perf_json(path)
+
+
+def test_no_samples_fold_to_an_empty_spec_table():
+    specs = perf_sample_specs(read_perf_script(text="# nothing\n"))
+    assert specs.empty and {"samples", "period", "image"} <= set(specs.columns)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from perfweave.classes.arrange import ProfileClasses, groups_in_order
 
@@ -47,10 +46,8 @@ def invert(classes: ProfileClasses) -> list[InvertedProfile]:
         return []
     n_classes = len(classes)
     # applications keep their profile-set order within each class (first appearance)
-    first_seen = table.groupby(["class", "app"], sort=False).cumcount() == 0
-    app_rank = pd.Series(np.cumsum(first_seen.to_numpy()), index=table.index)
-    app_rank = app_rank.where(first_seen).groupby([table["class"], table["app"]]).transform("max")
-    order = np.lexsort((app_rank.to_numpy(), table["class"].to_numpy()))
+    app_rank = table.groupby(["class", "app"], sort=False).ngroup().to_numpy()
+    order = np.lexsort((app_rank, table["class"].to_numpy()))
     ordered = table.iloc[order]
     files = ordered["filename"].to_numpy(dtype=object)
     groups = groups_in_order(ordered, ["binary", "class", "app"])

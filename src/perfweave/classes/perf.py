@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfweave.classes._groups import group_ids
 from perfweave.errors import ParseError
 
 # groups: who (comm pid[/tid] [cpu], repeats), time, what ([period] event, repeats), where
@@ -190,21 +191,6 @@ def _basename(values: np.ndarray) -> np.ndarray:
     return np.array([v.rsplit("/", 1)[-1] for v in values], dtype=object)
 
 
-def _group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Group ids of rows by several integer columns, groups in lexicographic key order.
-
-    Folds one column at a time into a dense rank (``rank * n_values + code``, re-ranked),
-    so keys never overflow and no multi-column sort is needed.
-    """
-    rank = np.zeros(len(columns[0]), dtype=np.int64)
-    for col in columns:
-        codes, uniques = pd.factorize(np.asarray(col, dtype=np.int64), sort=True)
-        rank, _ = pd.factorize(rank * len(uniques) + codes, sort=True)
-    order = np.argsort(rank, kind="stable")
-    starts = np.flatnonzero(np.r_[True, np.diff(rank[order]) != 0])
-    return rank, order[starts]
-
-
 def perf_sample_specs(samples: pd.DataFrame, *, by_symbol: bool = False) -> pd.DataFrame:
     """Fold perf samples into spec-table rows (with ``samples`` and ``period`` sums).
 
@@ -238,7 +224,7 @@ def perf_sample_specs(samples: pd.DataFrame, *, by_symbol: bool = False) -> pd.D
     if by_symbol:
         sym_codes, syms = pd.factorize(samples["symbol"], sort=True)
         cols.append(sym_codes)
-    inverse, first = _group_rows(cols)
+    inverse, first = group_ids(cols, lexicographic=True)
     keys = np.column_stack([c[first] for c in cols])
     counts = np.bincount(inverse, minlength=len(first)).astype(np.int64)
     periods = np.zeros(len(first), dtype=np.int64)

@@ -13,9 +13,10 @@ from perfweave.errors import MergeError
 OUTLIER_Z = 3.0
 
 
-def hem_order(subexperiments: Sequence[pd.DataFrame]) -> list[str]:
-    """Distinct HEM names in order of first appearance."""
-    return list(dict.fromkeys(str(c) for s in subexperiments for c in s.columns))
+def check_positive_int(name: str, value: object) -> None:
+    """Raise :class:`MergeError` unless ``value`` is an int (not a bool) >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise MergeError(f"{name} must be a positive integer, got {value!r}")
 
 
 def float_blocks(subexperiments: Sequence[pd.DataFrame]) -> list[tuple[list[str], np.ndarray]]:

@@ -123,21 +123,12 @@ class _ClassCounts:
             pos[last] = pos[c]
         return True
 
-    def remove(self, c: int) -> bool:
-        """Count one pair of class c less; True if c is now uncovered."""
-        self.count[c] -= 1
-        if self.count[c]:
-            return False
-        self.pos[c] = len(self.uncovered)
-        self.uncovered.append(c)
-        return True
-
     def trade(self, out_row: list[int], in_row: list[int], block: list[int], i: int) -> int:
         """Trade the point at ``block[i]`` (classes ``out_row``) for another (``in_row``);
         the change in the number of uncovered classes (``block`` itself is not changed).
 
-        :meth:`remove` then :meth:`add` for every other point of the block, inlined (this
-        is the symmetric search's inner loop)."""
+        One pair less of each old class and one more of each new class, inlined (this is
+        the symmetric search's inner loop)."""
         count, unc, pos = self.count, self.uncovered, self.pos
         delta = 0
         for j, w in enumerate(block):

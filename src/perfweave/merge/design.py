@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import MergeError
+from perfweave.merge._blocks import check_positive_int
 from perfweave.merge._geometry import (
     affine_plane,
     prime_power,
@@ -107,11 +108,6 @@ def _names(hems: int | Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-def _check_pmcs(n_pmcs: int) -> None:
-    if isinstance(n_pmcs, bool) or not isinstance(n_pmcs, int | np.integer) or n_pmcs < 1:
-        raise MergeError(f"n_pmcs must be a positive integer, got {n_pmcs!r}")
-
-
 def _split_anchor(names: tuple[str, ...], anchor: str | None) -> tuple[str, ...]:
     if anchor is None:
         return names
@@ -127,7 +123,7 @@ def hrm_design(hems: int | Sequence[str], n_pmcs: int, anchor: str) -> RunDesign
     smaller (its spare PMCs free).
     """
     names = _names(hems)
-    _check_pmcs(n_pmcs)
+    check_positive_int("n_pmcs", n_pmcs)
     others = _split_anchor(names, anchor)
     if n_pmcs < 2 and others:
         raise MergeError("HRM needs n_pmcs >= 2: one PMC is taken by the anchor")
@@ -462,7 +458,7 @@ def pair_covering_design(
     few more subexperiments.
     """
     names = _names(hems)
-    _check_pmcs(n_pmcs)
+    check_positive_int("n_pmcs", n_pmcs)
     others = _split_anchor(names, anchor)
     k = n_pmcs - (anchor is not None)
     v = len(others)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import MergeError
-from perfweave.merge._blocks import float_blocks, hem_dtypes, keep_mask
+from perfweave.merge._blocks import check_positive_int, float_blocks, hem_dtypes, keep_mask
 from perfweave.merge.correlation import correlation_from_blocks
 from perfweave.merge.independence import check_positive_definite, independent_matrix
 
@@ -229,9 +229,8 @@ def _merge_for(
 
 
 def _check_counts(n_runs: int, n_sims: int) -> None:
-    for name, value in (("n_runs", n_runs), ("n_sims", n_sims)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-            raise MergeError(f"{name} must be a positive integer, got {value!r}")
+    check_positive_int("n_runs", n_runs)
+    check_positive_int("n_sims", n_sims)
     if n_runs < 2:
         raise MergeError("n_runs must be at least 2 to define a correlation")
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import MergeError, ParseError
+from perfweave.merge._blocks import check_positive_int
 from perfweave.merge.codes import code_table_mapping
 
 _CODE = re.compile(r"\d.*")
@@ -161,8 +162,7 @@ def process_raw_experiments(
     silently drops a trailing partial group). The input is never modified.
     """
     frame, source = _read(data)
-    if isinstance(n_pmcs, bool) or not isinstance(n_pmcs, int | np.integer) or n_pmcs < 1:
-        raise MergeError(f"n_pmcs must be a positive integer, got {n_pmcs!r}")
+    check_positive_int("n_pmcs", n_pmcs)
     n_cols = frame.shape[1]
     if n_cols == 0 or n_cols % n_pmcs:
         raise MergeError(
