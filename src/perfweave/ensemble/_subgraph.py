@@ -48,16 +48,17 @@ def subgraph(graph: Graph, keep: np.ndarray) -> tuple[Graph, np.ndarray]:
     compact[kept] = np.arange(len(kept), dtype=INT)
     frames = graph.frames.iloc[kept].reset_index(drop=True)
     order_key = None if graph._order_key is None else np.asarray(graph._order_key)[kept]
+    codes = (graph._code[kept], graph._rank[kept])  # the kept frames' codes, not recomputed
     if graph.is_tree():
         parent = graph.parent[kept]
         new_parent = np.where(parent >= 0, compact[np.maximum(parent, 0)], -1)
-        sub, pos = Graph._new(frames, new_parent, None, order_key)
+        sub, pos = Graph._new(frames, new_parent, None, order_key, codes=codes)
     else:
         child = np.repeat(np.arange(n, dtype=INT), np.diff(graph._parent_ptr))
         parent = graph._parent_idx
         sel = keep[child] & keep[parent]
         edges = (compact[parent[sel]], compact[child[sel]])
-        sub, pos = Graph._new(frames, None, edges, order_key)
+        sub, pos = Graph._new(frames, None, edges, order_key, codes=codes)
     old_to_new = np.full(n, -1, INT)
     old_to_new[kept] = pos
     return sub, old_to_new

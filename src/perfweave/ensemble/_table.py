@@ -19,6 +19,17 @@ from perfweave.errors import ShapeError
 INT = np.int64
 
 
+def profile_positions(
+    df: pd.DataFrame, targets: pd.Index, relabel: dict | None = None
+) -> np.ndarray:
+    """Position in ``targets`` of each row's profile (index level 1, after ``relabel``;
+    -1 if absent), one lookup per distinct profile of the level."""
+    idx = df.index
+    level = idx.levels[1]
+    labels = level if relabel is None else pd.Index([relabel[v] for v in level])
+    return targets.get_indexer(labels)[np.asarray(idx.codes[1], dtype=INT)]
+
+
 def dense_index(n_nodes: int, profiles: Sequence, level: str = "profile") -> pd.MultiIndex:
     """The (node, profile) index of a dense table, built from codes (no sort, no hashing)."""
     p = len(profiles)

@@ -59,16 +59,6 @@ def _tables(ensembles: list[Ensemble], levels: list[str]) -> list[pd.DataFrame]:
     return [e.dataframe.reset_index(level=levels).reset_index(drop=True) for e in ensembles]
 
 
-def _positions(df: pd.DataFrame, targets: pd.Index, relabel: dict | None = None) -> np.ndarray:
-    """Position in ``targets`` of each row's profile (after ``relabel``), vectorised over
-    the distinct profiles of the level."""
-    idx = df.index
-    level = idx.levels[1]
-    labels = level if relabel is None else pd.Index([relabel[v] for v in level])
-    where = targets.get_indexer(labels)
-    return where[np.asarray(idx.codes[1], dtype=INT)]
-
-
 def _concat_index(ensembles: list[Ensemble], levels: list[str], fill: bool = True) -> Ensemble:
     names = {e.profile_level for e in ensembles}
     if len(names) > 1:
@@ -87,7 +77,7 @@ def _concat_index(ensembles: list[Ensemble], levels: list[str], fill: bool = Tru
         _tables(ensembles, levels),
         [np.asarray(e.dataframe.index.get_level_values("node"), dtype=INT) for e in ensembles],
         maps,
-        [_positions(e.dataframe, sorted_ids) for e in ensembles],
+        [_table.profile_positions(e.dataframe, sorted_ids) for e in ensembles],
         list(sorted_ids),
         len(union),
         [f"ensemble #{k}" for k in range(len(ensembles))],
@@ -185,7 +175,7 @@ def _concat_columns(
             [table],
             [np.asarray(e.dataframe.index.get_level_values("node"), dtype=INT)],
             [maps[k]],
-            [_positions(e.dataframe, keys, keymaps[k])],
+            [_table.profile_positions(e.dataframe, keys, keymaps[k])],
             list(keys),
             n,
             [f"ensemble {headers[k]!r}"],

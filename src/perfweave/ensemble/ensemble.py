@@ -259,16 +259,18 @@ class Ensemble:
         return self.to_graphframe(profile)
 
     # ------------------------------------------------------------------ node sets
-    def _restrict(self, keep: np.ndarray, dataframe: pd.DataFrame | None = None) -> Ensemble:
-        """Keep the nodes of ``keep`` (closed over ancestors) in every table."""
+    def _restrict(self, keep: np.ndarray, *, reset_stats: bool = False) -> Ensemble:
+        """Keep the nodes of ``keep`` (closed over ancestors) in every table;
+        ``reset_stats``: start a new statsframe instead of keeping the old one's rows."""
         keep = _subgraph.ancestor_closure(self.graph, keep)
-        df = self.dataframe if dataframe is None else dataframe
         graph, old_to_new = _subgraph.subgraph(self.graph, keep)
-        if graph is self.graph and dataframe is None:
-            return self._replace()
-        df = _remap_nodes(df, old_to_new)
-        stats = _remap_nodes(self.statsframe, old_to_new)
-        return self._replace(graph=graph, dataframe=df, statsframe=stats)
+        new_stats = {"statsframe": None} if reset_stats else {}
+        if graph is self.graph:
+            return self._replace(**new_stats)
+        df = _remap_nodes(self.dataframe, old_to_new)
+        if not reset_stats:
+            new_stats["statsframe"] = _remap_nodes(self.statsframe, old_to_new)
+        return self._replace(graph=graph, dataframe=df, **new_stats)
 
     def intersection(self) -> Ensemble:
         """Only the nodes present in every profile (Thicket's ``intersection``).

@@ -10,7 +10,6 @@ like every perfweave ensemble (absent (node, profile) rows are NaN).
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any
 
@@ -38,11 +37,7 @@ def _default(v: Any) -> Any:
 
 def _records(df: pd.DataFrame) -> list[dict]:
     """Records with NaN/None/NA as null (JSON has no NaN)."""
-    out = df.astype(object).where(df.notna(), None).to_dict("records")
-    return [
-        {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-        for r in out
-    ]
+    return df.astype(object).where(df.notna(), None).to_dict("records")
 
 
 def to_json(ens: Ensemble) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.ensemble import _table
-from perfweave.ensemble.ensemble import Ensemble, new_statsframe
+from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import MetadataError
 
 INT = np.int64
@@ -19,20 +19,13 @@ def intersection(ens: Ensemble) -> Ensemble:
     """Nodes present in every profile (a node is present where its ``name`` is set)."""
     df = ens.dataframe
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
-    prof = _profile_positions(df, ens.metadata.index)
+    prof = _table.profile_positions(df, ens.metadata.index)
     has = _table._row_present(df) & (prof >= 0)
     n, p = len(ens.graph), len(ens.metadata)
     pairs = np.zeros(n * p, bool)
     pairs[node[has] * p + prof[has]] = True
     keep = pairs.reshape(n, p).all(axis=1)
     return ens._restrict(keep)
-
-
-def _profile_positions(df: pd.DataFrame, profiles: pd.Index) -> np.ndarray:
-    """Position in ``profiles`` of each row's profile (-1 if absent), one lookup per
-    distinct profile."""
-    idx = df.index
-    return profiles.get_indexer(idx.levels[1])[np.asarray(idx.codes[1], dtype=INT)]
 
 
 def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
@@ -53,9 +46,7 @@ def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
     mapping = {k: v for k, v in ens.profile_mapping.items() if k in kept}
     sub = ens._replace(dataframe=df, metadata=meta, profile_mapping=mapping)
     present = _table.present_nodes(df, len(ens.graph))
-    out = sub._restrict(present)
-    out.statsframe = new_statsframe(out.graph, out.dataframe)
-    return out
+    return sub._restrict(present, reset_stats=True)
 
 
 def filter_metadata(ens: Ensemble, predicate: Callable[[pd.Series], bool] | Any) -> Ensemble:

@@ -39,11 +39,14 @@ def _check_columns(ens: Ensemble, columns: Sequence[Any] | None) -> list[Any]:
     return columns
 
 
-def _matrix(ens: Ensemble, column: Any) -> np.ndarray | None:
-    """The (nodes, profiles) matrix of a column when the table is dense, else None."""
+def _is_dense(ens: Ensemble) -> bool:
+    """Whether the table has exactly one row per (node, profile), in dense order."""
+    return _table.is_dense(ens.dataframe, len(ens.graph), len(ens.metadata))
+
+
+def _matrix(ens: Ensemble, column: Any) -> np.ndarray:
+    """The (nodes, profiles) matrix of a column of a dense table (see :func:`_is_dense`)."""
     n, p = len(ens.graph), len(ens.metadata)
-    if not _table.is_dense(ens.dataframe, n, p):
-        return None
     return np.asarray(ens.dataframe[column].to_numpy(dtype=float, na_value=np.nan)).reshape(n, p)
 
 
@@ -69,10 +72,10 @@ def compute_stats(
             raise ShapeError(f"percentile {q} is outside [0, 1]")
     out: dict[Any, np.ndarray] = {}
     n = len(ens.graph)
+    dense = _is_dense(ens)
     for col in columns:
-        mat = _matrix(ens, col)
-        if mat is not None:
-            out.update(_dense_stats(col, mat, stats, percentiles))
+        if dense:
+            out.update(_dense_stats(col, _matrix(ens, col), stats, percentiles))
         else:
             out.update(_grouped_stats(ens, col, n, stats, percentiles))
     sf = ens.statsframe.copy(deep=False)
@@ -87,6 +90,7 @@ def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
     valid = ~np.isnan(mat)
     count = valid.sum(axis=1)
     cache: list[np.ndarray] = []
+    var: np.ndarray | None = None
 
     def ordered() -> np.ndarray:  # each row sorted once, NaN last
         if not cache:
@@ -100,10 +104,10 @@ def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
                 v = np.nanmean(mat, axis=1)
             elif s == "median":
                 v = _row_quantiles(ordered(), count, [0.5])[0]
-            elif s == "std":
-                v = np.nanstd(mat, axis=1, ddof=1)
-            elif s == "var":
-                v = np.nanvar(mat, axis=1, ddof=1)
+            elif s in ("std", "var"):  # the variance once for both
+                if var is None:
+                    var = np.nanvar(mat, axis=1, ddof=1)
+                v = np.sqrt(var) if s == "std" else var
             elif s == "min":
                 v = np.nanmin(mat, axis=1)
             elif s == "max":
@@ -165,9 +169,10 @@ def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson")
         raise ShapeError(f"correlation method {method!r}: choose 'pearson' or 'spearman'")
     (metric,) = _check_columns(ens, [metric])
     n, p = len(ens.graph), len(ens.metadata)
-    x = _wide(ens, metric)
+    dense = _is_dense(ens)
+    x = _wide(ens, metric, dense)
     if against in ens.dataframe.columns:
-        y = _wide(ens, _check_columns(ens, [against])[0])
+        y = _wide(ens, _check_columns(ens, [against])[0], dense)
     elif against in ens.metadata.columns:
         vals = pd.to_numeric(ens.metadata[against], errors="coerce").to_numpy(dtype=float)
         if np.isnan(vals).all():
@@ -195,15 +200,14 @@ def _plain(label: Any) -> str:
     return label[-1] if isinstance(label, tuple) else str(label)
 
 
-def _wide(ens: Ensemble, column: Any) -> np.ndarray:
-    mat = _matrix(ens, column)
-    if mat is not None:
-        return mat
+def _wide(ens: Ensemble, column: Any, dense: bool) -> np.ndarray:
+    if dense:
+        return _matrix(ens, column)
     df = ens.dataframe
     if df.index.nlevels > 2:
         raise ShapeError("correlation needs one row per (node, profile); drop rank/thread first")
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
-    pos = ens.metadata.index.get_indexer(df.index.get_level_values(1))
+    pos = _table.profile_positions(df, ens.metadata.index)
     out = np.full((len(ens.graph), len(ens.metadata)), np.nan)
     out[node, pos] = df[column].to_numpy(dtype=float, na_value=np.nan)
     return out
