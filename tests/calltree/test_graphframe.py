@@ -265,3 +265,18 @@ def test_bad_hatchet_json(tmp_path):
     missing = dict(good, exclusive_metrics=["time", "cycles"])
     with pytest.raises(ShapeError, match="metric 'cycles'"):
         pw.GraphFrame.from_json(json.dumps(missing))
+
+
+def test_flamegraph_keeps_an_explicit_metric_even_when_it_is_the_default():
+    gf = pw.GraphFrame.from_literal(
+        [
+            {
+                "frame": {"name": "main"},
+                "metrics": {"time": 1.0, "time (inc)": 3.0},
+                "children": [{"frame": {"name": "f"}, "metrics": {"time": 2.0, "time (inc)": 2.0}}],
+            }
+        ]
+    )
+    gf.default_metric = "time (inc)"
+    assert gf.to_flamegraph().splitlines() == ["main 1", "main;f 2"]
+    assert gf.to_flamegraph(metric="time (inc)").splitlines() == ["main 3", "main;f 2"]

@@ -443,7 +443,7 @@ class GraphFrame:
         """Folded stacks (``root;child;leaf value`` per line) for FlameGraph / speedscope."""
         from perfweave.calltree.writers import to_flamegraph
 
-        return to_flamegraph(self, metric or self.default_metric, name, rank, thread, threshold)
+        return to_flamegraph(self, metric, name, rank, thread, threshold)
 
 
 _FAST_AGG: dict[Any, str] = {

@@ -156,10 +156,11 @@ def flame_metric(gf: GraphFrame, metric: str | None) -> str:
 
 
 def to_flamegraph(
-    gf: GraphFrame, metric: str, name: str, rank: int, thread: int, threshold: float
+    gf: GraphFrame, metric: str | None, name: str, rank: int, thread: int, threshold: float
 ) -> str:
-    """One ``a;b;c value`` line per node with a non-zero value (first parent path in a DAG)."""
-    metric = flame_metric(gf, metric if metric != gf.default_metric else None)
+    """One ``a;b;c value`` line per node with a non-zero value (first parent path in a DAG);
+    ``metric=None``: the exclusive counterpart of the default metric (:func:`flame_metric`)."""
+    metric = flame_metric(gf, metric)
     view = node_view(gf, [name, metric], rank, thread)
     names = np.array([str(x).replace(";", ":") for x in node_names(gf, view, name)], dtype=object)
     vals = (

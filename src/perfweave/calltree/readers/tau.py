@@ -63,7 +63,6 @@ def _metric_dirs(root: Path) -> list[tuple[Path, list[Path]]]:
 @dataclass
 class _Profile:
     metric: str
-    columns: list[str]
     entries: list[tuple[str, list[float], int]]  # (quoted name, values, line number)
 
 
@@ -108,7 +107,7 @@ def _parse_file(path: Path) -> _Profile:
         except ValueError as exc:
             raise ParseError(path, "numbers after the name", line=k + 1, found=lines[k]) from exc
         entries.append((e.group("name"), values, k + 1))
-    return _Profile(metric, ["Calls", "Subrs"], entries)
+    return _Profile(metric, entries)
 
 
 def _metric_name(header: str, first: str) -> str | None:

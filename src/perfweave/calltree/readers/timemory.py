@@ -217,13 +217,13 @@ class _Builder:
                 for k in range(len(children) - 1, -1, -1):
                     stack.append((children[k], up, callpath, f"{here}.children[{k}]"))
                 continue
-            me, path = self._node(node, up, callpath, rank, here)
-            self._row(node, me, metric, labels, rank, here)
+            label = split_label(str(node["prefix"]))  # (name, file, line), parsed once
+            me, path = self._node(node, label[0], up, callpath, rank, here)
+            self._row(node, label, me, metric, labels, rank, here)
             for k in range(len(children) - 1, -1, -1):
                 stack.append((children[k], me, path, f"{here}.children[{k}]"))
 
-    def _node(self, node: dict, up: int, callpath: tuple, rank, here: str):
-        name, _, _ = split_label(str(node["prefix"]))
+    def _node(self, node: dict, name: str, up: int, callpath: tuple, rank, here: str):
         frame = {"type": "region", "name": name}
         if self.per_rank and rank is not None:
             frame["rank"] = _ids(rank, True, "rank", here, self.name)
@@ -237,7 +237,9 @@ class _Builder:
             self.parent.append(up)
         return me, path
 
-    def _row(self, node: dict, me: int, metric: str, labels: Any, rank, here: str) -> None:
+    def _row(
+        self, node: dict, label: tuple, me: int, metric: str, labels: Any, rank, here: str
+    ) -> None:
         try:
             inc_stats = node["inclusive"]["stats"]
             exc_stats = node["exclusive"]["stats"]
@@ -249,7 +251,7 @@ class _Builder:
                 position=here,
                 found=f"missing {exc}",
             ) from exc
-        name, file, line = split_label(str(node["prefix"]))
+        name, file, line = label
         thread = _ids(node.get("tid"), False, "thread", here, self.name)
         if thread is not None and thread != 0:
             self.has_threads = True
