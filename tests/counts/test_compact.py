@@ -260,3 +260,11 @@ def test_non_utf8_compact_file_is_a_parse_error(tmp_path):
     p.write_bytes(GOOD.encode().replace(b"Datatype size: 4", b"Datatype size: \xff"))
     with pytest.raises(ParseError, match="UTF-8 text"):
         read_compact(p)
+
+
+def test_parse_compact_reads_cr_line_ends_as_read_compact_does():
+    text = (expected("alltoallv_c") / "send-counters.job0.rank0.txt").read_text()
+    plain = parse_compact(text)
+    for ends in ("\r\n", "\r"):
+        other = parse_compact(text.replace("\n", ends))
+        assert [b.counts for b in other.blocks] == [b.counts for b in plain.blocks]

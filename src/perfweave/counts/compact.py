@@ -124,12 +124,10 @@ def read_compact(path: str | os.PathLike[str], kind: str | None = None) -> Compa
         kind = match.group(1)
     try:
         # bytes then decode: several times faster than read_text, whose newline translation
-        # costs more than the decoding; CR line ends (as it would) are translated here
+        # costs more than the decoding; parse_compact translates CR line ends
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
     cf = parse_compact(text, path=str(p), kind=kind)
     if match:
         cf.job, cf.rank = int(match.group(2)), int(match.group(3))
@@ -138,8 +136,8 @@ def read_compact(path: str | os.PathLike[str], kind: str | None = None) -> Compa
 
 def parse_compact(text: str, *, path: str = "<string>", kind: str | None = None) -> CompactFile:
     """Parse the text of a compact count file (see :func:`read_compact`)."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n")
+    if "\r" in text:  # CRLF or CR line ends, as universal newlines would read them
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     out = CompactFile(path=path, kind=kind, job=None, rank=None)
     gaps: set[str] = set()

@@ -38,7 +38,7 @@ _CALL_HEADER = re.compile(r"^# Call (\S*)[ \t]*$", re.MULTILINE)
 
 def _read(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8").replace("\r\n", "\n")
+        return path.read_text(encoding="utf-8")  # universal newlines: CR ends become \n
     except UnicodeDecodeError as exc:
         raise ParseError(str(path), "UTF-8 text", position=exc.start) from None
 

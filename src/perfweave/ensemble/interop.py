@@ -15,7 +15,7 @@ import pandas as pd
 from perfweave.calltree.graph import Graph
 from perfweave.ensemble import _table
 from perfweave.ensemble.build import _sort_order
-from perfweave.ensemble.ensemble import Ensemble, new_statsframe
+from perfweave.ensemble.ensemble import Ensemble, _is_missing, new_statsframe
 from perfweave.errors import ShapeError, require
 
 INT = np.int64
@@ -31,7 +31,7 @@ def _hatchet_graph(graph: Graph):
     records = graph.frames.to_dict("records")
     depth = graph.depth
     nodes = [
-        HNode(HFrame({k: v for k, v in rec.items() if not _missing(v)}), hnid=i, depth=int(d))
+        HNode(HFrame({k: v for k, v in rec.items() if not _is_missing(v)}), hnid=i, depth=int(d))
         for i, (rec, d) in enumerate(zip(records, depth))
     ]
     child = np.repeat(np.arange(len(graph), dtype=INT), np.diff(graph._parent_ptr))
@@ -40,13 +40,6 @@ def _hatchet_graph(graph: Graph):
         nodes[c].add_parent(nodes[p])
     hgraph = HGraph([nodes[r] for r in graph.root_ids.tolist()], graph.node_ordering)
     return hgraph, np.array(nodes + [None], dtype=object)[:-1]
-
-
-def _missing(v: Any) -> bool:
-    try:
-        return bool(pd.isna(v))
-    except (TypeError, ValueError):
-        return False
 
 
 def to_thicket(ens: Ensemble):
