@@ -31,33 +31,29 @@ def row_layout(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
 
 
 def subgraph_sums(graph, df: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
-    """Inclusive sum of each column, per row of ``df``.
-
-    Every column's values and presence counts are laid side by side in one (node x
-    2 * columns * k) matrix, so the graph is walked once for all of them (each column is
-    still added up in the same order as on its own).
-    """
+    """Inclusive sum of each column, per row of ``df`` (a DAG's reachable sets are found
+    once for all columns)."""
     n = len(graph)
     node, combo, k = row_layout(df)
-    parts = []
+    reach = None if graph.is_tree() else [_dag.descendants(graph, v) for v in range(n)]
+    out = {}
     for col in columns:
         values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
         ok = ~np.isnan(values)
         flat = node[ok] * k + combo[ok]
-        parts.append(np.bincount(flat, weights=values[ok], minlength=n * k).reshape(n, k))
-        parts.append(np.bincount(flat, minlength=n * k).astype(float).reshape(n, k))
-    stacked = np.hstack(parts) if parts else np.zeros((n, 0))
-    if graph.is_tree():
-        summed = _up_sum(graph, stacked)
-    else:
-        summed = np.zeros_like(stacked)
-        for v in range(n):
-            summed[v] = stacked[_dag.descendants(graph, v)].sum(axis=0)
-    out = {}
-    for i, col in enumerate(columns):
-        total = summed[:, 2 * i * k : (2 * i + 1) * k]
-        count = summed[:, (2 * i + 1) * k : (2 * i + 2) * k]
-        out[col] = np.where(count > 0, total, np.nan)[node, combo]
+        dense = np.bincount(flat, weights=values[ok], minlength=n * k).reshape(n, k)
+        present = np.bincount(flat, minlength=n * k).astype(float).reshape(n, k)
+        if reach is None:
+            total = _up_sum(graph, dense)
+            count = _up_sum(graph, present)
+        else:
+            total = np.zeros((n, k))
+            count = np.zeros((n, k))
+            for v, below in enumerate(reach):
+                total[v] = dense[below].sum(axis=0)
+                count[v] = present[below].sum(axis=0)
+        result = np.where(count > 0, total, np.nan)
+        out[col] = result[node, combo]
     return out
 
 
