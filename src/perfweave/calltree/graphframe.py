@@ -202,7 +202,8 @@ class GraphFrame:
     def _row_mask(self, predicate) -> np.ndarray:
         df = self.dataframe
         if isinstance(predicate, str):
-            return query.parse(predicate).mask(df)
+            parsed = query.parse(predicate)
+            return parsed.mask(df, self._root_rows() if parsed.has_share else None)
         if isinstance(predicate, (np.ndarray, pd.Series, list)) and not callable(predicate):
             if isinstance(predicate, list) and not all(
                 isinstance(x, (bool, np.bool_)) for x in predicate
@@ -221,6 +222,12 @@ class GraphFrame:
         raise QueryError(
             f"filter takes a callable, a query string or a boolean mask, not {type(predicate).__name__}"
         )
+
+    def _root_rows(self) -> np.ndarray:
+        """Boolean mask of the rows whose node is a root of the graph."""
+        is_root = np.zeros(len(self.graph), bool)
+        is_root[self.graph.root_ids] = True
+        return is_root[self.node_ids()]
 
     def squash(self, update_inclusive_columns: bool = True) -> GraphFrame:
         """Restrict the graph to the nodes that have rows (Hatchet's ``squash``).

@@ -4,13 +4,18 @@ Grammar (case-insensitive keywords)::
 
     query      := or ;  or := and ("or" and)* ;  and := not ("and" not)*
     not        := "not" not | "(" query ")" | comparison
-    comparison := column op value
+    comparison := column op value | column numop number "%"
     column     := identifier | `any column name in backticks`
-    op         := < <= > >= == != | =~ (regex search) | !~ (no regex match)
+    op         := numop | =~ (regex search) | !~ (no regex match)
+    numop      := < <= > >= == !=
     value      := number | 'string' | "string"
 
+``number %`` (whitespace allowed before ``%``) is a share of the total: X % of the sum of
+that numeric column over the rows of root nodes, taken per rank/thread combination when
+the frame has such index levels (each row is compared with its own combination's total).
+
 Examples: ``"time (inc)" `` cannot be written bare, so ```time (inc)` > 1e6``;
-``name =~ '^MPI_' and time > 0.5``; ``not (name == 'main')``.
+``name =~ '^MPI_' and time > 0.5``; ``not (name == 'main')``; ```time (inc)` >= 5 %``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ _TOKEN = re.compile(
     | (?P<col>`[^`]+`)
     | (?P<op><=|>=|==|!=|=~|!~|<|>)
     | (?P<paren>[()])
+    | (?P<pct>%)
     | (?P<word>[A-Za-z_][\w.#:@-]*)
     )""",
     re.VERBOSE,
@@ -129,16 +135,38 @@ class Query:
             value: object = float(val.text)
         else:
             value = re.sub(r"\\(.)", r"\1", val.text[1:-1])
+        share = self._share(op, val)
         if op in ("=~", "!~"):
             if not isinstance(value, str):
-                raise QueryError(f"query {self.text!r}: {op} needs a quoted regular expression")
+                raise QueryError(
+                    f"query {self.text!r}: {op} needs a quoted regular expression "
+                    f"at position {val.pos}"
+                )
             try:
                 re.compile(value)
             except re.error as exc:
                 raise QueryError(
                     f"query {self.text!r}: bad regular expression {value!r}: {exc}"
                 ) from exc
-        return ("cmp", column, op, value, col.pos)
+        return ("cmp", column, op, value, col.pos, share)
+
+    def _share(self, op: str, val: _Tok) -> bool:
+        """Consume a ``%`` after the value; only a number in a numeric comparison takes one."""
+        t = self._peek()
+        if t is None or t.kind != "pct":
+            return False
+        if op in ("=~", "!~") or val.kind != "num":
+            raise QueryError(
+                f"query {self.text!r}: unexpected '%' at position {t.pos}: a share needs "
+                f"a number compared with < <= > >= == !="
+            )
+        self._i += 1
+        return True
+
+    @property
+    def has_share(self) -> bool:
+        """True when some comparison is a share (``number %``), which needs root rows."""
+        return any(t.kind == "pct" for t in self._toks)
 
     def _next(self, what: str, kinds: tuple[str, ...]) -> _Tok:
         t = self._peek()
@@ -149,26 +177,38 @@ class Query:
         return t
 
     # -- evaluation
-    def mask(self, df: pd.DataFrame) -> np.ndarray:
-        return np.asarray(self._eval(self._tree, df), dtype=bool)
+    def mask(self, df: pd.DataFrame, root_rows: np.ndarray | None = None) -> np.ndarray:
+        """Boolean row mask over ``df``.
 
-    def _eval(self, node, df: pd.DataFrame) -> np.ndarray:
+        ``root_rows`` (a boolean mask: the rows whose node is a root) is needed by shares
+        (``number %``) and ignored otherwise.
+        """
+        if root_rows is not None:
+            root_rows = np.asarray(root_rows, dtype=bool)
+            if root_rows.shape != (len(df),):
+                raise QueryError(
+                    f"query {self.text!r}: root_rows has shape {root_rows.shape}, "
+                    f"expected ({len(df)},)"
+                )
+        return np.asarray(self._eval(self._tree, df, root_rows), dtype=bool)
+
+    def _eval(self, node, df: pd.DataFrame, roots: np.ndarray | None) -> np.ndarray:
         kind = node[0]
         if kind == "or":
-            return self._eval(node[1], df) | self._eval(node[2], df)
+            return self._eval(node[1], df, roots) | self._eval(node[2], df, roots)
         if kind == "and":
-            return self._eval(node[1], df) & self._eval(node[2], df)
+            return self._eval(node[1], df, roots) & self._eval(node[2], df, roots)
         if kind == "not":
-            return ~self._eval(node[1], df)
-        _, column, op, value, pos = node
+            return ~self._eval(node[1], df, roots)
+        _, column, op, value, pos, share = node
+        if share:
+            return self._share_mask(df, roots, column, op, value, pos)
         if column in df.columns:
             series = df[column]
         elif column in df.index.names:
             series = pd.Series(df.index.get_level_values(column), index=df.index)
         else:
-            raise QueryError(
-                f"query {self.text!r}: no column {column!r} (position {pos}); columns: {', '.join(map(str, df.columns))}"
-            )
+            raise self._no_column(df, column, pos)
         if op in ("=~", "!~"):
             found = series.astype(str).str.contains(value, regex=True).to_numpy(dtype=bool)
             return found if op == "=~" else ~found
@@ -177,6 +217,49 @@ class Query:
             with np.errstate(invalid="ignore"):
                 return _COMPARE[op](numeric, value)
         return _COMPARE[op](series.astype(str).to_numpy(), value)
+
+    def _no_column(self, df: pd.DataFrame, column: str, pos: int) -> QueryError:
+        return QueryError(
+            f"query {self.text!r}: no column {column!r} (position {pos}); "
+            f"columns: {', '.join(map(str, df.columns))}"
+        )
+
+    def _share_mask(
+        self, df: pd.DataFrame, roots: np.ndarray | None, column: str, op: str, pct: float, pos: int
+    ) -> np.ndarray:
+        """``column op pct %`` of the roots' total, per rank/thread combination."""
+        if roots is None:
+            raise QueryError(
+                f"query {self.text!r}: the share ({pct:g} %) in the comparison at position "
+                f"{pos} needs a graph (the root rows); use GraphFrame.filter"
+            )
+        if column not in df.columns:
+            if column in df.index.names:
+                raise QueryError(
+                    f"query {self.text!r}: a share needs a numeric column, not the index "
+                    f"level {column!r} (position {pos})"
+                )
+            raise self._no_column(df, column, pos)
+        series = df[column]
+        if not pd.api.types.is_numeric_dtype(series.dtype):
+            raise QueryError(
+                f"query {self.text!r}: a share needs a numeric column; {column!r} "
+                f"(position {pos}) has dtype {series.dtype}"
+            )
+        values = series.to_numpy(dtype=float, na_value=np.nan)
+        with np.errstate(invalid="ignore"):
+            return _COMPARE[op](values, _root_totals(df, values, roots) * (pct / 100))
+
+
+def _root_totals(df: pd.DataFrame, values: np.ndarray, roots: np.ndarray) -> np.ndarray | float:
+    """Sum of ``values`` over root rows (NaN skipped): one number, or per row the total of
+    the row's rank/thread combination when ``df`` has index levels besides ``node``."""
+    weights = np.where(roots & ~np.isnan(values), values, 0.0)
+    levels = [n for n in df.index.names if n != "node"]
+    if not levels:
+        return float(weights.sum())
+    groups = df.groupby(level=levels, sort=False, dropna=False).ngroup().to_numpy()
+    return np.bincount(groups, weights=weights)[groups]
 
 
 def parse(text: str) -> Query:
