@@ -1,0 +1,38 @@
+// Bundle each widget entry (src/<widget>.js + its CSS) into one ESM file in the Python
+// package, which anywidget loads from a blob: URL (so a bundle imports nothing).
+// `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
+import { build } from "esbuild";
+import { readFileSync, writeFileSync, copyFileSync } from "node:fs";
+
+const ENTRIES = ["explorer"];
+const OUT = "../src/perfweave/widgets/static";
+const check = process.argv.includes("--check");
+let stale = [];
+
+for (const name of ENTRIES) {
+  const result = await build({
+    entryPoints: [`src/${name}.js`],
+    bundle: true,
+    format: "esm",
+    target: "es2020",
+    minify: false,
+    legalComments: "none",
+    write: false,
+  });
+  const js = result.outputFiles[0].text;
+  const css = readFileSync(`src/${name}.css`, "utf8");
+  const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
+  for (const [path, text] of targets) {
+    if (check) {
+      let current = "";
+      try { current = readFileSync(path, "utf8"); } catch { /* missing counts as stale */ }
+      if (current !== text) stale.push(path);
+    } else {
+      writeFileSync(path, text);
+    }
+  }
+}
+if (check && stale.length) {
+  console.error(`stale bundles (run npm run build in js/): ${stale.join(", ")}`);
+  process.exit(1);
+}

@@ -1,0 +1,21 @@
+// DOM helpers: every name that reaches the page is set as text, never as markup.
+
+/** Create an element with classes, attributes and text content. */
+export function h(tag, { cls, text, attrs, title } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  if (title !== undefined) node.title = title;
+  if (attrs) for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const child of children) node.append(child);
+  return node;
+}
+
+/** A button that runs `onClick`; its label is text. */
+export function button(label, onClick, { cls = "", title, action } = {}) {
+  const b = h("button", { cls: `pw-btn ${cls}`.trim(), text: label, title });
+  b.type = "button";
+  if (action) b.dataset.action = action;
+  b.addEventListener("click", onClick);
+  return b;
+}

@@ -1,0 +1,36 @@
+// Number formatting: compact for cells, exact for tooltips.
+
+/** Exact text of a value as Python holds it (int64 as BigInt, float64 shortest repr). */
+export function exact(v) {
+  if (typeof v === "bigint") return v.toString();
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Infinity) return "inf";
+  if (v === -Infinity) return "-inf";
+  return String(v);
+}
+
+const SUFFIX = ["", "k", "M", "G", "T", "P", "E"];
+
+/** Short text for a cell: 3 significant digits with a k/M/G suffix. */
+export function compact(v) {
+  if (typeof v === "bigint") {
+    if (v > -10000n && v < 10000n) return v.toString();
+    v = Number(v);
+  }
+  if (Number.isNaN(v)) return "–";
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a < 1e-3) return v.toExponential(2);
+  if (a < 1000) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
+  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
+  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
+}
+
+/** Percent of a total, or "" when the total is not usable. */
+export function percent(v, total) {
+  const x = Number(v);
+  if (!total || !Number.isFinite(x)) return "";
+  const p = (100 * x) / total;
+  return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
+}

@@ -1,0 +1,77 @@
+"""Transform steps of the calltree explorer: filter, squash, focus, drop.
+
+Each step is data (a kind and its arguments), never code. :func:`replay` applies a list
+of steps to a GraphFrame or Ensemble with the core's own operations, so
+``replay(original, explorer.history)`` gives the frame the explorer shows. Node ids in a
+step refer to the frame that step was applied to (the previous step's result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.ensemble.ensemble import Ensemble
+from perfweave.errors import GraphError, QueryError
+
+Frame = GraphFrame | Ensemble
+
+
+@dataclass(frozen=True)
+class Step:
+    """One transform: ``kind`` is filter, squash, focus or drop."""
+
+    kind: str
+    query: str | None = None
+    node: int | None = None
+    name: str | None = None
+    subtree: bool = True
+    squash: bool = True
+
+    @property
+    def label(self) -> str:
+        if self.kind == "filter":
+            return f"filter {self.query}" + ("" if self.squash else " (no squash)")
+        if self.kind == "squash":
+            return "squash"
+        if self.kind == "focus":
+            return f"focus {self.name}"
+        what = "subtree" if self.subtree else "node"
+        return f"drop {what} {self.name}"
+
+    def apply(self, data: Frame) -> Frame:
+        if self.kind == "filter":
+            return data.filter(self.query, squash=self.squash)
+        if self.kind == "squash":
+            return data.squash()
+        if self.kind in ("focus", "drop"):
+            return data.filter(_node_mask(data, self))
+        raise QueryError(f"unknown transform step {self.kind!r}")
+
+
+def _node_mask(data: Frame, step: Step) -> np.ndarray:
+    graph = data.graph
+    if step.node is None or not 0 <= step.node < len(graph):
+        raise GraphError(f"no node {step.node} in a graph of {len(graph)} nodes")
+    chosen = np.zeros(len(graph), bool)
+    chosen[graph.subtree(step.node) if step.kind == "focus" or step.subtree else step.node] = True
+    node = np.asarray(data.dataframe.index.get_level_values("node"), dtype=np.int64)
+    keep = chosen[node]
+    return keep if step.kind == "focus" else ~keep
+
+
+def replay(data: Frame, steps: Sequence[Step]) -> Frame:
+    """Apply ``steps`` in order to ``data`` (which is not changed)."""
+    for step in steps:
+        data = step.apply(data)
+    return data
+
+
+def as_records(steps: Sequence[Step]) -> list[dict[str, Any]]:
+    """Steps as plain dicts (for display and JSON)."""
+    keys = ("kind", "query", "node", "name", "subtree", "squash")
+    return [{k: getattr(s, k) for k in keys} | {"label": s.label} for s in steps]

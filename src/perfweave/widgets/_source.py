@@ -1,0 +1,215 @@
+"""What the explorer shows, taken from a GraphFrame, an Ensemble or a pair to compare.
+
+A :class:`Source` gives per-node values of the shown columns (one array over the graph's
+nodes, in the column's own dtype where it is exact), the totals bars are drawn against,
+and, for an ensemble, each node's values across profiles. The explorer never looks at a
+GraphFrame or Ensemble directly, so the three modes share every other line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.ensemble.ensemble import Ensemble
+from perfweave.errors import GraphError, ShapeError
+
+INT = np.int64
+STATS = ("mean", "median", "min", "max", "std", "var")
+
+
+@dataclass(frozen=True)
+class Column:
+    """A shown column: its key in the frame, header label and how bars are drawn."""
+
+    key: str
+    label: str
+    kind: str  # "inc", "exc", "value", "diff"
+    scale_key: str  # the column whose total a bar is relative to
+
+    def spec(self, total: float) -> dict[str, Any]:
+        return {"key": self.key, "label": self.label, "kind": self.kind, "total": total}
+
+
+def as_core(data: Any) -> GraphFrame | Ensemble:
+    """A perfweave GraphFrame/Ensemble, converting llnl-hatchet/llnl-thicket objects."""
+    if isinstance(data, (GraphFrame, Ensemble)):
+        return data
+    kind = type(data).__module__.split(".")[0]
+    if kind == "hatchet":
+        return GraphFrame.from_hatchet(data)
+    if kind == "thicket":
+        return Ensemble.from_thicket(data)
+    raise ShapeError(
+        "CalltreeExplorer shows a perfweave GraphFrame or Ensemble (or an llnl-hatchet "
+        f"GraphFrame / llnl-thicket Thicket), not {type(data).__name__}"
+    )
+
+
+def node_ids(data: GraphFrame | Ensemble) -> np.ndarray:
+    return np.asarray(data.dataframe.index.get_level_values("node"), dtype=INT)
+
+
+def check_nonempty(data: GraphFrame | Ensemble) -> None:
+    if len(data.graph) == 0 or len(data.dataframe) == 0:
+        raise GraphError("the frame has no nodes or no rows: there is nothing to explore")
+
+
+def per_node(df: pd.DataFrame, column: Any, n: int) -> np.ndarray:
+    """One value of ``column`` per graph node: the mean over ranks/threads/profiles.
+
+    Integer columns of a one-row-per-node table stay int64 (exact); nodes without a row
+    get NaN (which makes the column float).
+    """
+    series = df[column]
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(
+        series.dtype
+    ):
+        raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
+    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+    if df.index.nlevels == 1 and not pd.Series(node).duplicated().any():
+        if len(node) == n and series.dtype.kind in "iu" and np.array_equal(node, np.arange(n)):
+            return series.to_numpy(dtype=np.int64)
+        out = np.full(n, np.nan)
+        out[node] = series.to_numpy(dtype=float, na_value=np.nan)
+        return out
+    vals = series.to_numpy(dtype=float, na_value=np.nan)
+    ok = ~np.isnan(vals)
+    sums = np.bincount(node[ok], weights=vals[ok], minlength=n)
+    counts = np.bincount(node[ok], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def total(values: np.ndarray, roots: np.ndarray, exclusive: bool) -> float:
+    """What a bar is relative to: the sum over all nodes (exclusive) or over the roots."""
+    v = np.asarray(values, dtype=float)
+    v = v if exclusive else v[roots]
+    finite = v[np.isfinite(v)]
+    return float(np.abs(finite).sum()) if len(finite) else 0.0
+
+
+def inclusive_name(metric: str) -> str:
+    return metric[: -len(" (exc)")] if metric.endswith(" (exc)") else f"{metric} (inc)"
+
+
+def side_name(metric: str, side: str) -> str:
+    """``time`` -> ``time [a]``, ``time (inc)`` -> ``time [a] (inc)`` (so the inclusive name
+    of the a-side exclusive column is the a-side inclusive column)."""
+    if metric.endswith(" (inc)"):
+        return f"{metric[: -len(' (inc)')]} [{side}] (inc)"
+    return f"{metric} [{side}]"
+
+
+def compare_frame(a: GraphFrame, b: GraphFrame) -> GraphFrame:
+    """``a - b`` on the union graph, carrying each side's own values as extra metrics."""
+    a, b = a.copy(), b.copy()
+    a.unify(b)
+    diff = a - b
+    metrics = list(dict.fromkeys(a.exc_metrics + a.inc_metrics))
+    idx = diff.dataframe.index
+    df = diff.dataframe.copy()
+    for side, frame in (("a", a), ("b", b)):
+        side_df = frame.dataframe.reindex(idx)
+        for m in metrics:
+            df[side_name(m, side)] = pd.to_numeric(side_df[m], errors="coerce").fillna(0.0)
+    out = diff._derive(diff.graph, df)
+    out.exc_metrics = a.exc_metrics + [side_name(m, s) for s in "ab" for m in a.exc_metrics]
+    out.inc_metrics = a.inc_metrics + [side_name(m, s) for s in "ab" for m in a.inc_metrics]
+    return out
+
+
+def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
+    metrics = list(dict.fromkeys(list(data.inc_metrics) + list(data.exc_metrics)))
+    if compare:
+        base = [m for m in metrics if "[a]" not in m and "[b]" not in m]
+        inc = [m for m in base if m in data.inc_metrics]
+        return inc or base
+    if isinstance(data, Ensemble):
+        metrics = [m for m in metrics if m in data.performance_cols] or data.performance_cols
+    return metrics
+
+
+def columns_for(
+    data: GraphFrame | Ensemble, metrics: Sequence[str], compare: bool, stat: str
+) -> list[Column]:
+    """The shown columns for ``metrics`` in each mode."""
+    table = data.dataframe.columns
+    cols: list[Column] = []
+    for m in metrics:
+        if m not in table:
+            shown = ", ".join(map(str, list(table)[:20]))
+            raise ShapeError(f"no metric column {m!r} in the frame; its columns are: {shown}")
+        kind = "exc" if m in data.exc_metrics else "inc" if m in data.inc_metrics else "value"
+        if compare:
+            a, b = side_name(m, "a"), side_name(m, "b")
+            cols += [
+                Column(a, f"{m} [a]", kind, a),
+                Column(b, f"{m} [b]", kind, b),
+                Column(m, f"Δ {m} (a − b)", "diff", a),
+            ]
+        elif isinstance(data, Ensemble):
+            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind, f"{m}_{stat}"))
+        else:
+            cols.append(Column(m, m, kind, m))
+    return cols
+
+
+def node_table(data: GraphFrame | Ensemble, columns: Sequence[Column]) -> dict[str, np.ndarray]:
+    """Per-node values of every shown column (and of the columns bars scale against)."""
+    n = len(data.graph)
+    keys = list(dict.fromkeys([c.key for c in columns] + [c.scale_key for c in columns]))
+    if isinstance(data, Ensemble):
+        return {k: _stat_column(data, k, n) for k in keys}
+    return {k: per_node(data.dataframe, k, n) for k in keys}
+
+
+def _stat_column(ens: Ensemble, key: str, n: int) -> np.ndarray:
+    metric, _, stat = key.rpartition("_")
+    if key not in ens.statsframe.columns:
+        ens.stats([metric], stats=[stat])
+    col = ens.statsframe[key]
+    node = np.asarray(ens.statsframe.index.get_level_values("node"), dtype=INT)
+    out = np.full(n, np.nan)
+    out[node] = col.to_numpy(dtype=float, na_value=np.nan)
+    return out
+
+
+def profile_matrix(ens: Ensemble, metric: str) -> np.ndarray:
+    """(nodes, profiles) values of ``metric``: the mean over ranks/threads; NaN if absent."""
+    df = ens.dataframe
+    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+    prof_codes = pd.Index(ens.profiles).get_indexer(df.index.get_level_values(1))
+    vals = df[metric].to_numpy(dtype=float, na_value=np.nan)
+    n, p = len(ens.graph), len(ens.profiles)
+    ok = ~np.isnan(vals) & (prof_codes >= 0)
+    flat = node[ok] * p + prof_codes[ok]
+    sums = np.bincount(flat, weights=vals[ok], minlength=n * p)
+    counts = np.bincount(flat, minlength=n * p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan).reshape(n, p)
+
+
+def profile_categories(ens: Ensemble, color_by: str | None) -> tuple[np.ndarray, list[str]]:
+    """Category code of each profile for a metadata column, and the category names."""
+    p = len(ens.profiles)
+    if color_by is None:
+        return np.zeros(p, np.int32), []
+    if color_by not in ens.metadata.columns:
+        raise ShapeError(
+            f"no metadata column {color_by!r}; columns: {', '.join(map(str, ens.metadata.columns))}"
+        )
+    codes, names = pd.factorize(ens.metadata[color_by].astype(str), sort=True)
+    return codes.astype(np.int32), [str(x) for x in names]
+
+
+def names_of(data: GraphFrame | Ensemble) -> np.ndarray:
+    """Each graph node's name as text (the frame's ``name``, else its first attribute)."""
+    frames = data.graph.frames
+    col = "name" if "name" in frames.columns else frames.columns[0]
+    return frames[col].astype(str).to_numpy(dtype=object)

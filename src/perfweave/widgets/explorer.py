@@ -1,0 +1,563 @@
+"""CalltreeExplorer: a collapsible calltree table with search, filter/squash and history.
+
+The explorer is a thin view over a GraphFrame or Ensemble (or ``a - b`` of two frames).
+Python holds the whole tree; the browser holds only the rows in view and asks for more as
+it scrolls (``rows``), and for every action a person takes (``toggle``, ``sort``,
+``search``, ``filter`` ...). Each action is also a Python method, so a notebook can script
+the widget and tests can drive it without a browser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import traitlets
+
+from perfweave.calltree.graph import Node
+from perfweave.ensemble.ensemble import Ensemble
+from perfweave.errors import GraphError, QueryError, ShapeError
+from perfweave.widgets import _source
+from perfweave.widgets._base import Reply, WidgetBase, static_file
+from perfweave.widgets._history import Step, as_records, replay
+from perfweave.widgets._rows import TreeRows
+from perfweave.widgets._transport import pack
+
+#: search matches up to this many get their paths expanded at once (beyond: the current one)
+EXPAND_MATCHES = 10_000
+#: most rows one request may ask for
+MAX_WINDOW = 1_000
+
+EXPANDED, MATCH, SELECTED, CURRENT, PARENT = 1, 2, 4, 8, 16
+
+
+class CalltreeExplorer(WidgetBase):
+    """Explore a calltree: expand, sort, search, filter/squash, focus, drop, undo, select.
+
+    ``data``: a perfweave GraphFrame or Ensemble (or an llnl-hatchet GraphFrame /
+    llnl-thicket Thicket). ``metrics``: the columns shown (default: the inclusive then the
+    exclusive metrics). ``compare``: a second GraphFrame; the explorer then shows
+    ``data - compare`` on the union tree beside each side's values. For an ensemble,
+    ``stat`` is the statistic shown per node, ``glyph_metric`` the metric whose spread
+    across profiles is drawn, and ``color_by`` a metadata column colouring the profiles.
+    """
+
+    _esm = static_file("explorer.js")
+    _css = static_file("explorer.css")
+
+    mode = traitlets.Unicode("frame").tag(sync=True)
+    columns = traitlets.List().tag(sync=True)
+    sort_column = traitlets.Unicode("").tag(sync=True)
+    sort_descending = traitlets.Bool(True).tag(sync=True)
+    row_count = traitlets.Int(0).tag(sync=True)
+    node_count = traitlets.Int(0).tag(sync=True)
+    search_state = traitlets.Dict().tag(sync=True)
+    history_labels = traitlets.List().tag(sync=True)
+    selected_count = traitlets.Int(0).tag(sync=True)
+    glyph = traitlets.Dict().tag(sync=True)
+    height = traitlets.Int(460).tag(sync=True)
+    #: bumped whenever the rows change on the Python side; the browser then asks again
+    view_version = traitlets.Int(0).tag(sync=True)
+
+    _actions: ClassVar[dict[str, str]] = {
+        "rows": "_on_rows",
+        "toggle": "_on_toggle",
+        "expand_all": "_on_expand_all",
+        "sort": "_on_sort",
+        "search": "_on_search",
+        "search_step": "_on_search_step",
+        "filter": "_on_filter",
+        "squash": "_on_squash",
+        "undo": "_on_undo",
+        "focus": "_on_focus",
+        "drop": "_on_drop",
+        "select": "_on_select",
+    }
+
+    def __init__(
+        self,
+        data: Any,
+        metrics: Sequence[str] | None = None,
+        *,
+        compare: Any = None,
+        stat: str = "mean",
+        glyph_metric: str | None = None,
+        color_by: str | None = None,
+        hot_levels: int = 4,
+        height: int = 460,
+    ) -> None:
+        data = _source.as_core(data)
+        _source.check_nonempty(data)
+        if compare is not None:
+            other = _source.as_core(compare)
+            if isinstance(data, Ensemble) or isinstance(other, Ensemble):
+                raise ShapeError("compare mode takes two GraphFrames, not ensembles")
+            _source.check_nonempty(other)
+            data = _source.compare_frame(data, other)
+        if stat not in _source.STATS:
+            raise ShapeError(f"unknown statistic {stat!r}; choose from {', '.join(_source.STATS)}")
+        if isinstance(data, Ensemble):
+            data = data.copy()
+        self._compare = compare is not None
+        self._stat = stat
+        self._hot_levels = hot_levels
+        self._metrics = list(metrics) if metrics is not None else None
+        self._glyph_metric = glyph_metric
+        self._color_by = color_by
+        self._original = data
+        self._steps: list[Step] = []
+        self._stack: list[tuple[Any, TreeRows, dict]] = []
+        self._viewport = (0, 100)
+        mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
+        super().__init__(mode=mode, height=height)
+        self._show(data)
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def graphframe(self) -> Any:
+        """The frame shown now (after filters, squashes, focus and drops)."""
+        return self._data
+
+    @property
+    def original(self) -> Any:
+        """The frame the explorer was opened on (``replay(original, history)`` is
+        :attr:`graphframe`)."""
+        return self._original
+
+    @property
+    def history(self) -> list[Step]:
+        """The transform steps applied so far, in order."""
+        return list(self._steps)
+
+    @property
+    def selection(self) -> pd.DataFrame:
+        """The dataframe rows of the selected nodes."""
+        df = self._data.dataframe
+        node = _source.node_ids(self._data)
+        return df[self._selected[node]]
+
+    @property
+    def selected_nodes(self) -> list[int]:
+        return np.flatnonzero(self._selected).tolist()
+
+    def visible_rows(self) -> pd.DataFrame:
+        """The rows the table shows now, top to bottom (node, name, depth, columns)."""
+        vids = self._rows.visible()
+        nodes = self._rows.node[vids]
+        out = {
+            "node": nodes,
+            "name": self._names[nodes],
+            "depth": self._rows.depth[vids],
+            "expanded": self._rows.expanded[vids],
+        }
+        for c in self._columns:
+            out[c.key] = self._table[c.key][nodes]
+        return pd.DataFrame(out)
+
+    # ------------------------------------------------------------------ actions (Python)
+    def expand(self, node: Any, subtree: bool = False) -> CalltreeExplorer:
+        """Open a node (every row of it, in a DAG), or with ``subtree`` all below it too."""
+        return self._do(lambda: self._expand(self._vids(node), subtree))
+
+    def collapse(self, node: Any) -> CalltreeExplorer:
+        return self._do(lambda: self._rows.set_expanded(self._vids(node), False))
+
+    def sort_by(self, column: str, descending: bool = True) -> CalltreeExplorer:
+        """Sort children by a shown column (its key or header label)."""
+        return self._do(lambda: self._sort(column, descending))
+
+    def search(self, pattern: str) -> int:
+        """Highlight the nodes whose name matches a regex, open their paths; the count."""
+        self._do(lambda: self._search(pattern))
+        return int(self.search_state.get("count", 0))
+
+    def next_match(self, step: int = 1) -> CalltreeExplorer:
+        return self._do(lambda: self._step_match(step))
+
+    def previous_match(self) -> CalltreeExplorer:
+        return self.next_match(-1)
+
+    def filter(self, query: str, squash: bool = True) -> CalltreeExplorer:
+        """Keep the rows matching a core query string (see GraphFrame.filter)."""
+        if not isinstance(query, str) or not query.strip():
+            raise self._fail(QueryError("the filter needs a query, e.g. `time (inc)` > 5%"))
+        return self._transform(Step("filter", query=query.strip(), squash=squash))
+
+    def squash(self) -> CalltreeExplorer:
+        return self._transform(Step("squash"))
+
+    def focus(self, node: Any) -> CalltreeExplorer:
+        """Keep only ``node`` and its descendants."""
+        nid = self._node_id(node)
+        return self._transform(Step("focus", node=nid, name=str(self._names[nid])))
+
+    def drop(self, node: Any, subtree: bool = True) -> CalltreeExplorer:
+        """Remove ``node`` with its subtree (or, ``subtree=False``, just the node: its
+        children move up to its parent)."""
+        nid = self._node_id(node)
+        return self._transform(
+            Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree)
+        )
+
+    def undo(self) -> CalltreeExplorer:
+        """Take back the last transform; the view returns to what it was before it."""
+
+        def run() -> None:
+            if not self._stack:
+                raise QueryError("nothing to undo")
+            data, rows, state = self._stack.pop()
+            self._steps.pop()
+            self._show(data, rows=rows, state=state)
+
+        return self._do(run)
+
+    def select(self, nodes: Any, add: bool = False) -> CalltreeExplorer:
+        """Select nodes (ids, Node objects or names); ``add`` keeps the earlier selection."""
+
+        def run() -> None:
+            ids = np.unique(self._rows.node[self._vids(nodes)]) if _given(nodes) else []
+            if not add:
+                self._selected[:] = False
+            self._selected[ids] = True
+
+        return self._do(run)
+
+    def clear_selection(self) -> CalltreeExplorer:
+        return self.select([])
+
+    # ------------------------------------------------------------------ actions (browser)
+    def _on_rows(self, start: int = 0, count: int = 100) -> Reply:
+        return self._window(start, count)
+
+    def _on_toggle(self, vid: int, viewport: list | None = None) -> Reply:
+        vid = self._rows.check(vid)
+        self._rows.set_expanded([vid], not self._rows.expanded[vid])
+        return self._window(*self._port(viewport))
+
+    def _on_expand_all(self, vid: int, viewport: list | None = None) -> Reply:
+        self._rows.expand_subtree(self._rows.check(vid))
+        return self._window(*self._port(viewport))
+
+    def _on_sort(self, column: str, descending: bool = True, viewport=None) -> Reply:
+        self._guard(lambda: self._sort(column, descending))
+        return self._window(*self._port(viewport))
+
+    def _on_search(self, pattern: str = "", viewport=None) -> Reply:
+        self._guard(lambda: self._search(pattern))
+        return self._window(*self._port(viewport), scroll=True)
+
+    def _on_search_step(self, step: int = 1, viewport=None) -> Reply:
+        self._guard(lambda: self._step_match(step))
+        return self._window(*self._port(viewport), scroll=True)
+
+    def _on_filter(self, query: str = "", squash: bool = True, viewport=None) -> Reply:
+        self._port(viewport)
+        self.filter(query, squash)
+        return self._window(*self._viewport)
+
+    def _on_squash(self, viewport=None) -> Reply:
+        self._port(viewport)
+        self.squash()
+        return self._window(*self._viewport)
+
+    def _on_undo(self, viewport=None) -> Reply:
+        self._port(viewport)
+        self.undo()
+        return self._window(*self._viewport)
+
+    def _on_focus(self, vid: int, viewport=None) -> Reply:
+        self._port(viewport)
+        self.focus(int(self._rows.node[self._rows.check(vid)]))
+        return self._window(*self._viewport)
+
+    def _on_drop(self, vid: int, subtree: bool = True, viewport=None) -> Reply:
+        self._port(viewport)
+        self.drop(int(self._rows.node[self._rows.check(vid)]), subtree)
+        return self._window(*self._viewport)
+
+    def _on_select(self, vid: int, add: bool = False, viewport=None) -> Reply:
+        node = int(self._rows.node[self._rows.check(vid)])
+        if add and self._selected[node]:
+            self._selected[node] = False
+        else:
+            if not add:
+                self._selected[:] = False
+            self._selected[node] = True
+        self.selected_count = int(self._selected.sum())
+        return self._window(*self._port(viewport))
+
+    def _failed_reply(self, message: str) -> Reply:
+        payload, buffers = self._window(*self._viewport)
+        payload.update(ok=False, error=message)
+        return payload, buffers
+
+    # ------------------------------------------------------------------ internals
+    def _do(self, fn) -> CalltreeExplorer:
+        self._guard(fn)
+        self._refresh()
+        return self
+
+    def _fail(self, exc: Exception) -> Exception:
+        self.error = str(exc)
+        return exc
+
+    def _refresh(self) -> None:
+        self.row_count = len(self._rows.visible())
+        self.selected_count = int(self._selected.sum())
+        self.view_version += 1
+
+    def _port(self, viewport: list | None) -> tuple[int, int]:
+        if viewport:
+            self._viewport = (max(0, int(viewport[0])), max(1, min(MAX_WINDOW, int(viewport[1]))))
+        return self._viewport
+
+    def _show(self, data: Any, rows: TreeRows | None = None, state: dict | None = None) -> None:
+        """Make ``data`` the shown frame: columns, per-node table, display rows."""
+        metrics = self._metrics or _source.default_metrics(data, self._compare)
+        columns = _source.columns_for(data, metrics, self._compare, self._stat)
+        table = _source.node_table(data, columns)
+        names = _source.names_of(data)
+        if rows is None:
+            rows = TreeRows(data.graph)
+        glyph = self._glyph_state(data, metrics) if isinstance(data, Ensemble) else None
+        # nothing above changed the widget: a failure leaves the previous view intact
+        self._data, self._columns, self._table, self._names, self._rows = (
+            data,
+            columns,
+            table,
+            names,
+            rows,
+        )
+        self._glyph_data = glyph
+        self._selected = np.zeros(len(data.graph), bool)
+        self._matches = np.zeros(0, np.int64)
+        self._current = -1
+        self.node_count = len(data.graph)
+        self.columns = [c.spec(self._total(c)) for c in columns]
+        self.history_labels = [s.label for s in self._steps]
+        self.glyph = glyph["state"] if glyph else {}
+        if state is None:
+            key = self._default_sort(columns, data)
+            self._sort(key, True)
+            self._rows.hot_path(self._sort_values(), self._hot_levels)
+            self.search_state = {}
+        else:
+            self.sort_column, self.sort_descending = state["sort"]
+            self.search_state = {}
+            if state.get("pattern"):
+                self._search(state["pattern"], expand=False)
+        self._refresh()
+
+    def _default_sort(self, columns: Sequence[_source.Column], data: Any) -> str:
+        preferred = _source.inclusive_name(str(data.default_metric))
+        keys = [c.key for c in columns]
+        for c in columns:
+            if c.key == preferred or c.key.startswith(f"{preferred}_") or c.label == preferred:
+                return c.key
+        diff = [c.key for c in columns if c.kind == "diff"]
+        incl = [c.key for c in columns if c.kind == "inc"]
+        return (diff or incl or keys)[0]
+
+    def _glyph_state(self, ens: Ensemble, metrics: Sequence[str]) -> dict:
+        metric = self._glyph_metric or metrics[0]
+        if metric not in ens.dataframe.columns:
+            raise ShapeError(f"no metric column {metric!r} for the distribution glyph")
+        matrix = _source.profile_matrix(ens, metric)
+        codes, names = _source.profile_categories(ens, self._color_by)
+        return {
+            "matrix": matrix,
+            "codes": codes,
+            "state": {
+                "metric": str(metric),
+                "stat": self._stat,
+                "profiles": [str(p) for p in ens.profiles],
+                "color_by": self._color_by or "",
+                "categories": names,
+                "codes": codes.tolist(),
+            },
+        }
+
+    def _total(self, column: _source.Column) -> float:
+        values = self._table[column.scale_key]
+        roots = self._data.graph.root_ids
+        return _source.total(values, roots, column.kind == "exc")
+
+    def _column(self, column: str) -> _source.Column:
+        for c in self._columns:
+            if column in (c.key, c.label):
+                return c
+        raise ShapeError(
+            f"no shown column {column!r}; shown: {', '.join(c.key for c in self._columns)}"
+        )
+
+    def _sort_values(self) -> np.ndarray:
+        return np.asarray(self._table[self.sort_column], dtype=float)[self._rows.node]
+
+    def _sort(self, column: str, descending: bool) -> None:
+        key = self._column(column).key
+        self.sort_column, self.sort_descending = key, bool(descending)
+        self._rows.sort_by(self._sort_values(), descending)
+        if len(self._matches):
+            self._matches = self._matches[np.argsort(self._rows.pos[self._matches])]
+            self._search_state()
+
+    def _expand(self, vids: np.ndarray, subtree: bool) -> None:
+        if subtree:
+            for v in vids:
+                self._rows.expand_subtree(int(v))
+        else:
+            self._rows.expand_to(vids)
+            self._rows.set_expanded(vids, True)
+
+    def _search(self, pattern: str, expand: bool = True) -> None:
+        pattern = pattern or ""
+        if not pattern:
+            self._matches, self._current = np.zeros(0, np.int64), -1
+            self.search_state = {}
+            return
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise QueryError(f"search {pattern!r}: bad regular expression: {exc}") from exc
+        hit = pd.Series(self._names).str.contains(pattern, regex=True).to_numpy(dtype=bool)
+        vids = np.flatnonzero(hit[self._rows.node])
+        self._matches = vids[np.argsort(self._rows.pos[vids])]
+        self._current = 0 if len(vids) else -1
+        if expand and len(vids):
+            self._rows.expand_to(vids if len(vids) <= EXPAND_MATCHES else vids[:1])
+        self._search_state(pattern)
+
+    def _step_match(self, step: int) -> None:
+        if not len(self._matches):
+            raise QueryError("no search matches to move between")
+        self._current = (self._current + int(step)) % len(self._matches)
+        self._rows.expand_to(self._matches[self._current : self._current + 1])
+        self._search_state()
+
+    def _search_state(self, pattern: str | None = None) -> None:
+        state = dict(self.search_state)
+        if pattern is not None:
+            state["pattern"] = pattern
+        cur = self._matches[self._current] if self._current >= 0 else -1
+        state.update(
+            count=len(self._matches),
+            current=self._current + 1,
+            node=int(self._rows.node[cur]) if cur >= 0 else -1,
+        )
+        self.search_state = state
+
+    def _transform(self, step: Step) -> CalltreeExplorer:
+        def run() -> None:
+            new = step.apply(self._data)
+            previous = (self._data, self._rows, self._view_state())
+            self._steps.append(step)
+            try:
+                self._show(new)
+            except Exception:
+                self._steps.pop()
+                self._show(previous[0], rows=previous[1], state=previous[2])
+                raise
+            self._stack.append(previous)
+
+        return self._do(run)
+
+    def _view_state(self) -> dict:
+        return {
+            "sort": (self.sort_column, self.sort_descending),
+            "pattern": self.search_state.get("pattern", ""),
+        }
+
+    def _node_id(self, node: Any) -> int:
+        vids = self._vids(node)
+        ids = np.unique(self._rows.node[vids])
+        if len(ids) != 1:
+            raise GraphError(f"{node!r} names {len(ids)} nodes; pass one node id")
+        return int(ids[0])
+
+    def _vids(self, nodes: Any) -> np.ndarray:
+        """Display nodes of node ids, Node objects or exact names."""
+        items = [nodes] if isinstance(nodes, (int, np.integer, str, Node)) else list(nodes)
+        ids = []
+        for item in items:
+            if isinstance(item, Node):
+                item = item.nid
+            if isinstance(item, str):
+                found = np.flatnonzero(self._names == item)
+                if not len(found):
+                    raise GraphError(f"no node named {item!r} in the shown tree")
+                ids.extend(found.tolist())
+            elif isinstance(item, (int, np.integer)) and 0 <= item < len(self._data.graph):
+                ids.append(int(item))
+            else:
+                raise GraphError(
+                    f"no node {item!r}: pass node ids 0..{len(self._data.graph) - 1}, "
+                    "Node objects or names"
+                )
+        return self._rows.vids_of_nodes(np.asarray(ids, dtype=np.int64))
+
+    # ------------------------------------------------------------------ row windows
+    def _window(self, start: int, count: int, scroll: bool = False) -> Reply:
+        """The rows ``start .. start+count`` as binary columns, and the view's counters."""
+        self._viewport = (max(0, int(start)), max(1, min(MAX_WINDOW, int(count))))
+        visible = self._rows.visible()
+        total = len(visible)
+        scroll_to = -1
+        if scroll and self._current >= 0:
+            scroll_to = int(self._rows.row_of([self._matches[self._current]])[0])
+            if not (self._viewport[0] <= scroll_to < sum(self._viewport) - 5):
+                self._viewport = (max(0, scroll_to - 10), self._viewport[1])
+        start, count = self._viewport
+        start = min(start, max(0, total - 1))
+        vids = visible[start : start + count]
+        nodes = self._rows.node[vids]
+        flags = np.where(self._rows.expanded[vids], EXPANDED, 0)
+        flags |= np.where(self._rows.n_children[vids] > 0, PARENT, 0)
+        flags |= np.where(self._selected[nodes], SELECTED, 0)
+        if len(self._matches):
+            is_match = np.zeros(len(self._rows), bool)
+            is_match[self._matches] = True
+            flags |= np.where(is_match[vids], MATCH, 0)
+            flags |= np.where(vids == self._matches[self._current], CURRENT, 0)
+        cols: dict[str, Any] = {
+            "vid": vids.astype(np.int32),
+            "node": nodes.astype(np.int32),
+            "depth": self._rows.depth[vids].astype(np.int32),
+            "nchild": self._rows.n_children[vids].astype(np.int32),
+            "parent_row": self._rows.row_of(self._rows.parent[vids]).astype(np.int32),
+            "flags": flags.astype(np.uint8),
+            "name": self._names[nodes].tolist(),
+        }
+        for i, c in enumerate(self._columns):
+            cols[f"c{i}"] = self._table[c.key][nodes]
+        if self._glyph_data is not None:
+            matrix = self._glyph_data["matrix"][nodes]
+            with np.errstate(all="ignore"):
+                cols["quartiles"] = _quartiles(matrix)
+            cols["profiles"] = np.ascontiguousarray(matrix)
+        header, buffers = pack(cols)
+        payload = {
+            "ok": True,
+            "rows": {"start": start, "total": total, "columns": header},
+            "scroll_to": scroll_to,
+            "version": self.view_version,
+        }
+        return payload, buffers
+
+
+def _quartiles(matrix: np.ndarray) -> np.ndarray:
+    """(rows, 5): min, q1, median, q3, max of each row over its non-NaN values."""
+    out = np.full((len(matrix), 5), np.nan)
+    if matrix.size:
+        ok = ~np.all(np.isnan(matrix), axis=1)
+        if ok.any():
+            out[ok] = np.nanquantile(matrix[ok], [0, 0.25, 0.5, 0.75, 1], axis=1).T
+    return out
+
+
+def _given(nodes: Any) -> bool:
+    if isinstance(nodes, Iterable) and not isinstance(nodes, str):
+        return len(list(nodes)) > 0
+    return True
