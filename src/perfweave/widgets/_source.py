@@ -67,9 +67,7 @@ def per_node(df: pd.DataFrame, column: Any, n: int) -> np.ndarray:
     get NaN (which makes the column float).
     """
     series = df[column]
-    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(
-        series.dtype
-    ):
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
         raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
     if df.index.nlevels == 1 and not pd.Series(node).duplicated().any():

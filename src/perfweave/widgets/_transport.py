@@ -56,7 +56,9 @@ def unpack(header: Sequence[dict], buffers: Sequence[bytes | memoryview]) -> dic
             data = bytes(buffers[i])
             ends = np.frombuffer(bytes(buffers[i + 1]), "<u4").astype(np.int64)
             starts = np.concatenate([[0], ends[:-1]])
-            out[col["key"]] = [data[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts, ends)]
+            out[col["key"]] = [
+                data[s:e].decode("utf-8", "surrogatepass") for s, e in zip(starts, ends)
+            ]
             i += 2
         else:
             arr = np.frombuffer(bytes(buffers[i]), np.dtype(col["dtype"]).newbyteorder("<"))

@@ -198,9 +198,7 @@ class CalltreeExplorer(WidgetBase):
         """Remove ``node`` with its subtree (or, ``subtree=False``, just the node: its
         children move up to its parent)."""
         nid = self._node_id(node)
-        return self._transform(
-            Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree)
-        )
+        return self._transform(Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree))
 
     def undo(self) -> CalltreeExplorer:
         """Take back the last transform; the view returns to what it was before it."""
@@ -286,7 +284,6 @@ class CalltreeExplorer(WidgetBase):
             if not add:
                 self._selected[:] = False
             self._selected[node] = True
-        self.selected_count = int(self._selected.sum())
         return self._window(*self._port(viewport))
 
     def _failed_reply(self, message: str) -> Reply:
@@ -504,6 +501,8 @@ class CalltreeExplorer(WidgetBase):
         self._viewport = (max(0, int(start)), max(1, min(MAX_WINDOW, int(count))))
         visible = self._rows.visible()
         total = len(visible)
+        self.row_count = total
+        self.selected_count = int(self._selected.sum())
         scroll_to = -1
         if scroll and self._current >= 0:
             scroll_to = int(self._rows.row_of([self._matches[self._current]])[0])

@@ -1,0 +1,413 @@
+"""CalltreeExplorer without a browser: state, message handlers, every action, history replay."""
+
+from __future__ import annotations
+
+import glob
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfweave as pw
+from perfweave.calltree._build import build_graphframe
+from perfweave.errors import GraphError, PerfweaveError, QueryError, ShapeError
+from perfweave.widgets import CalltreeExplorer, replay
+from perfweave.widgets._transport import unpack
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+
+@pytest.fixture(scope="module")
+def lulesh(data_dir):
+    gf = pw.read(str(data_dir / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"))
+    return gf.drop_index_levels()
+
+
+@pytest.fixture(scope="module")
+def cpi(data_dir):
+    """HPCToolkit cpi: four ranks per node (the explorer shows the mean over ranks)."""
+    return pw.read(str(data_dir / "hatchet/hpctoolkit-cpi-database"))
+
+
+@pytest.fixture(scope="module")
+def mpi_ensemble(data_dir):
+    files = sorted(glob.glob(str(data_dir / "thicket/mpi_scaling_cali/*.cali")))
+    return pw.Ensemble.from_files(files)
+
+
+def window(ex: CalltreeExplorer, start: int = 0, count: int = 1000) -> dict:
+    payload, buffers = ex._on_rows(start, count)
+    cols = unpack(payload["rows"]["columns"], buffers)
+    cols["_total"] = payload["rows"]["total"]
+    return cols
+
+
+def rows_of(ex: CalltreeExplorer) -> pd.DataFrame:
+    return ex.visible_rows()
+
+
+def test_first_view_opens_the_hot_path(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    inc = lulesh.dataframe["time (inc)"]
+    assert ex.sort_column == "time (inc)" and ex.sort_descending
+    assert [c["key"] for c in ex.columns] == ["time (inc)", "time"]
+    rows = rows_of(ex)
+    assert ex.row_count == len(rows)
+    assert rows.iloc[0]["name"] == "main" and rows.iloc[0]["expanded"]
+    # along the hot path each opened node is its parent's largest child
+    g = lulesh.graph
+    for node in rows.loc[rows["expanded"], "node"]:
+        parent = g.parent[node]
+        if parent >= 0:
+            siblings = g.children_of(parent)
+            assert inc.loc[node] == inc.loc[siblings].max()
+    # children of every expanded row follow it, sorted by the sort column, descending
+    for i, row in rows[rows["expanded"]].iterrows():
+        kids = rows[(rows.index > i) & (rows["depth"] == row["depth"] + 1)]
+        kids = kids[kids.index < _next_at_or_above(rows, i)]
+        assert set(kids["node"]) == set(g.children_of(row["node"]))
+        assert list(kids["time (inc)"]) == sorted(kids["time (inc)"], reverse=True)
+
+
+def _next_at_or_above(rows: pd.DataFrame, i: int) -> int:
+    later = rows[(rows.index > i) & (rows["depth"] <= rows.loc[i, "depth"])]
+    return int(later.index[0]) if len(later) else len(rows)
+
+
+def test_window_carries_exact_values_as_binary_columns(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    ex.expand(0, subtree=True)
+    cols = window(ex)
+    assert cols["_total"] == len(lulesh.graph) == ex.row_count
+    nodes = cols["node"].astype(np.int64)
+    assert cols["c0"].dtype == np.float64
+    np.testing.assert_array_equal(cols["c0"], lulesh.dataframe["time (inc)"].to_numpy()[nodes])
+    names = lulesh.graph.frames["name"].to_numpy()[nodes]
+    assert cols["name"] == list(names)
+    # parent_row points at the row of each row's parent
+    for r, parent in enumerate(cols["parent_row"]):
+        expected = lulesh.graph.parent[nodes[r]]
+        assert (parent == -1) == (expected == -1)
+        if parent >= 0:
+            assert nodes[parent] == expected
+
+
+def test_int64_counts_above_2_53_cross_exactly():
+    big = np.array([2**62 + 1, 2**53 + 1, 3], dtype=np.int64)
+    gf = build_graphframe(
+        pd.DataFrame({"name": ["main", "a", "b"]}),
+        pd.DataFrame({"node": [0, 1, 2], "count": big}),
+        parent=[-1, 0, 0],
+        exc_metrics=["count"],
+        inc_metrics=[],
+    )
+    ex = CalltreeExplorer(gf, metrics=["count"])
+    cols = window(ex)
+    assert cols["c0"].dtype == np.int64
+    got = dict(zip(cols["node"].tolist(), cols["c0"].tolist()))
+    assert got == {0: 2**62 + 1, 1: 2**53 + 1, 2: 3}
+
+
+def test_rank_levels_show_the_mean_over_ranks(cpi):
+    ex = CalltreeExplorer(cpi)
+    ex.expand(0, subtree=True)
+    rows = rows_of(ex)
+    mean = cpi.dataframe["time (inc)"].groupby(level="node").mean()
+    np.testing.assert_allclose(rows["time (inc)"], mean.loc[rows["node"]].to_numpy())
+
+
+def test_expand_collapse_and_sort(lulesh):
+    ex = CalltreeExplorer(lulesh, hot_levels=0)
+    assert ex.row_count == 1 + len(lulesh.graph.children_of(0))
+    child = int(lulesh.graph.children_of(0)[0])
+    before = ex.row_count
+    ex.expand(child)
+    assert ex.row_count == before + len(lulesh.graph.children_of(child))
+    ex.collapse(child)
+    assert ex.row_count == before
+    ex.sort_by("time", descending=False)
+    rows = rows_of(ex)
+    kids = rows[rows["depth"] == 1]
+    assert list(kids["time"]) == sorted(kids["time"])
+    with pytest.raises(ShapeError, match="no shown column 'nope'"):
+        ex.sort_by("nope")
+    assert ex.error.startswith("no shown column")
+
+
+def test_expand_a_hidden_node_opens_its_path(lulesh):
+    ex = CalltreeExplorer(lulesh, hot_levels=0)
+    deepest = int(np.argmax(lulesh.graph.depth))
+    ex.expand(deepest)
+    assert deepest in set(rows_of(ex)["node"])
+
+
+def test_search_highlights_and_opens_matches(lulesh):
+    ex = CalltreeExplorer(lulesh, hot_levels=0)
+    names = lulesh.graph.frames["name"]
+    expected = set(np.flatnonzero(names.str.contains("^Calc")))
+    assert ex.search("^Calc") == len(expected)
+    cols = window(ex)
+    flagged = {int(n) for n, f in zip(cols["node"], cols["flags"]) if f & 2}
+    assert flagged == expected  # every match is visible and flagged
+    first = ex.search_state["node"]
+    ex.next_match()
+    assert ex.search_state["current"] == 2 and ex.search_state["node"] != first
+    ex.previous_match()
+    assert ex.search_state["node"] == first
+    ex.next_match(-1)
+    assert ex.search_state["current"] == len(expected)
+
+
+def test_bad_regex_keeps_the_view(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    before = rows_of(ex)
+    with pytest.raises(QueryError, match="bad regular expression"):
+        ex.search("([")
+    assert "bad regular expression" in ex.error
+    pd.testing.assert_frame_equal(rows_of(ex), before)
+
+
+def test_filter_squash_undo_and_replay(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    ex.filter("`time (inc)` > 5%")
+    expected = lulesh.filter("`time (inc)` > 5%")
+    assert ex.graphframe.graph == expected.graph
+    pd.testing.assert_frame_equal(ex.graphframe.dataframe, expected.dataframe)
+    assert ex.error == ""
+    ex.focus("LagrangeNodal")
+    ex.drop("CalcForceForNodes", subtree=False)
+    assert [s.kind for s in ex.history] == ["filter", "focus", "drop"]
+    assert ex.history_labels == [s.label for s in ex.history]
+    again = replay(lulesh, ex.history)
+    assert again.graph == ex.graphframe.graph
+    pd.testing.assert_frame_equal(again.dataframe, ex.graphframe.dataframe)
+    assert set(ex.graphframe.graph.frames["name"]) >= {"LagrangeNodal"}
+    assert "CalcForceForNodes" not in set(ex.graphframe.graph.frames["name"])
+    ex.undo()
+    ex.undo()
+    assert ex.graphframe.graph == expected.graph
+    ex.undo()
+    assert ex.graphframe is lulesh and ex.history == []
+    with pytest.raises(QueryError, match="nothing to undo"):
+        ex.undo()
+
+
+def test_undo_restores_the_previous_rows(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    ex.expand(0, subtree=True)
+    ex.sort_by("time")
+    before = rows_of(ex)
+    ex.filter("name =~ '^Calc'")
+    ex.undo()
+    pd.testing.assert_frame_equal(rows_of(ex), before)
+    assert ex.sort_column == "time"
+
+
+def test_squash_step_after_unsquashed_filter(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    ex.filter("time > 1e5", squash=False)
+    assert len(ex.graphframe.graph) == len(lulesh.graph)
+    ex.squash()
+    expected = lulesh.filter("time > 1e5", squash=False).squash()
+    assert ex.graphframe.graph == expected.graph
+    assert [s.label for s in ex.history] == ["filter time > 1e5 (no squash)", "squash"]
+
+
+def test_bad_query_shows_inline_and_keeps_everything(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    ex.filter("time > 1e5")
+    rows, frame = rows_of(ex), ex.graphframe
+    for bad in ["time >", "nosuch > 3", "name =~ '('", "time > 1e99"]:
+        with pytest.raises(QueryError):
+            ex.filter(bad)
+        assert ex.error and ex.graphframe is frame
+        pd.testing.assert_frame_equal(rows_of(ex), rows)
+    assert len(ex.history) == 1
+
+
+def test_selection_is_the_dataframe_rows(cpi):
+    ex = CalltreeExplorer(cpi)
+    nodes = rows_of(ex)["node"].tolist()[:3]
+    ex.select(nodes[:2])
+    ex.select(nodes[2], add=True)
+    assert ex.selected_count == 3 and ex.selected_nodes == sorted(nodes)
+    expected = cpi.dataframe[cpi.dataframe.index.get_level_values("node").isin(nodes)]
+    pd.testing.assert_frame_equal(ex.selection, expected)
+    ex.clear_selection()
+    assert ex.selection.empty and ex.selected_count == 0
+
+
+def test_browser_requests_go_through_the_handler(lulesh):
+    ex = CalltreeExplorer(lulesh, hot_levels=0)
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append((content, buffers))
+
+    def request(action, **args):
+        ex._on_msg(ex, {"type": "request", "id": len(sent), "action": action, "args": args}, [])
+        content, buffers = sent[-1]
+        assert content["type"] == "response" and content["id"] == len(sent) - 1
+        return content, unpack(content["rows"]["columns"], buffers) if "rows" in content else {}
+
+    resp, cols = request("rows", start=0, count=50)
+    assert resp["ok"] and resp["rows"]["total"] == ex.row_count
+    vid = int(cols["vid"][1])
+    resp, cols = request("toggle", vid=vid, viewport=[0, 50])
+    assert resp["rows"]["total"] == ex.row_count > len(lulesh.graph.children_of(0)) + 1
+    resp, _ = request("select", vid=vid, viewport=[0, 50])
+    assert ex.selected_nodes == [int(ex._rows.node[vid])]
+    resp, _ = request("filter", query="time >", viewport=[0, 50])
+    assert not resp["ok"] and "expected" in resp["error"] and ex.error == resp["error"]
+    assert resp["rows"]["total"] == ex.row_count  # the previous view comes back with it
+    resp, _ = request("filter", query="`time (inc)` > 10%", viewport=[0, 50])
+    assert resp["ok"] and ex.error == "" and len(ex.history) == 1
+    resp, _ = request("undo", viewport=[0, 50])
+    assert resp["ok"] and ex.history == []
+    resp, _ = request("eval", code="1")
+    assert not resp["ok"] and "unknown request 'eval'" in resp["error"]
+    resp, _ = request("search", pattern="Calc", viewport=[0, 50])
+    assert resp["ok"] and resp["scroll_to"] >= 0
+
+
+def test_ensemble_mode_draws_distributions(mpi_ensemble):
+    ens = mpi_ensemble
+    ex = CalltreeExplorer(ens, metrics=["Avg time/rank"], color_by="mpi.world.size")
+    assert ex.mode == "ensemble"
+    assert [c["key"] for c in ex.columns] == ["Avg time/rank_mean"]
+    assert ex.glyph["metric"] == "Avg time/rank" and len(ex.glyph["profiles"]) == 5
+    assert sorted(ex.glyph["categories"]) == sorted(set(ens.metadata["mpi.world.size"].astype(str)))
+    ex.expand(list(ens.graph.root_ids), subtree=True)
+    cols = window(ex)
+    nodes = cols["node"].astype(np.int64)
+    table = ens.dataframe["Avg time/rank"].unstack()  # (node, profile)
+    values = table.reindex(index=nodes, columns=ens.profiles).to_numpy()
+    np.testing.assert_array_equal(cols["profiles"], values)
+    np.testing.assert_allclose(cols["c0"], np.nanmean(values, axis=1))
+    q = np.nanquantile(values, [0, 0.25, 0.5, 0.75, 1], axis=1).T
+    np.testing.assert_allclose(cols["quartiles"], q)
+    ex.filter("`Avg time/rank` > 1")
+    assert replay(ens, ex.history).graph == ex.graphframe.graph
+    with pytest.raises(ShapeError, match="no metadata column"):
+        CalltreeExplorer(ens, color_by="nope")
+
+
+def test_compare_mode(lulesh, cpi):
+    same = CalltreeExplorer(lulesh, compare=lulesh)
+    assert same.mode == "compare"
+    assert [c["kind"] for c in same.columns] == ["inc", "inc", "diff"]
+    same.expand(0, subtree=True)
+    rows = rows_of(same)
+    assert (rows["time (inc)"] == 0).all()  # a frame against itself is all neutral
+    # rank 0 against rank 1 of the same run: different values on the same tree
+    a = cpi.filter("rank == 0", squash=False).drop_index_levels()
+    b = cpi.filter("rank == 1", squash=False).drop_index_levels()
+    ex = CalltreeExplorer(a, compare=b)
+    diff = a - b
+    ex.expand(list(ex.graphframe.graph.root_ids), subtree=True)
+    rows = rows_of(ex)
+    assert ex.graphframe.graph == diff.graph
+    np.testing.assert_array_equal(
+        rows["time (inc)"], diff.dataframe["time (inc)"].reindex(rows["node"]).fillna(0)
+    )
+    np.testing.assert_allclose(rows["time (inc)"], rows["time [a] (inc)"] - rows["time [b] (inc)"])
+    assert (rows["time (inc)"] != 0).any()
+    ex.filter("`time (inc)` > 0")  # filters act on the difference
+    assert 0 < len(ex.graphframe.graph) < len(diff.graph)
+
+
+def test_dag_rows_are_paths(data_dir):
+    gf = pw.read(str(data_dir / "hatchet/gprof2dot-cpi/callgrind.dot.64042.0.1"))
+    assert not gf.graph.is_tree()
+    ex = CalltreeExplorer(gf)
+    for root in gf.graph.root_ids:
+        ex.expand(int(root), subtree=True)
+    rows = rows_of(ex)
+    paths = _count_paths(gf.graph)
+    assert len(rows) == sum(paths[r] for r in gf.graph.root_ids)
+    shared = [n for n in range(len(gf.graph)) if len(gf.graph.parents_of(n)) > 1]
+    assert shared and all((rows["node"] == n).sum() >= 2 for n in shared[:5])
+
+
+def _count_paths(graph) -> dict[int, int]:
+    """Rows a DAG unrolls to below each node (a recursive count, for the test only)."""
+    memo: dict[int, int] = {}
+
+    def count(n: int) -> int:
+        if n not in memo:
+            memo[n] = 1 + sum(count(int(c)) for c in graph.children_of(n))
+        return memo[n]
+
+    return {int(n): count(int(n)) for n in range(len(graph))}
+
+
+def test_cycles_and_path_explosion_are_guarded():
+    graph = pw.Graph.from_edges(
+        pd.DataFrame({"name": ["a", "b", "c"]}), np.array([0, 1, 0]), np.array([1, 2, 2])
+    )
+    from perfweave.widgets._rows import unroll
+
+    node, parent = unroll(graph)
+    assert sorted(node.tolist()) == [0, 1, 2, 2]
+    with pytest.raises(GraphError, match="more than 3 distinct call paths"):
+        unroll(graph, max_paths=3)
+
+
+def test_bad_input_is_a_perfweave_error(lulesh):
+    with pytest.raises(ShapeError, match="no metric column 'nope'"):
+        CalltreeExplorer(lulesh, metrics=["nope"])
+    with pytest.raises(ShapeError, match="Thicket\), not list"):
+        CalltreeExplorer([1, 2])
+    empty = lulesh.copy()
+    empty.dataframe = empty.dataframe.iloc[:0]
+    with pytest.raises(GraphError, match="nothing to explore"):
+        CalltreeExplorer(empty)
+    ex = CalltreeExplorer(lulesh)
+    with pytest.raises(GraphError, match="no node 10000"):
+        ex.expand(10_000)
+    with pytest.raises(GraphError, match="no node named 'nope'"):
+        ex.focus("nope")
+    with pytest.raises(PerfweaveError):
+        ex.filter("   ")
+
+
+def test_nan_inf_and_long_names_are_shown():
+    names = ["main", "x" * 10_000, "<img src=x onerror=alert(1)>", "nan"]
+    time = np.array([1.0, np.nan, np.inf, -np.inf])
+    gf = build_graphframe(
+        pd.DataFrame({"name": names}),
+        pd.DataFrame({"node": np.arange(4), "time": time}),
+        parent=[-1, 0, 0, 0],
+        exc_metrics=["time"],
+        inc_metrics=[],
+    )
+    ex = CalltreeExplorer(gf, metrics=["time"])
+    cols = window(ex)
+    assert sorted(cols["name"]) == sorted(names)
+    got = dict(zip(cols["name"], cols["c0"]))
+    assert np.isnan(got["x" * 10_000]) and got["<img src=x onerror=alert(1)>"] == np.inf
+    assert ex.columns[0]["total"] == 1.0  # only finite values make the total
+    ex.sort_by("time")
+    assert rows_of(ex)["name"].iloc[-1] == "x" * 10_000  # NaN sorts last
+    ex.search(re.escape("<img"))
+    assert ex.search_state["count"] == 1
+
+
+@pytest.mark.peer
+def test_hatchet_graphframe_is_accepted(data_dir):
+    import hatchet as ht
+
+    text = (data_dir / "hatchet/json/hatchet-graph-literal.json").read_text()
+    hgf = ht.GraphFrame.from_json(text)
+    ex = CalltreeExplorer(hgf)
+    assert ex.node_count == len(hgf.graph)
+    assert ex.mode == "frame"
+
+
+@pytest.mark.peer("thicket")
+def test_thicket_is_accepted(data_dir):
+    import thicket as th
+
+    files = sorted(glob.glob(str(data_dir / "thicket/mpi_scaling_cali/*.cali")))
+    tk = th.Thicket.from_caliperreader(files, disable_tqdm=True)
+    ex = CalltreeExplorer(tk, metrics=["Avg time/rank"])
+    assert ex.mode == "ensemble" and len(ex.glyph["profiles"]) == len(files)
