@@ -355,7 +355,7 @@ def test_cycles_and_path_explosion_are_guarded():
 def test_bad_input_is_a_perfweave_error(lulesh):
     with pytest.raises(ShapeError, match="no metric column 'nope'"):
         CalltreeExplorer(lulesh, metrics=["nope"])
-    with pytest.raises(ShapeError, match="Thicket\), not list"):
+    with pytest.raises(ShapeError, match=r"Thicket\), not list"):
         CalltreeExplorer([1, 2])
     empty = lulesh.copy()
     empty.dataframe = empty.dataframe.iloc[:0]

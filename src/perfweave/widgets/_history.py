@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
 import numpy as np
 
 from perfweave.calltree.graphframe import GraphFrame
@@ -69,9 +67,3 @@ def replay(data: Frame, steps: Sequence[Step]) -> Frame:
     for step in steps:
         data = step.apply(data)
     return data
-
-
-def as_records(steps: Sequence[Step]) -> list[dict[str, Any]]:
-    """Steps as plain dicts (for display and JSON)."""
-    keys = ("kind", "query", "node", "name", "subtree", "squash")
-    return [{k: getattr(s, k) for k in keys} | {"label": s.label} for s in steps]

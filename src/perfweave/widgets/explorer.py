@@ -22,7 +22,7 @@ from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError, ShapeError
 from perfweave.widgets import _source
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._history import Step, as_records, replay
+from perfweave.widgets._history import Step
 from perfweave.widgets._rows import TreeRows
 from perfweave.widgets._transport import pack
 
