@@ -293,7 +293,7 @@ function render({ model, el }) {
     cls: "pw-filter-input",
     attrs: {
       type: "text",
-      placeholder: "Filter: `time (inc)` > 5%   or   name =~ '^MPI_'",
+      placeholder: "filter: `time (inc)` > 5%  or  name =~ '^MPI_'",
       "aria-label": "filter query"
     }
   });
@@ -342,7 +342,11 @@ function render({ model, el }) {
     const tpl = ["minmax(260px, 1fr)", ...Array(n).fill("150px")];
     if (hasGlyph()) tpl.push("150px");
     root.style.setProperty("--pw-cols", tpl.join(" "));
-    body.style.height = `${model.get("height")}px`;
+    fitHeight();
+  }
+  function fitHeight() {
+    const need = Math.max(3, state.total) * ROW_H + 2;
+    body.style.height = `${Math.min(model.get("height"), need)}px`;
   }
   function drawHead() {
     head.replaceChildren();
@@ -588,6 +592,7 @@ function render({ model, el }) {
       state.total = resp.rows.total;
       state.cols = resp.columns;
       rows.setTotal(state.total);
+      fitHeight();
       if (state.cursor >= state.total) state.cursor = Math.max(0, state.total - 1);
     }
     if (resp.scroll_to >= 0) {
