@@ -82,11 +82,11 @@ def in_ci() -> bool:
     return os.environ.get("CI", "").lower() == "true"
 
 
-def skip_or_fail(reason: str) -> None:
-    """Skip the test with ``reason``, or fail it on CI."""
+def skip_or_fail(reason: str, what: str = "browser test") -> None:
+    """Skip the test (``"<what> skipped: <reason>"``), or fail it on CI."""
     if in_ci():
-        pytest.fail(f"{reason} (CI=true: required)", pytrace=False)
-    pytest.skip(reason)
+        pytest.fail(f"{what} cannot run on CI (CI=true): {reason}", pytrace=False)
+    pytest.skip(f"{what} skipped: {reason}")
 
 
 def chromium_or_skip() -> str:
@@ -94,10 +94,10 @@ def chromium_or_skip() -> str:
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
-        skip_or_fail("browser test skipped: no playwright (pip install -e '.[test]')")
+        skip_or_fail("no playwright (pip install -e '.[test]')")
     path = shutil.which("chromium") or "/usr/bin/chromium"
     if not os.access(path, os.X_OK):
-        skip_or_fail("browser test skipped: no chromium (apt-get install chromium)")
+        skip_or_fail("no chromium (apt-get install chromium)")
     return path
 
 

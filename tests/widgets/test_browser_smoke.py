@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-from playwright.sync_api import BrowserContext, Page
 
 from tests.widgets.browser import (
     OfflineRouter,
@@ -18,6 +18,9 @@ from tests.widgets.browser import (
     save_screenshot,
     write_notebook,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from playwright.sync_api import BrowserContext, Page
 
 pytestmark = pytest.mark.browser
 

@@ -83,7 +83,7 @@ def test_bundles_are_es_modules_with_render(installed: Path) -> None:
     default-exports ``{ render }``, as anywidget expects."""
     node = shutil.which("node")
     if node is None:
-        skip_or_fail("ES module check skipped: no node (apt-get install nodejs)")
+        skip_or_fail("no node (apt-get install nodejs)", what="ES module check")
     bundles = sorted((installed / "widgets" / "static").glob("*.js"))
     assert bundles, "the wheel ships no .js bundle"
     for bundle in bundles:
