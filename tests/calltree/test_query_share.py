@@ -1,7 +1,8 @@
 """Shares of the total in filter queries (``time > 5%``), checked against pandas on real data.
 
-A share is X % of the column's sum over the rows of root nodes; with rank/thread index
-levels, of that sum within the row's own rank/thread combination.
+A share is X % of the column's sum over the rows of root nodes (over all rows for an
+exclusive metric); with rank/thread index levels, of that sum within the row's own
+rank/thread combination.
 """
 
 from __future__ import annotations
@@ -51,11 +52,13 @@ def is_root(gf) -> np.ndarray:
 
 
 def root_totals(gf, col: str) -> pd.Series | float:
-    """By hand: the roots' sum of ``col``, per rank/thread combination when there are any."""
+    """By hand: the roots' sum of ``col`` (all rows' sum for an exclusive metric), per
+    rank/thread combination when there are any."""
     df = gf.dataframe
+    rows = np.ones(len(df), bool) if col in gf.exc_metrics else is_root(gf)
     if not gf.index_levels:
-        return float(df.loc[is_root(gf), col].sum())
-    return df[col].where(is_root(gf), 0.0).groupby(level=gf.index_levels).transform("sum")
+        return float(df.loc[rows, col].sum())
+    return df[col].where(rows, 0.0).groupby(level=gf.index_levels).transform("sum")
 
 
 def by_hand(gf, col: str, pct: float, op=operator.gt) -> np.ndarray:
@@ -87,7 +90,7 @@ def assert_same_filter(gf, text: str, mask: np.ndarray) -> None:
         (">", "5%", operator.gt, 5.0),
         (">=", "5 %", operator.ge, 5.0),
         ("<", "0.5%", operator.lt, 0.5),
-        ("<=", "5e1 %", operator.le, 50.0),
+        ("<=", "2e0 %", operator.le, 2.0),
     ],
 )
 def test_share_keeps_the_rows_pandas_keeps(request, fixture, col, op, share, compare, pct):
@@ -99,9 +102,10 @@ def test_share_of_several_roots_is_of_their_sum(ordered_mpi):
     col = "Total time"
     roots = ordered_mpi.dataframe.loc[is_root(ordered_mpi), col]
     assert len(roots) == 5
-    kept = ordered_mpi.filter(f"`{col}` > 10%", squash=False).dataframe
+    kept = query.parse(f"`{col}` > 10%").mask(ordered_mpi.dataframe, is_root(ordered_mpi))
     expected = ordered_mpi.dataframe[col] > 0.1 * roots.sum()
-    assert list(kept.index) == list(ordered_mpi.dataframe.index[expected.to_numpy()])
+    assert expected.any() and not expected.all()
+    assert np.array_equal(kept, expected.to_numpy())
 
 
 def test_share_is_per_rank(cpi):
@@ -144,15 +148,26 @@ def test_zero_and_hundred_percent(cpi, lulesh):
     )
     others = cpi.filter("`time (inc)` != 100%", squash=False).dataframe
     assert len(same) + len(others) == len(df)
-    # lulesh's metric is exclusive: 100% is main's own time, which only a few nodes exceed
-    whole = lulesh.filter("time >= 100%", squash=False).dataframe
-    root_value = lulesh.dataframe.loc[is_root(lulesh), "time"].sum()
-    assert 1 <= len(whole) < len(lulesh.dataframe) and (whole["time"] >= root_value).all()
+    # lulesh's metric is exclusive: 100% is the whole run's time, which no node has alone
+    with pytest.raises(QueryError, match="matched no rows"):
+        lulesh.filter("time >= 100%")
+    some = lulesh.filter("time >= 10%", squash=False).dataframe
+    assert list(some["time"]) == [
+        t for t in lulesh.dataframe["time"] if t >= 0.1 * lulesh.dataframe["time"].sum()
+    ]
 
 
-def test_exclusive_column_share_is_of_the_roots_own_value(cpi):
-    # HPCToolkit roots have no exclusive time, so any share of it is 0: "time > 5%" == "time > 0"
+def test_exclusive_column_share_is_of_all_rows(cpi):
+    # HPCToolkit roots have no exclusive time: a share of the roots' own value would be 0,
+    # so an exclusive metric's share is of its sum over all rows (per rank)
     assert (cpi.dataframe.loc[is_root(cpi), "time"] == 0).all()
+    per_rank = cpi.dataframe["time"].groupby(level="rank").transform("sum")
+    expected = (cpi.dataframe["time"] > 0.05 * per_rank).to_numpy()
+    assert expected.any() and not expected.all()
+    assert np.array_equal(
+        cpi.filter("time > 5%", squash=False).dataframe.index, cpi.dataframe.index[expected]
+    )
+    # without being told which columns are exclusive, the query takes the roots' sum
     assert np.array_equal(
         query.parse("time > 5%").mask(cpi.dataframe, is_root(cpi)),
         (cpi.dataframe["time"] > 0).to_numpy(),

@@ -203,7 +203,9 @@ class GraphFrame:
         df = self.dataframe
         if isinstance(predicate, str):
             parsed = query.parse(predicate)
-            return parsed.mask(df, self._root_rows() if parsed.has_share else None)
+            if not parsed.has_share:
+                return parsed.mask(df)
+            return parsed.mask(df, self._root_rows(), exclusive=self.exc_metrics)
         if isinstance(predicate, (np.ndarray, pd.Series, list)) and not callable(predicate):
             if isinstance(predicate, list) and not all(
                 isinstance(x, (bool, np.bool_)) for x in predicate

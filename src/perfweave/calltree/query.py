@@ -11,8 +11,10 @@ Grammar (case-insensitive keywords)::
     value      := number | 'string' | "string"
 
 ``number %`` (whitespace allowed before ``%``) is a share of the total: X % of the sum of
-that numeric column over the rows of root nodes, taken per rank/thread combination when
-the frame has such index levels (each row is compared with its own combination's total).
+that numeric column over the rows of root nodes (for an inclusive column, the whole run),
+or over all rows for the frame's exclusive metrics (whose root rows hold only the roots'
+own time); taken per rank/thread combination when the frame has such index levels (each
+row is compared with its own combination's total).
 
 Examples: ``"time (inc)" `` cannot be written bare, so ```time (inc)` > 1e6``;
 ``name =~ '^MPI_' and time > 0.5``; ``not (name == 'main')``; ```time (inc)` >= 5 %``.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -177,12 +180,19 @@ class Query:
         return t
 
     # -- evaluation
-    def mask(self, df: pd.DataFrame, root_rows: np.ndarray | None = None) -> np.ndarray:
+    def mask(
+        self,
+        df: pd.DataFrame,
+        root_rows: np.ndarray | None = None,
+        exclusive: Collection[str] = (),
+    ) -> np.ndarray:
         """Boolean row mask over ``df``.
 
         ``root_rows`` (a boolean mask: the rows whose node is a root) is needed by shares
-        (``number %``) and ignored otherwise.
+        (``number %``) and ignored otherwise; a share of a column in ``exclusive`` is of
+        the sum over all rows instead.
         """
+        self._exclusive = frozenset(exclusive)
         if root_rows is not None:
             root_rows = np.asarray(root_rows, dtype=bool)
             if root_rows.shape != (len(df),):
@@ -247,14 +257,15 @@ class Query:
                 f"(position {pos}) has dtype {series.dtype}"
             )
         values = series.to_numpy(dtype=float, na_value=np.nan)
+        rows = np.ones(len(df), bool) if column in self._exclusive else roots
         with np.errstate(invalid="ignore"):
-            return _COMPARE[op](values, _root_totals(df, values, roots) * (pct / 100))
+            return _COMPARE[op](values, _totals(df, values, rows) * (pct / 100))
 
 
-def _root_totals(df: pd.DataFrame, values: np.ndarray, roots: np.ndarray) -> np.ndarray | float:
-    """Sum of ``values`` over root rows (NaN skipped): one number, or per row the total of
+def _totals(df: pd.DataFrame, values: np.ndarray, rows: np.ndarray) -> np.ndarray | float:
+    """Sum of ``values`` over ``rows`` (NaN skipped): one number, or per row the total of
     the row's rank/thread combination when ``df`` has index levels besides ``node``."""
-    weights = np.where(roots & ~np.isnan(values), values, 0.0)
+    weights = np.where(rows & ~np.isnan(values), values, 0.0)
     levels = [n for n in df.index.names if n != "node"]
     if not levels:
         return float(weights.sum())
