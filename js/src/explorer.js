@@ -59,7 +59,13 @@ function render({ model, el }) {
   const head = h("div", { cls: "pw-head", attrs: { role: "row" } });
   const body = h("div", {
     cls: "pw-body",
-    attrs: { role: "treegrid", tabindex: "0", "aria-label": "calltree" },
+    // JupyterLab's notebook shortcuts (arrows, Enter) must not take the tree's keys
+    attrs: {
+      role: "treegrid",
+      tabindex: "0",
+      "aria-label": "calltree",
+      "data-lm-suppress-shortcuts": "true",
+    },
   });
   const status = h("div", { cls: "pw-status", attrs: { "aria-live": "polite" } });
   const legend = h("div", { cls: "pw-legend" });
@@ -80,8 +86,9 @@ function render({ model, el }) {
   }
 
   function layout() {
-    const n = columns().length;
-    const tpl = ["minmax(260px, 1fr)", ...Array(n).fill("150px")];
+    // a metric column is wide enough for its label on two lines, and its numbers
+    const widths = columns().map((c) => `${Math.min(230, Math.max(150, 4 * c.label.length + 40))}px`);
+    const tpl = ["minmax(260px, 1fr)", ...widths];
     if (hasGlyph()) tpl.push("150px");
     root.style.setProperty("--pw-cols", tpl.join(" "));
     fitHeight();
@@ -299,10 +306,12 @@ function render({ model, el }) {
 
   // ---------------------------------------------------------------- tooltips
   function placeTip(anchor) {
+    // below the cell, kept inside the widget on the right
     const box = anchor.getBoundingClientRect();
     const rootBox = root.getBoundingClientRect();
     tooltip.hidden = false;
-    tooltip.style.left = `${Math.max(0, box.left - rootBox.left)}px`;
+    const left = Math.min(box.left - rootBox.left, rootBox.width - tooltip.offsetWidth - 4);
+    tooltip.style.left = `${Math.max(0, left)}px`;
     tooltip.style.top = `${box.bottom - rootBox.top + 2}px`;
   }
 

@@ -32,5 +32,6 @@ export function percent(v, total) {
   const x = Number(v);
   if (!total || !Number.isFinite(x)) return "";
   const p = (100 * x) / total;
+  if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
   return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
 }

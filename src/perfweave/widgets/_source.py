@@ -149,7 +149,7 @@ def columns_for(
             cols += [
                 Column(a, f"{m} [a]", kind, a),
                 Column(b, f"{m} [b]", kind, b),
-                Column(m, f"Δ {m} (a − b)", "diff", a),
+                Column(m, f"Δ {m} (a − b)", "diff", m),
             ]
         elif isinstance(data, Ensemble):
             cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind, f"{m}_{stat}"))

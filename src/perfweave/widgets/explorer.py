@@ -57,6 +57,8 @@ class CalltreeExplorer(WidgetBase):
     search_state = traitlets.Dict().tag(sync=True)
     history_labels = traitlets.List().tag(sync=True)
     selected_count = traitlets.Int(0).tag(sync=True)
+    #: ids of the selected nodes (kept in Python; observe it to react to clicks)
+    selected_nodes = traitlets.List()
     glyph = traitlets.Dict().tag(sync=True)
     height = traitlets.Int(460).tag(sync=True)
     #: bumped whenever the rows change on the Python side; the browser then asks again
@@ -138,10 +140,6 @@ class CalltreeExplorer(WidgetBase):
         df = self._data.dataframe
         node = _source.node_ids(self._data)
         return df[self._selected[node]]
-
-    @property
-    def selected_nodes(self) -> list[int]:
-        return np.flatnonzero(self._selected).tolist()
 
     def visible_rows(self) -> pd.DataFrame:
         """The rows the table shows now, top to bottom (node, name, depth, columns)."""
@@ -303,8 +301,12 @@ class CalltreeExplorer(WidgetBase):
 
     def _refresh(self) -> None:
         self.row_count = len(self._rows.visible())
-        self.selected_count = int(self._selected.sum())
+        self._sync_selection()
         self.view_version += 1
+
+    def _sync_selection(self) -> None:
+        self.selected_nodes = np.flatnonzero(self._selected).tolist()
+        self.selected_count = len(self.selected_nodes)
 
     def _port(self, viewport: list | None) -> tuple[int, int]:
         if viewport:
@@ -349,14 +351,16 @@ class CalltreeExplorer(WidgetBase):
         self._refresh()
 
     def _default_sort(self, columns: Sequence[_source.Column], data: Any) -> str:
+        """The default metric's inclusive column (its a side when comparing), else the
+        first inclusive column: the hot path then follows where the time goes."""
         preferred = _source.inclusive_name(str(data.default_metric))
-        keys = [c.key for c in columns]
-        for c in columns:
-            if c.key == preferred or c.key.startswith(f"{preferred}_") or c.label == preferred:
+        names = {preferred, _source.side_name(preferred, "a")}
+        shown = [c for c in columns if c.kind != "diff"]
+        for c in shown:
+            if c.key in names or c.key.startswith(f"{preferred}_") or c.label == preferred:
                 return c.key
-        diff = [c.key for c in columns if c.kind == "diff"]
-        incl = [c.key for c in columns if c.kind == "inc"]
-        return (diff or incl or keys)[0]
+        incl = [c.key for c in shown if c.kind == "inc"]
+        return (incl or [c.key for c in shown])[0]
 
     def _glyph_state(self, ens: Ensemble, metrics: Sequence[str]) -> dict:
         metric = self._glyph_metric or metrics[0]
@@ -378,9 +382,14 @@ class CalltreeExplorer(WidgetBase):
         }
 
     def _total(self, column: _source.Column) -> float:
+        """What bars and percentages of a column are relative to (for a difference: the
+        largest difference, so that small changes still show)."""
+        if column.kind == "diff":
+            diff = np.asarray(self._table[column.key], dtype=float)
+            finite = np.abs(diff[np.isfinite(diff)])
+            return float(finite.max()) if len(finite) else 0.0
         values = self._table[column.scale_key]
-        roots = self._data.graph.root_ids
-        return _source.total(values, roots, column.kind == "exc")
+        return _source.total(values, self._data.graph.root_ids, column.kind == "exc")
 
     def _column(self, column: str) -> _source.Column:
         for c in self._columns:
@@ -502,7 +511,7 @@ class CalltreeExplorer(WidgetBase):
         visible = self._rows.visible()
         total = len(visible)
         self.row_count = total
-        self.selected_count = int(self._selected.sum())
+        self._sync_selection()
         scroll_to = -1
         if scroll and self._current >= 0:
             scroll_to = int(self._rows.row_of([self._matches[self._current]])[0])

@@ -109,6 +109,7 @@ function percent(v, total) {
   const x = Number(v);
   if (!total || !Number.isFinite(x)) return "";
   const p = 100 * x / total;
+  if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
   return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
 }
 
@@ -320,7 +321,13 @@ function render({ model, el }) {
   const head = h("div", { cls: "pw-head", attrs: { role: "row" } });
   const body = h("div", {
     cls: "pw-body",
-    attrs: { role: "treegrid", tabindex: "0", "aria-label": "calltree" }
+    // JupyterLab's notebook shortcuts (arrows, Enter) must not take the tree's keys
+    attrs: {
+      role: "treegrid",
+      tabindex: "0",
+      "aria-label": "calltree",
+      "data-lm-suppress-shortcuts": "true"
+    }
   });
   const status = h("div", { cls: "pw-status", attrs: { "aria-live": "polite" } });
   const legend = h("div", { cls: "pw-legend" });
@@ -338,8 +345,8 @@ function render({ model, el }) {
     return mode() === "ensemble" && (model.get("glyph") || {}).metric;
   }
   function layout() {
-    const n = columns().length;
-    const tpl = ["minmax(260px, 1fr)", ...Array(n).fill("150px")];
+    const widths = columns().map((c) => `${Math.min(230, Math.max(150, 4 * c.label.length + 40))}px`);
+    const tpl = ["minmax(260px, 1fr)", ...widths];
     if (hasGlyph()) tpl.push("150px");
     root.style.setProperty("--pw-cols", tpl.join(" "));
     fitHeight();
@@ -550,7 +557,8 @@ function render({ model, el }) {
     const box = anchor.getBoundingClientRect();
     const rootBox = root.getBoundingClientRect();
     tooltip.hidden = false;
-    tooltip.style.left = `${Math.max(0, box.left - rootBox.left)}px`;
+    const left = Math.min(box.left - rootBox.left, rootBox.width - tooltip.offsetWidth - 4);
+    tooltip.style.left = `${Math.max(0, left)}px`;
     tooltip.style.top = `${box.bottom - rootBox.top + 2}px`;
   }
   function showTip(row, cell) {

@@ -1,0 +1,344 @@
+"""CalltreeExplorer in a real browser: JupyterLab and Voila on Debian's chromium.
+
+Each notebook makes the kernel write the explorer's Python state to a JSON file whenever it
+changes, so a test can check that what the page shows and what Python holds agree.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+import perfweave as pw
+from tests.widgets.browser import (
+    PageWatch,
+    Server,
+    canvas_is_blank,
+    open_in_lab,
+    open_in_voila,
+    save_screenshot,
+    write_notebook,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from playwright.sync_api import Locator, Page
+
+pytestmark = pytest.mark.browser
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+LULESH = DATA / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"
+READY = ".pw-explorer[data-ready='1']"
+XSS = "<img src=x onerror=alert(1)>"
+
+STATE_HOOK = """
+import json
+
+def watch(ex, path):
+    def dump(_=None):
+        rows = ex.visible_rows()
+        state = {
+            "row_count": ex.row_count,
+            "nodes": ex.node_count,
+            "history": [s.label for s in ex.history],
+            "selected": ex.selected_nodes,
+            "search": dict(ex.search_state),
+            "error": ex.error,
+            "first_rows": rows["name"].head(50).tolist(),
+        }
+        with open(path, "w") as f:
+            json.dump(state, f)
+    names = ["view_version", "row_count", "selected_nodes", "error", "search_state"]
+    ex.observe(dump, names=names)
+    dump()
+    return ex
+"""
+
+
+def explorer_notebook(path: Path, make_frame: str, explorer_args: str = "") -> Path:
+    state = path.with_suffix(".state.json")
+    return write_notebook(
+        path,
+        [
+            "import perfweave as pw\nfrom perfweave.widgets import CalltreeExplorer",
+            STATE_HOOK,
+            make_frame,
+            f"ex = watch(CalltreeExplorer(gf{explorer_args}), {str(state)!r})\nex",
+        ],
+    )
+
+
+def state_of(notebook: Path) -> dict:
+    return json.loads(notebook.with_suffix(".state.json").read_text())
+
+
+def wait_state(notebook: Path, check: Callable[[dict], bool], timeout: float = 15.0) -> dict:
+    """Python state once ``check`` holds (the kernel writes it after each change)."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            state = state_of(notebook)
+            if check(state):
+                return state
+        except (OSError, ValueError):
+            state = None
+        if time.monotonic() > end:
+            pytest.fail(f"Python state never satisfied the check; last: {state}")
+        time.sleep(0.05)
+
+
+def rows(widget: Locator) -> Locator:
+    return widget.locator(".pw-row:not([hidden]):not(.pw-loading)")
+
+
+def row_named(widget: Locator, name: str) -> Locator:
+    return widget.locator(".pw-row:not([hidden])", has=widget.page.get_by_text(name, exact=True))
+
+
+def names_shown(widget: Locator) -> list[str]:
+    return widget.locator(".pw-row:not([hidden]) .pw-name").all_inner_texts()
+
+
+def row_count(widget: Locator) -> int:
+    return int(widget.locator(".pw-body").get_attribute("aria-rowcount"))
+
+
+def lulesh_frame() -> str:
+    return f"gf = pw.read({str(LULESH)!r}).drop_index_levels()"
+
+
+def test_explorer_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    nb = explorer_notebook(lab.root_dir / "explorer.ipynb", lulesh_frame())
+    widget = open_in_lab(page, lab, "explorer.ipynb", READY).locator("xpath=..")
+    widget = page.locator(".pw-explorer").first
+    gf = pw.read(str(LULESH)).drop_index_levels()
+    state = wait_state(nb, lambda s: s["row_count"] > 0)
+    # first view: the hot path is open, rows in Python's order, counts agree
+    assert names_shown(widget)[: len(state["first_rows"])] == state["first_rows"]
+    assert row_count(widget) == state["row_count"]
+    assert widget.locator(".pw-hcell[aria-sort='descending']").inner_text().startswith("time (inc)")
+
+    # expand a closed node by its toggle
+    closed = row_named(widget, "LagrangeElements")
+    assert closed.get_attribute("aria-expanded") == "false"
+    before = state["row_count"]
+    closed.locator(".pw-toggle").click()
+    state = wait_state(nb, lambda s: s["row_count"] > before)
+    expect_attr(closed, "aria-expanded", "true")
+    assert row_count(widget) == state["row_count"]
+    children = {
+        gf.graph.frame(c)["name"] for c in gf.graph.children_of(_node(gf, "LagrangeElements"))
+    }
+    assert children <= set(names_shown(widget))
+
+    # a tooltip shows the exact value Python holds
+    row = row_named(widget, "LagrangeElements")
+    row.locator(".pw-metric").first.hover()
+    tip = widget.locator(".pw-tooltip")
+    tip.wait_for(state="visible")
+    node = int(row.get_attribute("data-node"))
+    assert float(tip.get_attribute("data-value")) == gf.dataframe.loc[node, "time (inc)"]
+
+    # search: matches counted, highlighted, the current one marked
+    widget.locator(".pw-search-input").fill("^Calc")
+    widget.locator(".pw-search-input").press("Enter")
+    state = wait_state(nb, lambda s: s["search"].get("count", 0) > 0)
+    expected = int(gf.graph.frames["name"].str.contains("^Calc").sum())
+    assert state["search"]["count"] == expected
+    expect_text(widget.locator(".pw-search-count"), f"1 / {expected}")
+    assert widget.locator(".pw-row.pw-match").count() == expected
+    assert widget.locator(".pw-row.pw-current").count() == 1
+    widget.locator("[data-action=next]").click()
+    wait_state(nb, lambda s: s["search"].get("current") == 2)
+
+    # filter + squash, then undo both
+    widget.locator(".pw-filter-input").fill("`time (inc)` > 5%")
+    widget.locator("[data-action=filter]").click()
+    state = wait_state(nb, lambda s: len(s["history"]) == 1)
+    assert state["nodes"] == len(gf.filter("`time (inc)` > 5%").graph)
+    expect_text(widget.locator(".pw-chip"), "filter `time (inc)` > 5%")
+    widget.locator("[data-action=squash]").click()
+    wait_state(nb, lambda s: s["history"] == ["filter `time (inc)` > 5%", "squash"])
+    expect_count(widget.locator(".pw-chip"), 2)
+    save_screenshot(widget, "explorer_lab_filtered")
+    widget.locator("[data-action=undo]").click()
+    wait_state(nb, lambda s: len(s["history"]) == 1)
+    widget.locator("[data-action=undo]").click()
+    state = wait_state(nb, lambda s: s["history"] == [] and s["nodes"] == len(gf.graph))
+    expect_count(widget.locator(".pw-chip"), 0)
+
+    # a bad query: the message shows in the widget, the view stays usable
+    shown = names_shown(widget)
+    widget.locator(".pw-filter-input").fill("time >")
+    widget.locator(".pw-filter-input").press("Enter")
+    state = wait_state(nb, lambda s: bool(s["error"]))
+    banner = widget.locator(".pw-error")
+    banner.wait_for(state="visible")
+    message = banner.locator(".pw-error-text").inner_text()
+    assert "expected a number" in message and message == state["error"]
+    assert names_shown(widget) == shown and state["nodes"] == len(gf.graph)
+
+    # click selects; keyboard moves, opens and selects (ARIA treegrid)
+    target = row_named(widget, "TimeIncrement")
+    target.click()
+    state = wait_state(nb, lambda s: len(s["selected"]) == 1)
+    assert state["selected"] == [int(target.get_attribute("data-node"))]
+    expect_attr(target, "aria-selected", "true")
+    body = widget.locator(".pw-body")
+    body.focus()
+    body.press("Home")
+    body.press("ArrowLeft")  # collapse the root
+    state = wait_state(nb, lambda s: s["row_count"] == len(gf.graph.root_ids))
+    expect_rowcount(widget, state["row_count"])
+    body.press("ArrowRight")  # open it again
+    state = wait_state(nb, lambda s: s["row_count"] > 1)
+    expect_rowcount(widget, state["row_count"])
+    body.press("ArrowDown")
+    body.press("Enter")
+    second = state["first_rows"][1]
+    state = wait_state(nb, lambda s: s["selected"] == [_node(gf, second)])
+    expect_text(widget.locator(".pw-row[aria-selected='true'] .pw-name"), second)
+    expect_count(widget.locator(".pw-row[aria-selected='true']"), 1)
+    save_screenshot(widget, "explorer_lab")
+    page_watch.assert_clean()
+
+
+def test_explorer_in_voila_shows_markup_as_text(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    frame = (
+        "import numpy as np, pandas as pd\n"
+        "from perfweave.calltree._build import build_graphframe\n"
+        f"names = ['main', {XSS!r}, 'std::vector<int>::push_back', 'x' * 10_000]\n"
+        "gf = build_graphframe(pd.DataFrame({'name': names}),\n"
+        "    pd.DataFrame({'node': np.arange(4), 'time': [1.0, 2.0, np.nan, np.inf]}),\n"
+        "    parent=[-1, 0, 0, 0], exc_metrics=['time'], inc_metrics=[])\n"
+        "gf.update_inclusive_columns()"
+    )
+    nb = explorer_notebook(tmp_path / "xss.ipynb", frame)
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    widget = page.locator(".pw-explorer")
+    expect_count(rows(widget), 4)
+    names = names_shown(widget)
+    assert XSS in names and "std::vector<int>::push_back" in names and "x" * 10_000 in names
+    assert widget.locator("img").count() == 0  # the name never became an element
+    assert page_watch.dialogs == []
+    long_row = row_named(widget, "x" * 10_000)
+    assert long_row.bounding_box()["height"] <= 30  # one line, cut with an ellipsis
+    assert "inf" in long_row.inner_text()
+    nan_row = row_named(widget, "std::vector<int>::push_back")
+    assert "–" in nan_row.locator(".pw-metric").first.inner_text()  # NaN: a dash, no bar
+    widget.locator(".pw-search-input").fill("<img")
+    widget.locator(".pw-search-input").press("Enter")
+    wait_state(nb, lambda s: s["search"].get("count") == 1)
+    expect_count(widget.locator(".pw-row.pw-match"), 1)
+    save_screenshot(widget, "explorer_voila_names")
+    page_watch.assert_clean()
+
+
+def test_big_tree_keeps_few_row_elements(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    frame = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from benchmarks.calltree import make_gf\n"
+        "gf = make_gf(100_000).update_inclusive_columns()"
+    )
+    nb = explorer_notebook(tmp_path / "big.ipynb", frame)
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    widget = page.locator(".pw-explorer")
+    body = widget.locator(".pw-body")
+    body.focus()
+    body.press("Home")
+    widget.locator("[data-action=expand-all]").click()
+    wait_state(nb, lambda s: s["row_count"] == 100_000)
+    expect_rowcount(widget, 100_000)
+    most = 0
+    height = body.evaluate("b => b.scrollHeight")
+    for frac in [0.1, 0.25, 0.5, 0.75, 0.9, 1.0]:
+        body.evaluate("(b, y) => { b.scrollTop = y; }", int(frac * height))
+        page.wait_for_timeout(120)
+        most = max(most, widget.locator(".pw-row").count())
+    last = widget.locator(".pw-row:not([hidden])").last
+    expect_attr(last, "data-row", str(100_000 - 1))
+    rows(widget).last.wait_for()
+    assert most <= 250, f"{most} row elements in the DOM"
+    assert widget.locator(".pw-row").count() <= 250
+    save_screenshot(widget, "explorer_voila_100k_end")
+    page_watch.assert_clean()
+
+
+def test_ensemble_and_compare_modes(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    mpi = sorted(str(p) for p in (DATA / "thicket/mpi_scaling_cali").glob("*.cali"))
+    cpi = DATA / "hatchet/hpctoolkit-cpi-database"
+    nb = write_notebook(
+        tmp_path / "modes.ipynb",
+        [
+            "import perfweave as pw\nfrom perfweave.widgets import CalltreeExplorer",
+            f"ens = pw.Ensemble.from_files({mpi!r})\n"
+            "CalltreeExplorer(ens, metrics=['Avg time/rank', 'Max time/rank'],"
+            " color_by='mpi.world.size')",
+            f"gf = pw.read({str(cpi)!r})\n"
+            "a = gf.filter('rank == 0', squash=False).drop_index_levels()\n"
+            "b = gf.filter('rank == 3', squash=False).drop_index_levels()\n"
+            "CalltreeExplorer(a, compare=b, hot_levels=8)",
+        ],
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    page.locator(READY).nth(1).wait_for()
+    ensemble, compare = page.locator(".pw-explorer").nth(0), page.locator(".pw-explorer").nth(1)
+    canvases = ensemble.locator(".pw-row:not([hidden]) canvas.pw-canvas")
+    assert canvases.count() >= 3
+    assert not canvas_is_blank(canvases.first)
+    assert "across 5 profiles" in ensemble.locator(".pw-hglyph").inner_text()
+    assert "mpi.world.size" in ensemble.locator(".pw-legend").inner_text()
+    ensemble.locator(".pw-glyph").first.hover()
+    expect_text(ensemble.locator(".pw-tooltip"), "median")
+    save_screenshot(ensemble, "explorer_voila_ensemble")
+    heads = compare.locator(".pw-hcell").all_inner_texts()
+    assert any(h.startswith("Δ time (inc)") for h in heads)
+    assert compare.locator(".pw-bar.pw-pos, .pw-bar.pw-neg").count() > 0
+    save_screenshot(compare, "explorer_voila_compare")
+    page_watch.assert_clean()
+
+
+def _node(gf, name: str) -> int:
+    return int(gf.graph.frames.index[gf.graph.frames["name"] == name][0])
+
+
+def expect_attr(loc: Locator, attr: str, value: str, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while loc.get_attribute(attr) != value:
+        if time.monotonic() > end:
+            pytest.fail(f"{attr} is {loc.get_attribute(attr)!r}, expected {value!r}")
+        time.sleep(0.05)
+
+
+def expect_text(loc: Locator, text: str, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while text not in (loc.first.inner_text() if loc.count() else ""):
+        if time.monotonic() > end:
+            pytest.fail(f"{text!r} never appeared; saw {loc.all_inner_texts()}")
+        time.sleep(0.05)
+
+
+def expect_count(loc: Locator, n: int, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while loc.count() != n:
+        if time.monotonic() > end:
+            pytest.fail(f"{loc.count()} elements, expected {n}")
+        time.sleep(0.05)
+
+
+def expect_rowcount(widget: Locator, n: int) -> None:
+    expect_attr(widget.locator(".pw-body"), "aria-rowcount", str(n))
