@@ -6,7 +6,7 @@ EXTRAS ?= test,dev,bench
 comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test lint pytest bench venv test-pandas3 clean
+.PHONY: demo test lint pytest bench venv test-pandas3 clean js
 
 venv: $(STAMP)
 
@@ -25,8 +25,17 @@ lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 
+# esbuild (npm, dev only) rebuilds the committed widget bundles; a test checks they are fresh.
+JS_STAMP = js/node_modules/.package-lock.json
+$(JS_STAMP): js/package-lock.json
+	@if command -v npm >/dev/null; then cd js && npm ci --no-audit --no-fund --loglevel=error; \
+	else echo "npm not found: the widget-bundle freshness test will skip"; fi
+
+js: $(JS_STAMP)
+	cd js && npm run -s build
+
 # pytest exits 5 when it collects no test: say so plainly instead of failing the build.
-pytest: $(STAMP)
+pytest: $(STAMP) $(JS_STAMP)
 	@rc=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
