@@ -39,6 +39,8 @@ _LAZY: dict[str, str] = {
     "much_merge": "perfweave.merge",
     "MuchMerger": "perfweave.merge",
     "pair_covering_design": "perfweave.merge",
+    # widgets (the widget stack is imported only when one is used)
+    "CalltreeExplorer": "perfweave.widgets",
 }
 
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")
