@@ -13,6 +13,7 @@ PARTS = (
     "counts",
     "classes",
     "merge",
+    "widgets",
 )
 
 
