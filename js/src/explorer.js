@@ -52,6 +52,16 @@ function render({ model, el }) {
       button("Expand all", () => onCursor("expand_all"), { title: "open everything below the cursor row", action: "expand-all" }),
     ]),
   ]);
+  // ensemble controls: the statistic shown and the metadata column colouring profiles
+  const statSelect = h("select", { cls: "pw-stat", attrs: { "aria-label": "statistic" } });
+  const colorSelect = h("select", { cls: "pw-color-by", attrs: { "aria-label": "colour by" } });
+  statSelect.addEventListener("change", () => act("stat", { stat: statSelect.value }));
+  colorSelect.addEventListener("change", () => act("color_by", { column: colorSelect.value || null }));
+  const ensembleBar = h("div", { cls: "pw-group pw-ensemble" }, [
+    h("label", { text: "statistic" }), statSelect,
+    h("label", { text: "colour profiles by" }), colorSelect,
+  ]);
+  toolbar.append(ensembleBar);
   const historyBar = h("div", { cls: "pw-history" });
   const banner = errorBanner(model);
 
@@ -131,6 +141,23 @@ function render({ model, el }) {
         attrs: { role: "columnheader" },
       }));
     }
+  }
+
+  function fillSelect(select, options, value) {
+    select.replaceChildren(...options.map(([v, label]) => {
+      const o = h("option", { text: label });
+      o.value = v;
+      return o;
+    }));
+    select.value = value;
+  }
+
+  function drawEnsembleBar() {
+    const g = model.get("glyph") || {};
+    ensembleBar.hidden = !hasGlyph();
+    if (ensembleBar.hidden) return;
+    fillSelect(statSelect, (g.stats || []).map((s) => [s, s]), g.stat);
+    fillSelect(colorSelect, [["", "(none)"], ...(g.color_columns || []).map((c) => [c, c])], g.color_by || "");
   }
 
   function drawLegend() {
@@ -484,6 +511,7 @@ function render({ model, el }) {
   function redrawAll() {
     layout();
     drawHead();
+    drawEnsembleBar();
     drawLegend();
     drawHistory();
     drawStatus();

@@ -285,10 +285,30 @@ def test_ensemble_mode_draws_distributions(mpi_ensemble):
     np.testing.assert_allclose(cols["c0"], np.nanmean(values, axis=1))
     q = np.nanquantile(values, [0, 0.25, 0.5, 0.75, 1], axis=1).T
     np.testing.assert_allclose(cols["quartiles"], q)
+    assert "mpi.world.size" in ex.glyph["color_columns"]
+    # another statistic: same open rows, values from the stats table, sorted by it
+    open_rows = rows_of(ex)["node"].tolist()
+    ex.set_stat("median")
+    assert [c["key"] for c in ex.columns] == ["Avg time/rank_median"]
+    assert ex.sort_column == "Avg time/rank_median"
+    rows = rows_of(ex)
+    assert sorted(rows["node"]) == sorted(open_rows)
+    median = dict(zip(nodes.tolist(), np.nanmedian(values, axis=1)))
+    np.testing.assert_allclose(rows["Avg time/rank_median"], [median[n] for n in rows["node"]])
+    with pytest.raises(ShapeError, match="unknown statistic 'mode'"):
+        ex.set_stat("mode")
+    assert ex.columns[0]["key"] == "Avg time/rank_median" and "unknown statistic" in ex.error
+    ex.set_color_by(None)
+    assert ex.glyph["categories"] == [] and ex.glyph["color_by"] == ""
+    with pytest.raises(ShapeError, match="no metadata column 'nope'"):
+        ex.set_color_by("nope")
+    assert ex.glyph["color_by"] == ""  # unchanged
     ex.filter("`Avg time/rank` > 1")
     assert replay(ens, ex.history).graph == ex.graphframe.graph
     with pytest.raises(ShapeError, match="no metadata column"):
         CalltreeExplorer(ens, color_by="nope")
+    with pytest.raises(ShapeError, match="for ensembles"):
+        CalltreeExplorer(ens.to_graphframe(ens.profiles[0])).set_stat("median")
 
 
 def test_compare_mode(lulesh, cpi):

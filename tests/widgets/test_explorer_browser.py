@@ -305,6 +305,10 @@ def test_ensemble_and_compare_modes(
     ensemble.locator(".pw-glyph").first.hover()
     expect_text(ensemble.locator(".pw-tooltip"), "median")
     save_screenshot(ensemble, "explorer_voila_ensemble")
+    ensemble.locator("select.pw-stat").select_option("max")
+    expect_text(ensemble.locator(".pw-hcell.pw-sorted"), "Avg time/rank (max)")
+    ensemble.locator("select.pw-color-by").select_option("")
+    expect_count(ensemble.locator(".pw-legend .pw-key"), 0)
     heads = compare.locator(".pw-hcell").all_inner_texts()
     assert any(h.startswith("Δ time (inc)") for h in heads)
     assert compare.locator(".pw-bar.pw-pos, .pw-bar.pw-neg").count() > 0

@@ -206,6 +206,18 @@ def profile_categories(ens: Ensemble, color_by: str | None) -> tuple[np.ndarray,
     return codes.astype(np.int32), [str(x) for x in names]
 
 
+def category_columns(ens: Ensemble, most: int = 12) -> list[str]:
+    """Metadata columns that split the profiles into 2..``most`` groups (colour choices)."""
+    out = []
+    for col in ens.metadata.columns:
+        values = ens.metadata[col]
+        if values.map(lambda v: isinstance(v, (list, dict, set))).any():
+            continue
+        if 2 <= values.astype(str).nunique() <= most:
+            out.append(str(col))
+    return out
+
+
 def names_of(data: GraphFrame | Ensemble) -> np.ndarray:
     """Each graph node's name as text (the frame's ``name``, else its first attribute)."""
     frames = data.graph.frames

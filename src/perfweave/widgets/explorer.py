@@ -77,6 +77,8 @@ class CalltreeExplorer(WidgetBase):
         "focus": "_on_focus",
         "drop": "_on_drop",
         "select": "_on_select",
+        "stat": "_on_stat",
+        "color_by": "_on_color_by",
     }
 
     def __init__(
@@ -224,6 +226,22 @@ class CalltreeExplorer(WidgetBase):
     def clear_selection(self) -> CalltreeExplorer:
         return self.select([])
 
+    def set_stat(self, stat: str) -> CalltreeExplorer:
+        """Show another statistic of the ensemble per node (mean, median, min, max, std, var)."""
+
+        def run() -> None:
+            if stat not in _source.STATS:
+                raise ShapeError(
+                    f"unknown statistic {stat!r}; choose from {', '.join(_source.STATS)}"
+                )
+            self._restyle(stat=stat)
+
+        return self._do(run)
+
+    def set_color_by(self, column: str | None) -> CalltreeExplorer:
+        """Colour the profiles in the distribution glyphs by a metadata column (None: one colour)."""
+        return self._do(lambda: self._restyle(color_by=column or None))
+
     # ------------------------------------------------------------------ actions (browser)
     def _on_rows(self, start: int = 0, count: int = 100) -> Reply:
         return self._window(start, count)
@@ -283,6 +301,16 @@ class CalltreeExplorer(WidgetBase):
                 self._selected[:] = False
             self._selected[node] = True
         return self._window(*self._port(viewport))
+
+    def _on_stat(self, stat: str, viewport=None) -> Reply:
+        self._port(viewport)
+        self.set_stat(stat)
+        return self._window(*self._viewport)
+
+    def _on_color_by(self, column: str | None = None, viewport=None) -> Reply:
+        self._port(viewport)
+        self.set_color_by(column)
+        return self._window(*self._viewport)
 
     def _failed_reply(self, message: str) -> Reply:
         payload, buffers = self._window(*self._viewport)
@@ -350,6 +378,26 @@ class CalltreeExplorer(WidgetBase):
                 self._search(state["pattern"], expand=False)
         self._refresh()
 
+    def _restyle(self, **options: Any) -> None:
+        """Show the same frame with another statistic or colouring, keeping the open rows and
+        the sort (by the same column position); on failure nothing changes."""
+        if not isinstance(self._data, Ensemble):
+            raise ShapeError(
+                "statistics and colours are for ensembles; this explorer shows a frame"
+            )
+        before = {k: getattr(self, f"_{k}") for k in options}
+        keys = [c.key for c in self._columns]
+        at = keys.index(self.sort_column) if self.sort_column in keys else 0
+        for k, v in options.items():
+            setattr(self, f"_{k}", v)
+        try:
+            self._show(self._data, rows=self._rows, state=self._view_state())
+        except Exception:
+            for k, v in before.items():
+                setattr(self, f"_{k}", v)
+            raise
+        self._sort(self._columns[min(at, len(self._columns) - 1)].key, self.sort_descending)
+
     def _default_sort(self, columns: Sequence[_source.Column], data: Any) -> str:
         """The default metric's inclusive column (its a side when comparing), else the
         first inclusive column: the hot path then follows where the time goes."""
@@ -378,6 +426,8 @@ class CalltreeExplorer(WidgetBase):
                 "color_by": self._color_by or "",
                 "categories": names,
                 "codes": codes.tolist(),
+                "stats": list(_source.STATS),
+                "color_columns": _source.category_columns(ens),
             },
         }
 
