@@ -271,7 +271,12 @@ function render({ model, el }) {
     const k = r - state.start;
     const c = state.cols;
     if (!c || k < 0 || k >= c.vid.length) {
+      // a placeholder until the rows arrive: nothing of the row drawn here before stays
       row._vid = -1;
+      row._parent = false;
+      for (const a of ["data-node", "aria-level", "aria-expanded", "aria-selected"]) row.removeAttribute(a);
+      row.classList.remove("pw-selected", "pw-match", "pw-current", "pw-cursor");
+      if (row._glyph) row._glyph._canvas.getContext("2d").clearRect(0, 0, row._glyph._canvas.width, row._glyph._canvas.height);
       row.classList.add("pw-loading");
       row._name.textContent = "…";
       row._toggle.textContent = "";
@@ -309,7 +314,7 @@ function render({ model, el }) {
       drawDistribution(
         row._glyph._canvas,
         row2d(c.quartiles, k),
-        row2d(c.profiles, k),
+        c.strip.subarray(k * c.strip.shape[1], (k + 1) * c.strip.shape[1]),
         (model.get("glyph") || {}).codes || [],
       );
     }

@@ -265,6 +265,8 @@ def start_lab(
         f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root_dir}",
         "--LabApp.expose_app_in_browser=True",
+        # the same server serves Notebook 7 (/notebooks/...): expose its app as well
+        "--JupyterNotebookApp.expose_app_in_browser=True",
         "--LabApp.extension_manager=readonly",
         "--LabApp.news_url=None",
         "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
@@ -328,7 +330,12 @@ def _wait_ready(page: Page, scope: str, ready_selector: str, timeout: float) -> 
 
 
 def open_in_lab(
-    page: Page, server: Server, notebook_name: str, ready_selector: str, timeout: float = 120.0
+    page: Page,
+    server: Server,
+    notebook_name: str,
+    ready_selector: str,
+    timeout: float = 120.0,
+    route: str = "lab/tree",
 ) -> Locator:
     """Open ``notebook_name`` (relative to the server's root) in JupyterLab, wait for its kernel
     to be ready and idle, run all cells, and wait until ``ready_selector`` is in an output.
@@ -336,7 +343,7 @@ def open_in_lab(
     Returns the first matching locator. Running the cells before the kernel is idle silently
     does nothing, and awaiting the run-all command hangs, so it is fired and forgotten."""
     start = time.monotonic()
-    page.goto(server.url(f"lab/tree/{notebook_name}?reset"))
+    page.goto(server.url(f"{route}/{notebook_name}" + ("?reset" if route == "lab/tree" else "")))
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell", timeout=timeout * 1000
     )
@@ -346,6 +353,13 @@ def open_in_lab(
     page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     left = max(timeout - (time.monotonic() - start), 1.0)
     return _wait_ready(page, ".jp-OutputArea-output", ready_selector, left)
+
+
+def open_in_notebook7(
+    page: Page, server: Server, notebook_name: str, ready_selector: str, timeout: float = 120.0
+) -> Locator:
+    """As :func:`open_in_lab`, in Notebook 7's notebook page of the same server."""
+    return open_in_lab(page, server, notebook_name, ready_selector, timeout, route="notebooks")
 
 
 def open_in_voila(page: Page, url: str, ready_selector: str, timeout: float = 90.0) -> Locator:
@@ -367,12 +381,30 @@ class PageWatch:
     errors: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     dialogs: list[str] = field(default_factory=list)
+    #: (message, script): a host application's own page error with that message, all of
+    #: whose stack frames lie in that script, is kept in ``ignored`` (see :meth:`tolerate`)
+    tolerated: list[tuple[str, str]] = field(default_factory=list)
 
     def attach(self, page: Page) -> PageWatch:
         page.on("console", self._on_console)
-        page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        page.on("pageerror", self._on_page_error)
         page.on("dialog", self._on_dialog)
         return self
+
+    def tolerate(self, message: str, script: str) -> None:
+        """Keep a known page error of the host application (never of a widget) apart."""
+        self.tolerated.append((message, script))
+
+    def _on_page_error(self, error: Any) -> None:
+        message = str(getattr(error, "message", error))
+        frames = [f.strip() for f in (getattr(error, "stack", "") or "").splitlines()]
+        frames = [f for f in frames if f.startswith("at ") and "(<anonymous>)" not in f]
+        frames = [f for f in frames if "Promise.all" not in f]
+        known = any(
+            message == m and frames and all(script in f for f in frames)
+            for m, script in self.tolerated
+        )
+        (self.ignored if known else self.errors).append(f"pageerror: {error}")
 
     def _on_console(self, message: ConsoleMessage) -> None:
         if message.type != "error":

@@ -47,6 +47,26 @@ def rows_of(ex: CalltreeExplorer) -> pd.DataFrame:
     return ex.visible_rows()
 
 
+def test_hot_path_opens_no_leaf_and_no_very_wide_node():
+    # main -> wide (2,000 children) and main -> small; wide has the larger time
+    n = 2_003
+    parent = np.r_[-1, 0, 0, np.full(n - 3, 1)]
+    time = np.r_[0.0, 0.0, 1.0, np.ones(n - 3)]
+    gf = build_graphframe(
+        pd.DataFrame({"name": ["main", "wide", "small"] + [f"leaf{i}" for i in range(n - 3)]}),
+        pd.DataFrame({"node": np.arange(n), "time": time}),
+        parent=parent,
+        exc_metrics=["time"],
+        inc_metrics=[],
+    ).update_inclusive_columns()
+    ex = CalltreeExplorer(gf)
+    rows = rows_of(ex)
+    assert list(rows["name"]) == ["main", "wide", "small"]
+    assert list(rows["expanded"]) == [True, False, False]
+    ex.expand("wide")
+    assert ex.row_count == n
+
+
 def test_first_view_opens_the_hot_path(lulesh):
     ex = CalltreeExplorer(lulesh)
     inc = lulesh.dataframe["time (inc)"]
@@ -281,7 +301,12 @@ def test_ensemble_mode_draws_distributions(mpi_ensemble):
     nodes = cols["node"].astype(np.int64)
     table = ens.dataframe["Avg time/rank"].unstack()  # (node, profile)
     values = table.reindex(index=nodes, columns=ens.profiles).to_numpy()
-    np.testing.assert_array_equal(cols["profiles"], values)
+    # each profile's point: its position on the row's scale [min(0, lowest), highest]
+    lo = np.minimum(0, np.nanmin(values, axis=1, keepdims=True))
+    hi = np.nanmax(values, axis=1, keepdims=True)
+    expected = np.where(np.isnan(values), 255, np.rint(254 * (values - lo) / (hi - lo)))
+    np.testing.assert_array_equal(cols["strip"], expected)
+    assert cols["strip"].dtype == np.uint8 and (cols["strip"] == 254).any()
     np.testing.assert_allclose(cols["c0"], np.nanmean(values, axis=1))
     q = np.nanquantile(values, [0, 0.25, 0.5, 0.75, 1], axis=1).T
     np.testing.assert_allclose(cols["quartiles"], q)

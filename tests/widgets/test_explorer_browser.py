@@ -20,6 +20,7 @@ from tests.widgets.browser import (
     Server,
     canvas_is_blank,
     open_in_lab,
+    open_in_notebook7,
     open_in_voila,
     save_screenshot,
     write_notebook,
@@ -204,6 +205,29 @@ def test_explorer_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) 
     expect_text(widget.locator(".pw-row[aria-selected='true'] .pw-name"), second)
     expect_count(widget.locator(".pw-row[aria-selected='true']"), 1)
     save_screenshot(widget, "explorer_lab")
+    page_watch.assert_clean()
+
+
+def test_explorer_in_notebook7(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    # Notebook 7.6.5 throws this itself while loading, on any notebook, with or without
+    # widgets (checked with every lab extension disabled in turn); it is not the explorer's
+    page_watch.tolerate(
+        "Cannot read properties of undefined (reading 'schema')", "/static/notebook/"
+    )
+    nb = explorer_notebook(lab.root_dir / "explorer_nb7.ipynb", lulesh_frame())
+    open_in_notebook7(page, lab, "explorer_nb7.ipynb", READY)
+    widget = page.locator(".pw-explorer").first
+    state = wait_state(nb, lambda s: s["row_count"] > 0)
+    assert names_shown(widget)[: len(state["first_rows"])] == state["first_rows"]
+    closed = row_named(widget, "LagrangeElements")
+    closed.locator(".pw-toggle").click()
+    state = wait_state(nb, lambda s: s["row_count"] > len(state["first_rows"]))
+    expect_rowcount(widget, state["row_count"])
+    widget.locator(".pw-search-input").fill("^Lagrange")
+    widget.locator(".pw-search-input").press("Enter")
+    state = wait_state(nb, lambda s: s["search"].get("count", 0) > 0)
+    expect_count(widget.locator(".pw-row.pw-match"), state["search"]["count"])
+    save_screenshot(widget, "explorer_notebook7")
     page_watch.assert_clean()
 
 

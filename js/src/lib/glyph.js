@@ -6,8 +6,9 @@ export const PALETTE = [
   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
 ];
 
-/** Draw quartiles [min, q1, med, q3, max] and per-profile values on a canvas. */
-export function drawDistribution(canvas, quartiles, values, codes) {
+/** Draw quartiles [min, q1, med, q3, max] and the profiles' positions on a canvas.
+ * `strip`: one byte per profile, 0..254 along [min(0, lowest), highest], 255 = no value. */
+export function drawDistribution(canvas, quartiles, strip, codes) {
   const ratio = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || 120;
   const hgt = canvas.clientHeight || 16;
@@ -39,11 +40,11 @@ export function drawDistribution(canvas, quartiles, values, codes) {
   ctx.moveTo(x(med), 2);
   ctx.lineTo(x(med), hgt - 2);
   ctx.stroke();
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (!Number.isFinite(v)) continue;
+  for (let i = 0; i < strip.length; i++) {
+    if (strip[i] === 255) continue;
     ctx.fillStyle = PALETTE[(codes[i] || 0) % PALETTE.length];
     const jitter = ((i * 7919) % 7) - 3;
-    ctx.fillRect(x(v) - 1, mid + jitter - 1, 2.5, 2.5);
+    const px = 4 + (strip[i] / 254) * (w - 8);
+    ctx.fillRect(px - 1, mid + jitter - 1, 2.5, 2.5);
   }
 }

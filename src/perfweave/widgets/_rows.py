@@ -140,9 +140,13 @@ class TreeRows:
         self.expanded |= has
         self._visible = None
 
-    def hot_path(self, values: np.ndarray, levels: int) -> None:
-        """Expand the roots, then from each its largest child along ``levels`` levels."""
-        self.expanded[self.roots] = True
+    def hot_path(self, values: np.ndarray, levels: int, widest: int = 1000) -> None:
+        """Expand the roots, then from each its largest child along ``levels`` levels.
+
+        Leaves are not marked open, and the path stops before a node with more than
+        ``widest`` children (a person opens such a node when they want its rows).
+        """
+        self.expanded[self.roots[self.n_children[self.roots] > 0]] = True
         v = np.where(np.isnan(values), -np.inf, values)
         frontier = self.roots
         for _ in range(levels):
@@ -154,6 +158,7 @@ class TreeRows:
             first = np.ones(len(order), bool)
             first[1:] = owner[order][1:] != owner[order][:-1]
             best = kids[order][first]
+            best = best[(self.n_children[best] > 0) & (self.n_children[best] <= widest)]
             self.expanded[best] = True
             frontier = best
         self._visible = None

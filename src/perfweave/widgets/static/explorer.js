@@ -126,7 +126,7 @@ var PALETTE = [
   "#9c755f",
   "#bab0ac"
 ];
-function drawDistribution(canvas, quartiles, values, codes) {
+function drawDistribution(canvas, quartiles, strip, codes) {
   const ratio = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || 120;
   const hgt = canvas.clientHeight || 16;
@@ -158,12 +158,12 @@ function drawDistribution(canvas, quartiles, values, codes) {
   ctx.moveTo(x(med), 2);
   ctx.lineTo(x(med), hgt - 2);
   ctx.stroke();
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (!Number.isFinite(v)) continue;
+  for (let i = 0; i < strip.length; i++) {
+    if (strip[i] === 255) continue;
     ctx.fillStyle = PALETTE[(codes[i] || 0) % PALETTE.length];
     const jitter = i * 7919 % 7 - 3;
-    ctx.fillRect(x(v) - 1, mid + jitter - 1, 2.5, 2.5);
+    const px = 4 + strip[i] / 254 * (w - 8);
+    ctx.fillRect(px - 1, mid + jitter - 1, 2.5, 2.5);
   }
 }
 
@@ -522,6 +522,10 @@ function render({ model, el }) {
     const c = state.cols;
     if (!c || k < 0 || k >= c.vid.length) {
       row._vid = -1;
+      row._parent = false;
+      for (const a of ["data-node", "aria-level", "aria-expanded", "aria-selected"]) row.removeAttribute(a);
+      row.classList.remove("pw-selected", "pw-match", "pw-current", "pw-cursor");
+      if (row._glyph) row._glyph._canvas.getContext("2d").clearRect(0, 0, row._glyph._canvas.width, row._glyph._canvas.height);
       row.classList.add("pw-loading");
       row._name.textContent = "\u2026";
       row._toggle.textContent = "";
@@ -559,7 +563,7 @@ function render({ model, el }) {
       drawDistribution(
         row._glyph._canvas,
         row2d(c.quartiles, k),
-        row2d(c.profiles, k),
+        c.strip.subarray(k * c.strip.shape[1], (k + 1) * c.strip.shape[1]),
         (model.get("glyph") || {}).codes || []
       );
     }
