@@ -23,6 +23,7 @@ from tests.widgets.browser import (
     open_in_notebook7,
     open_in_voila,
     save_screenshot,
+    start_lab,
     write_notebook,
 )
 
@@ -208,14 +209,26 @@ def test_explorer_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) 
     page_watch.assert_clean()
 
 
-def test_explorer_in_notebook7(lab: Server, page: Page, page_watch: PageWatch) -> None:
+def test_explorer_in_notebook7(tmp_path: Path, page: Page, page_watch: PageWatch) -> None:
     # Notebook 7.6.5 throws this itself while loading, on any notebook, with or without
     # widgets (checked with every lab extension disabled in turn); it is not the explorer's
     page_watch.tolerate(
         "Cannot read properties of undefined (reading 'schema')", "/static/notebook/"
     )
-    nb = explorer_notebook(lab.root_dir / "explorer_nb7.ipynb", lulesh_frame())
-    open_in_notebook7(page, lab, "explorer_nb7.ipynb", READY)
+    # a server of its own: on the shared Lab server's origin, the layout Lab stored makes
+    # Notebook 7 call Lab-only commands
+    (tmp_path / "root").mkdir()
+    server = start_lab(tmp_path / "root", tmp_path)
+    try:
+        _check_notebook7(server, page, page_watch)
+    finally:
+        page.close()  # close the page before its server goes
+        server.stop()
+
+
+def _check_notebook7(server: Server, page: Page, page_watch: PageWatch) -> None:
+    nb = explorer_notebook(server.root_dir / "explorer_nb7.ipynb", lulesh_frame())
+    open_in_notebook7(page, server, "explorer_nb7.ipynb", READY)
     widget = page.locator(".pw-explorer").first
     state = wait_state(nb, lambda s: s["row_count"] > 0)
     assert names_shown(widget)[: len(state["first_rows"])] == state["first_rows"]
