@@ -37,7 +37,6 @@ REPO = Path(__file__).resolve().parents[1]
 READY = ".pw-explorer[data-ready='1']"
 VIEWPORT = {"width": 1200, "height": 900}
 WIDE_CHILDREN = 10_000
-NEEDED = {"@jupyter-widgets/jupyterlab-manager": False, "anywidget": False}
 FILTERS = ("`time (inc)` > 0.01%", "time > 0.5")
 
 TARGETS = {
@@ -229,13 +228,7 @@ class Session:
         self.notebook, self.cap = notebook, cap
         self.state_path = notebook.with_suffix(".state.json")
         work = notebook.parent / f"{notebook.stem}-voila"
-        # The explorer needs the widget manager and anywidget front ends: enable them in the
-        # server's own config, whatever a shared labconfig/page_config.json disables
-        # (JUPYTER_PREFER_ENV_PATH=0 lets this user-level config win over the venv's).
-        labconfig = work / "config" / "labconfig"
-        labconfig.mkdir(parents=True, exist_ok=True)
-        (labconfig / "page_config.json").write_text(json.dumps({"disabledExtensions": NEEDED}))
-        self.server = start_voila(notebook, work, env={"JUPYTER_PREFER_ENV_PATH": "0"})
+        self.server = start_voila(notebook, work)
         try:
             self.context = browser.new_context(viewport=VIEWPORT)
         except BaseException:
