@@ -243,74 +243,69 @@ class CalltreeExplorer(WidgetBase):
         return self._do(lambda: self._restyle(color_by=column or None))
 
     # ------------------------------------------------------------------ actions (browser)
+    def _reply(self, viewport: list | None, action=None, scroll: bool = False) -> Reply:
+        """Run ``action`` (a widget method, or a change of rows), then answer with the rows
+        in the browser's viewport."""
+        self._port(viewport)
+        if action is not None:
+            action()
+        return self._window(*self._viewport, scroll=scroll)
+
+    def _node_of(self, vid: int) -> int:
+        return int(self._rows.node[self._rows.check(vid)])
+
     def _on_rows(self, start: int = 0, count: int = 100) -> Reply:
         return self._window(start, count)
 
     def _on_toggle(self, vid: int, viewport: list | None = None) -> Reply:
         vid = self._rows.check(vid)
-        self._rows.set_expanded([vid], not self._rows.expanded[vid])
-        return self._window(*self._port(viewport))
+        return self._reply(
+            viewport, lambda: self._rows.set_expanded([vid], not self._rows.expanded[vid])
+        )
 
     def _on_expand_all(self, vid: int, viewport: list | None = None) -> Reply:
-        self._rows.expand_subtree(self._rows.check(vid))
-        return self._window(*self._port(viewport))
+        return self._reply(viewport, lambda: self._rows.expand_subtree(self._rows.check(vid)))
 
-    def _on_sort(self, column: str, descending: bool = True, viewport=None) -> Reply:
-        self._guard(lambda: self._sort(column, descending))
-        return self._window(*self._port(viewport))
+    def _on_select(self, vid: int, add: bool = False, viewport: list | None = None) -> Reply:
+        """A click selects a row (Ctrl/Cmd-click adds it, or takes it out again)."""
+        node = self._node_of(vid)
 
-    def _on_search(self, pattern: str = "", viewport=None) -> Reply:
-        self._guard(lambda: self._search(pattern))
-        return self._window(*self._port(viewport), scroll=True)
-
-    def _on_search_step(self, step: int = 1, viewport=None) -> Reply:
-        self._guard(lambda: self._step_match(step))
-        return self._window(*self._port(viewport), scroll=True)
-
-    def _on_filter(self, query: str = "", squash: bool = True, viewport=None) -> Reply:
-        self._port(viewport)
-        self.filter(query, squash)
-        return self._window(*self._viewport)
-
-    def _on_squash(self, viewport=None) -> Reply:
-        self._port(viewport)
-        self.squash()
-        return self._window(*self._viewport)
-
-    def _on_undo(self, viewport=None) -> Reply:
-        self._port(viewport)
-        self.undo()
-        return self._window(*self._viewport)
-
-    def _on_focus(self, vid: int, viewport=None) -> Reply:
-        self._port(viewport)
-        self.focus(int(self._rows.node[self._rows.check(vid)]))
-        return self._window(*self._viewport)
-
-    def _on_drop(self, vid: int, subtree: bool = True, viewport=None) -> Reply:
-        self._port(viewport)
-        self.drop(int(self._rows.node[self._rows.check(vid)]), subtree)
-        return self._window(*self._viewport)
-
-    def _on_select(self, vid: int, add: bool = False, viewport=None) -> Reply:
-        node = int(self._rows.node[self._rows.check(vid)])
-        if add and self._selected[node]:
-            self._selected[node] = False
-        else:
+        def select() -> None:
             if not add:
                 self._selected[:] = False
-            self._selected[node] = True
-        return self._window(*self._port(viewport))
+            self._selected[node] = not (add and self._selected[node])
+
+        return self._reply(viewport, select)
+
+    def _on_sort(self, column: str, descending: bool = True, viewport=None) -> Reply:
+        return self._reply(viewport, lambda: self.sort_by(column, descending))
+
+    def _on_search(self, pattern: str = "", viewport=None) -> Reply:
+        return self._reply(viewport, lambda: self.search(pattern), scroll=True)
+
+    def _on_search_step(self, step: int = 1, viewport=None) -> Reply:
+        return self._reply(viewport, lambda: self.next_match(step), scroll=True)
+
+    def _on_filter(self, query: str = "", squash: bool = True, viewport=None) -> Reply:
+        return self._reply(viewport, lambda: self.filter(query, squash))
+
+    def _on_squash(self, viewport=None) -> Reply:
+        return self._reply(viewport, self.squash)
+
+    def _on_undo(self, viewport=None) -> Reply:
+        return self._reply(viewport, self.undo)
+
+    def _on_focus(self, vid: int, viewport=None) -> Reply:
+        return self._reply(viewport, lambda: self.focus(self._node_of(vid)))
+
+    def _on_drop(self, vid: int, subtree: bool = True, viewport=None) -> Reply:
+        return self._reply(viewport, lambda: self.drop(self._node_of(vid), subtree))
 
     def _on_stat(self, stat: str, viewport=None) -> Reply:
-        self._port(viewport)
-        self.set_stat(stat)
-        return self._window(*self._viewport)
+        return self._reply(viewport, lambda: self.set_stat(stat))
 
     def _on_color_by(self, column: str | None = None, viewport=None) -> Reply:
-        self._port(viewport)
-        self.set_color_by(column)
-        return self._window(*self._viewport)
+        return self._reply(viewport, lambda: self.set_color_by(column))
 
     def _failed_reply(self, message: str) -> Reply:
         payload, buffers = self._window(*self._viewport)
