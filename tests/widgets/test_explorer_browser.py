@@ -251,12 +251,16 @@ def test_explorer_in_voila_shows_markup_as_text(
         "import numpy as np, pandas as pd\n"
         "from perfweave.calltree._build import build_graphframe\n"
         f"names = ['main', {XSS!r}, 'std::vector<int>::push_back', 'x' * 10_000]\n"
+        "count = np.array([2**62 + 1, 2**53 + 1, 7, 3], dtype=np.int64)\n"
         "gf = build_graphframe(pd.DataFrame({'name': names}),\n"
-        "    pd.DataFrame({'node': np.arange(4), 'time': [1.0, 2.0, np.nan, np.inf]}),\n"
-        "    parent=[-1, 0, 0, 0], exc_metrics=['time'], inc_metrics=[])\n"
+        "    pd.DataFrame({'node': np.arange(4), 'time': [1.0, 2.0, np.nan, np.inf],\n"
+        "                  'count': count}),\n"
+        "    parent=[-1, 0, 0, 0], exc_metrics=['time', 'count'], inc_metrics=[])\n"
         "gf.update_inclusive_columns()"
     )
-    nb = explorer_notebook(tmp_path / "xss.ipynb", frame)
+    nb = explorer_notebook(
+        tmp_path / "xss.ipynb", frame, ", metrics=['time (inc)', 'time', 'count']"
+    )
     server = voila_server(nb)
     open_in_voila(page, server.url(), READY)
     widget = page.locator(".pw-explorer")
@@ -270,6 +274,10 @@ def test_explorer_in_voila_shows_markup_as_text(
     assert "inf" in long_row.inner_text()
     nan_row = row_named(widget, "std::vector<int>::push_back")
     assert "–" in nan_row.locator(".pw-metric").first.inner_text()  # NaN: a dash, no bar
+    # an int64 count above 2**53 reaches the tooltip exactly
+    for name, exact in [("main", 2**62 + 1), (XSS, 2**53 + 1)]:
+        row_named(widget, name).locator(".pw-metric").nth(2).hover()
+        expect_attr(widget.locator(".pw-tooltip"), "data-value", str(exact))
     widget.locator(".pw-search-input").fill("<img")
     widget.locator(".pw-search-input").press("Enter")
     wait_state(nb, lambda s: s["search"].get("count") == 1)

@@ -9,7 +9,7 @@ export function exact(v) {
   return String(v);
 }
 
-const SUFFIX = ["", "k", "M", "G", "T", "P", "E"];
+const SUFFIX = ["", "k", "M", "G", "T"];
 
 /** Short text for a cell: 3 significant digits with a k/M/G suffix. */
 export function compact(v) {
@@ -21,7 +21,7 @@ export function compact(v) {
   if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
   if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a < 1e-3) return v.toExponential(2);
+  if (a < 1e-3 || a >= 1e15) return v.toExponential(2); // never a suffix that reads as "e"
   if (a < 1000) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
   const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
   return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];

@@ -90,7 +90,7 @@ function exact(v) {
   if (v === -Infinity) return "-inf";
   return String(v);
 }
-var SUFFIX = ["", "k", "M", "G", "T", "P", "E"];
+var SUFFIX = ["", "k", "M", "G", "T"];
 function compact(v) {
   if (typeof v === "bigint") {
     if (v > -10000n && v < 10000n) return v.toString();
@@ -100,7 +100,7 @@ function compact(v) {
   if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
   if (v === 0) return "0";
   const a = Math.abs(v);
-  if (a < 1e-3) return v.toExponential(2);
+  if (a < 1e-3 || a >= 1e15) return v.toExponential(2);
   if (a < 1e3) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
   const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
   return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
