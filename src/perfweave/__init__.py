@@ -41,6 +41,8 @@ _LAZY: dict[str, str] = {
     "pair_covering_design": "perfweave.merge",
     # widgets (the widget stack is imported only when one is used)
     "CalltreeExplorer": "perfweave.widgets",
+    "MergePanel": "perfweave.widgets",
+    "ClassPicker": "perfweave.widgets",
 }
 
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")

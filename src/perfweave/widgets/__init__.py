@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 _LAZY = {
     "CalltreeExplorer": "perfweave.widgets.explorer",
+    "MergePanel": "perfweave.widgets.merge_panel",
+    "ClassPicker": "perfweave.widgets.picker",
     "Step": "perfweave.widgets._history",
     "replay": "perfweave.widgets._history",
 }

@@ -1,0 +1,751 @@
+"""ClassPicker: opreport's profile classes and axis, picked and seen live in a notebook.
+
+A thin view over :mod:`perfweave.classes`: the source is parsed once
+(:mod:`perfweave.widgets._picker_source`); every control change masks the parsed table with
+the profile specification, re-arranges it with the merge options and redraws. Controls are
+ipywidgets (the spec with completion from the values present, merge toggles, the axis) and
+a bqplot bar chart; every table is an HTML table whose every value is escaped text.
+
+Each control has a Python method (:meth:`ClassPicker.set_spec`, :meth:`~ClassPicker.set_merge`,
+:meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.sort_by`, :meth:`~ClassPicker.set_filter`,
+:meth:`~ClassPicker.set_by`, :meth:`~ClassPicker.show`). A change that opreport rejects
+(axis conflict, a spec that selects nothing, an unknown tag) leaves the previous result on
+screen, shows opreport's message inline and keeps the exception in :attr:`ClassPicker.error`.
+"""
+
+from __future__ import annotations
+
+import html
+import shlex
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import ipywidgets as W
+import numpy as np
+import pandas as pd
+
+from perfweave.classes.arrange import ProfileClasses, arrange
+from perfweave.classes.axis import AXES
+from perfweave.classes.invert import InvertedProfile, invert
+from perfweave.classes.merge_options import MergeOptions
+from perfweave.classes.opreport_format import format_image_report
+from perfweave.classes.profile_spec import TAGS, ProfileSpec
+from perfweave.classes.report import report as core_report
+from perfweave.errors import PerfweaveError, ShapeError, SpecError
+from perfweave.widgets._picker_source import Source, load, text
+
+MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
+AXIS_CHOICES = ("auto", *AXES)
+VIEWS = ("report", "classes", "inverted", "opreport")
+#: rows the report table shows at once (the DataFrame holds them all)
+MAX_ROWS = 200
+#: images in the bar chart
+TOP_IMAGES = 10
+_TAG_COLUMN = {
+    "event": "event",
+    "count": "count",
+    "unit-mask": "unitmask",
+    "tgid": "tgid",
+    "tid": "tid",
+    "cpu": "cpu",
+    "image": "image",
+    "image-exclude": "image",
+    "lib-image": "lib_image",
+}
+
+
+def _esc(value: Any) -> str:
+    return html.escape(text(value), quote=True)
+
+
+def _html_table(frame: pd.DataFrame, cls: str, numeric: Sequence[str] = ()) -> str:
+    """An HTML table whose every header and cell is escaped text."""
+    head = "".join(f"<th>{_esc(c)}</th>" for c in frame.columns)
+    rows = []
+    for values in frame.itertuples(index=False, name=None):
+        cells = []
+        for col, v in zip(frame.columns, values):
+            if col in numeric:
+                shown = f"{v:.4g}" if isinstance(v, float) else f"{v}"
+                cells.append(f'<td class="pw-num">{_esc(shown)}</td>')
+            else:
+                cells.append(f"<td>{_esc(v)}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        f'<table class="pw-picker-table {cls}"><thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+_STYLE = """<style>
+.pw-picker-table{border-collapse:collapse;font:12px/1.4 var(--jp-code-font-family,monospace)}
+.pw-picker-table th{text-align:left;border-bottom:1px solid #888;padding:2px 8px;
+  background:var(--jp-layout-color2,#eee);position:sticky;top:0}
+.pw-picker-table td{padding:1px 8px;border-bottom:1px solid var(--jp-border-color2,#ddd);
+  white-space:nowrap}
+.pw-picker-table td.pw-num{text-align:right}
+.pw-picker-error{background:#fde8e8;border:1px solid #c0392b;color:#7b1a10;padding:6px 10px;
+  margin:4px 0;white-space:pre-wrap;font:12px/1.4 var(--jp-code-font-family,monospace)}
+.pw-picker-hint{color:var(--jp-ui-font-color2,#555);font-size:12px}
+</style>"""
+
+
+class ClassPicker(W.VBox):
+    """Pick opreport's profile classes (spec, merge options, axis) and see the report live.
+
+    ``source``: an OProfile session directory, a sample-file listing, a spec table (or
+    :class:`~perfweave.classes.SampleSpec` records) or perf data (``perf script`` text,
+    ``perf report --stdio`` output, perf JSON, or a samples DataFrame). ``spec``: profile
+    words (a string or list), ``merge``: opreport's ``--merge`` words, ``axis``: ``"auto"``
+    (opreport's choice) or the axis to show (``event``, ``tgid``, ``tid``, ``cpu``: the
+    other thread/cpu axes are merged). ``kind`` forces how a file path is read
+    (``"session"``, ``"listing"``, ``"perf"``).
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        spec: str | Iterable[str] = (),
+        merge: str | Iterable[str] = (),
+        *,
+        axis: str = "auto",
+        exclude_dependent: bool = False,
+        kind: str | None = None,
+    ) -> None:
+        self._source: Source = load(source, kind)
+        self._words: list[str] = _words(spec)
+        self._merge = MergeOptions.parse(merge)
+        self._xdep = bool(exclude_dependent)
+        self._axis_choice = "auto"
+        self.error: PerfweaveError | None = None
+        self._classes: ProfileClasses | None = None
+        self._applied: dict[str, Any] | None = None
+        self._report: pd.DataFrame | None = None
+        self._inverted: list[InvertedProfile] = []
+        self._by = "image"
+        self._sort: tuple[str, bool] | None = None
+        self._filter = ""
+        self._syncing = False
+        #: milliseconds the last control change took in Python (arrange + redraw built)
+        self.last_update_ms = 0.0
+        self._build()
+        super().__init__(children=self._children)
+        self.add_class("pw-picker")
+        if axis != "auto":
+            self.set_axis(axis)
+        else:
+            self._recompute()
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def classes(self) -> ProfileClasses | None:
+        """The classes shown now (``None`` until a choice worked)."""
+        return self._classes
+
+    @property
+    def report(self) -> pd.DataFrame | None:
+        """The columnar report shown now (``perfweave.classes.report(classes, by)``)."""
+        return self._report
+
+    @property
+    def inverted(self) -> list[InvertedProfile]:
+        """One :class:`~perfweave.classes.InvertedProfile` per binary of the shown classes."""
+        return self._inverted
+
+    @property
+    def spec(self) -> list[str]:
+        """The profile words last asked for (the result may be of an earlier choice: see
+        :attr:`applied`)."""
+        return list(self._words)
+
+    @property
+    def merge(self) -> MergeOptions:
+        return self._merge
+
+    @property
+    def exclude_dependent(self) -> bool:
+        return self._xdep
+
+    @property
+    def axis(self) -> str | None:
+        """The axis the shown classes differ along (opreport's), ``None`` before any result."""
+        return self._classes.axis if self._classes is not None else None
+
+    @property
+    def axis_choice(self) -> str:
+        return self._axis_choice
+
+    @property
+    def applied(self) -> dict[str, Any] | None:
+        """The spec, merge and -x of the result on screen."""
+        return None if self._applied is None else dict(self._applied)
+
+    @property
+    def opreport_text(self) -> str:
+        """What ``opreport`` prints for the shown classes ("" without sample counts)."""
+        if self._classes is None or "samples" not in self._classes.table:
+            return ""
+        return format_image_report(self._classes)
+
+    @property
+    def command_line(self) -> str:
+        """The ``perfweave opreport ...`` command for the shown choice (session dirs only)."""
+        if self._source.kind != "session" or self._applied is None:
+            return ""
+        return command_line(
+            self._source.session_dir or "",
+            self._applied["spec"],
+            self._applied["merge"],
+            self._applied["exclude_dependent"],
+        )
+
+    def table_view(self) -> pd.DataFrame:
+        """The report rows as the table shows them: flat columns, filtered and sorted."""
+        if self._report is None:
+            return pd.DataFrame()
+        frame = _flat(self._report)
+        if self._filter:
+            needle = self._filter.lower()
+            keys = [c for c in frame.columns if frame[c].dtype == object]
+            hit = np.zeros(len(frame), dtype=bool)
+            for c in keys:
+                hit |= frame[c].map(lambda v: needle in text(v).lower()).to_numpy(dtype=bool)
+            frame = frame[hit]
+        if self._sort is not None:
+            col, desc = self._sort
+            if col in frame.columns:
+                frame = frame.sort_values(col, ascending=not desc, kind="stable")
+        return frame.reset_index(drop=True)
+
+    def inverted_table(self) -> pd.DataFrame:
+        """The inverted view: per binary and class, the applications that used it."""
+        rows = []
+        c = self._classes
+        names = c.names if c is not None else []
+        count = {}
+        if c is not None and "samples" in c.table:
+            count = dict(zip(c.table["filename"], c.table["samples"].to_numpy(dtype=np.int64)))
+        for inv in self._inverted:
+            for k, sets in enumerate(inv.groups):
+                for s in sets:
+                    n = sum(int(count.get(f, 0)) for f in s.files) if count else -1
+                    rows.append((inv.image, names[k], s.app_image, len(s.files), n))
+        cols = ["binary", "class", "application", "files", "samples"]
+        out = pd.DataFrame(rows, columns=cols)
+        return out if count else out.drop(columns="samples")
+
+    def completions(self, typed: str) -> list[str]:
+        """Completions of the last word of ``typed`` from the values present in the data."""
+        return _complete(typed, self._source.values())
+
+    # ------------------------------------------------------------------ actions (Python)
+    def set_spec(self, spec: str | Iterable[str]) -> ClassPicker:
+        """Apply profile words (``"event:CPU_CLK_UNHALTED tgid:100"`` or a list)."""
+        try:
+            words = _words(spec)
+        except ValueError as exc:
+            return self._fail(SpecError(f"cannot split the specification: {exc}"))
+        self._words = words
+        self._sync_controls()
+        return self._recompute()
+
+    def set_merge(
+        self, merge: str | Iterable[str] | None = None, *, exclude_dependent: bool | None = None
+    ) -> ClassPicker:
+        """Apply opreport's ``--merge`` words (``"cpu,tgid"``, ``["lib"]``, ``"all"``, ``""``)."""
+        try:
+            opts = self._merge if merge is None else MergeOptions.parse(merge)
+        except PerfweaveError as exc:
+            return self._fail(exc)
+        self._merge = opts
+        if exclude_dependent is not None:
+            self._xdep = bool(exclude_dependent)
+        self._axis_choice = "auto"
+        self._sync_controls()
+        return self._recompute()
+
+    def set_axis(self, axis: str) -> ClassPicker:
+        """Show the classes along ``axis``: merge the other tgid/tid/cpu axes (keeping the
+        lib and unitmask choices); ``"auto"`` leaves the merge options as they are."""
+        if axis not in AXIS_CHOICES:
+            return self._fail(SpecError(f"unknown axis {axis!r}; choose from {AXIS_CHOICES}"))
+        self._axis_choice = axis
+        if axis != "auto":
+            keep = [w for w in ("lib", "unitmask") if getattr(self._merge, w)]
+            merged = {"event": ["cpu", "tgid"], "tgid": ["cpu", "tid"], "tid": ["cpu"]}
+            self._merge = MergeOptions.parse(merged.get(axis, ["tgid"]) + keep)
+        self._sync_controls()
+        return self._recompute()
+
+    def set_by(self, by: str) -> ClassPicker:
+        """Report rows per ``"image"``, ``"application"`` or ``"symbol"`` (perf data)."""
+        if by not in ("image", "application", "symbol"):
+            return self._fail(SpecError(f"unknown report level {by!r}"))
+        old = self._by
+        self._by = by
+        try:
+            self._report = self._make_report(self._classes) if self._classes else None
+        except PerfweaveError as exc:
+            self._by = old
+            self._sync_controls()
+            return self._fail(exc)
+        self._sort = None
+        self._clear_error()
+        self._sync_controls()
+        self._draw()
+        return self
+
+    def sort_by(self, column: str, descending: bool = True) -> ClassPicker:
+        """Sort the report table by a column of :meth:`table_view` (e.g. ``"tgid:100 samples"``)."""
+        cols = list(_flat(self._report).columns) if self._report is not None else []
+        if column not in cols:
+            return self._fail(ShapeError(f"no column {column!r} to sort by; columns: {cols}"))
+        self._sort = (column, bool(descending))
+        self._sync_controls()
+        self._draw_table()
+        return self
+
+    def set_filter(self, needle: str) -> ClassPicker:
+        """Keep the report rows whose names contain ``needle`` (case-insensitive)."""
+        self._filter = str(needle or "")
+        self._sync_controls()
+        self._draw_table()
+        return self
+
+    def show(self, view: str) -> ClassPicker:
+        """Open a tab: ``"report"``, ``"classes"``, ``"inverted"`` or ``"opreport"``."""
+        if view not in VIEWS:
+            return self._fail(ShapeError(f"unknown view {view!r}; choose from {VIEWS}"))
+        self._tabs.selected_index = VIEWS.index(view)
+        return self
+
+    @property
+    def view(self) -> str:
+        return VIEWS[self._tabs.selected_index or 0]
+
+    # ------------------------------------------------------------------ computing
+    def _recompute(self) -> ClassPicker:
+        t0 = time.perf_counter()
+        try:
+            self._source.check_nonempty()
+            spec = ProfileSpec.parse(self._words)
+            table = self._source.table(spec.sessions())
+            if table.empty:
+                raise SpecError("no sample files found: profile specification too strict ?")
+            selected = table[spec.mask(table, exclude_dependent=self._xdep)]
+            merge = MergeOptions.parse(str(self._merge), exclude_dependent=self._xdep)
+            classes = arrange(selected, merge, exclude_dependent=self._xdep)
+            rep = self._make_report(classes)
+        except PerfweaveError as exc:
+            return self._fail(exc)
+        self._classes = classes
+        self._report = rep
+        self._inverted = invert(classes)
+        self._applied = {
+            "spec": list(self._words),
+            "merge": str(self._merge),
+            "exclude_dependent": self._xdep,
+        }
+        self._clear_error()
+        self._draw()
+        self.last_update_ms = (time.perf_counter() - t0) * 1000
+        return self
+
+    def _make_report(self, classes: ProfileClasses | None) -> pd.DataFrame | None:
+        if classes is None or "samples" not in classes.table:
+            return None
+        return core_report(classes, by=self._by)
+
+    def _fail(self, exc: PerfweaveError) -> ClassPicker:
+        self.error = exc
+        shown = text(exc)
+        if self._applied is not None:
+            shown += (
+                "\n\n(The result below is still the previous one: " + _describe(self._applied) + ")"
+            )
+        self._error_box.value = f'<div class="pw-picker-error">{_esc(shown)}</div>'
+        self._error_box.layout.display = ""
+        return self
+
+    def _clear_error(self) -> None:
+        self.error = None
+        self._error_box.value = ""
+        self._error_box.layout.display = "none"
+
+    # ------------------------------------------------------------------ building the view
+    def _build(self) -> None:
+        src = self._source
+        self._title = W.Label(f"ClassPicker: {src.kind} {text(src.label)}")
+        self._spec_box = W.Combobox(
+            value=" ".join(self._words),
+            placeholder="profile spec, e.g. event:CPU_CLK_UNHALTED tgid:100",
+            options=[],
+            ensure_option=False,
+            continuous_update=True,
+            description="spec",
+            layout=W.Layout(width="520px"),
+        )
+        self._spec_box.add_class("pw-picker-spec")
+        self._apply = W.Button(description="Apply", tooltip="apply the profile specification")
+        self._apply.add_class("pw-picker-apply")
+        self._hint = W.HTML()
+        self._hint.add_class("pw-picker-hint")
+        self._toggles = {}
+        for flag in MERGE_FLAGS:
+            tb = W.ToggleButton(
+                description=flag, tooltip=f"--merge={flag}", layout=W.Layout(width="80px")
+            )
+            tb.add_class(f"pw-picker-merge-{flag}")
+            tb.observe(self._on_toggle, "value")
+            self._toggles[flag] = tb
+        self._xdep_box = W.ToggleButton(
+            description="-x", tooltip="--exclude-dependent", layout=W.Layout(width="48px")
+        )
+        self._xdep_box.add_class("pw-picker-merge-x")
+        self._xdep_box.observe(self._on_toggle, "value")
+        self._axis_box = W.Dropdown(
+            options=list(AXIS_CHOICES),
+            value="auto",
+            description="axis",
+            layout=W.Layout(width="180px"),
+        )
+        self._axis_box.add_class("pw-picker-axis")
+        self._axis_label = W.Label()
+        self._axis_label.add_class("pw-picker-axis-shown")
+        self._error_box = W.HTML(layout=W.Layout(display="none"))
+        self._error_box.add_class("pw-picker-errorbox")
+        self._classes_html = W.HTML()
+        self._classes_html.add_class("pw-picker-classes")
+        # report tab
+        self._by_box = W.Dropdown(
+            options=["image", "application"],
+            value="image",
+            description="rows",
+            layout=W.Layout(width="200px"),
+        )
+        self._by_box.add_class("pw-picker-by")
+        self._sort_box = W.Dropdown(
+            options=[("(opreport order)", "")],
+            value="",
+            description="sort",
+            layout=W.Layout(width="280px"),
+        )
+        self._sort_box.add_class("pw-picker-sort")
+        self._desc_box = W.Checkbox(
+            value=True, description="descending", indent=False, layout=W.Layout(width="110px")
+        )
+        self._filter_box = W.Text(
+            placeholder="filter names",
+            description="filter",
+            continuous_update=False,
+            layout=W.Layout(width="240px"),
+        )
+        self._filter_box.add_class("pw-picker-filter")
+        self._rows_label = W.Label()
+        self._rows_label.add_class("pw-picker-rowcount")
+        self._table_html = W.HTML(layout=W.Layout(max_height="360px", overflow="auto"))
+        self._table_html.add_class("pw-picker-report")
+        self._chart = _chart()
+        self._inverted_html = W.HTML(layout=W.Layout(max_height="360px", overflow="auto"))
+        self._inverted_html.add_class("pw-picker-inverted")
+        self._text_area = W.Textarea(layout=W.Layout(width="100%", height="320px"))
+        self._text_area.add_class("pw-picker-opreport")
+        self._cmd = W.Text(description="command", layout=W.Layout(width="100%"))
+        self._cmd.add_class("pw-picker-command")
+        report_tab = W.VBox(
+            [
+                W.HBox([self._by_box, self._sort_box, self._desc_box, self._filter_box]),
+                self._rows_label,
+                self._table_html,
+                self._chart,
+            ]
+        )
+        self._tabs = W.Tab(
+            children=[
+                report_tab,
+                self._classes_html,
+                self._inverted_html,
+                W.VBox([self._cmd, self._text_area]),
+            ]
+        )
+        for k, title in enumerate(["Report", "Classes", "Inverted", "opreport text"]):
+            self._tabs.set_title(k, title)
+        self._tabs.add_class("pw-picker-tabs")
+        self._children = [
+            W.HTML(_STYLE),
+            self._title,
+            W.HBox([self._spec_box, self._apply]),
+            self._hint,
+            W.HBox(
+                [
+                    W.Label("merge", layout=W.Layout(width="48px")),
+                    *self._toggles.values(),
+                    self._xdep_box,
+                ]
+            ),
+            W.HBox([self._axis_box, self._axis_label]),
+            self._error_box,
+            self._tabs,
+        ]
+        self._apply.on_click(lambda _b: self.set_spec(self._spec_box.value))
+        self._spec_box.observe(self._on_typing, "value")
+        self._axis_box.observe(self._on_axis, "value")
+        self._by_box.observe(self._on_by, "value")
+        self._sort_box.observe(self._on_sort, "value")
+        self._desc_box.observe(self._on_sort, "value")
+        self._filter_box.observe(
+            lambda ch: None if self._syncing else self.set_filter(ch["new"]), "value"
+        )
+        self._on_typing({"new": self._spec_box.value})
+        self._sync_controls()
+
+    # ------------------------------------------------------------------ control callbacks
+    def _on_toggle(self, change: dict) -> None:
+        if self._syncing:
+            return
+        owner = change["owner"]
+        if owner is self._toggles["all"] and not change["new"]:
+            words: list[str] = []
+        elif owner is self._toggles["all"]:
+            words = ["all"]
+        else:
+            words = [f for f in MERGE_FLAGS[:-1] if self._toggles[f].value]
+            if owner is self._toggles["tid"] and not change["new"] and self._merge.tgid:
+                words = [w for w in words if w != "tgid"]  # tgid implies tid
+        self.set_merge(words, exclude_dependent=self._xdep_box.value)
+
+    def _on_axis(self, change: dict) -> None:
+        if not self._syncing:
+            self.set_axis(change["new"])
+
+    def _on_by(self, change: dict) -> None:
+        if not self._syncing:
+            self.set_by(change["new"])
+
+    def _on_sort(self, _change: dict) -> None:
+        if self._syncing:
+            return
+        col = self._sort_box.value
+        if not col:
+            self._sort = None
+            self._draw_table()
+        else:
+            self.sort_by(col, self._desc_box.value)
+
+    def _on_typing(self, change: dict) -> None:
+        typed = change["new"] or ""
+        try:
+            options = self.completions(typed)
+        except Exception:  # completion never breaks typing
+            options = []
+        self._spec_box.options = options[:60]
+        self._hint.value = _esc(_hint(typed, self._source.values()))
+
+    def _sync_controls(self) -> None:
+        self._syncing = True
+        try:
+            if _words_or_none(self._spec_box.value) != self._words:
+                self._spec_box.value = " ".join(shlex.quote(w) for w in self._words)
+            m = self._merge
+            state = {
+                "cpu": m.cpu,
+                "tid": m.tid,
+                "tgid": m.tgid,
+                "lib": m.lib,
+                "unitmask": m.unitmask,
+                "all": m.is_all,
+            }
+            for flag, on in state.items():
+                self._toggles[flag].value = bool(on)
+            self._xdep_box.value = self._xdep
+            self._axis_box.value = self._axis_choice
+            levels = ["image", "application"]
+            if self._classes is not None and "symbol" in self._classes.table:
+                levels.append("symbol")
+            self._by_box.options = levels
+            self._by_box.value = self._by
+            cols = list(_flat(self._report).columns) if self._report is not None else []
+            self._sort_box.options = [("(opreport order)", "")] + [(c, c) for c in cols]
+            self._sort_box.value = self._sort[0] if self._sort else ""
+            self._desc_box.value = self._sort[1] if self._sort else True
+            self._filter_box.value = self._filter
+        finally:
+            self._syncing = False
+
+    # ------------------------------------------------------------------ drawing
+    def _draw(self) -> None:
+        self._sync_controls()
+        c = self._classes
+        if c is None:
+            self._axis_label.value = "no classes yet"
+            return
+        self._axis_label.value = f"classes along {c.axis}: {len(c)} " + (
+            f"({text(c.event)})" if c.event else ""
+        )
+        desc = c.describe().reset_index()
+        self._classes_html.value = _html_table(
+            desc, "pw-picker-classlist", ("class", "files", "applications", "samples")
+        )
+        self._draw_table()
+        self._draw_chart()
+        inv = self.inverted_table()
+        self._inverted_html.value = _html_table(inv, "pw-picker-invlist", ("files", "samples"))
+        self._text_area.value = text(self.opreport_text) or (
+            "(no sample counts in this source: opreport's text needs them)"
+        )
+        self._cmd.value = text(self.command_line) or (
+            "(the perfweave opreport command reads session directories; this source is "
+            f"{self._source.kind})"
+        )
+
+    def _draw_table(self) -> None:
+        if self._report is None:
+            self._table_html.value = ""
+            self._rows_label.value = "(no sample counts: the report needs them)"
+            return
+        view = self.table_view()
+        num = [c for c in view.columns if view[c].dtype != object]
+        shown = view.head(MAX_ROWS)
+        self._rows_label.value = f"{len(view)} of {len(self._report)} rows" + (
+            f" (first {MAX_ROWS} shown)" if len(view) > MAX_ROWS else ""
+        )
+        self._table_html.value = _html_table(shown, "pw-picker-reportlist", num)
+
+    def _draw_chart(self) -> None:
+        fig = self._chart
+        if self._report is None or self._classes is None:
+            fig.marks[0].x, fig.marks[0].y = [], []
+            return
+        names, counts = top_images(self._report, TOP_IMAGES)
+        bars = fig.marks[0]
+        labels = [text(n) for n in self._classes.names]
+        with bars.hold_sync():
+            bars.x = [text(n) for n in names]
+            bars.y = counts.T if len(names) else []
+            bars.labels = labels
+        fig.title = f"top {len(names)} images by samples, per class"
+
+
+# ---------------------------------------------------------------------- helpers
+def _words(spec: str | Iterable[str]) -> list[str]:
+    if isinstance(spec, str):
+        return shlex.split(spec)
+    return [str(w) for w in spec]
+
+
+def _words_or_none(value: str) -> list[str] | None:
+    try:
+        return shlex.split(value or "")
+    except ValueError:
+        return None
+
+
+def _describe(applied: dict[str, Any]) -> str:
+    parts = [" ".join(applied["spec"]) or "(no spec)"]
+    parts.append(f"--merge={applied['merge']}" if applied["merge"] else "no merge")
+    if applied["exclude_dependent"]:
+        parts.append("-x")
+    return ", ".join(parts)
+
+
+def command_line(session_dir: str, spec: Sequence[str], merge: str, xdep: bool) -> str:
+    """``perfweave opreport --session-dir=DIR [--merge=..] [-x] SPEC...`` (shell-quoted)."""
+    argv = ["perfweave", "opreport", f"--session-dir={session_dir}"]
+    if merge:
+        argv.append(f"--merge={merge}")
+    if xdep:
+        argv.append("-x")
+    argv += list(spec)
+    return " ".join(shlex.quote(a) for a in argv)
+
+
+def _flat(rep: pd.DataFrame | None) -> pd.DataFrame:
+    """The report with its index as columns and ``"<class> samples"`` / ``"<class> %"``."""
+    if rep is None:
+        return pd.DataFrame()
+    out = rep.copy()
+    out.columns = [f"{cls} {'samples' if v == 'samples' else '%'}" for cls, v in rep.columns]
+    return out.reset_index()
+
+
+def top_images(rep: pd.DataFrame, n: int) -> tuple[list[str], np.ndarray]:
+    """The ``n`` images with most samples (all classes) and their samples per class."""
+    samples = rep.xs("samples", axis=1, level="value")
+    level = "image" if "image" in (rep.index.names or []) else rep.index.names[0]
+    per_image = samples.groupby(level=level, sort=False).sum()
+    order = np.argsort(-per_image.sum(axis=1).to_numpy(), kind="stable")[:n]
+    top = per_image.iloc[order]
+    return [str(i) for i in top.index], top.to_numpy(dtype=np.int64)
+
+
+def _chart():
+    import bqplot as bq
+
+    xs = bq.OrdinalScale()
+    ys = bq.LinearScale(min=0)
+    bars = bq.Bars(
+        x=[],
+        y=[],
+        scales={"x": xs, "y": ys},
+        type="grouped",
+        display_legend=True,
+        colors=[
+            "#4c72b0",
+            "#dd8452",
+            "#55a868",
+            "#c44e52",
+            "#8172b3",
+            "#937860",
+            "#da8bc3",
+            "#8c8c8c",
+        ],
+    )
+    ax_x = bq.Axis(scale=xs, label="image", tick_rotate=-20, tick_style={"font-size": "10px"})
+    ax_y = bq.Axis(scale=ys, orientation="vertical", label="samples", label_offset="50px")
+    fig = bq.Figure(
+        marks=[bars],
+        axes=[ax_x, ax_y],
+        title="top images by samples, per class",
+        legend_location="top-right",
+        fig_margin={"top": 50, "bottom": 70, "left": 70, "right": 20},
+        layout=W.Layout(width="100%", height="320px"),
+    )
+    fig.add_class("pw-picker-chart")
+    return fig
+
+
+def _values_for(tag: str, table: pd.DataFrame) -> list[str]:
+    col = _TAG_COLUMN.get(tag)
+    if tag == "session":
+        return ["current"]
+    if col is None or col not in table:
+        return []
+    vals = pd.unique(table[col].astype(object))
+    vals = [text(v) for v in vals if v != ""]
+    if col in ("tgid", "tid", "cpu", "count", "unitmask"):
+        return sorted(vals, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v))
+    return sorted(vals)
+
+
+def _complete(typed: str, table: pd.DataFrame) -> list[str]:
+    """Whole-line completions of the last word: tags, then values of the tag typed."""
+    head, _, last = typed.rpartition(" ")
+    prefix = head + " " if head else ""
+    tag, sep, value = last.partition(":")
+    if not sep:
+        tags = [t + ":" for t in TAGS if t.startswith(tag)]
+        return [prefix + t for t in tags]
+    done, _, partial = value.rpartition(",")
+    start = f"{tag}:{done}," if done else f"{tag}:"
+    return [prefix + start + v for v in _values_for(tag, table) if v.startswith(partial)]
+
+
+def _hint(typed: str, table: pd.DataFrame) -> str:
+    last = typed.rpartition(" ")[2]
+    tag, sep, _ = last.partition(":")
+    if sep and tag in TAGS:
+        vals = _values_for(tag, table)
+        more = f" ... ({len(vals)} values)" if len(vals) > 12 else ""
+        return f"{tag}: " + ", ".join(vals[:12]) + more if vals else f"{tag}: (no values listed)"
+    return "tags: " + " ".join(TAGS) + "  (other words name images or libraries)"

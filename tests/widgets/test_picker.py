@@ -1,0 +1,306 @@
+"""ClassPicker (Python side): every control equals perfweave.classes / the CLI for the same
+arguments; opreport's errors shown inline with the previous result kept."""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfweave.classes import (
+    MergeOptions,
+    arrange,
+    invert,
+    perf_sample_specs,
+    read_listing,
+    read_perf_script,
+    report,
+    session_classes,
+)
+from perfweave.cli._classes import run
+from perfweave.errors import AxisConflict, FormatError, SpecError
+from perfweave.widgets.picker import ClassPicker
+
+DATA = Path(__file__).parent.parent / "data" / "classes"
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("picker_sessions")
+    out = {}
+    for name in ("sep", "nosep", "um_cpu", "many"):
+        target = root / name
+        target.mkdir()
+        with tarfile.open(DATA / "synthetic_sessions" / f"opsession_{name}.tar.gz") as tar:
+            tar.extractall(target, filter="data")
+        out[name] = target
+    return out
+
+
+def cli(session: Path, spec, merge="", xdep=False) -> tuple[int, str, str]:
+    argv = [f"--session-dir={session}", *spec]
+    if merge:
+        argv.append(f"--merge={merge}")
+    if xdep:
+        argv.append("-x")
+    out, err = io.StringIO(), io.StringIO()
+    return run(argv, out, err), out.getvalue(), err.getvalue()
+
+
+def assert_same(picker: ClassPicker, session: Path, spec, merge="", xdep=False):
+    expected = session_classes(session, spec, merge, exclude_dependent=xdep)
+    assert picker.error is None
+    assert picker.classes.names == expected.names
+    assert picker.classes.longnames == expected.longnames
+    assert picker.axis == expected.axis
+    pd.testing.assert_frame_equal(picker.report, report(expected, by="image"))
+    status, out, _ = cli(session, spec, merge, xdep)
+    assert status == 0 and picker.opreport_text == out
+    # the command line shown runs to the same text
+    argv = shlex.split(picker.command_line)
+    assert argv[:2] == ["perfweave", "opreport"]
+    status, out2, _ = cli_argv(argv[2:])
+    assert status == 0 and out2 == out
+    assert [i.image for i in picker.inverted] == [i.image for i in invert(expected)]
+
+
+def cli_argv(argv):
+    out, err = io.StringIO(), io.StringIO()
+    return run(argv, out, err), out.getvalue(), err.getvalue()
+
+
+CASES = [
+    ("sep", [], "cpu,tid,tgid"),
+    ("sep", [], "all"),
+    ("sep", ["event:CPU_CLK_UNHALTED", "tid:100,200"], "cpu"),
+    ("sep", ["event:CPU_CLK_UNHALTED"], "tgid,lib"),
+    ("nosep", [], ""),
+    ("nosep", ["count:100000"], "lib"),
+    ("um_cpu", ["event:DATA_CACHE_MISSES"], ""),
+    ("um_cpu", ["event:DATA_CACHE_MISSES"], "unitmask"),
+    ("um_cpu", ["event:CPU_CLK_UNHALTED"], "tgid"),
+    ("many", [], "cpu"),
+]
+
+
+@pytest.mark.parametrize("name,spec,merge", CASES)
+def test_each_control_change_equals_core_and_cli(sessions, name, spec, merge):
+    session = sessions[name]
+    picker = ClassPicker(session, merge="all")
+    picker.set_merge(merge)
+    picker.set_spec(spec)
+    assert_same(picker, session, spec, merge)
+    assert picker.spec == spec and picker.merge == MergeOptions.parse(merge)
+    # the spec as typed text works the same
+    picker.set_spec(" ".join(spec))
+    assert_same(picker, session, spec, merge)
+
+
+def test_exclude_dependent_and_merge_toggles(sessions):
+    session = sessions["sep"]
+    picker = ClassPicker(session, merge="all", exclude_dependent=True)
+    assert_same(picker, session, [], "all", True)
+    assert "-x" in shlex.split(picker.command_line)
+    # the toggle buttons drive set_merge
+    picker._toggles["all"].value = False
+    assert picker.error is not None  # sep without merging: opreport's axis conflict
+    for flag in ("cpu", "tgid"):
+        picker._toggles[flag].value = True
+    picker._xdep_box.value = False
+    assert picker._toggles["tid"].value  # tgid implies tid
+    assert_same(picker, session, [], "cpu,tgid")
+
+
+def test_axis_conflict_inline_previous_result_kept(sessions):
+    session = sessions["sep"]
+    picker = ClassPicker(session, merge="cpu,tgid")
+    before = picker.report.copy()
+    names = picker.classes.names
+    picker.set_merge("")
+    assert isinstance(picker.error, AxisConflict)
+    status, _, err = cli(session, [], "")
+    assert status == 1 and err == f"opreport error: {picker.error}\n"
+    assert "Suggestion:" in picker._error_box.value
+    assert picker._error_box.layout.display != "none"
+    assert "previous one" in picker._error_box.value
+    pd.testing.assert_frame_equal(picker.report, before)
+    assert picker.classes.names == names
+    assert picker.applied["merge"] == "cpu,tgid"
+    # the same conflict as opreport's for one event merged by cpu only
+    picker.set_spec("event:CPU_CLK_UNHALTED").set_merge("cpu")
+    status, _, err = cli(session, ["event:CPU_CLK_UNHALTED"], "cpu")
+    assert status == 1 and err == f"opreport error: {picker.error}\n"
+    # fixing it clears the message
+    picker.set_merge("cpu,tgid")
+    assert picker.error is None and picker._error_box.layout.display == "none"
+
+
+def test_set_axis_merges_the_other_axes(sessions):
+    session = sessions["sep"]
+    picker = ClassPicker(session, spec="event:CPU_CLK_UNHALTED")
+    picker.set_axis("cpu")
+    assert picker.axis == "cpu" and str(picker.merge) == "tgid"
+    assert_same(picker, session, ["event:CPU_CLK_UNHALTED"], "tgid")
+    picker.set_axis("tgid")
+    assert picker.axis == "tgid" and str(picker.merge) == "cpu,tid"
+    picker.set_axis("event")
+    assert picker.axis == "event"
+    picker.set_spec("")  # two events and merged cpu/tgid: the event axis
+    assert picker.axis == "event" and picker.classes.names[0].startswith("CPU_CLK")
+    picker.set_axis("cpu")  # two events along cpu: opreport's conflict, previous kept
+    assert isinstance(picker.error, AxisConflict) and picker.axis == "event"
+    picker.set_axis("nope")
+    assert isinstance(picker.error, SpecError)
+
+
+@pytest.mark.parametrize(
+    "spec,message",
+    [
+        ("event:NOPE", "no sample files found: profile specification too strict ?"),
+        ("colour:red", 'not a valid tag "colour:red"'),
+        ("tid:1 tid:2", "tag specified more than once: tid:2"),
+        ("tgid:abc", "is not a number"),
+        ('"unbalanced', "cannot split"),
+    ],
+)
+def test_bad_specs_keep_previous(sessions, spec, message):
+    picker = ClassPicker(sessions["sep"], merge="all")
+    before = picker.report.copy()
+    picker.set_spec(spec)
+    assert message in str(picker.error)
+    assert message.replace('"', "&quot;") in picker._error_box.value
+    pd.testing.assert_frame_equal(picker.report, before)
+
+
+def test_unknown_merge_word(sessions):
+    picker = ClassPicker(sessions["sep"], merge="all")
+    picker.set_merge("colour")
+    assert "unknown merge option: colour" in str(picker.error)
+    assert str(picker.merge) == "all"
+
+
+def test_empty_directory_and_missing_path(tmp_path):
+    picker = ClassPicker(tmp_path)
+    assert "No sample file found" in str(picker.error)
+    assert picker.classes is None and picker.report is None
+    assert "No sample file found" in picker._error_box.value
+    with pytest.raises(FormatError):
+        ClassPicker(tmp_path / "missing")
+
+
+def test_perf_script_and_samples(tmp_path):
+    path = DATA / "perf_equivalents" / "script_flat.txt"
+    picker = ClassPicker(path, merge="cpu,tgid")
+    samples = read_perf_script(path)
+    specs = perf_sample_specs(samples, by_symbol=True)
+    expected = arrange(specs, "cpu,tgid")
+    assert picker.error is None
+    assert picker.classes.names == expected.names
+    pd.testing.assert_frame_equal(picker.report, report(expected))
+    picker.set_by("symbol")
+    pd.testing.assert_frame_equal(picker.report, report(expected, by="symbol"))
+    assert picker.command_line == ""
+    picker.set_spec("tgid:999999")
+    assert "too strict" in str(picker.error)
+    # a samples DataFrame works the same
+    picker2 = ClassPicker(samples, merge="cpu,tgid")
+    assert picker2.classes.names == expected.names
+    # no samples: a message, not a crash
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    p3 = ClassPicker(empty, kind="perf")
+    assert "no samples" in str(p3.error)
+
+
+def test_listing_source_without_files_lists_classes():
+    path = DATA / "synthetic_sessions" / "sample_files_sep.txt"
+    picker = ClassPicker(path, merge="cpu,tgid")
+    expected = arrange(read_listing(path).table, "cpu,tgid")
+    assert picker.error is None and picker.classes.names == expected.names
+    assert picker.report is None and picker.opreport_text == ""
+    assert "tgid:" in " ".join(picker.completions("tgid:"))
+    assert picker.completions("tgid:1") == ["tgid:100"]
+
+
+def test_table_sort_filter_and_chart(sessions):
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+    view = picker.table_view()
+    col = [c for c in view.columns if c.endswith(" samples")][0]
+    picker.sort_by(col, descending=False)
+    assert picker.table_view()[col].is_monotonic_increasing
+    assert picker._sort_box.value == col and not picker._desc_box.value
+    picker.set_filter("LIBC")
+    shown = picker.table_view()
+    assert len(shown) and shown["image"].str.contains("libc").all()
+    assert f"{len(shown)} of {len(picker.report)} rows" == picker._rows_label.value
+    picker.sort_by("nope")
+    assert "no column" in str(picker.error)
+    bars = picker._chart.marks[0]
+    assert len(bars.x) > 0 and list(bars.labels) == picker.classes.names
+    assert np.asarray(bars.y).shape == (len(picker.classes), len(bars.x))
+    picker.set_by("application")
+    assert picker.report.index.name == "application"
+    picker.set_by("symbol")  # OProfile data names no symbols
+    assert "symbol" in str(picker.error) and picker.report.index.name == "application"
+
+
+def test_inverted_view_and_tabs(sessions):
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+    inv = picker.inverted_table()
+    assert set(inv["binary"]) == {i.image for i in picker.inverted}
+    picker.show("inverted")
+    assert picker.view == "inverted" and picker._tabs.selected_index == 2
+    assert "/usr/bin/perl" in picker._inverted_html.value
+
+
+def test_names_are_escaped(tmp_path):
+    rows = pd.DataFrame(
+        {
+            "filename": ["a/<b>x</b>.0", "a/<img src=x onerror=alert(1)>.1"],
+            "image": ["<b>x</b>", "<img src=x onerror=alert(1)>"],
+            "lib_image": ["<b>x</b>", "<img src=x onerror=alert(1)>"],
+            "cg_image": ["", ""],
+            "event": ["E", "E"],
+            "count": ["1", "1"],
+            "unitmask": ["0", "0"],
+            "tgid": ["1", "2"],
+            "tid": ["1", "2"],
+            "cpu": ["0", "0"],
+            "samples": [3, 4],
+        }
+    )
+    picker = ClassPicker(rows)
+    assert picker.error is None
+    for box in (picker._table_html, picker._inverted_html, picker._classes_html):
+        assert "<img" not in box.value and "<b>" not in box.value
+    assert "&lt;img src=x" in picker._table_html.value
+
+
+@pytest.mark.skipif(os.name != "posix", reason="non-UTF-8 file names")
+def test_non_utf8_paths(sessions, tmp_path):
+    import shutil
+
+    src = sessions["nosep"]
+    dst = tmp_path / "s"
+    shutil.copytree(src, dst)
+    base = dst / "samples" / "current" / "{root}"
+    app = next(p for p in base.rglob("*") if p.is_dir() and p.name == "{dep}").parent
+    bad = app.parent / os.fsdecode(b"caf\xe9")
+    os.rename(app, bad)
+    picker = ClassPicker(dst)
+    assert picker.error is None, picker.error
+    assert "caf\ufffd" in picker._table_html.value
+    picker._table_html.value.encode("utf-8")  # sendable to the browser
+
+
+def test_lazy_names():
+    import perfweave
+    import perfweave.widgets
+
+    assert perfweave.ClassPicker is ClassPicker is perfweave.widgets.ClassPicker
