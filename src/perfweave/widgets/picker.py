@@ -122,7 +122,7 @@ class ClassPicker(W.VBox):
         self._classes: ProfileClasses | None = None
         self._applied: dict[str, Any] | None = None
         self._report: pd.DataFrame | None = None
-        self._inverted: list[InvertedProfile] = []
+        self._inverted: list[InvertedProfile] | None = None
         self._by = "image"
         self._sort: tuple[str, bool] | None = None
         self._filter = ""
@@ -151,6 +151,8 @@ class ClassPicker(W.VBox):
     @property
     def inverted(self) -> list[InvertedProfile]:
         """One :class:`~perfweave.classes.InvertedProfile` per binary of the shown classes."""
+        if self._inverted is None:
+            self._inverted = invert(self._classes) if self._classes is not None else []
         return self._inverted
 
     @property
@@ -226,7 +228,7 @@ class ClassPicker(W.VBox):
         count = {}
         if c is not None and "samples" in c.table:
             count = dict(zip(c.table["filename"], c.table["samples"].to_numpy(dtype=np.int64)))
-        for inv in self._inverted:
+        for inv in self.inverted:
             for k, sets in enumerate(inv.groups):
                 for s in sets:
                     n = sum(int(count.get(f, 0)) for f in s.files) if count else -1
@@ -318,6 +320,7 @@ class ClassPicker(W.VBox):
         if view not in VIEWS:
             return self._fail(ShapeError(f"unknown view {view!r}; choose from {VIEWS}"))
         self._tabs.selected_index = VIEWS.index(view)
+        self._draw_tab()
         return self
 
     @property
@@ -341,7 +344,7 @@ class ClassPicker(W.VBox):
             return self._fail(exc)
         self._classes = classes
         self._report = rep
-        self._inverted = invert(classes)
+        self._inverted = None
         self._applied = {
             "spec": list(self._words),
             "merge": str(self._merge),
@@ -472,6 +475,8 @@ class ClassPicker(W.VBox):
         for k, title in enumerate(["Report", "Classes", "Inverted", "opreport text"]):
             self._tabs.set_title(k, title)
         self._tabs.add_class("pw-picker-tabs")
+        self._drawn_tabs: set[str] = set()
+        self._tabs.observe(self._draw_tab, "selected_index")
         self._children = [
             W.HTML(_STYLE),
             self._title,
@@ -589,15 +594,31 @@ class ClassPicker(W.VBox):
         )
         self._draw_table()
         self._draw_chart()
-        inv = self.inverted_table()
-        self._inverted_html.value = _html_table(inv, "pw-picker-invlist", ("files", "samples"))
-        self._text_area.value = text(self.opreport_text) or (
-            "(no sample counts in this source: opreport's text needs them)"
-        )
+        self._drawn_tabs: set[str] = set()
+        self._draw_tab()
         self._cmd.value = text(self.command_line) or (
             "(the perfweave opreport command reads session directories; this source is "
             f"{self._source.kind})"
         )
+
+    def _draw_tab(self, _change: Any = None) -> None:
+        """Draw the inverted and opreport-text tabs only when they are open (lazily)."""
+        view = self.view
+        if self._classes is None or view in self._drawn_tabs:
+            return
+        self._drawn_tabs.add(view)
+        if view == "inverted":
+            inv = self.inverted_table()
+            note = f"{len(inv)} rows" + (
+                f" (first {MAX_ROWS} shown)" if len(inv) > MAX_ROWS else ""
+            )
+            self._inverted_html.value = f"<div>{_esc(note)}</div>" + _html_table(
+                inv.head(MAX_ROWS), "pw-picker-invlist", ("files", "samples")
+            )
+        elif view == "opreport":
+            self._text_area.value = text(self.opreport_text) or (
+                "(no sample counts in this source: opreport's text needs them)"
+            )
 
     def _draw_table(self) -> None:
         if self._report is None:
