@@ -1,0 +1,220 @@
+"""Charts and tables of the MergePanel (bqplot marks, escaped HTML tables).
+
+Pure drawing: every function takes plain arrays or DataFrames and updates widgets in place
+(marks are created once and only their data change, so a redraw is a few trait updates).
+Every name that reaches HTML goes through :func:`html.escape` (pandas ``escape=True``).
+"""
+
+from __future__ import annotations
+
+import html
+
+import bqplot as bq
+import ipywidgets as w
+import numpy as np
+import pandas as pd
+
+#: colours of "merged" and "pooled" in every chart (merged first)
+MERGED_COLOUR = "#1f77b4"
+POOLED_COLOUR = "#ff7f0e"
+CHOSEN_COLOUR = "#d62728"
+
+
+def table_html(frame: pd.DataFrame, *, float_format: str = "{:.4g}", index: bool = False) -> str:
+    """An escaped HTML table (names are data, never markup)."""
+    if frame.empty:
+        return '<div class="pw-merge-empty">(none)</div>'
+    body = frame.to_html(
+        escape=True,
+        index=index,
+        border=0,
+        classes="pw-merge-table",
+        float_format=lambda v: float_format.format(v),
+        na_rep="",
+    )
+    return (
+        "<style>.pw-merge-table{border-collapse:collapse;font-size:12px;"
+        "font-family:var(--jp-code-font-family,monospace)}"
+        ".pw-merge-table th,.pw-merge-table td{padding:2px 8px;text-align:right;"
+        "border-bottom:1px solid #e0e0e0;white-space:nowrap}"
+        ".pw-merge-table th{background:#f4f4f4}</style>" + body
+    )
+
+
+def title_html(text: str) -> str:
+    return f"<b>{html.escape(text)}</b>"
+
+
+class MatrixView:
+    """One correlation-like matrix as a bqplot GridHeatMap with a diverging colour scale."""
+
+    def __init__(self, title: str, *, full_names: bool, symmetric_max: float | None = 1.0):
+        self.full_names = full_names
+        self.symmetric_max = symmetric_max
+        self.rows = bq.OrdinalScale(reverse=True)
+        self.cols = bq.OrdinalScale()
+        self.colour = bq.ColorScale(scheme="RdBu", min=-1.0, max=1.0, mid=0.0)
+        self.mark = bq.GridHeatMap(
+            row=np.array(["1", "2"]),
+            column=np.array(["1", "2"]),
+            color=np.full((2, 2), np.nan),
+            scales={"row": self.rows, "column": self.cols, "color": self.colour},
+            stroke="white",
+            interactions={"click": "select"},
+            selected_style={"stroke": "black", "stroke-width": 3, "opacity": 1.0},
+            unselected_style={"opacity": 1.0},
+            display_format=".2f",
+        )
+        axes = [
+            bq.Axis(scale=self.cols, label="HEM #", tick_style={"font-size": "11px"}),
+            bq.Axis(
+                scale=self.rows,
+                side="left",
+                label="" if full_names else "HEM #",
+                tick_style={"font-size": "11px"},
+            ),
+            bq.ColorAxis(
+                scale=self.colour,
+                side="right",
+                tick_format=".2f",
+                tick_style={"font-size": "10px"},
+            ),
+        ]
+        left = 230 if full_names else 45
+        self.figure = bq.Figure(
+            marks=[self.mark],
+            axes=axes,
+            title=title,
+            fig_margin={"top": 40, "bottom": 40, "left": left, "right": 70},
+            layout=w.Layout(width=f"{left + 330}px", height="360px"),
+            title_style={"font-size": "13px"},
+            padding_x=0,
+            padding_y=0,
+        )
+
+    def show(self, matrix: np.ndarray | None, names: list[str], title: str) -> None:
+        if matrix is None or len(names) < 2:
+            matrix = np.full((2, 2), np.nan)
+            names = ["-", "-"]
+        numbers = [str(i + 1) for i in range(len(names))]
+        rows = [f"{i + 1} {n}" for i, n in enumerate(names)] if self.full_names else numbers
+        if self.symmetric_max is None:
+            finite = np.abs(matrix[np.isfinite(matrix)])
+            top = float(finite.max()) if finite.size else 0.0
+            top = max(top, 0.01)
+        else:
+            top = self.symmetric_max
+        with self.mark.hold_sync(), self.colour.hold_sync():
+            self.colour.min = -top
+            self.colour.max = top
+            self.mark.selected = None
+            with self.mark.hold_trait_notifications():  # row/column checked against color
+                self.mark.color = np.asarray(matrix, dtype=float)
+                self.mark.row = np.array(rows)
+                self.mark.column = np.array(numbers)
+        self.figure.title = title
+
+    def mark_cell(self, i: int | None, j: int | None) -> None:
+        self.mark.selected = None if i is None or j is None else np.array([[i, j]])
+
+
+class LinesView:
+    """A small line chart (scores per simulation, marginal densities)."""
+
+    def __init__(
+        self, title: str, x_label: str, y_label: str, *, legend: bool = False, width: int = 380
+    ):
+        self.x = bq.LinearScale()
+        self.y = bq.LinearScale()
+        self.lines = bq.Lines(
+            x=np.zeros(1),
+            y=np.zeros(1),
+            scales={"x": self.x, "y": self.y},
+            colors=[MERGED_COLOUR, POOLED_COLOUR],
+            labels=["merged", "pooled"],
+            display_legend=legend,
+            stroke_width=1.5,
+        )
+        self.point = bq.Scatter(
+            x=np.zeros(0),
+            y=np.zeros(0),
+            scales={"x": self.x, "y": self.y},
+            colors=[CHOSEN_COLOUR],
+            default_size=60,
+            names=[],
+            display_names=True,
+        )
+        self.figure = bq.Figure(
+            marks=[self.lines, self.point],
+            axes=[
+                bq.Axis(scale=self.x, label=x_label, tick_format=".3~s", num_ticks=5),
+                bq.Axis(
+                    scale=self.y,
+                    side="left",
+                    label=y_label,
+                    tick_format=".2~g",
+                    label_offset="-50px",
+                ),
+            ],
+            title=title,
+            legend_location="top-right",
+            fig_margin={"top": 40, "bottom": 45, "left": 65, "right": 15},
+            layout=w.Layout(width=f"{width}px", height="280px"),
+            title_style={"font-size": "13px"},
+        )
+
+
+class ScatterView:
+    """Scatter of two HEMs of the merged table."""
+
+    def __init__(self) -> None:
+        self.x = bq.LinearScale()
+        self.y = bq.LinearScale()
+        self.mark = bq.Scatter(
+            x=np.zeros(0),
+            y=np.zeros(0),
+            scales={"x": self.x, "y": self.y},
+            colors=[MERGED_COLOUR],
+            default_size=8,
+            opacities=[0.5],
+            stroke=None,
+        )
+        self.x_axis = bq.Axis(scale=self.x, label="x", tick_format=".3~s", num_ticks=5)
+        self.y_axis = bq.Axis(
+            scale=self.y,
+            side="left",
+            label="y",
+            tick_format=".3~s",
+            label_offset="-50px",
+        )
+        self.figure = bq.Figure(
+            marks=[self.mark],
+            axes=[self.x_axis, self.y_axis],
+            title="merged runs",
+            fig_margin={"top": 40, "bottom": 45, "left": 65, "right": 15},
+            layout=w.Layout(width="380px", height="280px"),
+            title_style={"font-size": "13px"},
+        )
+
+    def show(self, x: np.ndarray, y: np.ndarray, x_name: str, y_name: str, r: float) -> None:
+        with self.mark.hold_sync():
+            self.mark.x = np.asarray(x, dtype=float)
+            self.mark.y = np.asarray(y, dtype=float)
+        self.x_axis.label = x_name
+        self.y_axis.label = y_name
+        self.figure.title = f"merged runs (r = {r:.3f})"
+
+
+def densities(merged: np.ndarray, pooled: np.ndarray, bins: int = 40):
+    """Histogram densities of merged and pooled readings on common bins (centres, 2 x bins)."""
+    merged = np.asarray(merged, dtype=float)
+    pooled = np.asarray(pooled, dtype=float)
+    both = np.concatenate([merged, pooled])
+    lo, hi = float(np.min(both)), float(np.max(both))
+    if hi <= lo:
+        hi = lo + 1.0
+    edges = np.linspace(lo, hi, bins + 1)
+    a, _ = np.histogram(merged, edges, density=True)
+    b, _ = np.histogram(pooled, edges, density=True)
+    centres = (edges[:-1] + edges[1:]) / 2
+    return centres, np.vstack([a, b])

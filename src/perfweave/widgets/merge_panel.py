@@ -1,0 +1,806 @@
+"""MergePanel: watch an HRM or MUCH merge of hardware-event subexperiments change live.
+
+A view over :mod:`perfweave.merge`: a :class:`~perfweave.merge.MuchMerger` holds the cached
+intermediates, so moving ``dep_lvl`` or ``n_sims`` recomputes only what depends on it.
+ipywidgets controls (sliders send on release: a drag never queues a backlog) and bqplot
+charts. Every control has a Python setter that does the same as the control; a failing
+setting shows the core's message in the panel, keeps the previous result on screen (and
+the controls at the settings of that result) and, called from Python, raises the same
+:class:`~perfweave.errors.MergeError`.
+
+    panel = MergePanel(pm.process_raw_experiments(raw, 6))      # or MergePanel(raw, n_pmcs=6)
+    panel.set_dep_lvl(0.9); panel.set_n_sims(200)
+    panel.result        # merged DataFrame
+    panel.diagnostics   # MuchResult (MUCH) or HrmDetails (HRM)
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+import numpy as np
+import pandas as pd
+import traitlets
+
+import perfweave.merge as pm
+from perfweave.errors import MergeError, PerfweaveError
+from perfweave.merge.quantiles import r_seq_probs
+from perfweave.widgets._merge_views import (
+    LinesView,
+    MatrixView,
+    ScatterView,
+    densities,
+    table_html,
+    title_html,
+)
+
+__all__ = ["HrmDetails", "MergePanel", "drop_reasons"]
+
+DEP_LVL_RANGE = (0.5, 0.99)
+N_SIMS_RANGE = (10, 1000)
+PREVIEW_ROWS = 10
+
+
+@dataclass(frozen=True)
+class HrmDetails:
+    """What an HRM merge used: the anchor, its pooled readings and the quantiles taken."""
+
+    anchor: str
+    pooled: np.ndarray
+    probabilities: np.ndarray
+    quantiles: np.ndarray
+    n_rows: int
+    merged: pd.DataFrame
+
+
+def drop_reasons(cor: pd.DataFrame, dep_lvl: float, *, absolute: bool = False) -> pd.DataFrame:
+    """Why each HEM is dropped at ``dep_lvl``: the kept HEM that dropped it and their r.
+
+    Replays mergingTools' greedy walk (as :func:`perfweave.merge.independent_matrix`): each
+    HEM still kept drops every other kept HEM whose correlation with it exceeds ``dep_lvl``.
+    """
+    values = cor.to_numpy(dtype=float)
+    strength = np.abs(values) if absolute else values
+    names = [str(c) for c in cor.columns]
+    kept = np.ones(len(names), dtype=bool)
+    rows = []
+    for i in range(len(names)):
+        if not kept[i]:
+            continue
+        dependent = (strength[:, i] > dep_lvl) & kept
+        dependent[i] = False
+        for j in np.flatnonzero(dependent):
+            rows.append((names[j], names[i], float(values[j, i])))
+        kept &= ~dependent
+    return pd.DataFrame(rows, columns=["dropped HEM", "correlated with (kept)", "r"])
+
+
+def _common_hems(subs: Sequence[pd.DataFrame]) -> list[str]:
+    if len(subs) == 0:
+        return []
+    common = [str(c) for c in subs[0].columns]
+    for sub in subs[1:]:
+        have = {str(c) for c in sub.columns}
+        common = [c for c in common if c in have]
+    return common
+
+
+def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise MergeError(f"{name} must be an integer, got {value!r}")
+    if value < lo or (hi is not None and value > hi):
+        upper = f" and at most {hi}" if hi is not None else ""
+        raise MergeError(f"{name} must be at least {lo}{upper}, got {value}")
+    return int(value)
+
+
+def _dedupe_columns(frame: pd.DataFrame) -> pd.DataFrame:
+    """First copy of each HEM of an HRM table (repeats are named ``NAME.1``, ...)."""
+    base = [str(c) for c in frame.columns]
+    seen: set[str] = set()
+    keep = []
+    for c in base:
+        root = c
+        if "." in c and c.rsplit(".", 1)[0] in base and c.rsplit(".", 1)[1].isdigit():
+            root = c.rsplit(".", 1)[0]
+        if root not in seen:
+            seen.add(root)
+            keep.append(c)
+    return frame[keep]
+
+
+class MergePanel(w.VBox):
+    """Live HRM / MUCH merge of subexperiments (see the module docstring).
+
+    ``subexperiments``: the result of :func:`perfweave.merge.process_raw_experiments`, or a
+    raw DataFrame (or CSV path) together with ``n_pmcs``; then ``n_pmcs`` is a control too.
+    """
+
+    #: message of the last failed setting ("" when the shown result is current)
+    error = traitlets.Unicode("")
+    #: bumped after every successful redraw (for tests and notebook hooks)
+    view_version = traitlets.Int(0)
+
+    def __init__(
+        self,
+        subexperiments: Sequence[pd.DataFrame] | pd.DataFrame | str | Path,
+        n_pmcs: int | None = None,
+        *,
+        method: str = "much",
+        anchor: str | None = None,
+        dep_lvl: float = 0.85,
+        n_sims: int = 100,
+        n_runs: int = 1000,
+        seed: int = 0,
+    ) -> None:
+        raw = None
+        if isinstance(subexperiments, pd.DataFrame | str | Path):
+            if n_pmcs is None:
+                raise MergeError("a raw table needs n_pmcs (the HEMs read per run)")
+            raw = subexperiments
+            subs = pm.process_raw_experiments(raw, n_pmcs)
+        else:
+            subs = subexperiments
+            if len(subs) == 0:
+                raise MergeError("MergePanel needs at least one subexperiment")
+        self._raw = raw
+        self._result: pd.DataFrame | None = None
+        self._diagnostics: pm.MuchResult | HrmDetails | None = None
+        self._pair: tuple[str, str] | None = None
+        self._design: pm.RunDesign | None = None
+        self._busy = False
+        self._matrix_names: list[str] = []
+        self.last_compute_ms = 0.0
+        self.last_draw_ms = 0.0
+        self._build_widgets()
+        super().__init__(children=[self._header, self._error_label, self._status, self._tabs])
+        self.add_class("pw-merge-panel")
+        self._load(subs, n_pmcs)
+        settings = {
+            "method": method,
+            "anchor": anchor if anchor is not None else (self._anchors or [None])[0],
+            "dep_lvl": dep_lvl,
+            "n_sims": n_sims,
+            "n_runs": n_runs,
+            "seed": seed,
+        }
+        self._settings = dict(settings)
+        # a failure is shown in the panel; result stays None until a setting works
+        with contextlib.suppress(PerfweaveError):
+            self._apply(settings, initial=True)
+        self._sync_controls()
+        self._design_hems.value = "\n".join(
+            dict.fromkeys(str(c) for sub in self._subs for c in sub.columns)
+        )
+        self._design_pmcs.value = max(len(s.columns) for s in self._subs)
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def result(self) -> pd.DataFrame | None:
+        """The merged DataFrame on screen (a copy)."""
+        return None if self._result is None else self._result.copy()
+
+    @property
+    def diagnostics(self) -> pm.MuchResult | HrmDetails | None:
+        """MuchResult of the MUCH merge on screen, or HrmDetails of the HRM merge."""
+        return self._diagnostics
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The settings of the result on screen."""
+        return dict(self._settings)
+
+    @property
+    def method(self) -> str:
+        return self._settings["method"]
+
+    @property
+    def anchors(self) -> list[str]:
+        """HEMs present in every subexperiment (the possible HRM anchors)."""
+        return list(self._anchors)
+
+    @property
+    def kept(self) -> list[str]:
+        """HEMs of the merge on screen (MUCH: kept at dep_lvl)."""
+        return [] if self._result is None else [str(c) for c in self._result.columns]
+
+    @property
+    def dropped(self) -> pd.DataFrame:
+        """HEMs dropped as dependent at the dep_lvl on screen, with the partner and r."""
+        if self._settings["method"] != "much" or self._cor is None:
+            return drop_reasons(pd.DataFrame(), 1.0)
+        return drop_reasons(self._cor, self._settings["dep_lvl"])
+
+    @property
+    def pair(self) -> tuple[str, str] | None:
+        """The two HEMs of the scatter (x, y)."""
+        return self._pair
+
+    @property
+    def design(self) -> pm.RunDesign | None:
+        return self._design
+
+    # ------------------------------------------------------------------ setters
+    def set_method(self, method: str) -> MergePanel:
+        """``"much"`` or ``"hrm"``."""
+        return self._set(method=method)
+
+    def set_anchor(self, anchor: str) -> MergePanel:
+        """The HRM anchor (switches to HRM)."""
+        return self._set(method="hrm", anchor=anchor)
+
+    def set_dep_lvl(self, dep_lvl: float) -> MergePanel:
+        return self._set(dep_lvl=dep_lvl)
+
+    def set_n_sims(self, n_sims: int) -> MergePanel:
+        return self._set(n_sims=n_sims)
+
+    def set_n_runs(self, n_runs: int) -> MergePanel:
+        return self._set(n_runs=n_runs)
+
+    def set_seed(self, seed: int) -> MergePanel:
+        return self._set(seed=seed)
+
+    def set_n_pmcs(self, n_pmcs: int) -> MergePanel:
+        """Re-split the raw table into subexperiments of ``n_pmcs`` (raw input only)."""
+        if self._raw is None:
+            raise self._fail(MergeError("n_pmcs can change only when the panel got a raw table"))
+        old = (self._subs, self._n_pmcs)
+        try:
+            n = _check_int("n_pmcs", n_pmcs, 1)
+            subs = pm.process_raw_experiments(self._raw, n)
+            self._load(subs, n)
+            settings = dict(self._settings)
+            if settings["anchor"] not in self._anchors:
+                settings["anchor"] = (self._anchors or [None])[0]
+            self._apply(settings)
+        except PerfweaveError as exc:
+            self._load(*old)
+            self._sync_controls()
+            raise self._fail(exc) from None
+        return self
+
+    def pick_pair(self, x_hem: str, y_hem: str) -> MergePanel:
+        """Scatter and marginals of two HEMs of the merged table (a matrix click does this)."""
+        names = self.kept
+        for h in (x_hem, y_hem):
+            if h not in names:
+                raise self._fail(
+                    MergeError(f"HEM {h!r} is not in the merged table (has: {', '.join(names)})")
+                )
+        self._pair = (x_hem, y_hem)
+        self._draw_pair()
+        self.error = ""
+        self._error_label.layout.display = "none"
+        self.view_version += 1
+        return self
+
+    # ------------------------------------------------------------------ design tab
+    def build_design(
+        self,
+        hems: int | Sequence[str] | None = None,
+        n_pmcs: int | None = None,
+        *,
+        anchor: str | None = None,
+        seed: int = 0,
+        time_limit: float = 4.5,
+    ) -> pm.RunDesign:
+        """A pair covering design (the same as :func:`perfweave.merge.pair_covering_design`)."""
+        if hems is None:
+            hems = [h.strip() for h in self._design_hems.value.splitlines() if h.strip()]
+        if n_pmcs is None:
+            n_pmcs = self._design_pmcs.value
+        if anchor is None and self._design_anchor.value.strip():
+            anchor = self._design_anchor.value.strip()
+        try:
+            design = pm.pair_covering_design(
+                hems, n_pmcs, anchor=anchor, seed=seed, time_limit=time_limit
+            )
+        except PerfweaveError as exc:
+            self._design_error.value = str(exc)
+            self._design_error.layout.display = ""
+            raise
+        self._design = design
+        self._design_error.value = ""
+        self._design_error.layout.display = "none"
+        self._design_hems.value = "\n".join(h for h in design.hems)
+        self._design_pmcs.value = design.n_pmcs
+        self._draw_design()
+        self.view_version += 1
+        return design
+
+    def design_csv(self) -> str:
+        """The design on screen as CSV (one row per subexperiment, one column per PMC)."""
+        if self._design is None:
+            raise MergeError("no design built yet: call build_design() first")
+        frame = self._design.to_frame()
+        frame.insert(0, "subexperiment", range(1, len(frame) + 1))
+        return frame.to_csv(index=False)
+
+    def export_design(self, path: str | Path) -> Path:
+        """Write :meth:`design_csv` to ``path``."""
+        path = Path(path)
+        path.write_text(self.design_csv())
+        return path
+
+    # ------------------------------------------------------------------ internals
+    def _load(self, subs: Sequence[pd.DataFrame], n_pmcs: int | None) -> None:
+        self._subs = subs
+        self._n_pmcs = n_pmcs
+        self._anchors = _common_hems(subs)
+        self._merger = pm.MuchMerger(subs)
+        try:
+            self._cor: pd.DataFrame | None = self._merger.correlation
+            self._cor_error = ""
+        except PerfweaveError as exc:
+            self._cor = None
+            self._cor_error = str(exc)
+
+    def _fail(self, exc: PerfweaveError) -> PerfweaveError:
+        self.error = str(exc)
+        self._error_label.value = "⚠ " + str(exc)
+        self._error_label.layout.display = ""
+        return exc
+
+    def _set(self, **changes: Any) -> MergePanel:
+        settings = {**self._settings, **changes}
+        try:
+            self._apply(settings)
+        except PerfweaveError as exc:
+            self._sync_controls()
+            raise self._fail(exc) from None
+        return self
+
+    def _validate(self, s: dict[str, Any]) -> None:
+        if s["method"] not in ("much", "hrm"):
+            raise MergeError(f"method must be 'much' or 'hrm', got {s['method']!r}")
+        dep = s["dep_lvl"]
+        if isinstance(dep, bool) or not isinstance(dep, int | float | np.floating | np.integer):
+            raise MergeError(f"dep_lvl must be a number, got {dep!r}")
+        if not DEP_LVL_RANGE[0] <= float(dep) <= DEP_LVL_RANGE[1]:
+            raise MergeError(
+                f"dep_lvl must lie in [{DEP_LVL_RANGE[0]}, {DEP_LVL_RANGE[1]}], got {dep!r}"
+            )
+        s["dep_lvl"] = float(dep)
+        s["n_sims"] = _check_int("n_sims", s["n_sims"], *N_SIMS_RANGE)
+        s["n_runs"] = _check_int("n_runs", s["n_runs"], 2, 1_000_000)
+        s["seed"] = _check_int("seed", s["seed"], 0)
+
+    def _compute(self, s: dict[str, Any]):
+        if s["method"] == "hrm":
+            anchor = s["anchor"]
+            if anchor is None:
+                raise MergeError(
+                    "no HEM is read in every subexperiment, so HRM has no anchor; use MUCH"
+                )
+            merged = pm.hrm_merge(self._subs, anchor)
+            pooled = np.concatenate([np.asarray(sub[anchor]) for sub in self._subs])
+            details = HrmDetails(
+                anchor=anchor,
+                pooled=pooled,
+                probabilities=r_seq_probs(len(merged)),
+                quantiles=merged[anchor].to_numpy(),
+                n_rows=len(merged),
+                merged=merged,
+            )
+            return merged, details
+        if self._cor is None:
+            raise MergeError(self._cor_error)
+        kept = self._merger.independent(s["dep_lvl"])
+        if len(kept) < 2:
+            raise MergeError(
+                f"at dep_lvl={s['dep_lvl']:g} only {len(kept)} HEM is kept "
+                f"({', '.join(map(str, kept.columns))}): nothing to merge; raise dep_lvl"
+            )
+        result = self._merger.merge(s["n_runs"], s["n_sims"], s["dep_lvl"], s["seed"])
+        return result.merged, result
+
+    def _apply(self, settings: dict[str, Any], *, initial: bool = False) -> None:
+        s = dict(settings)
+        try:
+            self._validate(s)
+            start = time.perf_counter()
+            merged, details = self._compute(s)
+            self.last_compute_ms = (time.perf_counter() - start) * 1000
+        except PerfweaveError as exc:
+            if initial:
+                self._fail(exc)
+            raise
+        self._settings = s
+        self._result = merged
+        self._diagnostics = details
+        names = self._shown_names()
+        if self._pair is None or not all(h in names for h in self._pair):
+            self._pair = (names[0], names[1]) if len(names) > 1 else None
+        start = time.perf_counter()
+        self._draw()
+        self._sync_controls()
+        self.last_draw_ms = (time.perf_counter() - start) * 1000
+        self.error = ""
+        self._error_label.layout.display = "none"
+        self.view_version += 1
+
+    def _shown_names(self) -> list[str]:
+        if self._result is None:
+            return []
+        if self._settings["method"] == "hrm":
+            return [str(c) for c in _dedupe_columns(self._result).columns]
+        return [str(c) for c in self._result.columns]
+
+    # ------------------------------------------------------------------ widgets
+    def _build_widgets(self) -> None:
+        self._method_w = w.ToggleButtons(
+            options=[("MUCH", "much"), ("HRM", "hrm")],
+            description="method",
+            tooltips=["Gaussian copula merge (every pair read together)", "anchor-rank merge"],
+            style={"button_width": "70px"},
+        )
+        self._anchor_w = w.Dropdown(description="anchor", layout=w.Layout(width="340px"))
+        self._dep_w = w.FloatSlider(
+            value=0.85,
+            min=DEP_LVL_RANGE[0],
+            max=DEP_LVL_RANGE[1],
+            step=0.01,
+            description="dep_lvl",
+            continuous_update=False,
+            readout_format=".2f",
+        )
+        self._sims_w = w.IntSlider(
+            value=100,
+            min=N_SIMS_RANGE[0],
+            max=N_SIMS_RANGE[1],
+            step=10,
+            description="n_sims",
+            continuous_update=False,
+        )
+        self._runs_w = w.BoundedIntText(
+            value=1000, min=2, max=1_000_000, description="n_runs", layout=w.Layout(width="170px")
+        )
+        self._seed_w = w.BoundedIntText(
+            value=0, min=0, max=2**63 - 1, description="seed", layout=w.Layout(width="170px")
+        )
+        self._pmcs_w = w.BoundedIntText(
+            value=1, min=1, max=10_000, description="n_pmcs", layout=w.Layout(width="170px")
+        )
+        for control, key in [
+            (self._method_w, "method"),
+            (self._anchor_w, "anchor"),
+            (self._dep_w, "dep_lvl"),
+            (self._sims_w, "n_sims"),
+            (self._runs_w, "n_runs"),
+            (self._seed_w, "seed"),
+        ]:
+            control.observe(self._on_control(key), names="value")
+        self._pmcs_w.observe(self._on_pmcs, names="value")
+        for c, cls in [
+            (self._method_w, "pw-merge-method"),
+            (self._anchor_w, "pw-merge-anchor"),
+            (self._dep_w, "pw-merge-dep"),
+            (self._sims_w, "pw-merge-sims"),
+            (self._runs_w, "pw-merge-runs"),
+            (self._seed_w, "pw-merge-seed"),
+            (self._pmcs_w, "pw-merge-pmcs"),
+        ]:
+            c.add_class(cls)
+        self._much_box = w.HBox([self._dep_w, self._sims_w, self._runs_w, self._seed_w])
+        self._header = w.VBox(
+            [w.HBox([self._method_w, self._anchor_w, self._pmcs_w]), self._much_box]
+        )
+        self._error_label = w.Label(
+            "",
+            layout=w.Layout(display="none", padding="4px 8px", margin="4px 0"),
+            style={"background": "#fdecea", "text_color": "#8a1c1c", "font_weight": "bold"},
+        )
+        self._error_label.add_class("pw-merge-error")
+        self._status = w.Label("")
+        self._status.add_class("pw-merge-status")
+
+        # merge tab
+        self._target = MatrixView("target correlation", full_names=True)
+        self._achieved = MatrixView("achieved correlation", full_names=False)
+        self._diff = MatrixView("achieved - target", full_names=False, symmetric_max=None)
+        for view in (self._target, self._achieved, self._diff):
+            view.mark.observe(self._on_cell(view), names="selected")
+        self._scores = LinesView("score of every simulation", "simulation", "MSE", width=420)
+        self._marg_x = LinesView("x marginal", "reading", "density", legend=True)
+        self._marg_y = LinesView("y marginal", "reading", "density", legend=True)
+        self._scatter = ScatterView()
+        self._kept_html = w.HTML()
+        self._kept_html.add_class("pw-merge-kept")
+        self._preview_html = w.HTML()
+        self._preview_html.add_class("pw-merge-preview")
+        self._hrm_html = w.HTML()
+        self._hrm_html.add_class("pw-merge-hrm")
+        self._pair_label = w.Label("")
+        self._pair_label.add_class("pw-merge-pair")
+        merge_tab = w.VBox(
+            [
+                w.HBox([self._target.figure, self._achieved.figure, self._diff.figure]),
+                w.HBox([self._scores.figure, self._hrm_html, self._kept_html]),
+                self._pair_label,
+                w.HBox([self._marg_x.figure, self._marg_y.figure, self._scatter.figure]),
+                w.HTML(title_html(f"merged table (first {PREVIEW_ROWS} runs)")),
+                self._preview_html,
+            ]
+        )
+        # design tab
+        self._design_hems = w.Textarea(
+            description="HEMs", placeholder="one HEM per line", layout=w.Layout(height="180px")
+        )
+        self._design_pmcs = w.BoundedIntText(
+            value=6, min=2, max=64, description="PMCs", layout=w.Layout(width="170px")
+        )
+        self._design_anchor = w.Text(description="anchor", placeholder="(none)")
+        self._design_button = w.Button(description="Build design", button_style="primary")
+        self._design_button.add_class("pw-merge-build")
+        self._design_button.on_click(self._on_build)
+        self._design_summary = w.Label("")
+        self._design_summary.add_class("pw-merge-design-summary")
+        self._design_error = w.Label(
+            "",
+            layout=w.Layout(display="none", padding="4px 8px"),
+            style={"background": "#fdecea", "text_color": "#8a1c1c", "font_weight": "bold"},
+        )
+        self._design_error.add_class("pw-merge-design-error")
+        self._design_link = w.HTML("")
+        self._design_link.add_class("pw-merge-design-csv")
+        self._design_table = w.HTML("")
+        self._design_table.add_class("pw-merge-design-table")
+        design_tab = w.VBox(
+            [
+                w.HBox(
+                    [
+                        self._design_hems,
+                        w.VBox([self._design_pmcs, self._design_anchor, self._design_button]),
+                    ]
+                ),
+                self._design_error,
+                self._design_summary,
+                self._design_link,
+                self._design_table,
+            ]
+        )
+        self._tabs = w.Tab(children=[merge_tab, design_tab], titles=("Merge", "Design"))
+
+    def _sync_controls(self) -> None:
+        """Controls show the settings of the result on screen (without recomputing)."""
+        s = self._settings
+        self._busy = True
+        try:
+            self._anchor_w.options = self._anchors
+            self._anchor_w.value = s["anchor"] if s["anchor"] in self._anchors else None
+            self._method_w.value = s["method"]
+            self._dep_w.value = s["dep_lvl"]
+            self._sims_w.value = s["n_sims"]
+            self._runs_w.value = s["n_runs"]
+            self._seed_w.value = s["seed"]
+            if self._n_pmcs is not None:
+                self._pmcs_w.value = self._n_pmcs
+        finally:
+            self._busy = False
+        hrm = s["method"] == "hrm"
+        self._anchor_w.layout.display = "" if hrm else "none"
+        self._much_box.layout.display = "none" if hrm else ""
+        self._pmcs_w.layout.display = "none" if self._raw is None else ""
+
+    def _on_control(self, key: str):
+        def handler(change: dict) -> None:
+            if self._busy:
+                return
+            changes = {key: change["new"]}
+            if key == "anchor":
+                if change["new"] is None:
+                    return
+                changes["method"] = "hrm"
+            with contextlib.suppress(PerfweaveError):  # shown in the panel, result kept
+                self._set(**changes)
+
+        return handler
+
+    def _on_pmcs(self, change: dict) -> None:
+        if self._busy or self._raw is None:
+            return
+        with contextlib.suppress(PerfweaveError):
+            self.set_n_pmcs(change["new"])
+
+    def _on_cell(self, view: MatrixView):
+        def handler(change: dict) -> None:
+            sel = change["new"]
+            if self._busy or sel is None or len(sel) == 0:
+                return
+            i, j = (int(v) for v in np.asarray(sel).reshape(-1, 2)[-1])
+            names = self._matrix_names
+            if i < len(names) and j < len(names):
+                with contextlib.suppress(PerfweaveError):
+                    self.pick_pair(names[j], names[i])
+
+        return handler
+
+    def _on_build(self, _button: Any) -> None:
+        with contextlib.suppress(PerfweaveError):
+            self.build_design()
+
+    # ------------------------------------------------------------------ drawing
+    def _draw(self) -> None:
+        s = self._settings
+        diag = self._diagnostics
+        names = self._shown_names()
+        self._matrix_names = names
+        self._busy = True
+        try:
+            if isinstance(diag, pm.MuchResult):
+                target = diag.target.to_numpy(dtype=float)
+                achieved = diag.achieved.to_numpy(dtype=float)
+                self._target.show(target, names, f"target correlation ({len(names)} kept HEMs)")
+                self._achieved.show(achieved, names, "achieved correlation (chosen simulation)")
+                rmse = float(np.sqrt(np.mean((achieved - target) ** 2)))
+                self._diff.show(achieved - target, names, f"achieved - target (RMSE {rmse:.3f})")
+                self._draw_scores(diag)
+                dropped = drop_reasons(self._cor, s["dep_lvl"])
+                kept = pd.DataFrame({"#": range(1, len(names) + 1), "kept HEM": names})
+                self._kept_html.value = (
+                    title_html(f"kept at dep_lvl {s['dep_lvl']:.2f}")
+                    + table_html(kept)
+                    + title_html(f"dropped ({len(dropped)}): r > dep_lvl with a kept HEM")
+                    + table_html(dropped, float_format="{:.3f}")
+                )
+                self._hrm_html.value = ""
+                self._hrm_html.layout.display = "none"
+                self._scores.figure.layout.display = ""
+            else:
+                merged = _dedupe_columns(self._result)
+                with np.errstate(invalid="ignore", divide="ignore"):  # constant HEM: NaN cell
+                    values = merged.to_numpy(dtype=float)
+                    achieved = np.atleast_2d(np.corrcoef(values, rowvar=False))
+                target = None
+                if self._cor is not None and all(n in self._cor.columns for n in names):
+                    target = self._cor.loc[names, names].to_numpy(dtype=float)
+                self._target.show(
+                    target,
+                    names,
+                    "pooled correlation" if target is not None else "pooled correlation: n/a",
+                )
+                self._achieved.show(achieved, names, "HRM merged correlation")
+                self._diff.show(
+                    None if target is None else achieved - target,
+                    names,
+                    "merged - pooled" if target is not None else "merged - pooled: n/a",
+                )
+                self._scores.figure.layout.display = "none"
+                self._hrm_html.layout.display = ""
+                q = diag.quantiles
+                summary = pd.DataFrame(
+                    {
+                        "": ["pooled anchor readings", "merged rows", "min", "median", "max"],
+                        diag.anchor: [
+                            len(diag.pooled),
+                            diag.n_rows,
+                            float(np.min(q)),
+                            float(np.median(q)),
+                            float(np.max(q)),
+                        ],
+                    }
+                )
+                self._hrm_html.value = title_html(
+                    f"HRM on anchor {diag.anchor}: type-2 quantiles at {diag.n_rows} "
+                    "probabilities 0..1"
+                ) + table_html(summary, float_format="{:.6g}")
+                kept = pd.DataFrame({"#": range(1, len(names) + 1), "HEM": names})
+                self._kept_html.value = title_html(
+                    f"{len(self._result.columns)} merged columns; first copy of each HEM:"
+                ) + table_html(kept)
+            self._draw_pair()
+            self._preview_html.value = table_html(
+                self._result.head(PREVIEW_ROWS), float_format="{:.6g}"
+            )
+            self._status.value = self._status_text()
+        finally:
+            self._busy = False
+
+    def _status_text(self) -> str:
+        s = self._settings
+        diag = self._diagnostics
+        if isinstance(diag, pm.MuchResult):
+            return (
+                f"MUCH  ·  dep_lvl {s['dep_lvl']:.2f}  ·  {len(diag.target)} kept, "
+                f"{len(diag.dropped)} dropped  ·  simulation {diag.chosen + 1} of "
+                f"{len(diag.scores)} chosen (MSE {diag.scores[diag.chosen]:.3g})  ·  "
+                f"{len(self._result)} runs, seed {s['seed']}  ·  computed in "
+                f"{self.last_compute_ms:.0f} ms"
+            )
+        return (
+            f"HRM  ·  anchor {s['anchor']}  ·  {len(self._subs)} subexperiments  ·  "
+            f"{self._result.shape[0]} runs x {self._result.shape[1]} columns  ·  computed in "
+            f"{self.last_compute_ms:.0f} ms"
+        )
+
+    def _draw_scores(self, diag: pm.MuchResult) -> None:
+        x = np.arange(1, len(diag.scores) + 1, dtype=float)
+        v = self._scores
+        with v.lines.hold_sync():
+            v.lines.x = x
+            v.lines.y = np.asarray(diag.scores, dtype=float)
+            v.lines.colors = ["#7f7f7f"]
+            v.lines.labels = ["score"]
+        with v.point.hold_sync():
+            v.point.x = np.array([diag.chosen + 1.0])
+            v.point.y = np.array([float(diag.scores[diag.chosen])])
+            v.point.names = np.array([f"chosen #{diag.chosen + 1}"])
+        v.figure.title = f"score (MSE to target) of {len(diag.scores)} simulations"
+
+    def _draw_pair(self) -> None:
+        if self._pair is None or self._result is None:
+            self._pair_label.value = ""
+            return
+        x_name, y_name = self._pair
+        merged = self._result
+        x = merged[x_name].to_numpy(dtype=float)
+        y = merged[y_name].to_numpy(dtype=float)
+        r = float(np.corrcoef(x, y)[0, 1]) if np.std(x) > 0 and np.std(y) > 0 else float("nan")
+        self._scatter.show(x, y, x_name, y_name, r)
+        pooled = self._pooled_values()
+        for view, name, axis in ((self._marg_x, x_name, "x"), (self._marg_y, y_name, "y")):
+            centres, dens = densities(merged[name].to_numpy(dtype=float), pooled[name])
+            with view.lines.hold_sync():
+                view.lines.x = centres
+                view.lines.y = dens
+            view.figure.title = f"{axis}: {name}"
+            view.figure.axes[0].label = name
+        names = self._matrix_names
+        if x_name in names and y_name in names:
+            i, j = names.index(y_name), names.index(x_name)
+            self._busy = True
+            try:
+                for m in (self._target, self._achieved, self._diff):
+                    m.mark_cell(i, j)
+            finally:
+                self._busy = False
+        self._pair_label.value = (
+            f"x = {x_name}, y = {y_name} (click a matrix cell to pick another pair): "
+            "merged runs vs pooled readings of the subexperiments"
+        )
+
+    def _pooled_values(self) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        cached = self._merger.pooled if self._cor is not None else {}
+        for name in self._result.columns:
+            key = str(name)
+            if key in cached:
+                out[key] = np.asarray(cached[key], dtype=float)
+                continue
+            root = key.rsplit(".", 1)[0] if key not in self._all_hems() else key
+            parts = [np.asarray(s[root], dtype=float) for s in self._subs if root in s.columns]
+            out[key] = np.concatenate(parts) if parts else np.zeros(0)
+        return out
+
+    def _all_hems(self) -> set[str]:
+        return {str(c) for s in self._subs for c in s.columns}
+
+    def _draw_design(self) -> None:
+        d = self._design
+        self._design_summary.value = (
+            f"{d.n_subexperiments} subexperiments of {d.n_pmcs} PMCs for {len(d.hems)} HEMs"
+            f"{' (anchor ' + d.anchor + ' in each)' if d.anchor else ''}  ·  proven lower "
+            f"bound {d.proven_bound} (Schönheim {d.lower_bound})  ·  "
+            + (
+                "optimal"
+                if d.n_subexperiments <= d.proven_bound
+                else f"{d.n_subexperiments - d.proven_bound} above the bound"
+            )
+            + f"  ·  uncovered pairs: {len(d.uncovered_pairs())}"
+        )
+        frame = d.to_frame()
+        frame.insert(0, "subexperiment", range(1, len(frame) + 1))
+        self._design_table.value = table_html(frame)
+        payload = base64.b64encode(self.design_csv().encode()).decode("ascii")
+        self._design_link.value = (
+            '<a class="pw-merge-csv-link" download="pair_covering_design.csv" '
+            f'href="data:text/csv;base64,{payload}">⬇ Export design as CSV</a>'
+        )

@@ -1,0 +1,324 @@
+"""MergePanel without a browser: every setter equals the core function called directly."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfweave as pw
+import perfweave.merge as pm
+from perfweave.errors import MergeError
+from perfweave.widgets.merge_panel import MergePanel, drop_reasons
+
+MERGE_DATA = Path(__file__).resolve().parents[1] / "data" / "merge"
+
+
+@pytest.fixture(scope="module")
+def much_raw() -> pd.DataFrame:
+    return pm.load_vignette("much")
+
+
+@pytest.fixture(scope="module")
+def much_subs(much_raw):
+    return pm.process_raw_experiments(much_raw, 6)
+
+
+@pytest.fixture(scope="module")
+def hrm_subs():
+    return pm.process_raw_experiments(pd.read_csv(MERGE_DATA / "data_hrm_raw_vignette.csv"), 6)
+
+
+@pytest.fixture(scope="module")
+def panel(much_subs) -> MergePanel:
+    return MergePanel(much_subs, seed=3)
+
+
+def _much(subs, **kw):
+    args = {"n_runs": 1000, "n_sims": 100, "dep_lvl": 0.85, "seed": 3, **kw}
+    return pm.much_merge(subs, **args)
+
+
+def test_lazy_names():
+    assert pw.MergePanel is MergePanel
+    assert pw.widgets.MergePanel is MergePanel
+
+
+def test_initial_much_equals_core(panel, much_subs):
+    direct = _much(much_subs)
+    pd.testing.assert_frame_equal(panel.result, direct.merged)
+    d = panel.diagnostics
+    assert isinstance(d, pm.MuchResult)
+    np.testing.assert_array_equal(d.scores, direct.scores)
+    assert d.chosen == direct.chosen and d.dropped == direct.dropped
+    assert panel.error == ""
+    assert panel.kept == list(direct.merged.columns)
+
+
+@pytest.mark.parametrize(
+    ("setter", "value", "kw"),
+    [
+        ("set_dep_lvl", 0.6, {"dep_lvl": 0.6}),
+        ("set_dep_lvl", 0.7, {"dep_lvl": 0.7}),
+        ("set_n_sims", 230, {"n_sims": 230}),
+        ("set_n_sims", 10, {"n_sims": 10}),
+        ("set_n_runs", 500, {"n_runs": 500}),
+        ("set_seed", 11, {"seed": 11}),
+    ],
+)
+def test_much_setters_equal_core(much_subs, setter, value, kw):
+    panel = MergePanel(much_subs, seed=3)
+    getattr(panel, setter)(value)
+    direct = _much(much_subs, **kw)
+    pd.testing.assert_frame_equal(panel.result, direct.merged)
+    np.testing.assert_array_equal(panel.diagnostics.scores, direct.scores)
+    pd.testing.assert_frame_equal(panel.diagnostics.achieved, direct.achieved)
+    assert panel.settings[next(iter(kw))] == value
+    # the controls show the settings of the result
+    assert panel._dep_w.value == pytest.approx(panel.settings["dep_lvl"])
+    assert panel._sims_w.value == panel.settings["n_sims"]
+    assert panel._runs_w.value == panel.settings["n_runs"]
+    assert panel._seed_w.value == panel.settings["seed"]
+
+
+def test_controls_drive_the_same_setters(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    panel._dep_w.value = 0.7
+    pd.testing.assert_frame_equal(panel.result, _much(much_subs, dep_lvl=0.7).merged)
+    panel._sims_w.value = 50
+    pd.testing.assert_frame_equal(panel.result, _much(much_subs, dep_lvl=0.7, n_sims=50).merged)
+    panel._method_w.value = "hrm"
+    assert panel.method == "hrm" and panel._anchor_w.value == "PROCESSOR_CYCLES"
+    assert panel._anchor_w.layout.display != "none" and panel._much_box.layout.display == "none"
+    pd.testing.assert_frame_equal(panel.result, pm.hrm_merge(much_subs, "PROCESSOR_CYCLES"))
+    panel._method_w.value = "much"
+    pd.testing.assert_frame_equal(panel.result, _much(much_subs, dep_lvl=0.7, n_sims=50).merged)
+
+
+def test_hrm_equals_core(hrm_subs):
+    panel = MergePanel(hrm_subs, method="hrm")
+    assert panel.anchors == ["PROCESSOR_CYCLES"]
+    direct = pm.hrm_merge(hrm_subs, "PROCESSOR_CYCLES")
+    pd.testing.assert_frame_equal(panel.result, direct)
+    d = panel.diagnostics
+    assert d.anchor == "PROCESSOR_CYCLES" and d.n_rows == 1000
+    np.testing.assert_array_equal(d.quantiles, direct["PROCESSOR_CYCLES"].to_numpy())
+    pooled = np.concatenate([s["PROCESSOR_CYCLES"].to_numpy() for s in hrm_subs])
+    np.testing.assert_array_equal(np.sort(d.pooled), np.sort(pooled))
+    np.testing.assert_array_equal(d.quantiles, pm.quantile_type2(pooled, d.probabilities))
+
+
+def test_hrm_vignette_cannot_much_but_panel_stays_usable(hrm_subs):
+    # the HRM vignette has pairs never read together: MUCH fails with the core's message
+    panel = MergePanel(hrm_subs)
+    assert panel.result is None
+    assert "never read in the same subexperiment" in panel.error
+    panel.set_anchor("PROCESSOR_CYCLES")
+    assert panel.error == "" and panel.result is not None
+    with pytest.raises(MergeError, match="never read"):
+        panel.set_method("much")
+    assert panel.method == "hrm" and panel._method_w.value == "hrm"  # previous result kept
+    pd.testing.assert_frame_equal(panel.result, pm.hrm_merge(hrm_subs, "PROCESSOR_CYCLES"))
+
+
+def test_drop_reasons_agree_with_core(much_subs):
+    cor = pm.correlation_matrix(much_subs)
+    for dep in (0.5, 0.6, 0.75, 0.85, 0.99):
+        reasons = drop_reasons(cor, dep)
+        kept = pm.independent_matrix(cor, dep)
+        assert set(reasons["dropped HEM"]) == set(cor.columns) - set(kept.columns)
+        assert (reasons["r"] > dep).all()
+        assert set(reasons["correlated with (kept)"]) <= set(kept.columns)
+
+
+def test_dropped_shown_with_partner(panel):
+    text = html.unescape(panel._kept_html.value)
+    for _, row in panel.dropped.iterrows():
+        assert row["dropped HEM"] in text and row["correlated with (kept)"] in text
+
+
+def _non_pd_subs() -> list[pd.DataFrame]:
+    """Three HEMs whose pairwise correlations (read in different runs) cannot coexist."""
+    rng = np.random.default_rng(0)
+
+    def pair(a, b, r):
+        x = rng.normal(size=500)
+        y = r * x + np.sqrt(1 - r * r) * rng.normal(size=500)
+        return pd.DataFrame({a: x * 10 + 1000, b: y * 10 + 1000})
+
+    return [pair("A", "B", 0.8), pair("B", "C", 0.8), pair("A", "C", -0.8)]
+
+
+def test_non_positive_definite_message_and_previous_result_kept():
+    subs = _non_pd_subs()
+    panel = MergePanel(subs, dep_lvl=0.7, seed=0)
+    assert panel.error == "" and panel.kept == ["A", "C"]
+    before = panel.result
+    with pytest.raises(MergeError, match="not positive definite") as info:
+        panel.set_dep_lvl(0.9)
+    message = str(info.value)
+    assert "drop HEM(s)" in message and "dep_lvl=" in message
+    assert panel.error == message
+    assert panel._error_label.layout.display != "none" and message in panel._error_label.value
+    pd.testing.assert_frame_equal(panel.result, before)
+    assert panel.settings["dep_lvl"] == 0.7 and panel._dep_w.value == pytest.approx(0.7)
+    # the slider gives the same message without raising into the notebook
+    panel._dep_w.value = 0.95
+    assert "not positive definite" in panel.error and panel._dep_w.value == pytest.approx(0.7)
+    panel.set_dep_lvl(0.75)
+    assert panel.error == "" and panel._error_label.layout.display == "none"
+
+
+def test_single_hem_left_is_a_message(much_subs):
+    # with three nearly collinear HEMs, a low dep_lvl keeps only one
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=400)
+    subs = [
+        pd.DataFrame({"A": x * 10 + 100, "B": x * 20 + 5 + rng.normal(size=400) * 0.1}),
+        pd.DataFrame({"A": x * 10 + 100, "C": x * 3 + 7 + rng.normal(size=400) * 0.1}),
+        pd.DataFrame({"B": x * 20 + 5, "C": x * 3 + 7 + rng.normal(size=400) * 0.1}),
+    ]
+    panel = MergePanel(subs, dep_lvl=0.99, seed=0)
+    assert panel.result is None and "only 1 HEM is kept" in panel.error
+
+
+def test_anchor_missing_from_a_subexperiment(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    before = panel.result
+    with pytest.raises(MergeError, match="absent from subexperiment"):
+        panel.set_anchor("L2_MISSES")
+    assert "absent from subexperiment" in panel.error
+    pd.testing.assert_frame_equal(panel.result, before)
+    assert panel.method == "much" and panel._method_w.value == "much"
+
+
+def test_n_pmcs_that_does_not_divide(much_raw):
+    panel = MergePanel(much_raw, n_pmcs=6, seed=3)
+    assert panel._pmcs_w.layout.display != "none"
+    before = panel.result
+    with pytest.raises(MergeError, match="do not split"):
+        panel.set_n_pmcs(7)
+    assert "do not split" in panel.error and panel._pmcs_w.value == 6
+    pd.testing.assert_frame_equal(panel.result, before)
+    panel._pmcs_w.value = 5  # the control: message, no exception
+    assert "do not split" in panel.error and panel._pmcs_w.value == 6
+    with pytest.raises(MergeError, match="do not split"):
+        MergePanel(much_raw, n_pmcs=7)
+
+
+def test_constant_column(much_raw):
+    raw = much_raw.copy()
+    raw.iloc[:, 3] = 5
+    panel = MergePanel(raw, n_pmcs=6)
+    assert panel.result is None and "constant" in panel.error
+    panel.set_method("hrm")  # HRM needs no correlation: it works
+    assert panel.error == "" and panel.result.shape[0] == 1000
+    with pytest.raises(MergeError, match="constant"):
+        panel.set_method("much")
+    assert panel.method == "hrm"
+
+
+@pytest.mark.parametrize(
+    ("setter", "value", "match"),
+    [
+        ("set_dep_lvl", 0.3, "dep_lvl must lie"),
+        ("set_dep_lvl", "high", "dep_lvl must be a number"),
+        ("set_n_sims", 5, "n_sims must be at least 10"),
+        ("set_n_sims", 2.5, "n_sims must be an integer"),
+        ("set_n_runs", 1, "n_runs must be at least 2"),
+        ("set_seed", -1, "seed must be at least 0"),
+        ("set_method", "xyz", "method must be"),
+    ],
+)
+def test_bad_settings(much_subs, setter, value, match):
+    panel = MergePanel(much_subs, seed=3)
+    before = panel.result
+    with pytest.raises(MergeError, match=match):
+        getattr(panel, setter)(value)
+    assert match in panel.error
+    pd.testing.assert_frame_equal(panel.result, before)
+
+
+def test_pick_pair(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    a, b = panel.kept[3], panel.kept[1]
+    panel.pick_pair(a, b)
+    assert panel.pair == (a, b)
+    np.testing.assert_array_equal(panel._scatter.mark.x, panel.result[a].to_numpy(dtype=float))
+    np.testing.assert_array_equal(panel._scatter.mark.y, panel.result[b].to_numpy(dtype=float))
+    names = panel.kept
+    np.testing.assert_array_equal(panel._target.mark.selected, [[names.index(b), names.index(a)]])
+    # a matrix click (bqplot selects [row, column]) does the same
+    panel._achieved.mark.selected = np.array([[0, 2]])
+    assert panel.pair == (names[2], names[0])
+    with pytest.raises(MergeError, match="not in the merged table"):
+        panel.pick_pair("L2_ACCESSES", a)  # dropped at 0.85
+    assert panel.pair == (names[2], names[0])
+
+
+def test_matrices_and_scores_drawn(panel):
+    d = panel.diagnostics
+    np.testing.assert_array_equal(panel._target.mark.color, d.target.to_numpy(dtype=float))
+    np.testing.assert_array_equal(panel._achieved.mark.color, d.achieved.to_numpy(dtype=float))
+    diff = d.achieved.to_numpy() - d.target.to_numpy()
+    np.testing.assert_allclose(panel._diff.mark.color, diff)
+    assert panel._diff.colour.min == -panel._diff.colour.max  # diverging, centred on 0
+    np.testing.assert_array_equal(panel._scores.lines.y, d.scores)
+    assert list(panel._scores.point.x) == [d.chosen + 1]
+    assert f"simulation {d.chosen + 1} of 100 chosen" in panel._status.value
+
+
+def test_names_are_escaped():
+    evil = "<img src=x onerror=alert(1)>"
+    rng = np.random.default_rng(2)
+    subs = [
+        pd.DataFrame({evil: rng.normal(size=200) + 50, "B": rng.normal(size=200) + 80}),
+        pd.DataFrame({evil: rng.normal(size=200) + 50, "C": rng.normal(size=200) + 60}),
+        pd.DataFrame({"B": rng.normal(size=200) + 80, "C": rng.normal(size=200) + 60}),
+    ]
+    panel = MergePanel(subs, seed=0)
+    assert panel.error == ""
+    for widget in (panel._kept_html, panel._preview_html):
+        assert evil not in widget.value and html.escape(evil) in widget.value
+    panel.build_design([evil, "B", "C", "D"], 2)
+    assert evil not in panel._design_table.value
+
+
+def test_design_equals_core(much_subs, tmp_path):
+    panel = MergePanel(much_subs, seed=3)
+    hems = [f"H{i}" for i in range(12)]
+    design = panel.build_design(hems, 5, seed=0)
+    direct = pm.pair_covering_design(hems, 5, seed=0)
+    assert design.blocks == direct.blocks or design.n_subexperiments <= direct.proven_bound + 2
+    assert design.uncovered_pairs() == []
+    assert f"{design.n_subexperiments} subexperiments" in panel._design_summary.value
+    assert f"proven lower bound {design.proven_bound}" in panel._design_summary.value
+    csv = panel.design_csv()
+    frame = pd.read_csv(pd.io.common.StringIO(csv))
+    assert len(frame) == design.n_subexperiments
+    assert list(frame.columns) == ["subexperiment", *[f"pmc{i}" for i in range(1, 6)]]
+    out = panel.export_design(tmp_path / "d.csv")
+    assert out.read_text() == csv
+    assert "data:text/csv;base64," in panel._design_link.value
+    with pytest.raises(MergeError):
+        panel.build_design(["A", "A", "B"], 2)
+    assert panel._design_error.layout.display != "none"
+    assert panel.design is design  # the previous design stays
+
+
+def test_design_defaults_from_panel(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    assert panel._design_hems.value.splitlines() == much_subs.hems
+    assert panel._design_pmcs.value == 6
+
+
+def test_redraw_is_fast(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    panel.set_dep_lvl(0.9)
+    panel.set_n_sims(110)
+    # cached recomputation + redraw (widget trait updates); the browser part is measured
+    # in test_merge_panel_browser.py
+    assert panel.last_draw_ms < 200
