@@ -1,0 +1,248 @@
+"""ClassPicker in a real browser: JupyterLab and Voila on Debian's chromium.
+
+The notebook makes the kernel write the picker's Python state to a JSON file after every
+redraw, so the test checks that what the page shows and what Python holds agree.
+"""
+
+from __future__ import annotations
+
+import json
+import tarfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.widgets.browser import (
+    PageWatch,
+    Server,
+    open_in_lab,
+    open_in_voila,
+    save_screenshot,
+    write_notebook,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from playwright.sync_api import Locator, Page
+
+pytestmark = pytest.mark.browser
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "classes"
+READY = ".pw-picker-reportlist"
+
+STATE_HOOK = """
+import json
+
+def watch(p, path):
+    def dump(_=None):
+        view = p.table_view()
+        state = {
+            "error": str(p.error) if p.error is not None else None,
+            "names": p.classes.names if p.classes is not None else [],
+            "axis": p.axis,
+            "merge": str(p.merge),
+            "spec": p.spec,
+            "view": p.view,
+            "images": [str(v) for v in view["image"].head(50)] if len(view) else [],
+            "rows": len(view),
+            "ms": p.last_update_ms,
+        }
+        with open(path, "w") as f:
+            json.dump(state, f)
+    for box in (p._table_html, p._error_box, p._axis_label):
+        box.observe(dump, "value")
+    p._tabs.observe(dump, "selected_index")
+    dump()
+    return p
+"""
+
+
+def extract(name: str, root: Path) -> Path:
+    target = root / f"session_{name}"
+    if not target.exists():
+        target.mkdir(parents=True)
+        with tarfile.open(DATA / "synthetic_sessions" / f"opsession_{name}.tar.gz") as tar:
+            tar.extractall(target, filter="data")
+    return target
+
+
+def picker_notebook(path: Path, make: str) -> Path:
+    state = path.with_suffix(".state.json")
+    return write_notebook(
+        path,
+        [
+            "from perfweave.widgets import ClassPicker",
+            STATE_HOOK,
+            f"p = watch({make}, {str(state)!r})\np",
+        ],
+    )
+
+
+def state_of(nb: Path) -> dict:
+    return json.loads(nb.with_suffix(".state.json").read_text())
+
+
+def wait_state(nb: Path, check: Callable[[dict], bool], timeout: float = 20.0) -> dict:
+    end = time.monotonic() + timeout
+    state = None
+    while True:
+        try:
+            state = state_of(nb)
+            if check(state):
+                return state
+        except (OSError, ValueError):
+            pass
+        if time.monotonic() > end:
+            pytest.fail(f"Python state never satisfied the check; last: {state}")
+        time.sleep(0.05)
+
+
+def images_shown(widget: Locator) -> list[str]:
+    return widget.locator(".pw-picker-reportlist tbody tr td:nth-child(2)").all_inner_texts()
+
+
+def class_headers(widget: Locator) -> list[str]:
+    heads = widget.locator(".pw-picker-reportlist thead th").all_inner_texts()
+    return sorted({h.rsplit(" ", 1)[0] for h in heads[2:]})
+
+
+def wait_dom(page: Page, check: Callable[[], bool], timeout: float = 20.0) -> None:
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            pytest.fail("the page never showed the expected state")
+        page.wait_for_timeout(50)
+
+
+def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
+    """Spec, merge toggles, an axis conflict, the inverted view: DOM and Python agree."""
+    state = wait_state(nb, lambda s: s["rows"] > 0)
+    assert class_headers(widget) == sorted(state["names"])
+    assert images_shown(widget) == state["images"][: len(images_shown(widget))]
+
+    # merge toggle off -> opreport's axis conflict inline, previous result kept
+    before = images_shown(widget)
+    t0 = time.monotonic()
+    widget.locator(".pw-picker-merge-cpu").click()
+    state = wait_state(nb, lambda s: s["error"] is not None)
+    banner = widget.locator(".pw-picker-error")
+    banner.wait_for()
+    print(f"\nconflict shown {1000 * (time.monotonic() - t0):.0f} ms after the click")
+    assert "Already displaying results for parameter" in banner.inner_text()
+    assert "Suggestion:" in banner.inner_text()
+    assert images_shown(widget) == before
+    save_screenshot(widget, f"{shot}_conflict")
+
+    # merge toggle back on: the result of that choice, message gone
+    widget.locator(".pw-picker-merge-cpu").click()
+    state = wait_state(nb, lambda s: s["error"] is None and "cpu" in s["merge"])
+    wait_dom(page, lambda: banner.count() == 0)
+    assert widget.locator(".pw-picker-merge-cpu").evaluate(
+        "e => e.classList.contains('mod-active')"
+    )
+    # the spec typed as text and applied
+    spec = widget.locator(".pw-picker-spec input")
+    spec.fill("event:CPU_CLK_UNHALTED")
+    widget.locator(".pw-picker-apply").click()
+    state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
+    wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
+    assert all(n.startswith("CPU_CLK_UNHALTED") for n in state["names"])
+
+    save_screenshot(widget, f"{shot}_report")
+
+    # the inverted view
+    widget.locator(".lm-TabBar-tab", has_text="Inverted").click()
+    wait_state(nb, lambda s: s["view"] == "inverted")
+    inv = widget.locator(".pw-picker-invlist")
+    inv.wait_for()
+    assert "/usr/bin/perl" in inv.inner_text()
+    save_screenshot(widget, f"{shot}_inverted")
+    widget.locator(".lm-TabBar-tab", has_text="opreport text").click()
+    text = widget.locator(".pw-picker-opreport textarea")
+    wait_dom(page, lambda: "CPU:" in text.input_value())
+    assert (
+        widget.locator(".pw-picker-command input")
+        .input_value()
+        .startswith("perfweave opreport --session-dir=")
+    )
+
+
+def test_picker_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    session = extract("sep", lab.root_dir)
+    nb = picker_notebook(
+        lab.root_dir / "picker.ipynb", f"ClassPicker({str(session)!r}, merge='cpu,tgid')"
+    )
+    open_in_lab(page, lab, "picker.ipynb", READY)
+    widget = page.locator(".pw-picker").first
+    drive(page, widget, nb, "picker_lab")
+    page_watch.assert_clean()
+
+
+def test_picker_in_voila(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    session = extract("sep", tmp_path)
+    nb = picker_notebook(
+        tmp_path / "picker.ipynb", f"ClassPicker({str(session)!r}, merge='cpu,tgid')"
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    widget = page.locator(".pw-picker").first
+    drive(page, widget, nb, "picker_voila")
+    page_watch.assert_clean()
+
+
+BIG = """
+import numpy as np, pandas as pd
+rng = np.random.default_rng(0)
+n = 100_000
+a = rng.integers(0, 40, n); l = rng.integers(-1, 60, n)
+apps = np.array([f"/usr/bin/app{k}" for k in range(40)], dtype=object)
+libs = np.array([f"/usr/lib/lib{k}.so" for k in range(60)], dtype=object)
+image = apps[a]
+tgid = (1000 + a * 10 + rng.integers(0, 5, n)).astype(str).astype(object)
+big = pd.DataFrame({
+    "filename": np.array([f"big/{{root}}/f{i:07d}" for i in range(n)], dtype=object),
+    "image": image, "lib_image": np.where(l < 0, image, libs[np.maximum(l, 0)]),
+    "cg_image": "", "count": "100000", "unitmask": "0", "tgid": tgid, "tid": tgid,
+    "event": np.where(rng.random(n) < 0.5, "CPU_CLK_UNHALTED", "RETIRED_INSTRUCTIONS"),
+    "cpu": rng.integers(0, 8, n).astype(str).astype(object),
+    "samples": rng.integers(1, 1000, n),
+})
+"""
+
+
+def test_picker_redraw_100k_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    """A merge toggle on 100,000 spec rows: time from the click to the new table (printed)."""
+    nb = lab.root_dir / "picker_big.ipynb"
+    state = nb.with_suffix(".state.json")
+    write_notebook(
+        nb,
+        [
+            "from perfweave.widgets import ClassPicker",
+            STATE_HOOK,
+            BIG,
+            "p = watch(ClassPicker(big, spec='event:CPU_CLK_UNHALTED', merge='cpu,tgid'), "
+            f"{str(state)!r})\np",
+        ],
+    )
+    open_in_lab(page, lab, "picker_big.ipynb", READY)
+    widget = page.locator(".pw-picker").first
+    wait_state(nb, lambda s: s["rows"] > 0)
+    timings = []
+    for flag, classes in (("cpu", 8), ("cpu", 1), ("tgid", 200), ("tgid", 1)):
+        t0 = time.monotonic()
+        widget.locator(f".pw-picker-merge-{flag}").click()
+        wait_dom(page, lambda c=classes: len(class_headers(widget)) == c, timeout=30)
+        ms = 1000 * (time.monotonic() - t0)
+        py = state_of(nb)["ms"]
+        timings.append((flag, classes, ms, py))
+    for flag, classes, ms, py in timings:
+        print(
+            f"\nmerge toggle {flag} -> {classes} classes: {ms:.0f} ms in the browser "
+            f"({py:.0f} ms of it in Python)"
+        )
+    save_screenshot(widget, "picker_lab_100k")
+    page_watch.assert_clean()
