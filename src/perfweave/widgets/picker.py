@@ -643,7 +643,7 @@ class ClassPicker(W.VBox):
         labels = [text(n) for n in self._classes.names]
         with bars.hold_sync():
             bars.x = [text(n) for n in names]
-            bars.y = counts.T if len(names) else []
+            bars.y = counts.T.astype(np.float64) if len(names) else []
             bars.labels = labels
         fig.title = f"top {len(names)} images by samples, per class"
 
@@ -704,7 +704,7 @@ def _chart():
     import bqplot as bq
 
     xs = bq.OrdinalScale()
-    ys = bq.LinearScale(min=0)
+    ys = bq.LinearScale()
     bars = bq.Bars(
         x=[],
         y=[],
