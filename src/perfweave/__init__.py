@@ -43,6 +43,7 @@ _LAZY: dict[str, str] = {
     "CalltreeExplorer": "perfweave.widgets",
     "MergePanel": "perfweave.widgets",
     "ClassPicker": "perfweave.widgets",
+    "CountMatrixHeatmap": "perfweave.widgets",
 }
 
 _SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")

@@ -13,6 +13,7 @@ _LAZY = {
     "CalltreeExplorer": "perfweave.widgets.explorer",
     "MergePanel": "perfweave.widgets.merge_panel",
     "ClassPicker": "perfweave.widgets.picker",
+    "CountMatrixHeatmap": "perfweave.widgets.heatmap",
     "Step": "perfweave.widgets._history",
     "replay": "perfweave.widgets._history",
 }

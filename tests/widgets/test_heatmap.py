@@ -1,0 +1,277 @@
+"""CountMatrixHeatmap without a browser: state, aggregation, zoom, selection, bad input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import perfweave.counts as pc
+from perfweave.counts.profile import CallGroup, CountsProfile
+from perfweave.errors import PerfweaveError
+from perfweave.widgets._heatmap_agg import aggregate, colour_index, units_of
+from perfweave.widgets._transport import unpack
+from perfweave.widgets.heatmap import CountMatrixHeatmap, group_label
+
+WRF = Path(__file__).parents[1] / "data" / "counts" / "wrf_160ranks_niagara_job5471563"
+
+
+def _group(dense, calls=(0,), lead=0, size=1) -> CallGroup:
+    m = pc.CountMatrix.from_dense(np.asarray(dense, dtype=np.int64))
+    return CallGroup(
+        lead_rank=lead,
+        job=0,
+        collective="Alltoallv",
+        calls=np.asarray(calls, dtype=np.int64),
+        comm_size=m.n_ranks,
+        send_datatype_size=size,
+        recv_datatype_size=size,
+        send=m,
+        recv=pc.CountMatrix.from_dense(np.asarray(dense, dtype=np.int64).T.copy()),
+    )
+
+
+def _profile(*groups) -> CountsProfile:
+    return CountsProfile(groups=list(groups))
+
+
+def _reply(widget, action, **args):
+    sent = []
+    widget.send = lambda content, buffers=None: sent.append((content, buffers or []))
+    widget._on_msg(widget, {"type": "request", "id": 1, "action": action, "args": args}, [])
+    content, buffers = sent[-1]
+    cols = unpack(content["matrix"]["columns"], buffers) if content.get("matrix") else None
+    return content, cols
+
+
+def _reference(dense, ranks_per_block, cols_edges, reduce):
+    out = np.zeros((len(ranks_per_block), len(cols_edges) - 1), dtype=np.int64)
+    for i, ranks in enumerate(ranks_per_block):
+        for j in range(len(cols_edges) - 1):
+            cell = dense[np.asarray(ranks)][:, cols_edges[j] : cols_edges[j + 1]]
+            out[i, j] = cell.max() if reduce == "max" else cell.sum()
+    return out
+
+
+@st.composite
+def _case(draw):
+    n = draw(st.integers(1, 24))
+    w = draw(st.integers(1, 24))
+    distinct = draw(st.integers(1, 4))
+    base = draw(
+        st.lists(
+            st.lists(st.integers(0, 2**40), min_size=w, max_size=w),
+            min_size=distinct,
+            max_size=distinct,
+        )
+    )
+    pick = draw(st.lists(st.integers(0, distinct - 1), min_size=n, max_size=n))
+    dense = np.asarray(base, dtype=np.int64)[pick]
+    r0 = draw(st.integers(0, n - 1))
+    r1 = draw(st.integers(r0 + 1, n))
+    c0 = draw(st.integers(0, w - 1))
+    c1 = draw(st.integers(c0 + 1, w))
+    cells = draw(st.integers(1, 8))
+    return dense, (r0, r1), (c0, c1), cells
+
+
+@settings(max_examples=150, deadline=None)
+@given(_case(), st.sampled_from(["max", "sum"]), st.booleans())
+def test_block_aggregation_equals_numpy(case, reduce, grouped):
+    dense, rows, cols, cells = case
+    m = pc.CountMatrix.from_dense(dense)
+    units = units_of(m, grouped)
+    if grouped:
+        rows = (min(rows[0], len(units) - 1), min(rows[1], len(units)))
+        rows = (rows[0], max(rows[1], rows[0] + 1))
+    b = aggregate(m.rows, units, rows, cols, cells, cells, reduce)
+    blocks = [units.ranks_of(a, z) for a, z in zip(b.row_edges[:-1], b.row_edges[1:])]
+    expect = _reference(dense, blocks, b.col_edges - 0, reduce)
+    assert b.values.dtype == np.int64
+    np.testing.assert_array_equal(b.values, expect)
+    view = dense[np.concatenate(blocks)][:, cols[0] : cols[1]]
+    np.testing.assert_array_equal(b.row_sum, [dense[r][:, cols[0] : cols[1]].sum() for r in blocks])
+    col_sum = [
+        view[:, a - cols[0] : z - cols[0]].sum() for a, z in zip(b.col_edges[:-1], b.col_edges[1:])
+    ]
+    np.testing.assert_array_equal(b.col_sum, col_sum)
+    assert b.values.shape[0] <= cells and b.values.shape[1] <= cells
+
+
+def test_overflowing_sums_fall_back_to_float64_and_say_so():
+    big = np.full((4, 4), 2**62, dtype=np.int64)
+    m = pc.CountMatrix.from_dense(big)
+    b = aggregate(m.rows, units_of(m, False), (0, 4), (0, 4), 1, 1, "sum")
+    assert not b.exact and b.values.dtype == np.float64
+    assert b.values[0, 0] == float(2**62) * 16
+    h = CountMatrixHeatmap(_profile(_group(big)), reduce="sum", max_cells=1)
+    assert "float64" in h.note
+    h.set_reduce("max")
+    assert "marginal" in h.note and h.blocks().values[0, 0] == 2**62
+    assert h.blocks().values.dtype == np.int64
+
+
+def test_colour_index_linear_and_log():
+    v = np.array([[0, 1, 10, 100]], dtype=np.int64)
+    lin, lo, hi = colour_index(v, "linear")
+    assert lin[0, 0] == 0 and lin[0, 3] == 255 and (lo, hi) == (0.0, 100.0)
+    log, lo, hi = colour_index(v, "log")
+    assert list(log[0]) == [0, 1, 128, 255] and (lo, hi) == (1.0, 100.0)
+
+
+@pytest.fixture(scope="module")
+def wrf():
+    return pc.read(WRF)
+
+
+def test_wrf_state_controls_and_exact_values(wrf):
+    h = CountMatrixHeatmap(wrf)
+    assert h.lead_ranks == [0] and h.group_labels == [group_label(g) for g in wrf.call_groups(0)]
+    assert h.group_labels[0] == "calls 0 (1 call)"
+    dense = wrf.call_groups(0)[0].send.dense()
+    np.testing.assert_array_equal(h.blocks().values, dense)
+    content, cols = _reply(h, "matrix")
+    assert content["ok"] and cols["values"].dtype == np.int64
+    np.testing.assert_array_equal(cols["values"], dense)
+    assert cols["colour"].dtype == np.uint8 and cols["row_labels"][:2] == ["0", "1"]
+    # every control, through messages
+    for name, value in [
+        ("direction", "recv"),
+        ("unit", "bytes"),
+        ("scale", "log"),
+        ("reduce", "sum"),
+        ("group", 2),
+        ("grouped", True),
+    ]:
+        content, _ = _reply(h, "set", name=name, value=value)
+        assert content["ok"], content
+    assert (h.direction, h.unit, h.scale, h.reduce, h.group_index, h.grouped) == (
+        "recv",
+        "bytes",
+        "log",
+        "sum",
+        2,
+        True,
+    )
+    g = wrf.call_groups(0)[2]
+    assert [x.label for x in g.recv.groups][:5] == h.blocks().row_labels[:5]
+    assert len(h.blocks().row_labels) == len(g.recv.groups)
+    assert h.info["stats"] and h.info["patterns"]
+    assert h.info["timings"] == []  # the bundled timing files are comm 0's: no call 3
+    h.set_call_group(0)
+    assert [t[:2] for t in h.info["timings"]] == [["execution", 160], ["late_arrival", 160]]
+
+
+def test_call_group_labels_like_the_issue():
+    prof = _profile(_group(np.eye(3, dtype=np.int64), calls=[0, 1, 2, 5]))
+    assert CountMatrixHeatmap(prof).group_labels == ["calls 0-2, 5 (4 calls)"]
+
+
+def test_zoom_zoom_out_and_view(wrf):
+    h = CountMatrixHeatmap(wrf, max_cells=32)
+    assert h.blocks().values.shape == (32, 32)
+    assert h.view["rows"] == (0, 160)
+    h.zoom((10, 20), (30, 31))
+    assert h.view["rows"] == (10, 20) and h.view["cols"] == (30, 31)
+    dense = wrf.call_groups(0)[0].send.dense()
+    np.testing.assert_array_equal(h.blocks().values[:, 0], dense[10:20, 30])
+    h.zoom((12, 13), (30, 31))  # a single cell
+    assert h.blocks().values.tolist() == [[dense[12, 30]]]
+    h.zoom_out()
+    assert h.view["rows"] == (10, 20)
+    h.zoom_out()
+    h.zoom_out()  # nothing left: stays on the whole matrix
+    assert h.view["rows"] == (0, 160) and h.view["cols"] == (0, 160)
+    content, _ = _reply(h, "zoom", rows=[0, 10], cols=[0, 10])
+    assert content["ok"] and content["meta"]["view"] == {"rows": [0, 10], "cols": [0, 10]}
+
+
+def test_selection_by_block_and_method(wrf):
+    h = CountMatrixHeatmap(wrf)
+    content, _ = _reply(h, "select", row_block=5, col_block=7)
+    assert content["ok"]
+    s = h.selection
+    dense = wrf.call_groups(0)[0].send.dense()
+    assert s["ranks"].tolist() == [5] and s["peers"].tolist() == [7]
+    assert s["total"] == dense[5, 7] and s["label"] == "calls 0 (1 call)"
+    h.set_grouped(True)
+    assert h.selection is None
+    s = h.select((0, 1))
+    assert s["ranks"].tolist() == wrf.call_groups(0)[0].send.groups[0].ranks.tolist()
+    assert s["total"] == dense[s["ranks"]].sum()
+
+
+def test_bad_inputs_keep_the_previous_view(wrf, tmp_path):
+    h = CountMatrixHeatmap(wrf)
+    before = h.view_state, h.blocks().values.copy()
+    for call, kind in [
+        (lambda: h.zoom((0, 1000)), "out of range"),
+        (lambda: h.zoom((5, 5)), "out of range"),
+        (lambda: h.zoom("abc"), "start, stop"),
+        (lambda: h.set_call_group(99), "out of range"),
+        (lambda: h.set_call_group("calls 7"), "no call group"),
+        (lambda: h.set_direction("up"), "direction must be"),
+        (lambda: h.set_scale("sqrt"), "scale must be"),
+        (lambda: h.set_lead_rank(3), "lead rank 3"),
+    ]:
+        with pytest.raises(PerfweaveError, match=kind):
+            call()
+        assert kind.split()[0] in h.error
+        assert h.view_state == before[0]
+        np.testing.assert_array_equal(h.blocks().values, before[1])
+    content, cols = _reply(h, "set", name="unit", value="parsecs")
+    assert not content["ok"] and "unit must be" in content["error"]
+    content, cols = _reply(h, "nope")
+    assert not content["ok"]
+    h.set_unit("bytes")
+    assert h.error == ""
+    # a directory with no count files: a message, not a traceback
+    empty = CountMatrixHeatmap(tmp_path)
+    assert "no count files" in empty.error and empty.blocks() is None
+    content, _ = _reply(empty, "matrix")
+    assert not content["ok"] and "no count" in content["error"]
+
+
+def test_all_zero_single_rank_int32_overflow_and_gaps():
+    zero = _group(np.zeros((4, 4), dtype=np.int64), calls=[1])
+    one = _group([[7]], calls=[2])
+    big = _group([[0, 2**40], [3 * 2**31, 1]], calls=[3, 5, 6])
+    h = CountMatrixHeatmap(_profile(zero, one, big))
+    assert "zero" in h.note and h.blocks().hi == 0
+    assert h.group_labels == ["calls 1 (1 call)", "calls 2 (1 call)", "calls 3, 5-6 (3 calls)"]
+    h.set_call_group(1)
+    assert h.blocks().values.tolist() == [[7]] and h.note == ""
+    h.set_call_group("calls 3, 5-6 (3 calls)")
+    assert h.blocks().values.tolist() == [[0, 2**40], [3 * 2**31, 1]]
+    _, cols = _reply(h, "matrix")
+    assert cols["values"].tolist() == [[0, 2**40], [3 * 2**31, 1]]
+    # lead ranks with a gap
+    gaps = _profile(_group([[1, 2], [3, 4]], lead=0), _group([[5]], lead=1024))
+    g = CountMatrixHeatmap(gaps, lead_rank=1024)
+    assert g.lead_ranks == [0, 1024] and g.blocks().values.tolist() == [[5]]
+    g.set_lead_rank(0)
+    assert g.blocks().values.tolist() == [[1, 2], [3, 4]]
+
+
+def test_grouped_labels_of_a_band_with_gaps():
+    dense = np.zeros((1025, 3), dtype=np.int64)
+    dense[[1, 2, 3, 4, 5, 1024]] = [1, 2, 3]
+    h = CountMatrixHeatmap(_profile(_group(dense[:, :3])), grouped=True)
+    assert h.blocks().row_labels == [g.label for g in h.matrix.groups]
+    assert "1-5, 1024" in h.blocks().row_labels
+
+
+def test_synthetic_16k_ranks_sends_little():
+    rng = np.random.default_rng(1)
+    rows = rng.integers(0, 1 << 20, size=(64, 16384), dtype=np.int64)
+    m = pc.CountMatrix(rows, rng.integers(0, 64, size=16384))
+    g = CallGroup(0, 0, "Alltoallv", np.arange(3), 16384, 4, 4, m, m)
+    h = CountMatrixHeatmap(_profile(g))
+    content, cols = _reply(h, "matrix")
+    size = sum(v.nbytes if hasattr(v, "nbytes") else 0 for v in cols.values())
+    assert cols["values"].shape == (512, 512) and size < 8e6
+    r = m.row_of_rank[:32]
+    assert cols["values"][0, 0] == m.rows[r][:, :32].max()
