@@ -77,6 +77,7 @@ class MatrixView:
                 scale=self.colour,
                 side="right",
                 tick_format=".2f",
+                num_ticks=5,
                 tick_style={"font-size": "10px"},
             ),
         ]
@@ -126,9 +127,9 @@ class LinesView:
     ):
         self.x = bq.LinearScale()
         self.y = bq.LinearScale()
-        self.lines = bq.Lines(
-            x=np.zeros(1),
-            y=np.zeros(1),
+        self.lines = bq.Lines(  # placeholders span a non-empty domain (no NaN axis ticks)
+            x=np.array([0.0, 1.0]),
+            y=np.array([0.0, 1.0]),
             scales={"x": self.x, "y": self.y},
             colors=[MERGED_COLOUR, POOLED_COLOUR],
             labels=["merged", "pooled"],
@@ -136,12 +137,12 @@ class LinesView:
             stroke_width=1.5,
         )
         self.point = bq.Scatter(
-            x=np.zeros(0),
-            y=np.zeros(0),
+            x=np.array([0.0]),
+            y=np.array([0.0]),
             scales={"x": self.x, "y": self.y},
             colors=[CHOSEN_COLOUR],
             default_size=60,
-            names=[],
+            names=np.array([""]),
             display_names=True,
         )
         self.figure = bq.Figure(
@@ -171,8 +172,8 @@ class ScatterView:
         self.x = bq.LinearScale()
         self.y = bq.LinearScale()
         self.mark = bq.Scatter(
-            x=np.zeros(0),
-            y=np.zeros(0),
+            x=np.array([0.0, 1.0]),
+            y=np.array([0.0, 1.0]),
             scales={"x": self.x, "y": self.y},
             colors=[MERGED_COLOUR],
             default_size=8,

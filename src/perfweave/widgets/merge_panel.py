@@ -503,15 +503,25 @@ class MergePanel(w.VBox):
         self._status.add_class("pw-merge-status")
 
         # merge tab
-        self._target = MatrixView("target correlation", full_names=True)
+        self._target = MatrixView("target correlation", full_names=False)  # names: kept table
         self._achieved = MatrixView("achieved correlation", full_names=False)
         self._diff = MatrixView("achieved - target", full_names=False, symmetric_max=None)
-        for view in (self._target, self._achieved, self._diff):
+        for view, cls in (
+            (self._target, "pw-merge-target"),
+            (self._achieved, "pw-merge-achieved"),
+            (self._diff, "pw-merge-diff"),
+        ):
             view.mark.observe(self._on_cell(view), names="selected")
+            view.mark.on_element_click(self._on_cell_click)
+            view.figure.add_class(cls)
         self._scores = LinesView("score of every simulation", "simulation", "MSE", width=420)
         self._marg_x = LinesView("x marginal", "reading", "density", legend=True)
         self._marg_y = LinesView("y marginal", "reading", "density", legend=True)
         self._scatter = ScatterView()
+        self._scores.figure.add_class("pw-merge-scores")
+        self._marg_x.figure.add_class("pw-merge-marg-x")
+        self._marg_y.figure.add_class("pw-merge-marg-y")
+        self._scatter.figure.add_class("pw-merge-scatter")
         self._kept_html = w.HTML()
         self._kept_html.add_class("pw-merge-kept")
         self._preview_html = w.HTML()
@@ -623,6 +633,19 @@ class MergePanel(w.VBox):
 
         return handler
 
+    def _on_cell_click(self, _mark: Any, event: dict) -> None:
+        """bqplot's click message: ``{"rowNum", "columnNum", ...}`` of the cell."""
+        if self._busy or not isinstance(event, dict):
+            return
+        try:
+            i, j = int(event["rowNum"]), int(event["columnNum"])
+        except (KeyError, TypeError, ValueError):
+            return
+        names = self._matrix_names
+        if 0 <= i < len(names) and 0 <= j < len(names) and self._pair != (names[j], names[i]):
+            with contextlib.suppress(PerfweaveError):
+                self.pick_pair(names[j], names[i])
+
     def _on_build(self, _button: Any) -> None:
         with contextlib.suppress(PerfweaveError):
             self.build_design()
@@ -709,15 +732,15 @@ class MergePanel(w.VBox):
         diag = self._diagnostics
         if isinstance(diag, pm.MuchResult):
             return (
-                f"MUCH  ·  dep_lvl {s['dep_lvl']:.2f}  ·  {len(diag.target)} kept, "
-                f"{len(diag.dropped)} dropped  ·  simulation {diag.chosen + 1} of "
-                f"{len(diag.scores)} chosen (MSE {diag.scores[diag.chosen]:.3g})  ·  "
-                f"{len(self._result)} runs, seed {s['seed']}  ·  computed in "
+                f"MUCH · dep_lvl {s['dep_lvl']:.2f} · {len(diag.target)} kept, "
+                f"{len(diag.dropped)} dropped · simulation {diag.chosen + 1} of "
+                f"{len(diag.scores)} chosen (MSE {diag.scores[diag.chosen]:.3g}) · "
+                f"{len(self._result)} runs, seed {s['seed']} · computed in "
                 f"{self.last_compute_ms:.0f} ms"
             )
         return (
-            f"HRM  ·  anchor {s['anchor']}  ·  {len(self._subs)} subexperiments  ·  "
-            f"{self._result.shape[0]} runs x {self._result.shape[1]} columns  ·  computed in "
+            f"HRM · anchor {s['anchor']} · {len(self._subs)} subexperiments · "
+            f"{self._result.shape[0]} runs x {self._result.shape[1]} columns · computed in "
             f"{self.last_compute_ms:.0f} ms"
         )
 
@@ -787,14 +810,14 @@ class MergePanel(w.VBox):
         d = self._design
         self._design_summary.value = (
             f"{d.n_subexperiments} subexperiments of {d.n_pmcs} PMCs for {len(d.hems)} HEMs"
-            f"{' (anchor ' + d.anchor + ' in each)' if d.anchor else ''}  ·  proven lower "
-            f"bound {d.proven_bound} (Schönheim {d.lower_bound})  ·  "
+            f"{' (anchor ' + d.anchor + ' in each)' if d.anchor else ''} · proven lower "
+            f"bound {d.proven_bound} (Schönheim {d.lower_bound}) · "
             + (
                 "optimal"
                 if d.n_subexperiments <= d.proven_bound
                 else f"{d.n_subexperiments - d.proven_bound} above the bound"
             )
-            + f"  ·  uncovered pairs: {len(d.uncovered_pairs())}"
+            + f" · uncovered pairs: {len(d.uncovered_pairs())}"
         )
         frame = d.to_frame()
         frame.insert(0, "subexperiment", range(1, len(frame) + 1))

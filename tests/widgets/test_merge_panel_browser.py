@@ -1,0 +1,337 @@
+"""MergePanel in a real browser (JupyterLab and Voila on Debian's chromium).
+
+The notebook makes the kernel write the panel's Python state to a JSON file after every
+redraw, so the test checks that what the page shows and what Python holds agree. The redraw
+time after a slider step (key press on the slider to the new matrices and status on the
+page) is measured in the page and printed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.widgets.browser import (
+    PageWatch,
+    Server,
+    open_in_lab,
+    open_in_voila,
+    save_screenshot,
+    write_notebook,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from playwright.sync_api import Locator, Page
+
+pytestmark = pytest.mark.browser
+
+READY = ".pw-merge-panel .pw-merge-status"
+XSS = "<img src=x onerror=alert(1)>"
+
+STATE_HOOK = """
+import json
+
+def watch(panel, path):
+    def dump(_=None):
+        d = panel.diagnostics
+        state = {
+            "version": panel.view_version,
+            "settings": panel.settings,
+            "kept": panel.kept,
+            "dropped": panel.dropped["dropped HEM"].tolist(),
+            "pair": list(panel.pair) if panel.pair else None,
+            "error": panel.error,
+            "status": panel._status.value,
+            "anchors": panel.anchors,
+            "chosen": getattr(d, "chosen", None),
+            "n_scores": len(getattr(d, "scores", [])),
+            "design": None if panel.design is None else {
+                "n": panel.design.n_subexperiments,
+                "bound": panel.design.proven_bound,
+                "blocks": [list(b) for b in panel.design.blocks],
+            },
+            "draw_ms": panel.last_draw_ms,
+            "compute_ms": panel.last_compute_ms,
+        }
+        with open(path, "w") as f:
+            json.dump(state, f)
+    panel.observe(dump, names=["view_version", "error"])
+    dump()
+    return panel
+"""
+
+# time from the key press on a slider to the page showing the new status and matrix cells
+_REDRAW_JS = """
+([status, cells]) => {
+  const root = document.querySelector('.pw-merge-panel');
+  const s = root.querySelector('.pw-merge-status');
+  const text = s ? s.textContent : '';
+  const n = root.querySelectorAll('.pw-merge-achieved .heatmapcell').length;
+  if (text.includes(status) && n === cells && window.__pwT0 !== undefined) {
+    return performance.now() - window.__pwT0;
+  }
+  return false;
+}
+"""
+
+_ARM_JS = """
+() => {
+  if (!window.__pwArmed) {
+    window.__pwArmed = true;
+    for (const ev of ['keydown', 'pointerup', 'click']) {
+      document.addEventListener(ev, () => { window.__pwT0 = performance.now(); }, true);
+    }
+  }
+}
+"""
+
+
+def panel_notebook(path: Path, make_panel: str) -> Path:
+    state = path.with_suffix(".state.json")
+    return write_notebook(
+        path,
+        [
+            "import perfweave.merge as pm\nfrom perfweave.widgets import MergePanel",
+            STATE_HOOK,
+            f"panel = watch({make_panel}, {str(state)!r})\npanel",
+        ],
+    )
+
+
+VIGNETTE = "MergePanel(pm.process_raw_experiments(pm.load_vignette('much'), 6), seed=1)"
+
+
+def state_of(notebook: Path) -> dict:
+    return json.loads(notebook.with_suffix(".state.json").read_text())
+
+
+def wait_state(notebook: Path, check: Callable[[dict], bool], timeout: float = 20.0) -> dict:
+    end = time.monotonic() + timeout
+    state = None
+    while True:
+        try:
+            state = state_of(notebook)
+            if check(state):
+                return state
+        except (OSError, ValueError):
+            pass
+        if time.monotonic() > end:
+            pytest.fail(f"Python state never satisfied the check; last: {state}")
+        time.sleep(0.05)
+
+
+def wait_cells(panel: Locator, figure: str, n: int) -> None:
+    from playwright.sync_api import expect
+
+    expect(panel.locator(f"{figure} .heatmapcell")).to_have_count(n, timeout=15_000)
+
+
+def measure_redraw(panel: Locator, press: Callable[[], None], status: str, cells: int) -> float:
+    """Milliseconds from the input event to the page showing ``status`` and ``cells`` cells."""
+    page = panel.page
+    page.evaluate(_ARM_JS)
+    press()
+    handle = page.wait_for_function(_REDRAW_JS, arg=[status, cells], polling="raf", timeout=15_000)
+    return float(handle.json_value())
+
+
+def status_text(panel: Locator) -> str:
+    return panel.locator(".pw-merge-status").inner_text()
+
+
+def check_views_agree(panel: Locator, state: dict) -> None:
+    """Status, kept table, matrices and scatter axes on the page equal Python's state."""
+    from playwright.sync_api import expect
+
+    expect(panel.locator(".pw-merge-status")).to_have_text(state["status"], timeout=15_000)
+    n = len(state["kept"])
+    wait_cells(panel, ".pw-merge-target", n * n)
+    wait_cells(panel, ".pw-merge-achieved", n * n)
+    kept_text = panel.locator(".pw-merge-kept").inner_text()
+    for hem in state["kept"] + state["dropped"]:
+        assert hem in kept_text
+    x, y = state["pair"]
+    axis_text = panel.locator(".pw-merge-scatter").inner_text()
+    assert x in axis_text and y in axis_text
+
+
+def expect_status(panel: Locator, state: dict) -> None:
+    from playwright.sync_api import expect
+
+    expect(panel.locator(".pw-merge-status")).to_have_text(state["status"], timeout=15_000)
+
+
+def set_readout(control: Locator, value: str) -> None:
+    readout = control.locator(".widget-readout")
+    readout.click()
+    readout.press("Control+a")
+    readout.type(value)
+    readout.press("Enter")
+
+
+def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    nb = panel_notebook(lab.root_dir / "merge_panel.ipynb", VIGNETTE)
+    open_in_lab(page, lab, "merge_panel.ipynb", READY)
+    panel = page.locator(".pw-merge-panel").first
+    state = wait_state(nb, lambda s: s["version"] >= 1)
+    assert state["settings"]["dep_lvl"] == 0.85 and len(state["kept"]) == 7
+    check_views_agree(panel, state)
+    assert "simulation" in state["status"] and "chosen" in state["status"]
+    # the chosen simulation is marked on the scores chart
+    assert f"chosen #{state['chosen'] + 1}" in panel.locator(".pw-merge-scores").inner_text()
+    save_screenshot(panel, "merge_panel_lab_much")
+
+    # dep_lvl typed into the slider's readout: fewer HEMs kept, DOM and Python agree
+    set_readout(panel.locator(".pw-merge-dep"), "0.70")
+    state = wait_state(nb, lambda s: s["settings"]["dep_lvl"] == 0.7)
+    assert len(state["kept"]) == 6
+    check_views_agree(panel, state)
+
+    # slider steps by keyboard: redraw time measured in the page
+    times = []
+    dep_handle = panel.locator(".pw-merge-dep .noUi-handle")
+    for value, kept in (("0.71", 6), ("0.72", 6)):
+        ms = measure_redraw(
+            panel, lambda h=dep_handle: h.press("ArrowRight"), f"dep_lvl {value}", kept * kept
+        )
+        times.append(("dep_lvl -> " + value, ms))
+    version = state_of(nb)["version"]
+    sims_handle = panel.locator(".pw-merge-sims .noUi-handle")
+    for n_sims in (110, 120, 130):  # noqa: B007
+        ms = measure_redraw(
+            panel, lambda: sims_handle.press("ArrowRight"), f"of {n_sims} chosen", 36
+        )
+        times.append((f"n_sims -> {n_sims}", ms))
+    state = wait_state(nb, lambda s: s["settings"]["n_sims"] == 130)
+    assert state["n_scores"] == 130 and state["version"] == version + 3
+    check_views_agree(panel, state)
+    print("\nMergePanel redraw in JupyterLab (input event -> new status and matrices on page):")
+    for what, ms in times:
+        print(f"  {what:18s} {ms:7.1f} ms")
+    print(
+        f"  Python compute {state['compute_ms']:.1f} ms, widget updates {state['draw_ms']:.1f} ms"
+    )
+
+    # a fast drag sends one value on release: no backlog of recomputations
+    version = state_of(nb)["version"]
+    box = sims_handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    for k in range(1, 25):
+        page.mouse.move(box["x"] + box["width"] / 2 + 4 * k, box["y"] + box["height"] / 2)
+    page.mouse.up()
+    state = wait_state(nb, lambda s: s["version"] > version)
+    time.sleep(1.0)
+    state = state_of(nb)
+    assert state["version"] == version + 1, "a drag must cause one recomputation"
+    assert state["settings"]["n_sims"] > 130
+    check_views_agree(panel, state)
+
+    # NOT YET WORKING: a click on a bqplot GridHeatMap cell did not reach Python in this test
+    # (neither the `selected` trait nor on_element_click); pick_pair() is tested in Python.
+
+    # HRM: the anchor dropdown lists the HEMs read in every subexperiment
+    panel.locator(".pw-merge-method button", has_text="HRM").click()
+    state = wait_state(nb, lambda s: s["settings"]["method"] == "hrm")
+    select = panel.locator(".pw-merge-anchor select")
+    assert select.locator("option").all_inner_texts() == state["anchors"]
+    assert select.input_value() == state["settings"]["anchor"] == "PROCESSOR_CYCLES"
+    assert "HRM" in state["status"]
+    expect_status(panel, state)
+    assert panel.locator(".pw-merge-dep").is_hidden()
+    save_screenshot(panel, "merge_panel_lab_hrm")
+    panel.locator(".pw-merge-method button", has_text="MUCH").click()
+    state = wait_state(nb, lambda s: s["settings"]["method"] == "much")
+    check_views_agree(panel, state)
+
+    # a bad value: message in the panel, previous result kept
+    kept_before = state["kept"]
+    runs = panel.locator(".pw-merge-runs input")
+    runs.fill("1")
+    runs.press("Enter")
+    time.sleep(0.5)
+    # BoundedIntText clamps to its minimum (2) in the browser: a valid value, no error
+    state = wait_state(nb, lambda s: s["settings"]["n_runs"] == 2 or bool(s["error"]))
+    assert state["kept"] == kept_before
+
+    # design tab: HEMs and PMCs in, covering design out, CSV link
+    page.get_by_role("tab", name="Design").click()
+    hems = "\n".join(f"EV{i}" for i in range(12))
+    panel.locator("textarea").fill(hems)
+    pmcs = panel.get_by_role("spinbutton", name="PMCs", exact=True)
+    pmcs.fill("5")
+    pmcs.press("Enter")
+    panel.locator(".pw-merge-build").click()
+    state = wait_state(nb, lambda s: s["design"] is not None, timeout=30)
+    design = state["design"]
+    table = panel.locator(".pw-merge-design-table table tbody tr")
+    assert table.count() == design["n"]
+    assert table.first.inner_text().split("\t")[1:] == design["blocks"][0]
+    summary = panel.locator(".pw-merge-design-summary").inner_text()
+    assert f"{design['n']} subexperiments" in summary
+    assert f"proven lower bound {design['bound']}" in summary
+    href = panel.locator(".pw-merge-csv-link").get_attribute("href")
+    assert href.startswith("data:text/csv;base64,")
+    save_screenshot(panel, "merge_panel_lab_design")
+    page_watch.assert_clean()
+
+
+def test_merge_panel_in_voila(
+    tmp_path: Path, voila_server: Callable[..., Server], page: Page, page_watch: PageWatch
+) -> None:
+    make = (
+        "MergePanel([pd.DataFrame({X: a + 50, 'B': b + 80}), pd.DataFrame({X: a + 50, "
+        "'C': c + 60}), pd.DataFrame({'B': b + 80, 'C': c + 60})], seed=0)"
+    )
+    setup = (
+        "import numpy as np, pandas as pd\n"
+        f"X = {XSS!r}\n"
+        "rng = np.random.default_rng(2)\n"
+        "a, b, c = (rng.normal(size=300) for _ in range(3))"
+    )
+    state_path = tmp_path / "merge_voila.state.json"
+    nb = write_notebook(
+        tmp_path / "merge_voila.ipynb",
+        [
+            "import perfweave.merge as pm\nfrom perfweave.widgets import MergePanel",
+            STATE_HOOK,
+            setup,
+            f"panel = watch({VIGNETTE}, {str(state_path)!r})\npanel",
+            f"evil = {make}\nevil",
+        ],
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    panels = page.locator(".pw-merge-panel")
+    panels.nth(1).locator(".pw-merge-status").wait_for()
+    panel = panels.first
+    state = wait_state(nb, lambda s: s["version"] >= 1)
+    check_views_agree(panel, state)
+    set_readout(panel.locator(".pw-merge-dep"), "0.60")
+    state = wait_state(nb, lambda s: s["settings"]["dep_lvl"] == 0.6)
+    assert len(state["kept"]) == 5
+    check_views_agree(panel, state)
+    ms = measure_redraw(
+        panel,
+        lambda: panel.locator(".pw-merge-sims .noUi-handle").press("ArrowRight"),
+        "of 110 chosen",
+        25,
+    )
+    print(f"\nMergePanel redraw in Voila, n_sims 100 -> 110: {ms:.1f} ms")
+    panel.locator(".pw-merge-method button", has_text="HRM").click()
+    state = wait_state(nb, lambda s: s["settings"]["method"] == "hrm")
+    expect_status(panel, state)
+    panel.locator(".pw-merge-method button", has_text="MUCH").click()
+    wait_state(nb, lambda s: s["settings"]["method"] == "much")
+    save_screenshot(panel, "merge_panel_voila")
+    # a markup HEM name is shown as text, never run
+    evil = panels.nth(1)
+    assert XSS in evil.locator(".pw-merge-kept").inner_text()
+    assert XSS in evil.locator(".pw-merge-preview").inner_text()
+    assert page.locator("img[src=x]").count() == 0
+    page_watch.assert_clean()
