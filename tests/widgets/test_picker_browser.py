@@ -149,6 +149,10 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
     assert all(n.startswith("CPU_CLK_UNHALTED") for n in state["names"])
+    # the chart draws one bar per top image of the class picked beside it
+    wait_dom(page, lambda: widget.locator(".pw-picker-chart rect.bar").count() > 0)
+    bar_names = widget.locator(".pw-picker-chart .axis text").all_text_contents()
+    assert "/usr/bin/perl" in bar_names
 
     save_screenshot(widget, f"{shot}_report")
 

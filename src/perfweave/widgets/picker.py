@@ -450,6 +450,11 @@ class ClassPicker(W.VBox):
         self._table_html = W.HTML(layout=W.Layout(max_height="360px", overflow="auto"))
         self._table_html.add_class("pw-picker-report")
         self._chart = _chart()
+        self._chart_class = W.Dropdown(description="chart of", layout=W.Layout(width="360px"))
+        self._chart_class.add_class("pw-picker-chart-class")
+        self._chart_class.observe(
+            lambda ch: None if self._syncing else self._draw_chart(), names="value"
+        )
         self._inverted_html = W.HTML(layout=W.Layout(max_height="360px", overflow="auto"))
         self._inverted_html.add_class("pw-picker-inverted")
         self._text_area = W.Textarea(layout=W.Layout(width="100%", height="320px"))
@@ -461,6 +466,7 @@ class ClassPicker(W.VBox):
                 W.HBox([self._by_box, self._sort_box, self._desc_box, self._filter_box]),
                 self._rows_label,
                 self._table_html,
+                self._chart_class,
                 self._chart,
             ]
         )
@@ -633,19 +639,27 @@ class ClassPicker(W.VBox):
         )
         self._table_html.value = _html_table(shown, "pw-picker-reportlist", num)
 
-    def _draw_chart(self) -> None:
-        fig = self._chart
+    def _draw_chart(self, _change: Any = None) -> None:
+        """Bars of the top images of the class picked beside the chart (bqplot 0.13 draws
+        no bars from a 2-D ``y``, so the classes are shown one at a time, not grouped)."""
+        fig, bars = self._chart, self._chart.marks[0]
         if self._report is None or self._classes is None:
-            fig.marks[0].x, fig.marks[0].y = [], []
+            bars.x, bars.y = [], []
             return
-        names, counts = top_images(self._report, TOP_IMAGES)
-        bars = fig.marks[0]
         labels = [text(n) for n in self._classes.names]
+        self._syncing = True
+        try:
+            self._chart_class.options = labels
+            if self._chart_class.value not in labels:
+                self._chart_class.value = labels[0]
+        finally:
+            self._syncing = False
+        k = labels.index(self._chart_class.value)
+        names, counts = top_images(self._report, TOP_IMAGES, k)
         with bars.hold_sync():
             bars.x = [text(n) for n in names]
-            bars.y = counts.T.astype(np.float64) if len(names) else []
-            bars.labels = labels
-        fig.title = f"top {len(names)} images by samples, per class"
+            bars.y = counts.astype(np.float64)
+        fig.title = f"top {len(names)} images of {labels[k]} by samples"
 
 
 # ---------------------------------------------------------------------- helpers
@@ -690,12 +704,14 @@ def _flat(rep: pd.DataFrame | None) -> pd.DataFrame:
     return out.reset_index()
 
 
-def top_images(rep: pd.DataFrame, n: int) -> tuple[list[str], np.ndarray]:
-    """The ``n`` images with most samples (all classes) and their samples per class."""
+def top_images(rep: pd.DataFrame, n: int, k: int) -> tuple[list[str], np.ndarray]:
+    """The ``n`` images with most samples in class ``k`` (report column order) and those
+    samples, largest first (images without samples in that class left out)."""
     samples = rep.xs("samples", axis=1, level="value")
     level = "image" if "image" in (rep.index.names or []) else rep.index.names[0]
-    per_image = samples.groupby(level=level, sort=False).sum()
-    order = np.argsort(-per_image.sum(axis=1).to_numpy(), kind="stable")[:n]
+    per_image = samples.groupby(level=level, sort=False).sum().iloc[:, k]
+    per_image = per_image[per_image > 0]
+    order = np.argsort(-per_image.to_numpy(), kind="stable")[:n]
     top = per_image.iloc[order]
     return [str(i) for i in top.index], top.to_numpy(dtype=np.int64)
 
@@ -705,31 +721,20 @@ def _chart():
 
     xs = bq.OrdinalScale()
     ys = bq.LinearScale()
-    bars = bq.Bars(
-        x=[],
-        y=[],
-        scales={"x": xs, "y": ys},
-        type="grouped",
-        display_legend=True,
-        colors=[
-            "#4c72b0",
-            "#dd8452",
-            "#55a868",
-            "#c44e52",
-            "#8172b3",
-            "#937860",
-            "#da8bc3",
-            "#8c8c8c",
-        ],
+    bars = bq.Bars(x=[], y=[], scales={"x": xs, "y": ys}, colors=["#4c72b0"])
+    ax_x = bq.Axis(
+        scale=xs,
+        label="image",
+        label_offset="70px",
+        tick_rotate=-15,
+        tick_style={"font-size": "11px"},
     )
-    ax_x = bq.Axis(scale=xs, label="image", tick_rotate=-20, tick_style={"font-size": "10px"})
     ax_y = bq.Axis(scale=ys, orientation="vertical", label="samples", label_offset="50px")
     fig = bq.Figure(
         marks=[bars],
         axes=[ax_x, ax_y],
-        title="top images by samples, per class",
-        legend_location="top-right",
-        fig_margin={"top": 50, "bottom": 70, "left": 70, "right": 20},
+        title="top images by samples",
+        fig_margin={"top": 50, "bottom": 95, "left": 70, "right": 40},
         layout=W.Layout(width="100%", height="320px"),
     )
     fig.add_class("pw-picker-chart")
