@@ -209,7 +209,8 @@ class ClassPicker(W.VBox):
         frame = _flat(self._report)
         if self._filter:
             needle = self._filter.lower()
-            keys = [c for c in frame.columns if frame[c].dtype == object]
+            # text columns: object on pandas 2, "str" on pandas 3
+            keys = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
             hit = np.zeros(len(frame), dtype=bool)
             for c in keys:
                 hit |= frame[c].map(lambda v: needle in text(v).lower()).to_numpy(dtype=bool)
