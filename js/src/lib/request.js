@@ -11,7 +11,11 @@ export class Channel {
       const entry = this.waiting.get(msg.id);
       if (!entry) return;
       this.waiting.delete(msg.id);
-      const columns = msg.rows ? unpack(msg.rows.columns, buffers || []) : null;
+      // binary columns ride under one payload key holding {columns: header} (`rows` for
+      // the explorer, `matrix` for the heatmap)
+      const holder = msg.rows || Object.values(msg).find(
+        (v) => v && typeof v === "object" && Array.isArray(v.columns));
+      const columns = holder ? unpack(holder.columns, buffers || []) : null;
       entry.resolve({ ...msg, columns });
     };
     model.on("msg:custom", this.onMessage);

@@ -178,7 +178,10 @@ var Channel = class {
       const entry = this.waiting.get(msg.id);
       if (!entry) return;
       this.waiting.delete(msg.id);
-      const columns = msg.rows ? unpack(msg.rows.columns, buffers || []) : null;
+      const holder = msg.rows || Object.values(msg).find(
+        (v) => v && typeof v === "object" && Array.isArray(v.columns)
+      );
+      const columns = holder ? unpack(holder.columns, buffers || []) : null;
       entry.resolve({ ...msg, columns });
     };
     model.on("msg:custom", this.onMessage);

@@ -1,7 +1,621 @@
+// src/lib/dom.js
+function h(tag, { cls, text, attrs, title } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== void 0) node.textContent = text;
+  if (title !== void 0) node.title = title;
+  if (attrs) for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const child of children) node.append(child);
+  return node;
+}
+function button(label, onClick, { cls = "", title, action } = {}) {
+  const b = h("button", { cls: `pw-btn ${cls}`.trim(), text: label, title });
+  b.type = "button";
+  if (action) b.dataset.action = action;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+// src/lib/banner.js
+function errorBanner(model) {
+  const text = h("span", { cls: "pw-error-text" });
+  const el = h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text]);
+  el.append(button("\xD7", () => {
+    el.hidden = true;
+  }, { cls: "pw-error-close", title: "dismiss" }));
+  const show = () => {
+    const msg = model.get("error") || "";
+    text.textContent = msg;
+    el.hidden = !msg;
+  };
+  model.on("change:error", show);
+  show();
+  return el;
+}
+
+// src/lib/colormap.js
+var STOPS = [
+  [68, 1, 84],
+  [72, 40, 120],
+  [62, 74, 137],
+  [49, 104, 142],
+  [38, 130, 142],
+  [31, 158, 137],
+  [53, 183, 121],
+  [109, 205, 89],
+  [180, 222, 44],
+  [253, 231, 37]
+];
+var ZERO_RGB = [236, 236, 236];
+function lut() {
+  const out = new Uint8ClampedArray(256 * 4);
+  out.set([...ZERO_RGB, 255], 0);
+  for (let i = 1; i < 256; i++) {
+    const t = (i - 1) / 254 * (STOPS.length - 1);
+    const k = Math.min(STOPS.length - 2, Math.floor(t));
+    const f = t - k;
+    for (let c = 0; c < 3; c++) out[i * 4 + c] = STOPS[k][c] + (STOPS[k + 1][c] - STOPS[k][c]) * f;
+    out[i * 4 + 3] = 255;
+  }
+  return out;
+}
+function rgb(table, i) {
+  return `rgb(${table[i * 4]},${table[i * 4 + 1]},${table[i * 4 + 2]})`;
+}
+
+// src/lib/format.js
+function exact(v) {
+  if (typeof v === "bigint") return v.toString();
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Infinity) return "inf";
+  if (v === -Infinity) return "-inf";
+  return String(v);
+}
+var SUFFIX = ["", "k", "M", "G", "T"];
+function compact(v) {
+  if (typeof v === "bigint") {
+    if (v > -10000n && v < 10000n) return v.toString();
+    v = Number(v);
+  }
+  if (Number.isNaN(v)) return "\u2013";
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e15) return v.toExponential(2);
+  if (a < 1e3) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
+  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
+  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
+}
+
+// src/lib/columns.js
+var ARRAYS = {
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
+  float64: Float64Array
+};
+function bytesOf(view) {
+  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return src.slice().buffer;
+}
+var decoder = new TextDecoder("utf-8");
+function unpack(header, buffers) {
+  const out = {};
+  let i = 0;
+  for (const col of header) {
+    if (col.dtype === "str") {
+      const data = new Uint8Array(bytesOf(buffers[i]));
+      const ends = new Uint32Array(bytesOf(buffers[i + 1]));
+      const strings = new Array(ends.length);
+      let start = 0;
+      for (let k = 0; k < ends.length; k++) {
+        strings[k] = decoder.decode(data.subarray(start, ends[k]));
+        start = ends[k];
+      }
+      out[col.key] = strings;
+      i += 2;
+    } else {
+      const Arr = ARRAYS[col.dtype];
+      if (!Arr) throw new Error(`unknown column dtype ${col.dtype}`);
+      const arr = new Arr(bytesOf(buffers[i]));
+      arr.shape = col.shape;
+      out[col.key] = arr;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+// src/lib/request.js
+var Channel = class {
+  constructor(model) {
+    this.model = model;
+    this.next = 1;
+    this.waiting = /* @__PURE__ */ new Map();
+    this.onMessage = (msg, buffers) => {
+      if (!msg || msg.type !== "response") return;
+      const entry = this.waiting.get(msg.id);
+      if (!entry) return;
+      this.waiting.delete(msg.id);
+      const holder = msg.rows || Object.values(msg).find(
+        (v) => v && typeof v === "object" && Array.isArray(v.columns)
+      );
+      const columns = holder ? unpack(holder.columns, buffers || []) : null;
+      entry.resolve({ ...msg, columns });
+    };
+    model.on("msg:custom", this.onMessage);
+  }
+  /** Send `action` with `args`; resolves with the response and its unpacked columns. */
+  request(action, args = {}) {
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, { resolve });
+      this.model.send({ type: "request", id, action, args });
+    });
+  }
+  get pending() {
+    return this.waiting.size;
+  }
+  close() {
+    this.model.off("msg:custom", this.onMessage);
+    this.waiting.clear();
+  }
+};
+
 // src/heatmap.js
-var heatmap_default = { render({ model, el }) {
-  el.textContent = "heatmap";
-} };
+var LEFT = 150;
+var TOP = 50;
+var MARG = 64;
+var AXIS = 34;
+var BAR_W = 14;
+var BAR_LABELS = 78;
+var TABLE = lut();
+function render({ model, el }) {
+  const t0 = performance.now();
+  const channel = new Channel(model);
+  const root = h("div", { cls: "pw-heatmap" });
+  el.append(root);
+  const selects = {};
+  const control = (name, label, options) => {
+    const s = h("select", { cls: `pw-hm-${name}`, attrs: { "aria-label": label } });
+    for (const [value, text] of options) s.append(h("option", { text, attrs: { value } }));
+    s.addEventListener("change", () => {
+      let v = s.value;
+      if (name === "lead_rank" || name === "group") v = Number(v);
+      act("set", { name, value: v });
+    });
+    selects[name] = s;
+    return h("label", { cls: "pw-hm-control" }, [h("span", { text: label }), s]);
+  };
+  const grouped = h("input", { cls: "pw-hm-grouped", attrs: { type: "checkbox", "aria-label": "group ranks" } });
+  grouped.addEventListener("change", () => act("set", { name: "grouped", value: grouped.checked }));
+  const toolbar = h("div", { cls: "pw-toolbar" }, [
+    control("lead_rank", "lead rank", []),
+    control("group", "call group", []),
+    control("direction", "matrix", [["send", "send"], ["recv", "recv"]]),
+    control("unit", "unit", [["counts", "counts"], ["bytes", "bytes"]]),
+    control("scale", "scale", [["linear", "linear"], ["log", "log"]]),
+    control("reduce", "block", [["max", "max"], ["sum", "sum"]]),
+    h("label", { cls: "pw-hm-control" }, [grouped, h("span", { text: "group identical rows" })]),
+    button("Zoom out", () => act("zoom_out"), { action: "zoom-out", title: "back to the previous view (or double-click)" })
+  ]);
+  const loadErrors = h("details", { cls: "pw-hm-load-errors" });
+  const note = h("div", { cls: "pw-hm-note" });
+  const canvas = h("canvas", { cls: "pw-hm-canvas" });
+  const rect = h("div", { cls: "pw-hm-rect" });
+  rect.hidden = true;
+  const tooltip = h("div", { cls: "pw-hm-tooltip", attrs: { role: "tooltip" } });
+  tooltip.hidden = true;
+  const plot = h("div", { cls: "pw-hm-plot" }, [canvas, rect, tooltip]);
+  const side = h("div", { cls: "pw-hm-side" });
+  root.append(toolbar, errorBanner(model), loadErrors, note, h("div", { cls: "pw-hm-main" }, [plot, side]));
+  let state = null;
+  let geom = null;
+  let busy = 0;
+  function syncControls() {
+    const ranks = model.get("lead_ranks") || [];
+    fill(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
+    const labels = model.get("group_labels") || [];
+    fill(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
+    for (const k of ["direction", "unit", "scale", "reduce"]) selects[k].value = model.get(k);
+    grouped.checked = !!model.get("grouped");
+    const errs = model.get("load_errors") || [];
+    loadErrors.replaceChildren(
+      h("summary", { text: `${errs.length} file(s) could not be read` }),
+      ...errs.map((e) => h("div", { cls: "pw-hm-load-error", text: e }))
+    );
+    loadErrors.hidden = errs.length === 0;
+    note.textContent = model.get("note") || "";
+    note.hidden = !note.textContent;
+    drawSide();
+  }
+  function fill(select, options, value) {
+    const same = select.options.length === options.length && options.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
+    if (!same) {
+      select.replaceChildren(...options.map(([v, t]) => h("option", { text: t, attrs: { value: v } })));
+    }
+    select.value = value;
+  }
+  function drawSide() {
+    const info = model.get("info") || {};
+    const sel = model.get("selection_state") || {};
+    const parts = [];
+    if (info.calls) {
+      parts.push(h("h4", { text: `${info.collective}, ${info.calls}` }));
+      parts.push(h("div", { text: `communicator size ${info.comm_size}, datatype ${info.datatype_size} B, ${info.rank_groups} rank groups` }));
+    }
+    if (sel.ranks !== void 0) {
+      parts.push(h("h4", { text: "Selection" }));
+      parts.push(h("div", { cls: "pw-hm-selection", text: `rows ${sel.ranks} \u2192 columns ${sel.peers}: ${sel.total} ${model.get("unit")}` }));
+    }
+    if (info.pattern) {
+      parts.push(h("h4", { text: `Pattern #${info.pattern.number} (${info.pattern.categories.join(", ")})` }));
+      const list = h("ul", { cls: "pw-hm-patterns" });
+      for (const line of info.patterns || []) list.append(h("li", { text: line }));
+      parts.push(list);
+    }
+    if (info.stats) {
+      parts.push(h("h4", { text: `Statistics (${model.get("direction")}, per call)` }));
+      parts.push(table([["", "value"], ...info.stats.map(([k, v]) => [k.replace("_", " "), v === null ? "\u2013" : String(v)])]));
+    }
+    parts.push(h("h4", { text: "Timings (s, over ranks and calls)" }));
+    if (info.timings && info.timings.length) {
+      parts.push(table([
+        ["", "n", "min", "mean", "max"],
+        ...info.timings.map(([m, n, lo, mean, hi]) => [m, String(n), compact(lo), compact(mean), compact(hi)])
+      ]));
+    } else {
+      parts.push(h("div", { cls: "pw-hm-muted", text: "no timings for these calls" }));
+    }
+    side.replaceChildren(...parts);
+  }
+  function table(rows) {
+    const t = h("table", { cls: "pw-hm-table" });
+    rows.forEach((r, i) => t.append(h("tr", {}, r.map((c) => h(i ? "td" : "th", { text: c })))));
+    return t;
+  }
+  function layout() {
+    const avail = root.clientWidth || 800;
+    const width = Math.max(420, avail >= 1160 ? Math.min(900, avail - 370) : Math.min(900, avail - 4));
+    const height = model.get("height") || 520;
+    const s = Math.max(120, Math.min(width - LEFT - MARG - BAR_W - BAR_LABELS - 16, height - TOP - AXIS - MARG - 8));
+    return { width, height, x: LEFT, y: TOP, s };
+  }
+  function cellsWanted() {
+    const g = layout();
+    return Math.max(1, Math.min(2048, Math.floor(g.s * (window.devicePixelRatio || 1))));
+  }
+  function draw() {
+    if (!state) return;
+    const t = performance.now();
+    const g = layout();
+    const dpr = window.devicePixelRatio || 1;
+    canvas.width = Math.round(g.width * dpr);
+    canvas.height = Math.round(g.height * dpr);
+    canvas.style.width = `${g.width}px`;
+    canvas.style.height = `${g.height}px`;
+    const ctx = canvas.getContext("2d");
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, g.width, g.height);
+    const { cols, meta, nr, nc } = state;
+    const img = new ImageData(nc, nr);
+    const px = new Uint32Array(img.data.buffer);
+    const lut32 = new Uint32Array(TABLE.buffer);
+    const colour = cols.colour;
+    for (let i = 0; i < colour.length; i++) px[i] = lut32[colour[i]];
+    const off = document.createElement("canvas");
+    off.width = nc;
+    off.height = nr;
+    off.getContext("2d").putImageData(img, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(off, g.x, g.y, g.s, g.s);
+    ctx.strokeStyle = "#888";
+    ctx.lineWidth = 1;
+    ctx.strokeRect(g.x - 0.5, g.y - 0.5, g.s + 1, g.s + 1);
+    geom = { ...g, cw: g.s / nc, ch: g.s / nr };
+    drawAxes(ctx, g);
+    drawMarginals(ctx, g);
+    drawColourBar(ctx, g);
+    const dir = model.get("direction");
+    ctx.fillStyle = "#222";
+    ctx.font = "bold 12px sans-serif";
+    ctx.textBaseline = "middle";
+    ctx.textAlign = "left";
+    const v = meta.view;
+    ctx.fillText(`${dir} ${model.get("unit")}: ${rowsWord()} ${rangeText(v.rows)} \xD7 ${colsWord()} ${v.cols[0]}-${v.cols[1] - 1}  (${nr}\xD7${nc} blocks, ${model.get("reduce")} per block)`, 4, 12);
+    root.dataset.drawMs = (performance.now() - t).toFixed(1);
+    root.dataset.blocks = `${nr}x${nc}`;
+  }
+  const rowsWord = () => model.get("grouped") ? `rank groups of ${model.get("direction") === "send" ? "senders" : "receivers"}` : model.get("direction") === "send" ? "senders" : "receivers";
+  const colsWord = () => model.get("direction") === "send" ? "receivers" : "senders";
+  const rangeText = (r) => r[1] - r[0] === 1 ? `${r[0]}` : `${r[0]}-${r[1] - 1}`;
+  function colRange(j) {
+    const e = state.cols.col_edges;
+    const a = Number(e[j]), b = Number(e[j + 1]);
+    return b - a === 1 ? `${a}` : `${a}-${b - 1}`;
+  }
+  function drawAxes(ctx, g) {
+    const { cols, nr, nc } = state;
+    ctx.font = "11px sans-serif";
+    ctx.fillStyle = "#333";
+    ctx.textAlign = "right";
+    ctx.textBaseline = "middle";
+    const rstep = Math.max(1, Math.ceil(13 / geom.ch));
+    for (let i = 0; i < nr; i += rstep) {
+      let label = cols.row_labels[i];
+      if (label.length > 24) label = label.slice(0, 23) + "\u2026";
+      ctx.fillText(label, g.x - 4, g.y + (i + 0.5) * geom.ch);
+    }
+    ctx.textAlign = "center";
+    ctx.textBaseline = "top";
+    const cstep = Math.max(1, Math.ceil(60 / geom.cw));
+    for (let j = 0; j < nc; j += cstep) {
+      const text = colRange(j), cx = g.x + (j + 0.5) * geom.cw;
+      if (cx + ctx.measureText(text).width / 2 > g.x + g.s + 4) continue;
+      ctx.fillText(text, cx, g.y + g.s + 3);
+    }
+    ctx.fillStyle = "#555";
+    ctx.fillText(`${colsWord()} (rank ranges)`, g.x + g.s / 2, g.y + g.s + 18);
+    ctx.save();
+    ctx.translate(10, g.y + g.s / 2);
+    ctx.rotate(-Math.PI / 2);
+    ctx.textBaseline = "middle";
+    ctx.fillText(`${rowsWord()} (rank ranges)`, 0, 0);
+    ctx.restore();
+  }
+  function drawMarginals(ctx, g) {
+    const { cols, nr, nc } = state;
+    const rs = Array.from(cols.row_sum, Number), cs = Array.from(cols.col_sum, Number);
+    const rmax = Math.max(...rs, 0), cmax = Math.max(...cs, 0);
+    ctx.fillStyle = "#4e79a7";
+    const x0 = g.x + g.s + 6, y0 = g.y + g.s + AXIS;
+    for (let i = 0; i < nr; i++) {
+      if (rmax > 0 && rs[i] > 0) ctx.fillRect(x0, g.y + i * geom.ch, Math.max(1, (MARG - 10) * rs[i] / rmax), Math.max(1, geom.ch - (geom.ch > 3 ? 1 : 0)));
+    }
+    for (let j = 0; j < nc; j++) {
+      if (cmax > 0 && cs[j] > 0) {
+        const hgt = Math.max(1, (MARG - 14) * cs[j] / cmax);
+        ctx.fillRect(g.x + j * geom.cw, y0 + (MARG - 14) - hgt, Math.max(1, geom.cw - (geom.cw > 3 ? 1 : 0)), hgt);
+      }
+    }
+    ctx.fillStyle = "#555";
+    ctx.font = "10px sans-serif";
+    ctx.textAlign = "left";
+    ctx.textBaseline = "bottom";
+    ctx.fillText("row sum", x0, g.y - 2);
+    ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14);
+    ctx.textAlign = "right";
+    ctx.textBaseline = "top";
+    ctx.fillText(`column sum (max ${compact(cmax)})`, g.x - 4, y0 + 4);
+  }
+  function drawColourBar(ctx, g) {
+    const { meta } = state;
+    const x = g.x + g.s + MARG + 4;
+    const y = g.y, hh = g.s;
+    for (let k = 0; k < hh; k++) {
+      const idx = 1 + Math.round(254 * (1 - k / Math.max(1, hh - 1)));
+      ctx.fillStyle = rgb(TABLE, idx);
+      ctx.fillRect(x, y + k, BAR_W, 1);
+    }
+    ctx.fillStyle = rgb(TABLE, 0);
+    ctx.fillRect(x, y + hh + 6, BAR_W, 10);
+    ctx.strokeStyle = "#888";
+    ctx.strokeRect(x - 0.5, y - 0.5, BAR_W + 1, hh + 1);
+    ctx.strokeRect(x - 0.5, y + hh + 5.5, BAR_W + 1, 11);
+    ctx.fillStyle = "#333";
+    ctx.font = "10px sans-serif";
+    ctx.textAlign = "left";
+    ctx.textBaseline = "middle";
+    const log = model.get("scale") === "log";
+    const lo = meta.lo, hi = meta.hi;
+    const ticks = [];
+    if (hi > 0) {
+      if (log && hi > lo) {
+        ticks.push([lo, 1]);
+        for (let p = Math.ceil(Math.log10(lo)); p <= Math.floor(Math.log10(hi)); p++) {
+          const v = 10 ** p;
+          const f = (Math.log(v) - Math.log(lo)) / (Math.log(hi) - Math.log(lo));
+          if (f > 0.06 && f < 0.94) ticks.push([v, 1 - f]);
+        }
+        ticks.push([hi, 0]);
+      } else {
+        for (const f of [0, 0.25, 0.5, 0.75, 1]) ticks.push([lo + (hi - lo) * f, 1 - f]);
+      }
+    }
+    for (const [v, f] of ticks) {
+      ctx.fillRect(x + BAR_W, y + f * hh, 3, 1);
+      ctx.fillText(compact(v), x + BAR_W + 5, y + f * hh);
+    }
+    ctx.fillText("0", x + BAR_W + 5, y + hh + 11);
+    ctx.textBaseline = "bottom";
+    ctx.fillText(`${model.get("unit")}, ${log ? "log" : "linear"}`, x - 2, y - 14);
+    ctx.fillText(`${model.get("reduce")} per block`, x - 2, y - 3);
+  }
+  function blockAt(ev) {
+    if (!geom || !state) return null;
+    const r = canvas.getBoundingClientRect();
+    const mx = ev.clientX - r.left, my = ev.clientY - r.top;
+    const inX = mx >= geom.x && mx < geom.x + geom.s, inY = my >= geom.y && my < geom.y + geom.s;
+    const j = Math.floor((mx - geom.x) / geom.cw), i = Math.floor((my - geom.y) / geom.ch);
+    if (inX && inY) return { area: "cell", i, j, mx, my };
+    if (inY && mx < geom.x) return { area: "row-label", i, mx, my };
+    if (inY && mx > geom.x + geom.s && mx < geom.x + geom.s + MARG) return { area: "row-marginal", i, mx, my };
+    if (inX && my > geom.y + geom.s + AXIS && my < geom.y + geom.s + AXIS + MARG) return { area: "col-marginal", j, mx, my };
+    return null;
+  }
+  function showTooltip(b) {
+    const { cols, nc } = state;
+    const unit = model.get("unit");
+    let lines;
+    if (b.area === "cell") {
+      const v = cols.values[b.i * nc + b.j];
+      lines = [
+        `${rowsWord()}: ${cols.row_labels[b.i]}`,
+        `${colsWord()}: ${colRange(b.j)}`,
+        `${model.get("reduce")} ${unit}: ${exact(v)}`
+      ];
+      tooltip.dataset.value = exact(v);
+    } else if (b.area === "row-label" || b.area === "row-marginal") {
+      const n = Number(cols.row_ranks[b.i]);
+      lines = [
+        `${rowsWord()}: ${cols.row_labels[b.i]} (${n} rank${n === 1 ? "" : "s"})`,
+        `sum ${unit}: ${exact(cols.row_sum[b.i])}`,
+        `mean per rank: ${compact(Number(cols.row_sum[b.i]) / n)}`,
+        `max per rank: ${exact(cols.row_max[b.i])}`
+      ];
+      tooltip.dataset.value = exact(cols.row_sum[b.i]);
+    } else {
+      lines = [
+        `${colsWord()}: ${colRange(b.j)}`,
+        `sum ${unit}: ${exact(cols.col_sum[b.j])}`,
+        `max per column: ${exact(cols.col_max[b.j])}`
+      ];
+      tooltip.dataset.value = exact(cols.col_sum[b.j]);
+    }
+    tooltip.replaceChildren(...lines.map((l) => h("div", { text: l })));
+    tooltip.hidden = false;
+    tooltip.style.left = `${Math.min(b.mx + 14, (geom.width || 600) - 220)}px`;
+    tooltip.style.top = `${b.my + 14}px`;
+    root.dataset.hoverMs = (performance.now() - b.t).toFixed(2);
+  }
+  let drag = null;
+  canvas.addEventListener("mousemove", (ev) => {
+    const t = performance.now();
+    if (drag) {
+      const r = canvas.getBoundingClientRect();
+      const x = Math.max(geom.x, Math.min(ev.clientX - r.left, geom.x + geom.s));
+      const y = Math.max(geom.y, Math.min(ev.clientY - r.top, geom.y + geom.s));
+      drag.x1 = x;
+      drag.y1 = y;
+      Object.assign(rect.style, {
+        left: `${Math.min(drag.x0, x)}px`,
+        top: `${Math.min(drag.y0, y)}px`,
+        width: `${Math.abs(x - drag.x0)}px`,
+        height: `${Math.abs(y - drag.y0)}px`
+      });
+      rect.hidden = Math.abs(x - drag.x0) + Math.abs(y - drag.y0) < 5;
+      tooltip.hidden = true;
+      return;
+    }
+    const b = blockAt(ev);
+    if (!b) {
+      tooltip.hidden = true;
+      return;
+    }
+    b.t = t;
+    showTooltip(b);
+  });
+  canvas.addEventListener("mouseleave", () => {
+    tooltip.hidden = true;
+  });
+  canvas.addEventListener("mousedown", (ev) => {
+    const b = blockAt(ev);
+    if (!b || b.area !== "cell" || ev.button !== 0) return;
+    drag = { x0: b.mx, y0: b.my, x1: b.mx, y1: b.my, b };
+    ev.preventDefault();
+  });
+  window.addEventListener("mouseup", onUp);
+  function onUp(ev) {
+    if (!drag) return;
+    const d = drag;
+    drag = null;
+    rect.hidden = true;
+    if (Math.abs(d.x1 - d.x0) + Math.abs(d.y1 - d.y0) < 5) {
+      if (ev.detail <= 1) act("select", { row_block: d.b.i, col_block: d.b.j }, false);
+      return;
+    }
+    const { cols, nr, nc } = state;
+    const i0 = clamp(Math.floor((Math.min(d.y0, d.y1) - geom.y) / geom.ch), nr);
+    const i1 = clamp(Math.floor((Math.max(d.y0, d.y1) - geom.y - 1e-3) / geom.ch), nr);
+    const j0 = clamp(Math.floor((Math.min(d.x0, d.x1) - geom.x) / geom.cw), nc);
+    const j1 = clamp(Math.floor((Math.max(d.x0, d.x1) - geom.x - 1e-3) / geom.cw), nc);
+    act("zoom", {
+      rows: [Number(cols.row_edges[i0]), Number(cols.row_edges[i1 + 1])],
+      cols: [Number(cols.col_edges[j0]), Number(cols.col_edges[j1 + 1])]
+    });
+  }
+  const clamp = (k, n) => Math.max(0, Math.min(n - 1, k));
+  canvas.addEventListener("dblclick", (ev) => {
+    const b = blockAt(ev);
+    if (b && b.area === "cell") act("zoom_out");
+  });
+  canvas.addEventListener("click", (ev) => {
+    const b = blockAt(ev);
+    if (b && b.area === "row-label") act("select", { row_block: b.i }, false);
+  });
+  async function act(action, args = {}, redraw = true) {
+    const t = performance.now();
+    busy++;
+    if (redraw && action !== "matrix") args = { ...args };
+    let reply;
+    try {
+      reply = await channel.request(action, args);
+    } finally {
+      busy--;
+    }
+    if (reply.ok && reply.columns) accept(reply);
+    root.dataset.lastAction = action;
+    root.dataset.lastMs = (performance.now() - t).toFixed(1);
+    if (!busy && (model.get("view_version") || 0) > (state ? state.meta.version : -1)) fetchMatrix();
+    return reply;
+  }
+  function accept(reply) {
+    const cols = reply.columns;
+    const shape = cols.values.shape;
+    state = { meta: reply.meta, cols, nr: shape[0], nc: shape[1] };
+    syncControls();
+    draw();
+    root.dataset.view = JSON.stringify(reply.meta.view);
+    root.dataset.version = String(reply.meta.version);
+  }
+  async function fetchMatrix() {
+    const reply = await act("matrix", { max_cells: cellsWanted() });
+    if (!root.dataset.ready && (reply.ok || model.get("error"))) {
+      root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
+      root.dataset.ready = "1";
+    }
+  }
+  const onChange = () => syncControls();
+  const onVersion = () => {
+    if (!busy && (model.get("view_version") || 0) > (state ? state.meta.version : -1)) fetchMatrix();
+  };
+  const traits = [
+    "lead_ranks",
+    "lead_rank",
+    "group_labels",
+    "group_index",
+    "direction",
+    "unit",
+    "scale",
+    "reduce",
+    "grouped",
+    "info",
+    "selection_state",
+    "load_errors",
+    "note"
+  ];
+  for (const k of traits) model.on(`change:${k}`, onChange);
+  model.on("change:view_version", onVersion);
+  syncControls();
+  if (model.get("error") && !(model.get("group_labels") || []).length) {
+    root.dataset.ready = "1";
+  } else {
+    requestAnimationFrame(() => fetchMatrix());
+  }
+  return () => {
+    channel.close();
+    window.removeEventListener("mouseup", onUp);
+    for (const k of traits) model.off(`change:${k}`, onChange);
+    model.off("change:view_version", onVersion);
+  };
+}
+var heatmap_default = { render };
 export {
   heatmap_default as default
 };
