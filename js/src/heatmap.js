@@ -138,7 +138,7 @@ function render({ model, el }) {
 
   function cellsWanted() {
     const g = layout();
-    return Math.max(1, Math.min(2048, Math.floor(g.s * (window.devicePixelRatio || 1))));
+    return Math.max(1, Math.min(900, Math.floor(g.s * (window.devicePixelRatio || 1))));
   }
 
   function draw() {

@@ -28,8 +28,8 @@ DIRECTIONS = ("send", "recv")
 UNITS = ("counts", "bytes")
 SCALES = ("linear", "log")
 REDUCES = ("max", "sum")
-#: most blocks per axis a request may ask for
-MAX_CELLS = 2048
+#: most blocks per axis (900 x 900 int64 values + colours: 7.3 MB, under the 8 MB budget)
+MAX_CELLS = 900
 #: a block label lists at most this many ranges before "..."
 LABEL_RANGES = 6
 
@@ -119,6 +119,7 @@ class CountMatrixHeatmap(WidgetBase):
         self._blocks = None
         self._stack: list[dict] = []
         self._selection: dict | None = None
+        self._info_cache: dict[tuple, dict] = {}
         super().__init__(load_errors=errors, height=height, lead_ranks=profile.ranks)
         for name, value, choices in (
             ("direction", direction, DIRECTIONS),
@@ -350,7 +351,15 @@ class CountMatrixHeatmap(WidgetBase):
         if self._blocks is None and self.error and not self.group_labels:
             raise MetadataError(self.error)
         self.set_trait(name, value)
-        if self.group_labels:
+        if not self.group_labels:
+            return
+        if name == "scale":  # the same blocks, new colours
+            b = self._blocks
+            b.colour, b.lo, b.hi = colour_index(b.values, self.scale)
+            self.view_version += 1
+        elif name in ("unit", "reduce", "max_cells"):
+            self._aggregate()
+        else:
             self._show(reset=reset)
 
     def _show(self, reset: bool) -> None:
@@ -367,7 +376,10 @@ class CountMatrixHeatmap(WidgetBase):
             self._selection = None
             self.selection_state = {}
             self.view_state = {"rows": [0, len(self._units)], "cols": [0, m.width]}
-        self.info = self._info()
+        key = (self.lead_rank, self.group_index, self.direction)
+        if key not in self._info_cache:
+            self._info_cache[key] = self._info()
+        self.info = self._info_cache[key]
         self._aggregate()
 
     def _aggregate(self) -> None:
@@ -467,6 +479,13 @@ class CountMatrixHeatmap(WidgetBase):
             "label": self.group_labels[self.group_index],
         }
 
+    def _core(self, what: str) -> Any:
+        """The core's patterns / stats of the lead rank, computed once per lead rank."""
+        key = (what, self.lead_rank)
+        if key not in self._info_cache:
+            self._info_cache[key] = getattr(self._profile, what)(self.lead_rank)
+        return self._info_cache[key]
+
     def _info(self) -> dict:
         g = self.call_group
         prof = self._profile
@@ -480,7 +499,7 @@ class CountMatrixHeatmap(WidgetBase):
             "rank_groups": len(self.matrix.groups),
         }
         try:
-            report = prof.patterns(self.lead_rank)
+            report = self._core("patterns")
             cats = {
                 id(p): [
                     n
@@ -505,7 +524,7 @@ class CountMatrixHeatmap(WidgetBase):
             out["patterns"] = pats
         except PerfweaveError as exc:  # pragma: no cover - analysis is best effort
             out["patterns"] = [f"patterns unavailable: {exc}"]
-        stats = prof.stats(self.lead_rank)
+        stats = self._core("stats")
         row = stats[stats["call"] == int(g.calls[0])]
         if len(row):
             d = self.direction
