@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -439,6 +439,30 @@ class OfflineRouter:
     def unexpected(self, since: int = 0) -> list[str]:
         """Blocked URLs (from index ``since``) other than the documented harmless ones."""
         return [url for url in self.blocked[since:] if not is_harmless_remote(url)]
+
+
+def wait_state(
+    notebook: Path, check: Callable[[dict], bool], timeout: float = 20.0, hide: tuple = ()
+) -> dict:
+    """The widget's Python state once ``check`` holds.
+
+    Browser-test notebooks make the kernel write the widget's state as JSON beside the
+    notebook (``<name>.state.json``) whenever it changes, so a test can compare what the
+    page shows with what Python holds. ``hide`` leaves bulky keys out of a failure message.
+    """
+    end = time.monotonic() + timeout
+    state = None
+    while True:
+        try:
+            state = json.loads(notebook.with_suffix(".state.json").read_text())
+            if check(state):
+                return state
+        except (OSError, ValueError):
+            pass
+        if time.monotonic() > end:
+            shown = state and {k: v for k, v in state.items() if k not in hide}
+            pytest.fail(f"Python state never satisfied the check; last: {shown}")
+        time.sleep(0.05)
 
 
 def save_screenshot(target: Page | Locator, name: str) -> Path:

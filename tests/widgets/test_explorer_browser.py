@@ -6,7 +6,6 @@ changes, so a test can check that what the page shows and what Python holds agre
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from tests.widgets.browser import (
     open_in_voila,
     save_screenshot,
     start_lab,
+    wait_state,
     write_notebook,
 )
 
@@ -72,25 +72,6 @@ def explorer_notebook(path: Path, make_frame: str, explorer_args: str = "") -> P
             f"ex = watch(CalltreeExplorer(gf{explorer_args}), {str(state)!r})\nex",
         ],
     )
-
-
-def state_of(notebook: Path) -> dict:
-    return json.loads(notebook.with_suffix(".state.json").read_text())
-
-
-def wait_state(notebook: Path, check: Callable[[dict], bool], timeout: float = 15.0) -> dict:
-    """Python state once ``check`` holds (the kernel writes it after each change)."""
-    end = time.monotonic() + timeout
-    while True:
-        try:
-            state = state_of(notebook)
-            if check(state):
-                return state
-        except (OSError, ValueError):
-            state = None
-        if time.monotonic() > end:
-            pytest.fail(f"Python state never satisfied the check; last: {state}")
-        time.sleep(0.05)
 
 
 def rows(widget: Locator) -> Locator:

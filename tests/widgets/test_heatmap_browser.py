@@ -4,6 +4,7 @@ every change, so a test checks that the page and Python agree."""
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable
@@ -21,9 +22,13 @@ from tests.widgets.browser import (
     save_screenshot,
     write_notebook,
 )
+from tests.widgets.browser import wait_state as _wait_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from playwright.sync_api import Locator, Page
+
+# the block values are bulky: leave them out of a failure message
+wait_state = functools.partial(_wait_state, hide=("values",))
 
 pytestmark = pytest.mark.browser
 
@@ -64,23 +69,6 @@ def heatmap_notebook(path: Path, make: str) -> Path:
             f"hm = watch({make}, {str(state)!r})\nhm",
         ],
     )
-
-
-def wait_state(nb: Path, check: Callable[[dict], bool], timeout: float = 20.0) -> dict:
-    end = time.monotonic() + timeout
-    state = None
-    while True:
-        try:
-            state = json.loads(nb.with_suffix(".state.json").read_text())
-            if check(state):
-                return state
-        except (OSError, ValueError):
-            pass
-        if time.monotonic() > end:
-            pytest.fail(
-                f"Python state never satisfied the check; last: {state and {k: v for k, v in state.items() if k != 'values'}}"
-            )
-        time.sleep(0.05)
 
 
 def drawn(widget: Locator, version: int, timeout: float = 20.0) -> None:
