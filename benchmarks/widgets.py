@@ -47,6 +47,7 @@ TARGETS = {
     "row_elements": 250,
     "filter_ms": {100_000: 500.0, 1_000_000: 3000.0},
     "ensemble_ms": 1500.0,
+    "merge_redraw_ms": 200.0,
 }
 
 # records when the explorer became ready, in the page's clock (0 = navigation start)
@@ -551,6 +552,86 @@ def ensemble_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Nam
         s.close()
 
 
+# MergePanel: time from a key press on a slider to the page showing the new status and an
+# achieved matrix of (kept HEMs)^2 cells (the kept count is read from the status)
+MERGE_ARM_JS = """() => {
+  if (!window.__pwArmed) {
+    window.__pwArmed = true;
+    document.addEventListener('keydown', () => { window.__pwT0 = performance.now(); }, true);
+  }
+}"""
+
+MERGE_DONE_JS = """(want) => {
+  const root = document.querySelector('.pw-merge-panel');
+  const text = root.querySelector('.pw-merge-status').textContent;
+  const m = text.match(/(\\d+) kept/);
+  const cells = root.querySelectorAll('.pw-merge-achieved .heatmapcell').length;
+  if (text.includes(want) && m && cells === Number(m[1]) ** 2 && window.__pwT0 !== undefined) {
+    return performance.now() - window.__pwT0;
+  }
+  return false;
+}"""
+
+
+def merge_panel_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Namespace):
+    """MergePanel on the bundled MUCH vignette: redraw after dep_lvl and n_sims steps."""
+    from tests.widgets.browser import (
+        OfflineRouter,
+        PageWatch,
+        is_local,
+        start_voila,
+        write_notebook,
+    )
+
+    tag = "@ vignette"
+    nb = write_notebook(
+        work / "merge_panel.ipynb",
+        [
+            "import perfweave.merge as pm\nfrom perfweave.widgets import MergePanel",
+            "panel = MergePanel(pm.process_raw_experiments(pm.load_vignette('much'), 6), "
+            "dep_lvl=0.7, seed=1)\npanel",
+        ],
+    )
+    server = start_voila(nb, work / "merge_panel-voila")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        router = OfflineRouter()
+        context.route(lambda url: not is_local(url), router)
+        page = context.new_page()
+        watch = PageWatch().attach(page)
+        page.goto(server.url(), timeout=args.cap * 1000)
+        page.wait_for_selector(".pw-merge-achieved .heatmapcell", timeout=args.cap * 1000)
+        page.evaluate(MERGE_ARM_JS)
+        steps = [
+            ("dep_lvl", ".pw-merge-dep", [f"dep_lvl {0.70 + 0.01 * k:.2f}" for k in range(1, 9)]),
+            ("n_sims", ".pw-merge-sims", [f"of {100 + 10 * k} chosen" for k in range(1, 9)]),
+        ]
+        for what, control, wants in steps:
+            handle = page.locator(f"{control} .noUi-handle")
+            ms = []
+            for want in wants:
+                handle.press("ArrowRight")
+                done = page.wait_for_function(
+                    MERGE_DONE_JS, arg=want, polling="raf", timeout=args.cap * 1000
+                )
+                ms.append(float(done.json_value()))
+            med, top = _med_max(ms)
+            fig.add(
+                f"MergePanel {what} step -> redrawn {tag}: median",
+                med,
+                "ms",
+                TARGETS["merge_redraw_ms"],
+                f"{len(ms)} key presses on the slider; key press -> new status and matrices "
+                f"on the page; max {top:.0f} ms",
+            )
+            fig.add(f"  MergePanel {what} step max {tag}", top, "ms", TARGETS["merge_redraw_ms"])
+        problems = watch.errors + watch.dialogs + router.unexpected()
+        fig.notes += [f"merge_panel: {p}" for p in problems]
+    finally:
+        context.close()
+        server.stop()
+
+
 def _chromium() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401
@@ -569,7 +650,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--repeat", type=int, default=10, help="expand/collapse clicks")
     ap.add_argument("--wide-repeat", type=int, default=5, help="expands of the wide node")
     ap.add_argument("--scroll-steps", type=int, default=20)
-    ap.add_argument("--only", default="frame,wide,ensemble", help="scenarios to run")
+    ap.add_argument("--only", default="frame,wide,ensemble,merge_panel", help="scenarios to run")
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
     ap.add_argument("--keep", action="store_true", help="keep the notebooks and server logs")
     args = ap.parse_args(argv)
@@ -584,7 +665,7 @@ def main(argv: list[str]) -> None:
     from tests.widgets.browser import CHROME_ARGS
 
     work = Path(tempfile.mkdtemp(prefix="pw-bench-widgets-"))
-    fig = Figures("widgets: CalltreeExplorer in headless Chromium via Voila")
+    fig = Figures("widgets: CalltreeExplorer and MergePanel in headless Chromium via Voila")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROME_ARGS)
@@ -611,6 +692,10 @@ def main(argv: list[str]) -> None:
                 if "ensemble" in only:
                     scenarios.append(
                         ("ensemble", lambda: ensemble_scenario(fig, browser, work, args))
+                    )
+                if "merge_panel" in only:
+                    scenarios.append(
+                        ("merge_panel", lambda: merge_panel_scenario(fig, browser, work, args))
                     )
                 for label, run in scenarios:
                     print(f"running {label} ...", file=sys.stderr, flush=True)

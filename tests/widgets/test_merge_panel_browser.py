@@ -91,6 +91,75 @@ _ARM_JS = """
 """
 
 
+# widths in px: the output area, the panel, the slider tracks; elements sticking out on the
+# right (the merged-table preview scrolls sideways in its own box); labels cut
+_LAYOUT_JS = """
+(root) => {
+  const area = root.closest('.jp-OutputArea-output') || root.parentElement;
+  const right = area.getBoundingClientRect().right;
+  const out = [];
+  for (const el of root.querySelectorAll('.jupyter-widgets, table, svg')) {
+    if (el.parentElement.closest('.pw-merge-scroll')) continue;  // scrolls in its own box
+    const b = el.getBoundingClientRect();
+    if (b.width > 0 && b.right > right + 1) {
+      const cls = typeof el.className === 'string' ? el.className : el.className.baseVal;
+      out.push(el.tagName + '.' + cls.split(' ').slice(-2).join('.') + ' ' + Math.round(b.right));
+    }
+  }
+  const cut = [...root.querySelectorAll('.widget-label, .widget-html-content')]
+    .filter((e) => e.offsetWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+    .map((e) => e.textContent.slice(0, 40));
+  const track = (sel) => {
+    const t = root.querySelector(sel + ' .noUi-target');
+    return t ? t.getBoundingClientRect().width : null;
+  };
+  return {
+    area: area.getBoundingClientRect().width,
+    panel: root.getBoundingClientRect().width,
+    dep_track: track('.pw-merge-dep'),
+    sims_track: track('.pw-merge-sims'),
+    outside: out,
+    cut: cut,
+  };
+}
+"""
+
+
+def check_layout(panel: Locator) -> dict:
+    """The panel fits its output area: nothing sticks out, no label cut, sliders usable."""
+    got = panel.evaluate(_LAYOUT_JS)
+    assert got["panel"] <= got["area"] + 1, got
+    assert not got["outside"], got
+    assert not got["cut"], got
+    for track in ("dep_track", "sims_track"):
+        assert not got[track] or got[track] >= 150, got  # None/0: hidden (HRM)
+    return got
+
+
+def axis_labels(panel: Locator, figure: str) -> list[str]:
+    return panel.locator(f"{figure} .axislabel").evaluate_all(
+        "els => els.map((e) => e.textContent)"
+    )
+
+
+def wait_axis_labels(panel: Locator, figure: str, want: list[str], timeout: float = 10.0):
+    """Wait until the figure's axis labels (x, y) are ``want``."""
+    end = time.monotonic() + timeout
+    while (got := axis_labels(panel, figure)) != want:
+        if time.monotonic() > end:
+            pytest.fail(f"{figure} axis labels {got}, expected {want}")
+        time.sleep(0.05)
+
+
+def score_ticks(panel: Locator) -> list[str]:
+    """Tick labels of the score chart's x axis (the simulation numbers)."""
+    return (
+        panel.locator(".pw-merge-scores .axis")
+        .first.locator(".tick text")
+        .evaluate_all("els => els.map((e) => e.textContent)")
+    )
+
+
 def panel_notebook(path: Path, make_panel: str) -> Path:
     state = path.with_suffix(".state.json")
     return write_notebook(
@@ -184,6 +253,10 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     assert "simulation" in state["status"] and "chosen" in state["status"]
     # the chosen simulation is marked on the scores chart
     assert f"chosen #{state['chosen'] + 1}" in panel.locator(".pw-merge-scores").inner_text()
+    layout = check_layout(panel)
+    ticks = score_ticks(panel)
+    assert ticks and all(t.isdigit() and 1 <= int(t) <= state["n_scores"] for t in ticks), ticks
+    print(f"\nMergePanel layout in JupyterLab: {layout}; score x ticks {ticks}")
     save_screenshot(panel, "merge_panel_lab_much")
 
     # dep_lvl typed into the slider's readout: fewer HEMs kept, DOM and Python agree
@@ -232,8 +305,20 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     assert state["settings"]["n_sims"] > 130
     check_views_agree(panel, state)
 
-    # NOT YET WORKING: a click on a bqplot GridHeatMap cell did not reach Python in this test
-    # (neither the `selected` trait nor on_element_click); pick_pair() is tested in Python.
+    # a click on a matrix cell (row 4, column 2) picks the pair x = HEM 2, y = HEM 4: Python's
+    # pair, the scatter's axis labels and the marginals' titles agree
+    kept = state["kept"]
+    n = len(kept)
+    for figure in (".pw-merge-achieved", ".pw-merge-target"):
+        for row, col in ((3, 1), (0, n - 1)):
+            version = state_of(nb)["version"]
+            panel.locator(f"{figure} .heatmapcell").nth(row * n + col).click()
+            state = wait_state(nb, lambda s, v=version: s["version"] > v)
+            assert state["pair"] == [kept[col], kept[row]]
+            wait_axis_labels(panel, ".pw-merge-scatter", [kept[col], kept[row]])
+            assert f"x: {kept[col]}" in panel.locator(".pw-merge-marg-x").inner_text()
+            assert f"y: {kept[row]}" in panel.locator(".pw-merge-marg-y").inner_text()
+    save_screenshot(panel, "merge_panel_lab_picked")
 
     # HRM: the anchor dropdown lists the HEMs read in every subexperiment
     panel.locator(".pw-merge-method button", has_text="HRM").click()
@@ -244,6 +329,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     assert "HRM" in state["status"]
     expect_status(panel, state)
     assert panel.locator(".pw-merge-dep").is_hidden()
+    check_layout(panel)
     save_screenshot(panel, "merge_panel_lab_hrm")
     panel.locator(".pw-merge-method button", has_text="MUCH").click()
     state = wait_state(nb, lambda s: s["settings"]["method"] == "much")

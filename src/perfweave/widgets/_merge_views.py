@@ -18,6 +18,9 @@ import pandas as pd
 MERGED_COLOUR = "#1f77b4"
 POOLED_COLOUR = "#ff7f0e"
 CHOSEN_COLOUR = "#d62728"
+#: cell values are written into matrices of at most this many HEMs
+MAX_LABELLED = 8
+CELL_FORMAT = ".2f"
 
 
 def table_html(frame: pd.DataFrame, *, float_format: str = "{:.4g}", index: bool = False) -> str:
@@ -32,17 +35,48 @@ def table_html(frame: pd.DataFrame, *, float_format: str = "{:.4g}", index: bool
         float_format=lambda v: float_format.format(v),
         na_rep="",
     )
+    # long HEM names may wrap after an underscore (escaped text holds no markup "_")
+    body = body.replace("_", "_<wbr>")
     return (
         "<style>.pw-merge-table{border-collapse:collapse;font-size:12px;"
         "font-family:var(--jp-code-font-family,monospace)}"
         ".pw-merge-table th,.pw-merge-table td{padding:2px 8px;text-align:right;"
-        "border-bottom:1px solid #e0e0e0;white-space:nowrap}"
+        "border-bottom:1px solid #e0e0e0;white-space:normal;vertical-align:top}"
         ".pw-merge-table th{background:#f4f4f4}</style>" + body
     )
 
 
 def title_html(text: str) -> str:
     return f"<b>{html.escape(text)}</b>"
+
+
+#: bqplot's "RdBu" scheme (d3's RdBu, min red -> max blue), for the HTML colour bars
+RDBU = [
+    "#67001f",
+    "#b2182b",
+    "#d6604d",
+    "#f4a582",
+    "#fddbc7",
+    "#f7f7f7",
+    "#d1e5f0",
+    "#92c5de",
+    "#4393c3",
+    "#2166ac",
+    "#053061",
+]
+
+
+def colour_bar_html(label: str, top: float) -> str:
+    """One diverging colour bar from -top (red) through 0 (white) to +top (blue)."""
+    gradient = ",".join(RDBU)
+    return (
+        '<span class="pw-merge-cbar" style="display:inline-flex;align-items:center;'
+        'gap:6px;margin-right:24px;font-size:12px">'
+        f"<span>{html.escape(label)}</span><span>{-top:.2f}</span>"
+        '<span style="display:inline-block;width:160px;height:12px;border:1px solid #999;'
+        f'background:linear-gradient(to right,{gradient})"></span>'
+        f"<span>+{top:.2f}</span></span>"
+    )
 
 
 class MatrixView:
@@ -63,7 +97,7 @@ class MatrixView:
             interactions={"click": "select"},
             selected_style={"stroke": "black", "stroke-width": 3, "opacity": 1.0},
             unselected_style={"opacity": 1.0},
-            display_format=".2f",
+            display_format=CELL_FORMAT,
         )
         axes = [
             bq.Axis(scale=self.cols, label="HEM #", tick_style={"font-size": "11px"}),
@@ -73,21 +107,14 @@ class MatrixView:
                 label="" if full_names else "HEM #",
                 tick_style={"font-size": "11px"},
             ),
-            bq.ColorAxis(
-                scale=self.colour,
-                side="right",
-                tick_format=".2f",
-                num_ticks=5,
-                tick_style={"font-size": "10px"},
-            ),
-        ]
+        ]  # the colour bar is an HTML legend above the matrices (colour_legend_html)
         left = 230 if full_names else 45
         self.figure = bq.Figure(
             marks=[self.mark],
             axes=axes,
             title=title,
-            fig_margin={"top": 40, "bottom": 40, "left": left, "right": 70},
-            layout=w.Layout(width=f"{left + 330}px", height="360px"),
+            fig_margin={"top": 35, "bottom": 40, "left": left, "right": 10},
+            layout=w.Layout(width=f"{left + 190}px", height="270px"),
             title_style={"font-size": "13px"},
             padding_x=0,
             padding_y=0,
@@ -105,9 +132,14 @@ class MatrixView:
             top = max(top, 0.01)
         else:
             top = self.symmetric_max
+        self.top = top
         with self.mark.hold_sync(), self.colour.hold_sync():
             self.colour.min = -top
             self.colour.max = top
+            # values in the cells while they fit (about 24 px per cell); hover shows none
+            fmt = CELL_FORMAT if len(names) <= MAX_LABELLED else ""
+            if self.mark.display_format != fmt:
+                self.mark.display_format = fmt
             self.mark.selected = None
             with self.mark.hold_trait_notifications():  # row/column checked against color
                 self.mark.color = np.asarray(matrix, dtype=float)
@@ -123,7 +155,15 @@ class LinesView:
     """A small line chart (scores per simulation, marginal densities)."""
 
     def __init__(
-        self, title: str, x_label: str, y_label: str, *, legend: bool = False, width: int = 380
+        self,
+        title: str,
+        x_label: str,
+        y_label: str,
+        *,
+        legend: bool = False,
+        width: int = 330,
+        x_format: str = ".3~s",
+        y_format: str = ".2~g",
     ):
         self.x = bq.LinearScale()
         self.y = bq.LinearScale()
@@ -148,19 +188,21 @@ class LinesView:
         self.figure = bq.Figure(
             marks=[self.lines, self.point],
             axes=[
-                bq.Axis(scale=self.x, label=x_label, tick_format=".3~s", num_ticks=5),
+                bq.Axis(scale=self.x, label=x_label, tick_format=x_format, num_ticks=5),
                 bq.Axis(
                     scale=self.y,
                     side="left",
                     label=y_label,
-                    tick_format=".2~g",
-                    label_offset="-50px",
+                    tick_format=y_format,
+                    num_ticks=5,
+                    label_offset="-52px",
                 ),
             ],
             title=title,
             legend_location="top-right",
-            fig_margin={"top": 40, "bottom": 45, "left": 65, "right": 15},
-            layout=w.Layout(width=f"{width}px", height="280px"),
+            padding_x=0.0,
+            fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 15},
+            layout=w.Layout(width=f"{width}px", height="260px"),
             title_style={"font-size": "13px"},
         )
 
@@ -186,14 +228,15 @@ class ScatterView:
             side="left",
             label="y",
             tick_format=".3~s",
-            label_offset="-50px",
+            num_ticks=5,
+            label_offset="-52px",
         )
         self.figure = bq.Figure(
             marks=[self.mark],
             axes=[self.x_axis, self.y_axis],
             title="merged runs",
-            fig_margin={"top": 40, "bottom": 45, "left": 65, "right": 15},
-            layout=w.Layout(width="380px", height="280px"),
+            fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 15},
+            layout=w.Layout(width="330px", height="260px"),
             title_style={"font-size": "13px"},
         )
 
@@ -204,6 +247,19 @@ class ScatterView:
         self.x_axis.label = x_name
         self.y_axis.label = y_name
         self.figure.title = f"merged runs (r = {r:.3f})"
+
+
+def index_ticks(n: int) -> np.ndarray:
+    """Tick values 1..n at a round step (1, 20, 40, ..., 100 for n = 100)."""
+    if n <= 1:
+        return np.array([1.0])
+    raw = (n - 1) / 5
+    mag = 10 ** np.floor(np.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    step = max(1.0, float(np.ceil(step)))
+    ticks = np.arange(step, n + 0.5, step)
+    ticks = ticks[ticks - 1 >= step / 2]  # keep 1 clear of the next tick
+    return np.concatenate([[1.0], ticks])
 
 
 def densities(merged: np.ndarray, pooled: np.ndarray, bins: int = 40):

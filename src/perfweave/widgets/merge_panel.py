@@ -36,7 +36,9 @@ from perfweave.widgets._merge_views import (
     LinesView,
     MatrixView,
     ScatterView,
+    colour_bar_html,
     densities,
+    index_ticks,
     table_html,
     title_html,
 )
@@ -80,6 +82,24 @@ def drop_reasons(cor: pd.DataFrame, dep_lvl: float, *, absolute: bool = False) -
             rows.append((names[j], names[i], float(values[j, i])))
         kept &= ~dependent
     return pd.DataFrame(rows, columns=["dropped HEM", "correlated with (kept)", "r"])
+
+
+#: labels of the panel wrap instead of being cut with an ellipsis (status, pair, messages)
+PANEL_CSS = (
+    "<style>.pw-merge-panel .widget-label{white-space:normal;height:auto;"
+    "line-height:1.4;overflow:visible}"
+    ".pw-merge-panel .bqplot .axis text{font-size:11px}</style>"
+)
+
+
+def _row(children: list[w.Widget]) -> w.Box:
+    """A row that wraps onto the next line when the output area is narrower than it."""
+    return w.Box(
+        children,
+        layout=w.Layout(
+            display="flex", flex_flow="row wrap", align_items="flex-start", width="100%"
+        ),
+    )
 
 
 def _common_hems(subs: Sequence[pd.DataFrame]) -> list[str]:
@@ -160,7 +180,10 @@ class MergePanel(w.VBox):
         self.last_compute_ms = 0.0
         self.last_draw_ms = 0.0
         self._build_widgets()
-        super().__init__(children=[self._header, self._error_label, self._status, self._tabs])
+        super().__init__(
+            children=[self._style, self._header, self._error_label, self._status, self._tabs],
+            layout=w.Layout(width="100%", max_width="100%"),
+        )
         self.add_class("pw-merge-panel")
         self._load(subs, n_pmcs)
         settings = {
@@ -451,6 +474,8 @@ class MergePanel(w.VBox):
             description="dep_lvl",
             continuous_update=False,
             readout_format=".2f",
+            style={"description_width": "60px"},
+            layout=w.Layout(width="330px", min_width="260px"),
         )
         self._sims_w = w.IntSlider(
             value=100,
@@ -459,12 +484,24 @@ class MergePanel(w.VBox):
             step=10,
             description="n_sims",
             continuous_update=False,
+            style={"description_width": "60px"},
+            layout=w.Layout(width="330px", min_width="260px"),
         )
         self._runs_w = w.BoundedIntText(
-            value=1000, min=2, max=1_000_000, description="n_runs", layout=w.Layout(width="170px")
+            value=1000,
+            min=2,
+            max=1_000_000,
+            description="n_runs",
+            style={"description_width": "50px"},
+            layout=w.Layout(width="160px"),
         )
         self._seed_w = w.BoundedIntText(
-            value=0, min=0, max=2**63 - 1, description="seed", layout=w.Layout(width="170px")
+            value=0,
+            min=0,
+            max=2**63 - 1,
+            description="seed",
+            style={"description_width": "50px"},
+            layout=w.Layout(width="160px"),
         )
         self._pmcs_w = w.BoundedIntText(
             value=1, min=1, max=10_000, description="n_pmcs", layout=w.Layout(width="170px")
@@ -489,9 +526,10 @@ class MergePanel(w.VBox):
             (self._pmcs_w, "pw-merge-pmcs"),
         ]:
             c.add_class(cls)
-        self._much_box = w.HBox([self._dep_w, self._sims_w, self._runs_w, self._seed_w])
+        self._much_box = _row([self._dep_w, self._sims_w, self._runs_w, self._seed_w])
         self._header = w.VBox(
-            [w.HBox([self._method_w, self._anchor_w, self._pmcs_w]), self._much_box]
+            [_row([self._method_w, self._anchor_w, self._pmcs_w]), self._much_box],
+            layout=w.Layout(width="100%"),
         )
         self._error_label = w.Label(
             "",
@@ -501,6 +539,7 @@ class MergePanel(w.VBox):
         self._error_label.add_class("pw-merge-error")
         self._status = w.Label("")
         self._status.add_class("pw-merge-status")
+        self._style = w.HTML(PANEL_CSS, layout=w.Layout(display="none"))
 
         # merge tab
         self._target = MatrixView("target correlation", full_names=False)  # names: kept table
@@ -511,10 +550,16 @@ class MergePanel(w.VBox):
             (self._achieved, "pw-merge-achieved"),
             (self._diff, "pw-merge-diff"),
         ):
-            view.mark.observe(self._on_cell(view), names="selected")
             view.mark.on_element_click(self._on_cell_click)
             view.figure.add_class(cls)
-        self._scores = LinesView("score of every simulation", "simulation", "MSE", width=420)
+        self._scores = LinesView(
+            "score of every simulation",
+            "simulation",
+            "MSE",
+            width=400,
+            x_format="d",
+            y_format=".1e",
+        )
         self._marg_x = LinesView("x marginal", "reading", "density", legend=True)
         self._marg_y = LinesView("y marginal", "reading", "density", legend=True)
         self._scatter = ScatterView()
@@ -522,20 +567,24 @@ class MergePanel(w.VBox):
         self._marg_x.figure.add_class("pw-merge-marg-x")
         self._marg_y.figure.add_class("pw-merge-marg-y")
         self._scatter.figure.add_class("pw-merge-scatter")
-        self._kept_html = w.HTML()
+        self._legend = w.HTML("")
+        self._legend.add_class("pw-merge-legend")
+        self._kept_html = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
         self._kept_html.add_class("pw-merge-kept")
-        self._preview_html = w.HTML()
+        self._preview_html = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
         self._preview_html.add_class("pw-merge-preview")
-        self._hrm_html = w.HTML()
+        self._preview_html.add_class("pw-merge-scroll")  # many columns: scrolls sideways
+        self._hrm_html = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
         self._hrm_html.add_class("pw-merge-hrm")
         self._pair_label = w.Label("")
         self._pair_label.add_class("pw-merge-pair")
         merge_tab = w.VBox(
             [
-                w.HBox([self._target.figure, self._achieved.figure, self._diff.figure]),
-                w.HBox([self._scores.figure, self._hrm_html, self._kept_html]),
+                self._legend,
+                _row([self._target.figure, self._achieved.figure, self._diff.figure]),
+                _row([self._scores.figure, self._hrm_html, self._kept_html]),
                 self._pair_label,
-                w.HBox([self._marg_x.figure, self._marg_y.figure, self._scatter.figure]),
+                _row([self._marg_x.figure, self._marg_y.figure, self._scatter.figure]),
                 w.HTML(title_html(f"merged table (first {PREVIEW_ROWS} runs)")),
                 self._preview_html,
             ]
@@ -620,25 +669,15 @@ class MergePanel(w.VBox):
         with contextlib.suppress(PerfweaveError):
             self.set_n_pmcs(change["new"])
 
-    def _on_cell(self, view: MatrixView):
-        def handler(change: dict) -> None:
-            sel = change["new"]
-            if self._busy or sel is None or len(sel) == 0:
-                return
-            i, j = (int(v) for v in np.asarray(sel).reshape(-1, 2)[-1])
-            names = self._matrix_names
-            if i < len(names) and j < len(names):
-                with contextlib.suppress(PerfweaveError):
-                    self.pick_pair(names[j], names[i])
-
-        return handler
-
     def _on_cell_click(self, _mark: Any, event: dict) -> None:
-        """bqplot's click message: ``{"rowNum", "columnNum", ...}`` of the cell."""
+        """bqplot's click message on a cell: ``{"event": "element_click", "data": {"rowNum",
+        "columnNum", ...}}`` (bqplot 0.13 front end: its own ``selected`` update on a click
+        gets no cell, so the message is what tells Python which cell was clicked)."""
         if self._busy or not isinstance(event, dict):
             return
+        cell = event.get("data") if isinstance(event.get("data"), dict) else event
         try:
-            i, j = int(event["rowNum"]), int(event["columnNum"])
+            i, j = int(cell["rowNum"]), int(cell["columnNum"])
         except (KeyError, TypeError, ValueError):
             return
         names = self._matrix_names
@@ -661,8 +700,8 @@ class MergePanel(w.VBox):
             if isinstance(diag, pm.MuchResult):
                 target = diag.target.to_numpy(dtype=float)
                 achieved = diag.achieved.to_numpy(dtype=float)
-                self._target.show(target, names, f"target correlation ({len(names)} kept HEMs)")
-                self._achieved.show(achieved, names, "achieved correlation (chosen simulation)")
+                self._target.show(target, names, f"target ({len(names)} kept HEMs)")
+                self._achieved.show(achieved, names, "achieved (chosen simulation)")
                 rmse = float(np.sqrt(np.mean((achieved - target) ** 2)))
                 self._diff.show(achieved - target, names, f"achieved - target (RMSE {rmse:.3f})")
                 self._draw_scores(diag)
@@ -719,6 +758,11 @@ class MergePanel(w.VBox):
                 self._kept_html.value = title_html(
                     f"{len(self._result.columns)} merged columns; first copy of each HEM:"
                 ) + table_html(kept)
+            legend = colour_bar_html("colour: correlation", self._target.top) + colour_bar_html(
+                "difference", self._diff.top
+            )
+            if self._legend.value != legend:
+                self._legend.value = legend
             self._draw_pair()
             self._preview_html.value = table_html(
                 self._result.head(PREVIEW_ROWS), float_format="{:.6g}"
@@ -747,6 +791,12 @@ class MergePanel(w.VBox):
     def _draw_scores(self, diag: pm.MuchResult) -> None:
         x = np.arange(1, len(diag.scores) + 1, dtype=float)
         v = self._scores
+        with v.x.hold_sync():  # simulations 1..n_sims: integer ticks inside the data
+            v.x.min = 1.0
+            v.x.max = float(max(len(diag.scores), 2))
+        ticks = index_ticks(len(diag.scores))
+        if not np.array_equal(v.figure.axes[0].tick_values, ticks):
+            v.figure.axes[0].tick_values = ticks
         with v.lines.hold_sync():
             v.lines.x = x
             v.lines.y = np.asarray(diag.scores, dtype=float)
