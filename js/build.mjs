@@ -4,7 +4,7 @@
 import { build } from "esbuild";
 import { readFileSync, writeFileSync, copyFileSync } from "node:fs";
 
-const ENTRIES = ["explorer", "heatmap"];
+const ENTRIES = ["explorer", "heatmap", "picker"];
 const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
 let stale = [];

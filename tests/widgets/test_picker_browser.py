@@ -47,12 +47,15 @@ def watch(p, path):
             "view": p.view,
             "images": [str(v) for v in view["image"].head(50)] if len(view) else [],
             "rows": len(view),
+            "filter": p._filter,
+            "axis_choice": p.axis_choice,
             "ms": p.last_update_ms,
+            "updates": p.updates,
         }
         with open(path, "w") as f:
             json.dump(state, f)
-    for box in (p._table_html, p._error_box, p._axis_label):
-        box.observe(dump, "value")
+    # `updates` is bumped after each redraw, once last_update_ms holds that change's time
+    p.observe(dump, "updates")
     p._tabs.observe(dump, "selected_index")
     dump()
     return p
@@ -99,13 +102,23 @@ def wait_state(nb: Path, check: Callable[[dict], bool], timeout: float = 20.0) -
         time.sleep(0.05)
 
 
+_ROWS_JS = """(t) => [...t.querySelectorAll('.pw-pt-row:not([hidden])')]
+    .map(r => [Number(r.dataset.row), r.children[1] ? r.children[1].textContent : ''])
+    .filter(r => r[1] !== '').sort((a, b) => a[0] - b[0]).map(r => r[1])"""
+
+
 def images_shown(widget: Locator) -> list[str]:
-    return widget.locator(".pw-picker-reportlist tbody tr td:nth-child(2)").all_inner_texts()
+    """The image cells of the rows drawn, top to bottom (the table draws only those in view)."""
+    return widget.locator(".pw-picker-reportlist").evaluate(_ROWS_JS)
 
 
 def class_headers(widget: Locator) -> list[str]:
-    heads = widget.locator(".pw-picker-reportlist thead th").all_inner_texts()
-    return sorted({h.rsplit(" ", 1)[0] for h in heads[2:]})
+    """The classes of the column page on screen."""
+    return sorted(widget.locator(".pw-picker-reportlist .pw-pt-hclass").all_inner_texts())
+
+
+def class_count(widget: Locator) -> int:
+    return int(widget.locator(".pw-picker-reportlist").get_attribute("data-classes") or -1)
 
 
 def wait_dom(page: Page, check: Callable[[], bool], timeout: float = 20.0) -> None:
@@ -149,6 +162,35 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
     assert all(n.startswith("CPU_CLK_UNHALTED") for n in state["names"])
+
+    # the axis dropdown (one event now): tgid merged away, classes along cpu; then back
+    axis = widget.locator(".pw-picker-axis select")
+    axis.select_option("cpu")
+    state = wait_state(nb, lambda s: s["axis_choice"] == "cpu" and s["error"] is None)
+    assert state["axis"] == "cpu" and "tgid" in state["merge"]
+    wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
+    assert class_count(widget) == len(state["names"])
+    axis.select_option("event")
+    state = wait_state(nb, lambda s: s["axis_choice"] == "event" and s["error"] is None)
+    wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
+    assert state["axis"] == "event" and "cpu" in state["merge"]
+
+    # the filter box: rows whose names contain the text, in the page and in Python
+    all_rows = state["rows"]
+    filt = widget.locator(".pw-picker-filter input")
+    filt.fill("perl")
+    filt.press("Enter")
+    state = wait_state(nb, lambda s: s["filter"] == "perl")
+    assert 0 < state["rows"] < all_rows  # noqa: SIM300
+    wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
+    wait_dom(page, lambda: images_shown(widget) != [])
+    assert widget.locator(".pw-picker-reportlist").get_attribute("data-rows") == str(state["rows"])
+    filt.fill("")
+    filt.press("Enter")
+    state = wait_state(nb, lambda s: s["filter"] == "")
+    wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
+    axis.select_option("auto")
+    wait_state(nb, lambda s: s["axis_choice"] == "auto")
     # the chart draws one bar per top image of the class picked beside it
     wait_dom(page, lambda: widget.locator(".pw-picker-chart rect.bar").count() > 0)
     bar_names = widget.locator(".pw-picker-chart .axis text").all_text_contents()
@@ -235,18 +277,42 @@ def test_picker_redraw_100k_in_jupyterlab(lab: Server, page: Page, page_watch: P
     open_in_lab(page, lab, "picker_big.ipynb", READY)
     widget = page.locator(".pw-picker").first
     wait_state(nb, lambda s: s["rows"] > 0)
+    table = widget.locator(".pw-picker-reportlist")
     timings = []
     for flag, classes in (("cpu", 8), ("cpu", 1), ("tgid", 200), ("tgid", 1)):
-        t0 = time.monotonic()
-        widget.locator(f".pw-picker-merge-{flag}").click()
-        wait_dom(page, lambda c=classes: len(class_headers(widget)) == c, timeout=30)
-        ms = 1000 * (time.monotonic() - t0)
-        py = state_of(nb)["ms"]
+        ms, py = redraw_ms(page, nb, table, widget.locator(f".pw-picker-merge-{flag}"), classes)
         timings.append((flag, classes, ms, py))
+        if classes == 200:
+            save_screenshot(widget, "picker_lab_100k")
     for flag, classes, ms, py in timings:
         print(
-            f"\nmerge toggle {flag} -> {classes} classes: {ms:.0f} ms in the browser "
-            f"({py:.0f} ms of it in Python)"
+            f"\nmerge toggle {flag} -> {classes} classes: {ms:.0f} ms from the click to the "
+            f"new table drawn ({py:.0f} ms of it in Python)"
         )
-    save_screenshot(widget, "picker_lab_100k")
+    worst = max(ms for *_, ms, _py in timings)
+    assert worst <= 300 * SLACK, f"redraw took {worst:.0f} ms (target 300 ms)"
     page_watch.assert_clean()
+
+
+#: the 300 ms target, with room for a loaded test machine (the figure is printed)
+SLACK = 3.0
+
+
+def redraw_ms(page: Page, nb: Path, table: Locator, control: Locator, classes: int):
+    """In-page milliseconds from clicking ``control`` to the table of ``classes`` classes
+    drawn (the table stamps performance.now() in the frame after it drew), and the Python
+    time of that same change."""
+    before = state_of(nb)["updates"]
+    t0 = page.evaluate("performance.now()")
+    control.click()
+    state = wait_state(nb, lambda s: s["updates"] > before, timeout=30)
+    wait_dom(
+        page,
+        lambda: (
+            table.get_attribute("data-classes") == str(classes)
+            and float(table.get_attribute("data-drawn-at") or 0) > t0
+            and table.get_attribute("data-drawn") == table.get_attribute("data-version")
+        ),
+        timeout=30,
+    )
+    return float(table.get_attribute("data-drawn-at")) - t0, state["ms"]

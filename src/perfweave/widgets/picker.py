@@ -4,7 +4,9 @@ A thin view over :mod:`perfweave.classes`: the source is parsed once
 (:mod:`perfweave.widgets._picker_source`); every control change masks the parsed table with
 the profile specification, re-arranges it with the merge options and redraws. Controls are
 ipywidgets (the spec with completion from the values present, merge toggles, the axis) and
-a bqplot bar chart; every table is an HTML table whose every value is escaped text.
+a bqplot bar chart. The report table is an anywidget (:mod:`._picker_table`) that draws
+only the rows and the page of class columns in view, from binary windows; the other tables
+are HTML tables whose every value is escaped text.
 
 Each control has a Python method (:meth:`ClassPicker.set_spec`, :meth:`~ClassPicker.set_merge`,
 :meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.sort_by`, :meth:`~ClassPicker.set_filter`,
@@ -24,6 +26,7 @@ from typing import Any
 import ipywidgets as W
 import numpy as np
 import pandas as pd
+import traitlets
 
 from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.axis import AXES
@@ -34,11 +37,12 @@ from perfweave.classes.profile_spec import TAGS, ProfileSpec
 from perfweave.classes.report import report as core_report
 from perfweave.errors import PerfweaveError, ShapeError, SpecError
 from perfweave.widgets._picker_source import Source, load, text
+from perfweave.widgets._picker_table import ReportTable
 
 MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
 AXIS_CHOICES = ("auto", *AXES)
 VIEWS = ("report", "classes", "inverted", "opreport")
-#: rows the report table shows at once (the DataFrame holds them all)
+#: rows the inverted table shows (the report table shows every row, drawn in view only)
 MAX_ROWS = 200
 #: images in the bar chart
 TOP_IMAGES = 10
@@ -102,6 +106,9 @@ class ClassPicker(W.VBox):
     other thread/cpu axes are merged). ``kind`` forces how a file path is read
     (``"session"``, ``"listing"``, ``"perf"``).
     """
+
+    #: bumped after every redraw (and failed change), once ``last_update_ms`` is set
+    updates = traitlets.Int(0)
 
     def __init__(
         self,
@@ -297,6 +304,7 @@ class ClassPicker(W.VBox):
         self._clear_error()
         self._sync_controls()
         self._draw()
+        self.updates += 1
         return self
 
     def sort_by(self, column: str, descending: bool = True) -> ClassPicker:
@@ -307,6 +315,7 @@ class ClassPicker(W.VBox):
         self._sort = (column, bool(descending))
         self._sync_controls()
         self._draw_table()
+        self.updates += 1
         return self
 
     def set_filter(self, needle: str) -> ClassPicker:
@@ -314,6 +323,7 @@ class ClassPicker(W.VBox):
         self._filter = str(needle or "")
         self._sync_controls()
         self._draw_table()
+        self.updates += 1
         return self
 
     def show(self, view: str) -> ClassPicker:
@@ -354,6 +364,7 @@ class ClassPicker(W.VBox):
         self._clear_error()
         self._draw()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
+        self.updates += 1
         return self
 
     def _make_report(self, classes: ProfileClasses | None) -> pd.DataFrame | None:
@@ -370,6 +381,7 @@ class ClassPicker(W.VBox):
             )
         self._error_box.value = f'<div class="pw-picker-error">{_esc(shown)}</div>'
         self._error_box.layout.display = ""
+        self.updates += 1
         return self
 
     def _clear_error(self) -> None:
@@ -398,7 +410,7 @@ class ClassPicker(W.VBox):
         self._toggles = {}
         for flag in MERGE_FLAGS:
             tb = W.ToggleButton(
-                description=flag, tooltip=f"--merge={flag}", layout=W.Layout(width="80px")
+                description=flag, tooltip=f"--merge={flag}", layout=W.Layout(width="92px")
             )
             tb.add_class(f"pw-picker-merge-{flag}")
             tb.observe(self._on_toggle, "value")
@@ -415,7 +427,7 @@ class ClassPicker(W.VBox):
             layout=W.Layout(width="180px"),
         )
         self._axis_box.add_class("pw-picker-axis")
-        self._axis_label = W.Label()
+        self._axis_label = W.HTML(layout=W.Layout(flex="1 1 0", min_width="0"))
         self._axis_label.add_class("pw-picker-axis-shown")
         self._error_box = W.HTML(layout=W.Layout(display="none"))
         self._error_box.add_class("pw-picker-errorbox")
@@ -448,8 +460,8 @@ class ClassPicker(W.VBox):
         self._filter_box.add_class("pw-picker-filter")
         self._rows_label = W.Label()
         self._rows_label.add_class("pw-picker-rowcount")
-        self._table_html = W.HTML(layout=W.Layout(max_height="360px", overflow="auto"))
-        self._table_html.add_class("pw-picker-report")
+        self._table = ReportTable(layout=W.Layout(width="100%"))
+        self._table.add_class("pw-picker-report")
         self._chart = _chart()
         self._chart_class = W.Dropdown(description="chart of", layout=W.Layout(width="360px"))
         self._chart_class.add_class("pw-picker-chart-class")
@@ -464,9 +476,12 @@ class ClassPicker(W.VBox):
         self._cmd.add_class("pw-picker-command")
         report_tab = W.VBox(
             [
-                W.HBox([self._by_box, self._sort_box, self._desc_box, self._filter_box]),
+                W.HBox(
+                    [self._by_box, self._sort_box, self._desc_box, self._filter_box],
+                    layout=W.Layout(flex_flow="row wrap"),
+                ),
                 self._rows_label,
-                self._table_html,
+                self._table,
                 self._chart_class,
                 self._chart,
             ]
@@ -494,7 +509,8 @@ class ClassPicker(W.VBox):
                     W.Label("merge", layout=W.Layout(width="48px")),
                     *self._toggles.values(),
                     self._xdep_box,
-                ]
+                ],
+                layout=W.Layout(flex_flow="row wrap"),
             ),
             W.HBox([self._axis_box, self._axis_label]),
             self._error_box,
@@ -542,6 +558,7 @@ class ClassPicker(W.VBox):
         if not col:
             self._sort = None
             self._draw_table()
+            self.updates += 1
         else:
             self.sort_by(col, self._desc_box.value)
 
@@ -592,8 +609,8 @@ class ClassPicker(W.VBox):
         if c is None:
             self._axis_label.value = "no classes yet"
             return
-        self._axis_label.value = f"classes along {c.axis}: {len(c)} " + (
-            f"({text(c.event)})" if c.event else ""
+        self._axis_label.value = _esc(
+            f"classes along {c.axis}: {len(c)} " + (f"({text(c.event)})" if c.event else "")
         )
         desc = c.describe().reset_index()
         self._classes_html.value = _html_table(
@@ -629,16 +646,12 @@ class ClassPicker(W.VBox):
 
     def _draw_table(self) -> None:
         if self._report is None:
-            self._table_html.value = ""
+            self._table.set_frame(None)
             self._rows_label.value = "(no sample counts: the report needs them)"
             return
         view = self.table_view()
-        num = [c for c in view.columns if view[c].dtype != object]
-        shown = view.head(MAX_ROWS)
-        self._rows_label.value = f"{len(view)} of {len(self._report)} rows" + (
-            f" (first {MAX_ROWS} shown)" if len(view) > MAX_ROWS else ""
-        )
-        self._table_html.value = _html_table(shown, "pw-picker-reportlist", num)
+        self._rows_label.value = f"{len(view)} of {len(self._report)} rows"
+        self._table.set_frame(view)
 
     def _draw_chart(self, _change: Any = None) -> None:
         """Bars of the top images of the class picked beside the chart (bqplot 0.13 draws
