@@ -8,7 +8,6 @@ page) is measured in the page and printed.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +21,7 @@ from tests.widgets.browser import (
     open_in_lab,
     open_in_voila,
     save_screenshot,
+    wait_state,
     write_notebook,
 )
 
@@ -175,25 +175,6 @@ def panel_notebook(path: Path, make_panel: str) -> Path:
 VIGNETTE = "MergePanel(pm.process_raw_experiments(pm.load_vignette('much'), 6), seed=1)"
 
 
-def state_of(notebook: Path) -> dict:
-    return json.loads(notebook.with_suffix(".state.json").read_text())
-
-
-def wait_state(notebook: Path, check: Callable[[dict], bool], timeout: float = 20.0) -> dict:
-    end = time.monotonic() + timeout
-    state = None
-    while True:
-        try:
-            state = state_of(notebook)
-            if check(state):
-                return state
-        except (OSError, ValueError):
-            pass
-        if time.monotonic() > end:
-            pytest.fail(f"Python state never satisfied the check; last: {state}")
-        time.sleep(0.05)
-
-
 def wait_cells(panel: Locator, figure: str, n: int) -> None:
     from playwright.sync_api import expect
 
@@ -273,7 +254,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
             panel, lambda h=dep_handle: h.press("ArrowRight"), f"dep_lvl {value}", kept * kept
         )
         times.append(("dep_lvl -> " + value, ms))
-    version = state_of(nb)["version"]
+    version = wait_state(nb, lambda s: True)["version"]
     sims_handle = panel.locator(".pw-merge-sims .noUi-handle")
     for n_sims in (110, 120, 130):  # noqa: B007
         ms = measure_redraw(
@@ -291,7 +272,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     )
 
     # a fast drag sends one value on release: no backlog of recomputations
-    version = state_of(nb)["version"]
+    version = wait_state(nb, lambda s: True)["version"]
     box = sims_handle.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
@@ -300,7 +281,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     page.mouse.up()
     state = wait_state(nb, lambda s: s["version"] > version)
     time.sleep(1.0)
-    state = state_of(nb)
+    state = wait_state(nb, lambda s: True)
     assert state["version"] == version + 1, "a drag must cause one recomputation"
     assert state["settings"]["n_sims"] > 130
     check_views_agree(panel, state)
@@ -311,7 +292,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     n = len(kept)
     for figure in (".pw-merge-achieved", ".pw-merge-target"):
         for row, col in ((3, 1), (0, n - 1)):
-            version = state_of(nb)["version"]
+            version = wait_state(nb, lambda s: True)["version"]
             panel.locator(f"{figure} .heatmapcell").nth(row * n + col).click()
             state = wait_state(nb, lambda s, v=version: s["version"] > v)
             assert state["pair"] == [kept[col], kept[row]]
