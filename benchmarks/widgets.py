@@ -47,6 +47,7 @@ TARGETS = {
     "row_elements": 250,
     "filter_ms": {100_000: 500.0, 1_000_000: 3000.0},
     "ensemble_ms": 1500.0,
+    "picker_redraw_ms": 300.0,
     "merge_redraw_ms": 200.0,
 }
 
@@ -632,6 +633,72 @@ def merge_panel_scenario(fig: Figures, browser: Any, work: Path, args: argparse.
         server.stop()
 
 
+# ClassPicker: a merge toggle on 100,000 sample paths, from the click to the new report
+# table drawn (the table stamps performance.now() in the frame after it drew its rows)
+PICKER_DONE_JS = """([t0, classes]) => {
+  const t = document.querySelector('.pw-picker-reportlist');
+  if (!t || t.dataset.classes !== String(classes) || t.dataset.drawn !== t.dataset.version)
+    return false;
+  const at = Number(t.dataset.drawnAt || 0);
+  return at > t0 ? at - t0 : false;
+}"""
+
+
+def picker_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Namespace) -> None:
+    """ClassPicker over 100,000 sample paths (the browser test's table): merge toggles that
+    give 8, 1, 200 and 1 classes, each timed from the click to the new table drawn."""
+    from tests.widgets.browser import (
+        OfflineRouter,
+        PageWatch,
+        is_local,
+        start_voila,
+        write_notebook,
+    )
+
+    tag = "@ 1e5 paths"
+    nb = write_notebook(
+        work / "picker.ipynb",
+        [
+            f"import sys\nsys.path.insert(0, {str(REPO)!r})\n"
+            "from tests.widgets.test_picker_browser import BIG\nexec(BIG)",
+            "from perfweave.widgets import ClassPicker\n"
+            "p = ClassPicker(big, spec='event:CPU_CLK_UNHALTED', merge='cpu,tgid')\np",
+        ],
+    )
+    server = start_voila(nb, work / "picker-voila")
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        router = OfflineRouter()
+        context.route(lambda url: not is_local(url), router)
+        page = context.new_page()
+        watch = PageWatch().attach(page)
+        page.goto(server.url(), timeout=args.cap * 1000)
+        page.wait_for_selector(".pw-picker-reportlist[data-drawn]", timeout=args.cap * 1000)
+        steps = [("cpu", 8), ("cpu", 1), ("tgid", 200), ("tgid", 1)] * 3
+        ms: dict[int, list[float]] = {}
+        for flag, classes in steps:
+            t0 = page.evaluate("performance.now()")
+            page.locator(f".pw-picker-merge-{flag}").click()
+            done = page.wait_for_function(
+                PICKER_DONE_JS, arg=[t0, classes], polling="raf", timeout=args.cap * 1000
+            )
+            ms.setdefault(classes, []).append(float(done.json_value()))
+        for classes, values in sorted(ms.items()):
+            med, top = _med_max(values)
+            fig.add(
+                f"ClassPicker merge toggle -> {classes} classes redrawn {tag}: median",
+                med,
+                "ms",
+                TARGETS["picker_redraw_ms"],
+                f"{len(values)} clicks; click -> new table drawn in the page; max {top:.0f} ms",
+            )
+        problems = watch.errors + watch.dialogs + router.unexpected()
+        fig.notes += [f"picker: {p}" for p in problems]
+    finally:
+        context.close()
+        server.stop()
+
+
 def _chromium() -> str | None:
     try:
         import playwright.sync_api  # noqa: F401
@@ -650,7 +717,9 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--repeat", type=int, default=10, help="expand/collapse clicks")
     ap.add_argument("--wide-repeat", type=int, default=5, help="expands of the wide node")
     ap.add_argument("--scroll-steps", type=int, default=20)
-    ap.add_argument("--only", default="frame,wide,ensemble,merge_panel", help="scenarios to run")
+    ap.add_argument(
+        "--only", default="frame,wide,ensemble,merge_panel,picker", help="scenarios to run"
+    )
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
     ap.add_argument("--keep", action="store_true", help="keep the notebooks and server logs")
     args = ap.parse_args(argv)
@@ -697,6 +766,8 @@ def main(argv: list[str]) -> None:
                     scenarios.append(
                         ("merge_panel", lambda: merge_panel_scenario(fig, browser, work, args))
                     )
+                if "picker" in only:
+                    scenarios.append(("picker", lambda: picker_scenario(fig, browser, work, args)))
                 for label, run in scenarios:
                     print(f"running {label} ...", file=sys.stderr, flush=True)
                     try:

@@ -79,8 +79,10 @@ function render({ model, el }) {
     const nk = (model.get("key_labels") || []).length;
     const nc = win ? win.classes.length : 0;
     const tpl = [];
-    for (let i = 0; i < nk; i++) tpl.push(i === nk - 1 ? "minmax(160px, 1fr)" : "minmax(110px, 0.6fr)");
-    for (let j = 0; j < nc; j++) tpl.push(`${SAMPLES_W}px`, `${PCT_W}px`);
+    // the spare width goes to the names and the class columns alike (rows are separate
+    // grids, so no column may size to its content)
+    for (let i = 0; i < nk; i++) tpl.push(i === nk - 1 ? "minmax(160px, 3fr)" : "minmax(110px, 2fr)");
+    for (let j = 0; j < nc; j++) tpl.push(`minmax(${SAMPLES_W}px, 1fr)`, `${PCT_W}px`);
     root.style.setProperty("--pw-pt-cols", tpl.join(" "));
     // below this width the table scrolls sideways instead of squeezing the columns
     const min = `${keysWidth(nk) + (SAMPLES_W + PCT_W) * nc}px`;

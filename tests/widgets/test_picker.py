@@ -280,6 +280,7 @@ def test_names_are_escaped(tmp_path):
     )
     picker = ClassPicker(rows)
     assert picker.error is None
+    picker.show("classes").show("inverted")  # both tabs are drawn when opened
     for box in (picker._inverted_html, picker._classes_html):
         assert "<img" not in box.value and "<b>" not in box.value
     # the report table sets every name as text in the page: the raw name goes as data

@@ -198,6 +198,12 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
 
     save_screenshot(widget, f"{shot}_report")
 
+    # the Classes tab (drawn when opened): opreport's names of the classes Python holds
+    widget.locator(".lm-TabBar-tab", has_text="Classes").click()
+    classlist = widget.locator(".pw-picker-classlist")
+    classlist.wait_for()
+    assert all(n in classlist.inner_text() for n in state["names"])
+
     # the inverted view
     widget.locator(".lm-TabBar-tab", has_text="Inverted").click()
     wait_state(nb, lambda s: s["view"] == "inverted")

@@ -604,19 +604,17 @@ class ClassPicker(W.VBox):
 
     # ------------------------------------------------------------------ drawing
     def _draw(self) -> None:
-        self._sync_controls()
         c = self._classes
         if c is None:
+            self._sync_controls()
             self._axis_label.value = "no classes yet"
             return
+        # the report table first: its window leaves for the page before the other updates
+        self._draw_table()
+        self._sync_controls()
         self._axis_label.value = _esc(
             f"classes along {c.axis}: {len(c)} " + (f"({text(c.event)})" if c.event else "")
         )
-        desc = c.describe().reset_index()
-        self._classes_html.value = _html_table(
-            desc, "pw-picker-classlist", ("class", "files", "applications", "samples")
-        )
-        self._draw_table()
         self._draw_chart()
         self._drawn_tabs: set[str] = set()
         self._draw_tab()
@@ -631,7 +629,12 @@ class ClassPicker(W.VBox):
         if self._classes is None or view in self._drawn_tabs:
             return
         self._drawn_tabs.add(view)
-        if view == "inverted":
+        if view == "classes":
+            desc = self._classes.describe().reset_index()
+            self._classes_html.value = _html_table(
+                desc, "pw-picker-classlist", ("class", "files", "applications", "samples")
+            )
+        elif view == "inverted":
             inv = self.inverted_table()
             note = f"{len(inv)} rows" + (
                 f" (first {MAX_ROWS} shown)" if len(inv) > MAX_ROWS else ""

@@ -249,8 +249,8 @@ function render({ model, el }) {
     const nk = (model.get("key_labels") || []).length;
     const nc = win ? win.classes.length : 0;
     const tpl = [];
-    for (let i = 0; i < nk; i++) tpl.push(i === nk - 1 ? "minmax(160px, 1fr)" : "minmax(110px, 0.6fr)");
-    for (let j = 0; j < nc; j++) tpl.push(`${SAMPLES_W}px`, `${PCT_W}px`);
+    for (let i = 0; i < nk; i++) tpl.push(i === nk - 1 ? "minmax(160px, 3fr)" : "minmax(110px, 2fr)");
+    for (let j = 0; j < nc; j++) tpl.push(`minmax(${SAMPLES_W}px, 1fr)`, `${PCT_W}px`);
     root.style.setProperty("--pw-pt-cols", tpl.join(" "));
     const min = `${keysWidth(nk) + (SAMPLES_W + PCT_W) * nc}px`;
     head.style.minWidth = min;
