@@ -286,16 +286,17 @@ def test_picker_redraw_100k_in_jupyterlab(lab: Server, page: Page, page_watch: P
     table = widget.locator(".pw-picker-reportlist")
     timings = []
     for flag, classes in (("cpu", 8), ("cpu", 1), ("tgid", 200), ("tgid", 1)):
-        ms, py = redraw_ms(page, nb, table, widget.locator(f".pw-picker-merge-{flag}"), classes)
-        timings.append((flag, classes, ms, py))
+        control = widget.locator(f".pw-picker-merge-{flag}")
+        ms, py, got = redraw_ms(page, nb, table, control, classes)
+        timings.append((flag, classes, ms, py, got))
         if classes == 200:
             save_screenshot(widget, "picker_lab_100k")
-    for flag, classes, ms, py in timings:
+    for flag, classes, ms, py, got in timings:
         print(
             f"\nmerge toggle {flag} -> {classes} classes: {ms:.0f} ms from the click to the "
-            f"new table drawn ({py:.0f} ms of it in Python)"
+            f"new table drawn ({py:.0f} ms in Python; window received at {got:.0f} ms)"
         )
-    worst = max(ms for *_, ms, _py in timings)
+    worst = max(t[2] for t in timings)
     assert worst <= 300 * SLACK, f"redraw took {worst:.0f} ms (target 300 ms)"
     page_watch.assert_clean()
 
@@ -306,8 +307,8 @@ SLACK = 3.0
 
 def redraw_ms(page: Page, nb: Path, table: Locator, control: Locator, classes: int):
     """In-page milliseconds from clicking ``control`` to the table of ``classes`` classes
-    drawn (the table stamps performance.now() in the frame after it drew), and the Python
-    time of that same change."""
+    drawn (the table stamps performance.now() in the frame after it drew), the Python time
+    of that same change, and the milliseconds until the table's window reached the page."""
     before = state_of(nb)["updates"]
     t0 = page.evaluate("performance.now()")
     control.click()
@@ -321,4 +322,5 @@ def redraw_ms(page: Page, nb: Path, table: Locator, control: Locator, classes: i
         ),
         timeout=30,
     )
-    return float(table.get_attribute("data-drawn-at")) - t0, state["ms"]
+    got = float(table.get_attribute("data-received-at") or t0) - t0
+    return float(table.get_attribute("data-drawn-at")) - t0, state["ms"], got

@@ -134,6 +134,7 @@ class ClassPicker(W.VBox):
         self._sort: tuple[str, bool] | None = None
         self._filter = ""
         self._syncing = False
+        self._selection: tuple[tuple, pd.DataFrame] | None = None
         #: milliseconds the last control change took in Python (arrange + redraw built)
         self.last_update_ms = 0.0
         self._build()
@@ -344,10 +345,7 @@ class ClassPicker(W.VBox):
         try:
             self._source.check_nonempty()
             spec = ProfileSpec.parse(self._words)
-            table = self._source.table(spec.sessions())
-            if table.empty:
-                raise SpecError("no sample files found: profile specification too strict ?")
-            selected = table[spec.mask(table, exclude_dependent=self._xdep)]
+            selected = self._selected(spec)
             merge = MergeOptions.parse(str(self._merge), exclude_dependent=self._xdep)
             classes = arrange(selected, merge, exclude_dependent=self._xdep)
             rep = self._make_report(classes)
@@ -366,6 +364,18 @@ class ClassPicker(W.VBox):
         self.last_update_ms = (time.perf_counter() - t0) * 1000
         self.updates += 1
         return self
+
+    def _selected(self, spec: ProfileSpec) -> pd.DataFrame:
+        """The rows ``spec`` selects; a merge or axis change reuses the last selection."""
+        key = (tuple(self._words), self._xdep)
+        if self._selection is not None and self._selection[0] == key:
+            return self._selection[1]
+        table = self._source.table(spec.sessions())
+        if table.empty:
+            raise SpecError("no sample files found: profile specification too strict ?")
+        selected = table[spec.mask(table, exclude_dependent=self._xdep)]
+        self._selection = (key, selected)
+        return selected
 
     def _make_report(self, classes: ProfileClasses | None) -> pd.DataFrame | None:
         if classes is None or "samples" not in classes.table:

@@ -354,6 +354,7 @@ function render({ model, el }) {
   }
   const onPush = (msg, buffers) => {
     if (!msg || msg.type !== "push") return;
+    root.dataset.receivedAt = String(performance.now());
     accept(msg, unpack(msg.rows.columns, buffers || []));
   };
   model.on("msg:custom", onPush);
