@@ -94,15 +94,30 @@ function render({ model, el }) {
 
   function drawHead() {
     const keys = model.get("key_labels") || [];
-    const top = keys.map((k) => h("div", { cls: "pw-pt-hcell pw-pt-hkey", text: k, title: k }));
+    const sortKey = model.get("sort_column");
+    const arrow = model.get("sort_descending") ? " ▼" : " ▲";
+    // a header click sorts by its column in Python (a second click flips the direction)
+    const sortable = (cell, column) => {
+      cell.classList.add("pw-pt-sortable");
+      cell.dataset.column = column;
+      cell.setAttribute("role", "columnheader");
+      if (column === sortKey) {
+        cell.textContent += arrow;
+        cell.classList.add("pw-pt-sorted");
+      }
+      cell.addEventListener("click", () => sortBy(column));
+      return cell;
+    };
+    const top = keys.map((k) => sortable(h("div", { cls: "pw-pt-hcell pw-pt-hkey", text: k, title: k }), k));
     const classes = win ? win.classes : [];
     for (const c of classes) {
       top.push(h("div", { cls: "pw-pt-hcell pw-pt-hclass", text: c, title: c }));
     }
     const sub = keys.map(() => h("div", { cls: "pw-pt-hcell pw-pt-hsub" }));
     for (let j = 0; j < classes.length; j++) {
-      sub.push(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: "samples" }));
-      sub.push(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: "%" }));
+      const c = classes[j];
+      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: "samples", title: `sort by ${c} samples` }), `${c} samples`));
+      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: "%", title: `sort by ${c} %` }), `${c} %`));
     }
     head.replaceChildren(
       h("div", { cls: "pw-pt-hrow" }, top),
@@ -183,6 +198,12 @@ function render({ model, el }) {
   }
   const resize = new ResizeObserver(() => fitPage());
   resize.observe(root);
+
+  function sortBy(column) {
+    body.scrollTop = 0;
+    channel.request("sort", { column, start: 0, count: FETCH_COUNT })
+      .then((resp) => accept(resp, resp.columns || {}));
+  }
 
   function turn(step) {
     const c0 = win ? win.col_start : 0;

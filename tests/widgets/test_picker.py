@@ -310,3 +310,16 @@ def test_lazy_names():
     import perfweave.widgets
 
     assert perfweave.ClassPicker is ClassPicker is perfweave.widgets.ClassPicker
+
+
+def test_header_click_sorts(sessions):
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid", spec="event:CPU_CLK_UNHALTED")
+    col = next(c for c in picker.table_view().columns if c.endswith(" samples"))
+    payload, _ = picker._table._sort(col)  # what a click on the header asks for
+    assert payload["ok"] and picker._table.sort_column == col and picker._table.sort_descending
+    values = picker.table_view()[col].tolist()
+    assert values == sorted(values, reverse=True)
+    picker._table._sort(col)  # a second click flips the direction
+    assert picker._sort == (col, False) and not picker._table.sort_descending
+    keys = [r[1] for r in picker._table.rows_shown()]
+    assert keys == [str(v) for v in picker.table_view()["image"]]

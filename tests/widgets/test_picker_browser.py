@@ -48,6 +48,7 @@ def watch(p, path):
             "images": [str(v) for v in view["image"].head(50)] if len(view) else [],
             "rows": len(view),
             "filter": p._filter,
+            "sort": list(p._sort) if p._sort else None,
             "axis_choice": p.axis_choice,
             "ms": p.last_update_ms,
             "updates": p.updates,
@@ -190,7 +191,18 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     state = wait_state(nb, lambda s: s["filter"] == "")
     wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
     axis.select_option("auto")
-    wait_state(nb, lambda s: s["axis_choice"] == "auto")
+    state = wait_state(nb, lambda s: s["axis_choice"] == "auto")
+
+    # a header click sorts in Python (a second click flips the direction); page and Python agree
+    col = f"{state['names'][0]} samples"
+    head = widget.locator(f".pw-pt-hsub[data-column='{col}']")
+    head.click()
+    state = wait_state(nb, lambda s: s["sort"] == [col, True])
+    wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
+    assert "▼" in widget.locator(f".pw-pt-hsub[data-column='{col}']").inner_text()
+    widget.locator(f".pw-pt-hsub[data-column='{col}']").click()
+    state = wait_state(nb, lambda s: s["sort"] == [col, False])
+    wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
     # the chart draws one bar per top image of the class picked beside it
     wait_dom(page, lambda: widget.locator(".pw-picker-chart rect.bar").count() > 0)
     bar_names = widget.locator(".pw-picker-chart .axis text").all_text_contents()

@@ -44,7 +44,11 @@ class ReportTable(WidgetBase):
     version = traitlets.Int(0).tag(sync=True)
     note = traitlets.Unicode("").tag(sync=True)
 
-    _actions = {"rows": "_rows", "cols": "_cols"}  # noqa: RUF012
+    #: the column the rows are sorted by ("" in opreport's order), and the direction
+    sort_column = traitlets.Unicode("").tag(sync=True)
+    sort_descending = traitlets.Bool(True).tag(sync=True)
+
+    _actions = {"rows": "_rows", "cols": "_cols", "sort": "_sort"}  # noqa: RUF012
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -53,6 +57,8 @@ class ReportTable(WidgetBase):
         self._samples = np.zeros((0, 0), np.int64)
         self._pct = np.zeros((0, 0), np.float64)
         self._viewport = (0, FIRST_WINDOW)
+        #: called with (column, descending) when a header is clicked (the picker sorts)
+        self.on_sort: Any = None
 
     def set_frame(self, frame: pd.DataFrame | None, note: str = "") -> None:
         """Show ``frame``: key columns first, then ``"<class> samples"``, ``"<class> %"``."""
@@ -103,6 +109,13 @@ class ReportTable(WidgetBase):
             self.page = max(1, min(MAX_PAGE, int(page)))
         last = max(0, self.class_count - 1)
         self.col_start = max(0, min(int(col_start), last))
+        return self._window(int(start), int(count))
+
+    def _sort(self, column: str = "", start: int = 0, count: int = FIRST_WINDOW) -> Reply:
+        """A header click: sort by ``column`` (descending first, a second click flips)."""
+        desc = not self.sort_descending if column == self.sort_column else True
+        if self.on_sort is not None:
+            self.on_sort(str(column), desc)
         return self._window(int(start), int(count))
 
     def _window(self, start: int, count: int) -> Reply:

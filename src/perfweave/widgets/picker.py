@@ -472,6 +472,7 @@ class ClassPicker(W.VBox):
         self._rows_label.add_class("pw-picker-rowcount")
         self._table = ReportTable(layout=W.Layout(width="100%"))
         self._table.add_class("pw-picker-report")
+        self._table.on_sort = lambda col, desc: self.sort_by(col, desc)
         self._chart = _chart()
         self._chart_class = W.Dropdown(description="chart of", layout=W.Layout(width="360px"))
         self._chart_class.add_class("pw-picker-chart-class")
@@ -664,6 +665,9 @@ class ClassPicker(W.VBox):
             return
         view = self.table_view()
         self._rows_label.value = f"{len(view)} of {len(self._report)} rows"
+        with self._table.hold_sync():
+            self._table.sort_column = self._sort[0] if self._sort else ""
+            self._table.sort_descending = self._sort[1] if self._sort else True
         self._table.set_frame(view)
 
     def _draw_chart(self, _change: Any = None) -> None:
