@@ -6,7 +6,6 @@ redraw, so the test checks that what the page shows and what Python holds agree.
 
 from __future__ import annotations
 
-import json
 import tarfile
 import time
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from tests.widgets.browser import (
     open_in_lab,
     open_in_voila,
     save_screenshot,
+    wait_state,
     write_notebook,
 )
 
@@ -83,25 +83,6 @@ def picker_notebook(path: Path, make: str) -> Path:
             f"p = watch({make}, {str(state)!r})\np",
         ],
     )
-
-
-def state_of(nb: Path) -> dict:
-    return json.loads(nb.with_suffix(".state.json").read_text())
-
-
-def wait_state(nb: Path, check: Callable[[dict], bool], timeout: float = 20.0) -> dict:
-    end = time.monotonic() + timeout
-    state = None
-    while True:
-        try:
-            state = state_of(nb)
-            if check(state):
-                return state
-        except (OSError, ValueError):
-            pass
-        if time.monotonic() > end:
-            pytest.fail(f"Python state never satisfied the check; last: {state}")
-        time.sleep(0.05)
 
 
 _ROWS_JS = """(t) => [...t.querySelectorAll('.pw-pt-row:not([hidden])')]
@@ -311,7 +292,7 @@ def test_picker_redraw_100k_in_jupyterlab(lab: Server, page: Page, page_watch: P
         )
     # 200 classes again: the next page of class columns, and the last rows after a scroll
     redraw_ms(page, nb, table, widget.locator(".pw-picker-merge-tgid"), 200)
-    state = state_of(nb)
+    state = wait_state(nb, lambda s: True)
     shown = class_headers(widget)
     page_size = len(shown)
     assert 0 < page_size < 200 and shown == sorted(state["names"][:page_size])
@@ -336,7 +317,7 @@ def redraw_ms(page: Page, nb: Path, table: Locator, control: Locator, classes: i
     """In-page milliseconds from clicking ``control`` to the table of ``classes`` classes
     drawn (the table stamps performance.now() in the frame after it drew), the Python time
     of that same change, and the milliseconds until the table's window reached the page."""
-    before = state_of(nb)["updates"]
+    before = wait_state(nb, lambda s: True)["updates"]
     t0 = page.evaluate("performance.now()")
     control.click()
     state = wait_state(nb, lambda s: s["updates"] > before, timeout=30)
