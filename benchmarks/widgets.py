@@ -654,13 +654,13 @@ def picker_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Names
         start_voila,
         write_notebook,
     )
+    from tests.widgets.test_picker_browser import BIG
 
     tag = "@ 1e5 paths"
     nb = write_notebook(
         work / "picker.ipynb",
         [
-            f"import sys\nsys.path.insert(0, {str(REPO)!r})\n"
-            "from tests.widgets.test_picker_browser import BIG\nexec(BIG)",
+            BIG,  # the browser test's 100,000 sample paths, as a cell of its own
             "from perfweave.widgets import ClassPicker\n"
             "p = ClassPicker(big, spec='event:CPU_CLK_UNHALTED', merge='cpu,tgid')\np",
         ],
@@ -734,7 +734,7 @@ def main(argv: list[str]) -> None:
     from tests.widgets.browser import CHROME_ARGS
 
     work = Path(tempfile.mkdtemp(prefix="pw-bench-widgets-"))
-    fig = Figures("widgets: CalltreeExplorer and MergePanel in headless Chromium via Voila")
+    fig = Figures("widgets: perfweave widgets in headless Chromium via Voila")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROME_ARGS)
