@@ -88,7 +88,14 @@ def drop_reasons(cor: pd.DataFrame, dep_lvl: float, *, absolute: bool = False) -
 PANEL_CSS = (
     "<style>.pw-merge-panel .widget-label{white-space:normal;height:auto;"
     "line-height:1.4;overflow:visible}"
-    ".pw-merge-panel .bqplot .axis text{font-size:11px}</style>"
+    ".pw-merge-panel .bqplot .axis text{font-size:11px}"
+    # the Tab's stacked panel keeps the height of its first layout (lumino positions the
+    # pages absolutely): let the shown page set the height, so nothing below is clipped
+    ".pw-merge-panel .widget-tab-contents,.pw-merge-panel .lm-TabPanel-stackedPanel"
+    "{height:auto!important;overflow:visible!important}"
+    ".pw-merge-panel .lm-TabPanel-stackedPanel>.lm-Widget"
+    "{position:relative!important;top:auto!important;left:auto!important;"
+    "width:auto!important;height:auto!important}</style>"
 )
 
 
