@@ -161,6 +161,7 @@ class LinesView:
         y_label: str,
         *,
         legend: bool = False,
+        marker: bool = True,
         width: int = 330,
         x_format: str = ".3~s",
         y_format: str = ".2~g",
@@ -186,7 +187,9 @@ class LinesView:
             display_names=True,
         )
         self.figure = bq.Figure(
-            marks=[self.lines, self.point],
+            # the chosen-simulation marker only where there is one (not on the marginals,
+            # where a placeholder point would draw at 0 and stretch the axis)
+            marks=[self.lines, self.point] if marker else [self.lines],
             axes=[
                 bq.Axis(scale=self.x, label=x_label, tick_format=x_format, num_ticks=5),
                 bq.Axis(
@@ -195,7 +198,7 @@ class LinesView:
                     label=y_label,
                     tick_format=y_format,
                     num_ticks=5,
-                    label_offset="-52px",
+                    label_offset="50px",
                 ),
             ],
             title=title,
@@ -229,7 +232,7 @@ class ScatterView:
             label="y",
             tick_format=".3~s",
             num_ticks=5,
-            label_offset="-52px",
+            label_offset="50px",
         )
         self.figure = bq.Figure(
             marks=[self.mark],

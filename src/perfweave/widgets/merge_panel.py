@@ -567,8 +567,8 @@ class MergePanel(w.VBox):
             x_format="d",
             y_format=".1e",
         )
-        self._marg_x = LinesView("x marginal", "reading", "density", legend=True)
-        self._marg_y = LinesView("y marginal", "reading", "density", legend=True)
+        self._marg_x = LinesView("x marginal", "reading", "density", legend=True, marker=False)
+        self._marg_y = LinesView("y marginal", "reading", "density", legend=True, marker=False)
         self._scatter = ScatterView()
         self._scores.figure.add_class("pw-merge-scores")
         self._marg_x.figure.add_class("pw-merge-marg-x")
