@@ -168,15 +168,10 @@ class LinesView:
     ):
         self.x = bq.LinearScale()
         self.y = bq.LinearScale()
-        self.lines = bq.Lines(  # placeholders span a non-empty domain (no NaN axis ticks)
-            x=np.array([0.0, 1.0]),
-            y=np.array([0.0, 1.0]),
-            scales={"x": self.x, "y": self.y},
-            colors=[MERGED_COLOUR, POOLED_COLOUR],
-            labels=["merged", "pooled"],
-            display_legend=legend,
-            stroke_width=1.5,
-        )
+        # placeholders span a non-empty domain (no NaN axis ticks). One 1-D mark per
+        # series: bqplot 0.13's front end draws nothing from a 2-D ``y`` array
+        self.lines = self._series(MERGED_COLOUR, "merged", legend)
+        self.pooled = self._series(POOLED_COLOUR, "pooled", legend)
         self.point = bq.Scatter(
             x=np.array([0.0]),
             y=np.array([0.0]),
@@ -189,7 +184,7 @@ class LinesView:
         self.figure = bq.Figure(
             # the chosen-simulation marker only where there is one (not on the marginals,
             # where a placeholder point would draw at 0 and stretch the axis)
-            marks=[self.lines, self.point] if marker else [self.lines],
+            marks=[self.lines, self.point] if marker else [self.lines, self.pooled],
             axes=[
                 bq.Axis(scale=self.x, label=x_label, tick_format=x_format, num_ticks=5),
                 bq.Axis(
@@ -208,6 +203,28 @@ class LinesView:
             layout=w.Layout(width=f"{width}px", height="260px"),
             title_style={"font-size": "13px"},
         )
+
+    def _series(self, colour: str, label: str, legend: bool) -> bq.Lines:
+        return bq.Lines(
+            x=np.array([0.0, 1.0]),
+            y=np.array([0.0, 1.0]),
+            scales={"x": self.x, "y": self.y},
+            colors=[colour],
+            labels=[label],
+            display_legend=legend,
+            stroke_width=1.5,
+        )
+
+    def show_pair(self, x: np.ndarray, merged: np.ndarray, pooled: np.ndarray) -> None:
+        """Merged and pooled densities over the same bins (the x axis spans the bins)."""
+        x = np.asarray(x, dtype=float)
+        if len(x) > 1:
+            self.x.min, self.x.max = float(x[0]), float(x[-1])
+        self.y.min = 0.0  # a density
+        for mark, y in ((self.lines, merged), (self.pooled, pooled)):
+            with mark.hold_sync():
+                mark.x = np.asarray(x, dtype=float)
+                mark.y = np.asarray(y, dtype=float)
 
 
 class ScatterView:

@@ -828,9 +828,7 @@ class MergePanel(w.VBox):
         pooled = self._pooled_values()
         for view, name, axis in ((self._marg_x, x_name, "x"), (self._marg_y, y_name, "y")):
             centres, dens = densities(merged[name].to_numpy(dtype=float), pooled[name])
-            with view.lines.hold_sync():
-                view.lines.x = centres
-                view.lines.y = dens
+            view.show_pair(centres, dens[0], dens[1])
             view.figure.title = f"{axis}: {name}"
             view.figure.axes[0].label = name
         names = self._matrix_names
