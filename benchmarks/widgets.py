@@ -251,11 +251,19 @@ class Session:
 
         ws.on("framereceived", received)
 
+    def load(self, ready: str) -> None:
+        """Go to the page and wait until ``ready`` (a selector) is in it."""
+        self.page.goto(self.server.url(), timeout=self.cap * 1000)
+        self.page.wait_for_selector(ready, state="attached", timeout=self.cap * 1000)
+
+    def problems(self) -> list[str]:
+        """Console errors, dialogs and blocked non-local requests of the page."""
+        return self.watch.errors + self.watch.dialogs + self.router.unexpected()
+
     def open(self) -> dict[str, Any]:
         """Load the page; wall time from goto to data-ready, the page's own times, frames."""
         t0 = time.perf_counter()
-        self.page.goto(self.server.url(), timeout=self.cap * 1000)
-        self.page.wait_for_selector(READY, state="attached", timeout=self.cap * 1000)
+        self.load(READY)
         wall = time.perf_counter() - t0
         frames = list(self.frames)
         times = self.page.evaluate(PAGE_TIMES_JS)
@@ -322,7 +330,7 @@ class Figures:
 
 def page_problems(fig: Figures, s: Session, tag: str) -> None:
     """Console errors, dialogs and blocked requests of a scenario, as notes."""
-    problems = s.watch.errors + s.watch.dialogs + s.router.unexpected()
+    problems = s.problems()
     fig.notes += [f"{tag}: {p}" for p in problems]
 
 
@@ -576,13 +584,7 @@ MERGE_DONE_JS = """(want) => {
 
 def merge_panel_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Namespace):
     """MergePanel on the bundled MUCH vignette: redraw after dep_lvl and n_sims steps."""
-    from tests.widgets.browser import (
-        OfflineRouter,
-        PageWatch,
-        is_local,
-        start_voila,
-        write_notebook,
-    )
+    from tests.widgets.browser import write_notebook
 
     tag = "@ vignette"
     nb = write_notebook(
@@ -593,15 +595,10 @@ def merge_panel_scenario(fig: Figures, browser: Any, work: Path, args: argparse.
             "dep_lvl=0.7, seed=1)\npanel",
         ],
     )
-    server = start_voila(nb, work / "merge_panel-voila")
-    context = browser.new_context(viewport=VIEWPORT)
+    session = Session(browser, nb, args.cap)
     try:
-        router = OfflineRouter()
-        context.route(lambda url: not is_local(url), router)
-        page = context.new_page()
-        watch = PageWatch().attach(page)
-        page.goto(server.url(), timeout=args.cap * 1000)
-        page.wait_for_selector(".pw-merge-achieved .heatmapcell", timeout=args.cap * 1000)
+        session.load(".pw-merge-achieved .heatmapcell")
+        page = session.page
         page.evaluate(MERGE_ARM_JS)
         steps = [
             ("dep_lvl", ".pw-merge-dep", [f"dep_lvl {0.70 + 0.01 * k:.2f}" for k in range(1, 9)]),
@@ -626,11 +623,9 @@ def merge_panel_scenario(fig: Figures, browser: Any, work: Path, args: argparse.
                 f"on the page; max {top:.0f} ms",
             )
             fig.add(f"  MergePanel {what} step max {tag}", top, "ms", TARGETS["merge_redraw_ms"])
-        problems = watch.errors + watch.dialogs + router.unexpected()
-        fig.notes += [f"merge_panel: {p}" for p in problems]
+        fig.notes += [f"merge_panel: {p}" for p in session.problems()]
     finally:
-        context.close()
-        server.stop()
+        session.close()
 
 
 # ClassPicker: a merge toggle on 100,000 sample paths, from the click to the new report
@@ -647,13 +642,7 @@ PICKER_DONE_JS = """([t0, classes]) => {
 def picker_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Namespace) -> None:
     """ClassPicker over 100,000 sample paths (the browser test's table): merge toggles that
     give 8, 1, 200 and 1 classes, each timed from the click to the new table drawn."""
-    from tests.widgets.browser import (
-        OfflineRouter,
-        PageWatch,
-        is_local,
-        start_voila,
-        write_notebook,
-    )
+    from tests.widgets.browser import write_notebook
     from tests.widgets.test_picker_browser import BIG
 
     tag = "@ 1e5 paths"
@@ -665,15 +654,10 @@ def picker_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Names
             "p = ClassPicker(big, spec='event:CPU_CLK_UNHALTED', merge='cpu,tgid')\np",
         ],
     )
-    server = start_voila(nb, work / "picker-voila")
-    context = browser.new_context(viewport=VIEWPORT)
+    session = Session(browser, nb, args.cap)
     try:
-        router = OfflineRouter()
-        context.route(lambda url: not is_local(url), router)
-        page = context.new_page()
-        watch = PageWatch().attach(page)
-        page.goto(server.url(), timeout=args.cap * 1000)
-        page.wait_for_selector(".pw-picker-reportlist[data-drawn]", timeout=args.cap * 1000)
+        session.load(".pw-picker-reportlist[data-drawn]")
+        page = session.page
         steps = [("cpu", 8), ("cpu", 1), ("tgid", 200), ("tgid", 1)] * 3
         ms: dict[int, list[float]] = {}
         for flag, classes in steps:
@@ -692,11 +676,9 @@ def picker_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Names
                 TARGETS["picker_redraw_ms"],
                 f"{len(values)} clicks; click -> new table drawn in the page; max {top:.0f} ms",
             )
-        problems = watch.errors + watch.dialogs + router.unexpected()
-        fig.notes += [f"picker: {p}" for p in problems]
+        fig.notes += [f"picker: {p}" for p in session.problems()]
     finally:
-        context.close()
-        server.stop()
+        session.close()
 
 
 def _chromium() -> str | None:
