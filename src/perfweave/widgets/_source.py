@@ -25,12 +25,12 @@ STATS = ("mean", "median", "min", "max", "std", "var")
 
 @dataclass(frozen=True)
 class Column:
-    """A shown column: its key in the frame, header label and how bars are drawn."""
+    """A shown column: its key in the frame, header label and how bars are drawn (a bar is
+    relative to the column's own total)."""
 
     key: str
     label: str
     kind: str  # "inc", "exc", "value", "diff"
-    scale_key: str  # the column whose total a bar is relative to
 
     def spec(self, total: float) -> dict[str, Any]:
         return {"key": self.key, "label": self.label, "kind": self.kind, "total": total}
@@ -147,21 +147,21 @@ def columns_for(
         if compare:
             a, b = side_name(m, "a"), side_name(m, "b")
             cols += [
-                Column(a, f"{m} [a]", kind, a),
-                Column(b, f"{m} [b]", kind, b),
-                Column(m, f"Δ {m} (a − b)", "diff", m),
+                Column(a, f"{m} [a]", kind),
+                Column(b, f"{m} [b]", kind),
+                Column(m, f"Δ {m} (a − b)", "diff"),
             ]
         elif isinstance(data, Ensemble):
-            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind, f"{m}_{stat}"))
+            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind))
         else:
-            cols.append(Column(m, m, kind, m))
+            cols.append(Column(m, m, kind))
     return cols
 
 
 def node_table(data: GraphFrame | Ensemble, columns: Sequence[Column]) -> dict[str, np.ndarray]:
-    """Per-node values of every shown column (and of the columns bars scale against)."""
+    """Per-node values of every shown column."""
     n = len(data.graph)
-    keys = list(dict.fromkeys([c.key for c in columns] + [c.scale_key for c in columns]))
+    keys = list(dict.fromkeys(c.key for c in columns))
     if isinstance(data, Ensemble):
         return {k: _stat_column(data, k, n) for k in keys}
     return {k: per_node(data.dataframe, k, n) for k in keys}

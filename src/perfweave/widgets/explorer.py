@@ -433,7 +433,7 @@ class CalltreeExplorer(WidgetBase):
             diff = np.asarray(self._table[column.key], dtype=float)
             finite = np.abs(diff[np.isfinite(diff)])
             return float(finite.max()) if len(finite) else 0.0
-        values = self._table[column.scale_key]
+        values = self._table[column.key]
         return _source.total(values, self._data.graph.root_ids, column.kind == "exc")
 
     def _column(self, column: str) -> _source.Column:
