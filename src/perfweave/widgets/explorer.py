@@ -570,9 +570,8 @@ class CalltreeExplorer(WidgetBase):
         flags |= np.where(self._rows.n_children[vids] > 0, PARENT, 0)
         flags |= np.where(self._selected[nodes], SELECTED, 0)
         if len(self._matches):
-            is_match = np.zeros(len(self._rows), bool)
-            is_match[self._matches] = True
-            flags |= np.where(is_match[vids], MATCH, 0)
+            # only the window's rows are looked up (not a mask over the whole tree per fetch)
+            flags |= np.where(np.isin(vids, self._matches), MATCH, 0)
             flags |= np.where(vids == self._matches[self._current], CURRENT, 0)
         cols: dict[str, Any] = {
             "vid": vids.astype(np.int32),
