@@ -225,6 +225,8 @@ def set_readout(control: Locator, value: str) -> None:
 
 
 def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    from playwright.sync_api import expect
+
     nb = panel_notebook(lab.root_dir / "merge_panel.ipynb", VIGNETTE)
     open_in_lab(page, lab, "merge_panel.ipynb", READY)
     panel = page.locator(".pw-merge-panel").first
@@ -297,18 +299,18 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
             state = wait_state(nb, lambda s, v=version: s["version"] > v)
             assert state["pair"] == [kept[col], kept[row]]
             wait_axis_labels(panel, ".pw-merge-scatter", [kept[col], kept[row]])
-            assert f"x: {kept[col]}" in panel.locator(".pw-merge-marg-x").inner_text()
-            assert f"y: {kept[row]}" in panel.locator(".pw-merge-marg-y").inner_text()
+            expect(panel.locator(".pw-merge-marg-x")).to_contain_text(f"x: {kept[col]}")
+            expect(panel.locator(".pw-merge-marg-y")).to_contain_text(f"y: {kept[row]}")
     save_screenshot(panel, "merge_panel_lab_picked")
 
     # HRM: the anchor dropdown lists the HEMs read in every subexperiment
     panel.locator(".pw-merge-method button", has_text="HRM").click()
     state = wait_state(nb, lambda s: s["settings"]["method"] == "hrm")
+    expect_status(panel, state)  # the page has drawn this state before it is read
     select = panel.locator(".pw-merge-anchor select")
     assert select.locator("option").all_inner_texts() == state["anchors"]
     assert select.input_value() == state["settings"]["anchor"] == "PROCESSOR_CYCLES"
     assert "HRM" in state["status"]
-    expect_status(panel, state)
     assert panel.locator(".pw-merge-dep").is_hidden()
     check_layout(panel)
     save_screenshot(panel, "merge_panel_lab_hrm")
@@ -337,6 +339,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     state = wait_state(nb, lambda s: s["design"] is not None, timeout=30)
     design = state["design"]
     table = panel.locator(".pw-merge-design-table table tbody tr")
+    table.nth(design["n"] - 1).wait_for()  # Python writes its state before the page draws
     assert table.count() == design["n"]
     assert table.first.inner_text().split("\t")[1:] == design["blocks"][0]
     summary = panel.locator(".pw-merge-design-summary").inner_text()
