@@ -91,6 +91,18 @@ class DependencyError(PerfweaveError, ImportError):
     """An optional package needed for this call is not installed."""
 
 
+class PerfweaveWarning(UserWarning):
+    """Base class of every warning perfweave issues on purpose."""
+
+
+class SkippedInputWarning(PerfweaveWarning):
+    """A lenient reader skipped part of its input (a file, record or value) and kept the rest.
+
+    The message names what was skipped (file, line or record) and why; ``strict`` modes
+    raise the corresponding error instead.
+    """
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib
@@ -113,8 +125,10 @@ __all__ = [
     "MetadataError",
     "ParseError",
     "PerfweaveError",
+    "PerfweaveWarning",
     "QueryError",
     "ShapeError",
+    "SkippedInputWarning",
     "SpecError",
     "require",
 ]
