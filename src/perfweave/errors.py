@@ -103,6 +103,12 @@ class SkippedInputWarning(PerfweaveWarning):
     """
 
 
+class IncompleteInputWarning(PerfweaveWarning):
+    """Input was read whole but holds less than it declares (e.g. fewer calls than its
+    header lists: a file cut short after a complete block); the message says what is missing.
+    """
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib
@@ -121,6 +127,7 @@ __all__ = [
     "DuplicateProfileError",
     "FormatError",
     "GraphError",
+    "IncompleteInputWarning",
     "MergeError",
     "MetadataError",
     "ParseError",
