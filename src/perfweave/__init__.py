@@ -46,7 +46,7 @@ _LAZY: dict[str, str] = {
     "CountMatrixHeatmap": "perfweave.widgets",
 }
 
-_SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli")
+_SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli", "datasets")
 
 if TYPE_CHECKING:  # pragma: no cover
     from perfweave.calltree.frame import Frame  # noqa: F401
