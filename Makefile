@@ -1,4 +1,6 @@
 # perfweave: `make demo` and `make test` work from a clean clone on a fresh machine.
+# `make demo` installs only the `demo` extra (JupyterLab, ipykernel, Voila) and opens the tour
+# notebook in JupyterLab; `make test` installs everything (test, dev and the peers).
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -6,7 +8,7 @@ EXTRAS ?= test,dev,bench
 comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo test lint pytest bench venv test-pandas3 clean js
+.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 clean js
 
 venv: $(STAMP)
 
@@ -18,7 +20,25 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-demo: $(STAMP)
+# Its own stamp: the demo needs no test or peer packages, and `make test` still installs them all.
+DEMO_STAMP = $(VENV)/.demo-installed
+$(DEMO_STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e ".[demo]"
+	touch $@
+
+# JupyterLab on notebooks/00_tour.ipynb (NOTEBOOK=... for another): prints the URL with its
+# token; no browser is opened when there is no display. PORT=... picks the port.
+demo: $(DEMO_STAMP)
+	$(BIN)/perfweave lab $(NOTEBOOK) $(if $(PORT),--port $(PORT))
+
+# The same notebook as a Voila dashboard.
+app: $(DEMO_STAMP)
+	$(BIN)/perfweave app $(NOTEBOOK) $(if $(PORT),--port $(PORT))
+
+# The text tour: perfweave's parts on the bundled profiles, printed to the terminal.
+demo-text: $(DEMO_STAMP)
 	$(BIN)/python -m perfweave.examples.demo
 
 lint: $(STAMP)

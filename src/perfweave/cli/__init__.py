@@ -16,9 +16,10 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from perfweave import __version__
 from perfweave.errors import PerfweaveError
 
-_COMMAND_MODULES = ("calltree", "counts", "classes", "merge", "ensemble")
+_COMMAND_MODULES = ("calltree", "counts", "classes", "merge", "ensemble", "apps")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,6 +28,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Merge and explore performance profiles of HPC programs.",
     )
     parser.add_argument("--debug", action="store_true", help="print the full traceback of an error")
+    parser.add_argument("--version", action="version", version=f"perfweave {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in _COMMAND_MODULES:

@@ -1,0 +1,57 @@
+"""``perfweave lab | app | export``: the notebooks as a JupyterLab demo, a Voila app, HTML."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "notebook", nargs="?", help="the notebook to open (default: notebooks/00_tour.ipynb)"
+    )
+    parser.add_argument("--port", type=int, help="port to listen on (default: a free one)")
+    parser.add_argument(
+        "--ip", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--no-browser",
+        action="store_true",
+        help="do not open a browser (implied when no display is available)",
+    )
+
+
+def register(subparsers) -> None:
+    lab = subparsers.add_parser(
+        "lab",
+        help="open the tour (or NOTEBOOK) in JupyterLab; prints the URL with its token",
+        description="Start JupyterLab on a notebook (what `make demo` runs). The URL, token "
+        "included, is printed first; no browser is opened without a display.",
+    )
+    _server_options(lab)
+    lab.set_defaults(func=_lab)
+
+    app = subparsers.add_parser(
+        "app",
+        help="serve the tour (or NOTEBOOK) as a Voila dashboard; prints the URL",
+        description="Run a notebook in Voila: its outputs and widgets as a web app, no code. "
+        "The URL, token included, is printed first.",
+    )
+    _server_options(app)
+    app.set_defaults(func=_app)
+
+
+def _lab(args: argparse.Namespace) -> int:
+    from perfweave._app import lab_launch, run
+
+    browser = False if args.no_browser else None
+    run(lab_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser), "JupyterLab")
+    return 0
+
+
+def _app(args: argparse.Namespace) -> int:
+    from perfweave._app import run, voila_launch
+
+    browser = False if args.no_browser else None
+    launch = voila_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser)
+    run(launch, "the Voila app")
+    return 0

@@ -1,0 +1,134 @@
+"""`make demo`: the command line it runs starts JupyterLab and serves the tour notebook."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from perfweave._app import find_tour, lab_launch, voila_launch
+from perfweave.cli import main
+from perfweave.errors import PerfweaveError
+from tests.widgets.browser import free_port, stop_process, write_notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+URL_LINE = re.compile(
+    r"perfweave: JupyterLab at (http://127\.0\.0\.1:(\d+)/lab/tree/(\S+)\?token=(\w+))"
+)
+
+
+def _demo_command(port: int, notebook: Path | None) -> list[str]:
+    """The last command `make demo` runs, for this Python's environment (make -n prints it)."""
+    args = ["make", "-s", "-n", "-C", str(ROOT), "demo", f"VENV={sys.prefix}", f"PORT={port}"]
+    if notebook is not None:
+        args.append(f"NOTEBOOK={notebook}")
+    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+    return out.strip().splitlines()[-1].split()
+
+
+def _start(cmd: list[str], tmp_path: Path) -> tuple[subprocess.Popen, Path]:
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+        "IPYTHONDIR": str(tmp_path / "ipython"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    log = tmp_path / "demo.log"
+    with open(log, "w") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+    return proc, log
+
+
+def _fetch_json(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"JupyterLab exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                return json.loads(response.read())
+        except OSError:
+            if time.monotonic() > deadline:
+                pytest.fail(f"JupyterLab did not answer {url}:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+
+
+def _serve_and_fetch(tmp_path: Path, notebook: Path | None, expected: Path) -> None:
+    port = free_port()
+    cmd = _demo_command(port, notebook)
+    assert cmd[0].endswith("/perfweave") and cmd[1] == "lab", cmd
+    proc, log = _start(cmd, tmp_path)
+    try:
+        deadline = time.monotonic() + 30
+        while not (match := URL_LINE.search(log.read_text())) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert match, f"no URL printed:\n{log.read_text()}"
+        url, printed_port, rel, token = match.groups()
+        assert int(printed_port) == port
+        model = _fetch_json(
+            f"http://127.0.0.1:{port}/api/contents/{rel}?token={token}&content=1", proc, log
+        )
+        assert model["type"] == "notebook" and model["name"] == expected.name
+        sources = ["".join(c["source"]) for c in model["content"]["cells"]]
+        want = json.loads(expected.read_text())["cells"]
+        assert sources == ["".join(c["source"]) for c in want]
+        # the page a person opens is JupyterLab itself, and the token is required
+        with urllib.request.urlopen(url, timeout=10) as response:
+            assert b"JupyterLab" in response.read()
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/{rel}", timeout=5)
+    finally:
+        stop_process(proc)
+    assert proc.returncode is not None
+
+
+def test_make_demo_serves_a_given_notebook(tmp_path):
+    nb = write_notebook(tmp_path / "proj" / "notebooks" / "mine.ipynb", ["print('hi')", "1 + 1"])
+    _serve_and_fetch(tmp_path, nb, nb)
+
+
+def test_make_demo_serves_the_tour(tmp_path):
+    tour = ROOT / "notebooks" / "00_tour.ipynb"
+    if not tour.is_file():
+        pytest.skip(f"skipped: the tour notebook {tour} is not in this checkout yet")
+    _serve_and_fetch(tmp_path, None, tour)
+
+
+def test_lab_launch_is_headless_without_a_display(tmp_path, monkeypatch):
+    nb = write_notebook(tmp_path / "notebooks" / "a.ipynb", ["1"])
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    launch = lab_launch(nb, port=8123, token="abc")
+    assert "--no-browser" in launch.argv and launch.cwd == tmp_path
+    assert launch.url == "http://127.0.0.1:8123/lab/tree/notebooks/a.ipynb?token=abc"
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert "--no-browser" not in lab_launch(nb, port=8123).argv
+    assert "--no-browser" in lab_launch(nb, port=8123, open_browser=False).argv
+    assert voila_launch(nb, port=8124, token="t").url == "http://127.0.0.1:8124/?token=t"
+
+
+def test_bad_notebooks_are_named(tmp_path, capsys, monkeypatch):
+    with pytest.raises(PerfweaveError, match="no such notebook"):
+        lab_launch(tmp_path / "missing.ipynb")
+    text = tmp_path / "x.txt"
+    text.write_text("{}")
+    assert main(["app", str(text)]) == 1
+    assert "x.txt: expected a Jupyter notebook" in capsys.readouterr().err
+    import perfweave._app as app
+
+    # find_tour also looks in the source checkout: point it elsewhere to see the message
+    monkeypatch.setattr(app, "__file__", str(tmp_path / "src" / "perfweave" / "_app.py"))
+    with pytest.raises(PerfweaveError, match="no tour notebook at .*00_tour.ipynb"):
+        find_tour(tmp_path)
