@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -152,3 +153,21 @@ def test_stats_repeat_group_values_for_a_million_calls():
     assert len(stats) == 1_000_000
     assert np.array_equal(stats["call"].to_numpy(), np.arange(1_000_000))
     assert (stats["send_zeros"] == 4).all()
+
+
+def test_hosts_of_a_call_group_from_its_location_file(copy_dir):
+    prof = read(expected("alltoall_multicomms_c"))
+    (g1,) = prof.call_groups(1)
+    loc = read_locations(expected("alltoall_multicomms_c") / "alltoall_locations_comm0_rank1.md")
+    assert prof.hosts(g1).tolist() == loc["hostname"].tolist() and len(loc) == g1.comm_size
+    d = copy_dir(expected("alltoallv_c"))
+    assert read(d).hosts(read(d).call_groups(0)[0]) is None  # no location file
+    (d / "alltoallv_locations_comm0_rank0.md").write_text(
+        "FORMAT_VERSION: 9\n\nCommunicator ID: 0\nCalls: 0\nCOMM_WORLD ranks: 0-3\n"
+        "Hostnames:\n\tRank 0: b\n\tRank 1: a\n\tRank 3: b\n"
+    )
+    prof = read(d)
+    (group,) = prof.call_groups(0)
+    assert prof.hosts(group).tolist() == ["b", "a", None, "b"]
+    other = dataclasses.replace(group, calls=np.array([1]))  # a call no file covers
+    assert prof.hosts(other) is None

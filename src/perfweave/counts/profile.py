@@ -32,7 +32,7 @@ from perfweave.counts.compact import (
 from perfweave.counts.grouping import RankGroup
 from perfweave.counts.matrix import CountMatrix
 from perfweave.counts.percall import PERCALL_NAME, CallCounts, percall_ids, read_percall
-from perfweave.counts.ranklist import format_ranklist
+from perfweave.counts.ranklist import format_ranklist, parse_ranklist
 from perfweave.counts.timings import (
     COMM_DATA_NAME,
     LOCATIONS_NAME,
@@ -41,7 +41,7 @@ from perfweave.counts.timings import (
     read_locations,
     read_timings,
 )
-from perfweave.errors import FormatError, MetadataError, PerfweaveError
+from perfweave.errors import FormatError, MetadataError, PerfweaveError, SkippedInputWarning
 
 __all__ = [
     "CallGroup",
@@ -320,6 +320,27 @@ class CountsProfile:
             locs = locs[locs["lead_rank"] == r]
         return host_totals(self.call_groups(r), locs)
 
+    def hosts(self, group: CallGroup) -> np.ndarray | None:
+        """Host name of each communicator rank of ``group`` (object array; None where the
+        file names no host), from the location file of its lead rank and collective that
+        covers its first call; None when no location file does."""
+        locs = self.locations
+        if locs.empty:
+            return None
+        mine = locs[
+            (locs["lead_rank"] == group.lead_rank)
+            & (locs["collective"].str.lower() == group.collective.lower())
+        ]
+        first = int(group.calls[0])
+        for _, loc in mine.groupby(["comm", "calls"], sort=True):
+            calls = parse_ranklist(str(loc["calls"].iloc[0]))
+            if len(loc) == group.comm_size and np.isin(first, calls):
+                out = np.full(group.comm_size, None, dtype=object)
+                names = loc["hostname"].astype(object)
+                out[loc["rank"].to_numpy(dtype=np.int64)] = names.where(names.notna(), None)
+                return out
+        return None
+
     def __repr__(self) -> str:
         n_calls = sum(g.n_calls for g in self.groups)
         return (
@@ -351,7 +372,7 @@ def read(
             if strict:
                 raise
             prof.errors.append(exc)
-            warnings.warn(f"skipped: {exc}", stacklevel=3)
+            warnings.warn(f"skipped: {exc}", SkippedInputWarning, stacklevel=3)
             return None
 
     files = sorted(p for p in d.iterdir() if p.is_file())
