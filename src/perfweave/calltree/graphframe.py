@@ -16,6 +16,7 @@ import pandas as pd
 
 from perfweave.calltree import query
 from perfweave.calltree._inclusive import subgraph_sums
+from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graph import Graph, Node
 from perfweave.errors import QueryError, ShapeError
 
@@ -218,9 +219,7 @@ class GraphFrame:
                 raise ShapeError(f"boolean mask of length {mask.shape} for {len(df)} rows")
             return mask
         if callable(predicate):
-            rows = df.reset_index()
-            result = rows.apply(predicate, axis=1)
-            return np.asarray(result, dtype=bool) if len(rows) else np.zeros(0, bool)
+            return row_mask(df.reset_index(), predicate)
         raise QueryError(
             f"filter takes a callable, a query string or a boolean mask, not {type(predicate).__name__}"
         )

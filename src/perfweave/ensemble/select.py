@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree._row_filter import row_mask
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import MetadataError
@@ -52,7 +53,7 @@ def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
 def filter_metadata(ens: Ensemble, predicate: Callable[[pd.Series], bool] | Any) -> Ensemble:
     """Profiles whose metadata row satisfies ``predicate`` (or a boolean mask)."""
     if callable(predicate):
-        mask = ens.metadata.apply(predicate, axis=1) if len(ens.metadata) else []
+        mask = row_mask(ens.metadata, predicate)
     else:
         mask = predicate
     mask = np.asarray(mask, dtype=bool)
