@@ -19,6 +19,7 @@ def register(subparsers) -> None:
     )
     tree.add_argument("--precision", type=int, default=3, help="decimals shown (default 3)")
     tree.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    _rank_options(tree)
     tree.set_defaults(func=_tree)
 
     convert = subparsers.add_parser("convert", help="write a profile in another format")
@@ -27,6 +28,7 @@ def register(subparsers) -> None:
     convert.add_argument("--to", required=True, choices=("json", "literal", "dot", "folded"))
     convert.add_argument("--metric", help="metric for dot/folded output")
     convert.add_argument("-o", "--output", help="output file (default: standard output)")
+    _rank_options(convert)
     convert.set_defaults(func=_convert)
 
     info = subparsers.add_parser(
@@ -35,6 +37,62 @@ def register(subparsers) -> None:
     info.add_argument("file")
     info.add_argument("--format", help="the input format (detected when left out)")
     info.set_defaults(func=_info)
+
+
+_AGGREGATES = ("mean", "sum", "min", "max", "median")
+
+
+def _rank_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--aggregate",
+        choices=_AGGREGATES,
+        default="mean",
+        help="how the ranks/threads of a multi-rank profile are combined per node (default: "
+        "mean, as Hatchet's drop_index_levels); the output says which was used",
+    )
+    parser.add_argument(
+        "--rank", type=int, help="show this one rank (its threads aggregated) instead"
+    )
+
+
+def _inclusive_name(exc: str) -> str:
+    return exc[: -len("(exc)")].strip() if exc.endswith("(exc)") else f"{exc} (inc)"
+
+
+def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, str]:
+    """One value per node: the chosen rank, or the ranks/threads aggregated; the inclusive
+    column of an exclusive metric derived when it is asked for. Returns (frame, note)."""
+    import numpy as np
+
+    from perfweave.errors import PerfweaveError
+
+    df = gf.dataframe
+    note = ""
+    if args.rank is not None:
+        if "rank" not in gf.index_levels:
+            raise PerfweaveError(f"{args.file}: --rank {args.rank}: the profile has no ranks")
+        ranks = df.index.get_level_values("rank").unique()
+        if args.rank not in set(ranks.tolist()):
+            raise PerfweaveError(
+                f"{args.file}: --rank {args.rank}: no such rank; expected one of "
+                f"{ranks.min()}..{ranks.max()} ({len(ranks)} ranks)"
+            )
+        gf = gf._derive(gf.graph, df.xs(args.rank, level="rank"))
+        note = f"rank {args.rank} of {len(ranks)}"
+        if gf.index_levels:  # threads of that rank
+            gf.drop_index_levels(getattr(np, args.aggregate))
+            note += f", {args.aggregate} over its threads"
+    elif gf.index_levels:
+        counts = ", ".join(
+            f"{df.index.get_level_values(level).nunique()} {level}s" for level in gf.index_levels
+        )
+        gf = gf.copy()
+        gf.drop_index_levels(getattr(np, args.aggregate))
+        note = f"{args.aggregate} over {counts} (--aggregate sum|min|max|median, --rank N)"
+    derivable = {_inclusive_name(m) for m in gf.exc_metrics}
+    if metric and metric not in gf.dataframe.columns and metric in derivable:
+        gf.update_inclusive_columns()
+    return gf, note
 
 
 def _load(args):
@@ -46,6 +104,9 @@ def _load(args):
 
 def _tree(args: argparse.Namespace) -> int:
     _, gf = _load(args)
+    gf, note = _prepare(args, gf, args.metric)
+    if note:
+        sys.stdout.write(f"# {note}\n")
     color = {"auto": None, "always": True, "never": False}[args.color]
     sys.stdout.write(
         gf.tree(
@@ -63,6 +124,9 @@ def _convert(args: argparse.Namespace) -> int:
     import json
 
     _, gf = _load(args)
+    gf, note = _prepare(args, gf, args.metric)
+    if note:
+        print(f"perfweave convert: {note}", file=sys.stderr)
     if args.to == "json":
         text = gf.to_json()
     elif args.to == "literal":

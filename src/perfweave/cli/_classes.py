@@ -8,10 +8,13 @@ profile specification words may be mixed in any order, as with opreport.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 
-from perfweave.errors import PerfweaveError
+from perfweave.errors import PerfweaveError, SpecError
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
@@ -19,7 +22,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         "--session-dir",
         required=True,
         metavar="DIR",
-        help="the session directory (holding samples/current/...)",
+        help="the session directory (holding samples/current/...), or a .tar.gz of one",
     )
     parser.add_argument(
         "-m",
@@ -41,11 +44,44 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# opreport prints these itself, with a bare "error:" (pp/opreport_options.cpp), not through
+# the "opreport error:" handler every other error goes to
+_PLAIN_ERRORS = ("no sample files found:",)
+
+
 def _standalone_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="perfweave opreport")
     _add_options(parser)
     parser.add_argument("specs", nargs="*")
     return parser
+
+
+_ARCHIVES = (".tar.gz", ".tgz", ".tar")
+
+
+@contextlib.contextmanager
+def _session(path: str) -> Iterator[str]:
+    """The session directory itself, or a .tar.gz of one unpacked into a temporary folder
+    (regular files and folders only) for the duration of the report."""
+    if not (path.endswith(_ARCHIVES) and os.path.isfile(path)):
+        yield path
+        return
+    import tarfile
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="perfweave-session-") as tmp:
+        try:
+            with tarfile.open(path) as tar:
+                members = [m for m in tar.getmembers() if m.isfile() or m.isdir()]
+                for m in members:
+                    if m.name.startswith("/") or ".." in Path(m.name).parts:
+                        raise SpecError(f"{path}: archive member {m.name!r} leaves the session")
+                tar.extractall(tmp, members=members)
+        except tarfile.TarError as exc:
+            raise SpecError(f"{path}: not a readable session archive ({exc})") from None
+        inner = [p for p in Path(tmp).iterdir()]
+        root = inner[0] if len(inner) == 1 and (inner[0] / "samples").is_dir() else Path(tmp)
+        yield str(root)
 
 
 def run(argv: Sequence[str], out=None, err=None) -> int:
@@ -62,15 +98,17 @@ def run(argv: Sequence[str], out=None, err=None) -> int:
         print(exc, file=err)
         return 1
     try:
-        text = opreport(
-            args.session_dir,
-            args.specs,
-            merge,
-            exclude_dependent=args.exclude_dependent,
-            verbose_sfile=args.verbose == "sfile",
-        )
+        with _session(args.session_dir) as session_dir:
+            text = opreport(
+                session_dir,
+                args.specs,
+                merge,
+                exclude_dependent=args.exclude_dependent,
+                verbose_sfile=args.verbose == "sfile",
+            )
     except PerfweaveError as exc:
-        print(f"opreport error: {exc}", file=err)
+        prefix = "error" if str(exc).startswith(_PLAIN_ERRORS) else "opreport error"
+        print(f"{prefix}: {exc}", file=err)
         return 1
     out.write(text)
     return 0
