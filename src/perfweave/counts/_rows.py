@@ -87,8 +87,11 @@ def block_to_matrix(
     The bytes go through :func:`_digit_runs` in chunks of whole lines of about
     ``_CHUNK_BYTES``: the byte-sized temporaries then stay in the CPU cache and are reused
     from chunk to chunk instead of being mapped afresh for every block (on a loaded
-    machine page faults cost as much as the parsing).
+    machine page faults cost as much as the parsing). Sizes that the bytes cannot hold (each
+    count takes a digit and a separator) are declined before the matrix is allocated.
     """
+    if stop - start < 2 * n_rows * width - 1:
+        return None
     out = np.empty((n_rows, width), dtype=np.int64)
     every = np.frombuffer(data, dtype=np.uint8)
     row = 0

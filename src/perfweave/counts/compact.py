@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from perfweave.counts._fields import MAX_CALLS, MAX_DATATYPE_SIZE, MAX_RANKS, read_uint
 from perfweave.counts._rows import parse_count_text, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
 from perfweave.counts.ranklist import (
@@ -38,7 +40,7 @@ from perfweave.counts.ranklist import (
     parse_ranklist,
     ranklist_spans,
 )
-from perfweave.errors import ParseError
+from perfweave.errors import IncompleteInputWarning, ParseError
 
 __all__ = [
     "COLLECTIVES",
@@ -156,6 +158,7 @@ def parse_compact(text: str, *, path: str = "<string>", kind: str | None = None)
     if not out.blocks:
         raise ParseError(path, "at least one '# Raw counters' block", line=1)
     _check_calls_unique(out.blocks, path)
+    _warn_missing_calls(out.blocks, path)
     gap = "  " if gaps == {"  "} else " "
     sep = (
         ", "
@@ -226,15 +229,28 @@ def _parse_block(
 
 def _parse_header_line(text: str, header: dict[str, object], *, path: str, line: int) -> None:
     if text.startswith("Number of ranks:"):
-        header["comm_size"] = _int_field(text, path, line, "'Number of ranks: <n>'", minimum=1)
+        header["comm_size"] = _int_field(
+            text, path, line, "'Number of ranks: <n>'", minimum=1, maximum=MAX_RANKS
+        )
         return
     if text.startswith("Datatype size:"):
-        header["datatype_size"] = _int_field(text, path, line, "'Datatype size: <bytes>'")
+        header["datatype_size"] = _int_field(
+            text, path, line, "'Datatype size: <bytes>'", maximum=MAX_DATATYPE_SIZE
+        )
         return
     m = _COUNT_LINE.match(text)
     if m:
-        calls = parse_ranklist(m.group(2), path=path, line=line)
-        if calls.size != int(m.group(1)):
+        n_calls = read_uint(
+            m.group(1),
+            path=path,
+            line=line,
+            expected="'Count: <n> calls'",
+            maximum=MAX_CALLS,
+            found=text,
+        )
+        # the declared number bounds the expansion of the list (checked before allocating)
+        calls = parse_ranklist(m.group(2), path=path, line=line, limit=max(n_calls, 1))
+        if calls.size != n_calls:
             raise ParseError(
                 path,
                 f"{m.group(1)} call ids after 'Count: {m.group(1)} calls -'",
@@ -253,7 +269,11 @@ def _parse_header_line(text: str, header: dict[str, object], *, path: str, line:
                 found=m.group(1),
             )
         header["collective"] = m.group(1)
-        header["call_range"] = (int(m.group(3)), int(m.group(4)))
+        what = "'<Collective> calls <first>-<last>'"
+        header["call_range"] = (
+            read_uint(m.group(3), path=path, line=line, expected=what, found=text),
+            read_uint(m.group(4), path=path, line=line, expected=what, found=text),
+        )
         header["gap"] = m.group(2)
         return
     raise ParseError(
@@ -265,11 +285,13 @@ def _parse_header_line(text: str, header: dict[str, object], *, path: str, line:
     )
 
 
-def _int_field(text: str, path: str, line: int, expected: str, minimum: int = 0) -> int:
-    value = text.partition(":")[2].strip()
-    if not (value.isascii() and value.isdigit()) or int(value) < minimum:
-        raise ParseError(path, expected, line=line, found=text)
-    return int(value)
+def _int_field(
+    text: str, path: str, line: int, expected: str, *, minimum: int = 0, maximum: int
+) -> int:
+    value = text.partition(":")[2]
+    return read_uint(
+        value, path=path, line=line, expected=expected, minimum=minimum, maximum=maximum, found=text
+    )
 
 
 def _parse_data_rows(
@@ -307,7 +329,7 @@ def _parse_data_rows(
         first_line=first_line,
         expected=f"{width} count{'s' if width != 1 else ''} per row (Number of ranks: {comm_size})",
     )
-    ranks, row_of = _rows_ranks(labels, first_line, path)
+    ranks, row_of = _rows_ranks(labels, first_line, path, limit=comm_size)
     _check_rank_coverage(
         ranks, row_of, comm_size, path=path, first_line=first_line, block_line=block_line
     )
@@ -340,20 +362,27 @@ def _report_bad_row(
 
 _LIST = r"\d+(?:-\d+)?(?:, ?\d+(?:-\d+)?)*"
 _LABELS = re.compile(rf"(?:{_LIST}\n)*{_LIST}")
-_ENDS_AT_ZERO = re.compile(r"-0(?!\d)")  # "-0" would read as 0, not as a range end
+# "-0" or "-00" would read as 0, not as a range end; 19+ digits could saturate int64
+_SLOW_PATH = re.compile(r"-0+(?!\d)|\d{19}")
 
 
 def _rows_ranks(
-    labels: Sequence[str], first_line: int | Sequence[int], path: str
+    labels: Sequence[str],
+    first_line: int | Sequence[int],
+    path: str,
+    *,
+    limit: int = MAX_RANKS,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Ranks of every row label, expanded in one step, and the row each rank is on.
 
     The labels of a block are checked with one regular expression and their numbers read
     by one C-level parse (range ends marked negative); anything unusual (a range ending at 0,
-    a reversed range, a syntax error) takes the row-by-row path, which names the line.
+    a reversed range, a syntax error, a 19-digit rank) takes the row-by-row path, which
+    names the line. More than ``limit`` ranks in all is refused before they are expanded.
     """
     joined = "\n".join(labels)
-    if _LABELS.fullmatch(joined) and _ENDS_AT_ZERO.search(joined) is None:
+    line0 = first_line if isinstance(first_line, int) else (first_line[0] if labels else None)
+    if _LABELS.fullmatch(joined) and _SLOW_PATH.search(joined) is None:
         values = np.fromstring(
             joined.replace("-", " -").replace(",", " ").replace("\n", " "), dtype=np.int64, sep=" "
         )
@@ -369,7 +398,8 @@ def _rows_ranks(
             row_of_byte = np.cumsum(raw == ord("\n"))
             spans_per_row = np.bincount(row_of_byte[raw == ord(",")], minlength=len(labels)) + 1
             span_row = np.repeat(np.arange(len(labels), dtype=np.int64), spans_per_row)
-            return expand_spans(lo, hi), np.repeat(span_row, hi - lo)
+            ranks = expand_spans(lo, hi, limit=limit, path=path, line=line0)
+            return ranks, np.repeat(span_row, hi - lo)
     starts: list[int] = []
     stops: list[int] = []
     spans_per_row = np.empty(len(labels), dtype=np.int64)
@@ -382,7 +412,8 @@ def _rows_ranks(
     lo = np.asarray(starts, dtype=np.int64)
     hi = np.asarray(stops, dtype=np.int64)
     span_row = np.repeat(np.arange(len(labels), dtype=np.int64), spans_per_row)
-    return expand_spans(lo, hi), np.repeat(span_row, hi - lo)
+    ranks = expand_spans(lo, hi, limit=limit, path=path, line=line0)
+    return ranks, np.repeat(span_row, hi - lo)
 
 
 def _check_rank_coverage(
@@ -439,6 +470,29 @@ def _check_calls_unique(blocks: Sequence[CompactBlock], path: str) -> None:
         )
 
 
+def _warn_missing_calls(blocks: Sequence[CompactBlock], path: str) -> None:
+    """Warn when the file holds fewer calls than its ``calls <first>-<last>`` header lists
+    and none at or after ``<last>``: a file cut short after a complete block reads cleanly
+    otherwise. (Call ids may be sparse, e.g. ids counted over several communicators, so a
+    shortfall alone is not taken as a cut.)"""
+    ranges = [b.call_range for b in blocks if b.call_range is not None]
+    if not ranges:
+        return
+    lo, hi = max(ranges, key=lambda r: r[1] - r[0])
+    declared = hi - lo + 1
+    calls = np.concatenate([x.calls for x in blocks])
+    if calls.size < declared and int(calls.max()) < hi:
+        b = blocks[0]
+        warnings.warn(
+            f"{path}: the header '{b.collective} calls {lo}-{hi}' lists {declared} calls "
+            f"but the file holds {calls.size} ({len(blocks)} "
+            f"block{'s' if len(blocks) != 1 else ''}, calls {format_ranklist(calls)}); "
+            "it may have been cut short",
+            IncompleteInputWarning,
+            stacklevel=4,
+        )
+
+
 def parse_rows(
     text: str,
     comm_size: int | None = None,
@@ -458,7 +512,12 @@ def parse_rows(
     for j, (head, sep, _) in enumerate(parts):
         if not (sep and head.startswith("Rank(s) ")):
             raise ParseError(path, "'Rank(s) <rank list>: <counts>'", line=lines[j], found=rows[j])
-    ranks, row_of = _rows_ranks([h[8:] for h, _, _ in parts], lines, path)
+    ranks, row_of = _rows_ranks(
+        [h[8:] for h, _, _ in parts],
+        lines,
+        path,
+        limit=MAX_RANKS if comm_size is None else comm_size,
+    )
     n = int(ranks.size) if comm_size is None else comm_size
     tails = [t for _, _, t in parts]
     if strict:

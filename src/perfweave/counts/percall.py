@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfweave.counts._fields import MAX_DATATYPE_SIZE, MAX_RANKS, read_uint
 from perfweave.counts._parallel import map_files
 from perfweave.counts._rows import ascii_bytes, block_to_matrix, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
@@ -165,10 +166,14 @@ def _parse_header(lines: list[str], *, path: str, send_line: int) -> dict[str, i
             continue
         for key, prefix in _HEADER:
             if text_line.startswith(prefix):
-                value = text_line[len(prefix) :].strip()
-                if not (value.isascii() and value.isdigit()):
-                    raise ParseError(path, f"'{prefix} <integer>'", line=i + 1, found=line)
-                header[key] = int(value)
+                header[key] = read_uint(
+                    text_line[len(prefix) :],
+                    path=path,
+                    line=i + 1,
+                    expected=f"'{prefix} <integer>'",
+                    maximum=MAX_RANKS if key == "comm_size" else MAX_DATATYPE_SIZE,
+                    found=line,
+                )
                 break
         else:
             raise ParseError(
