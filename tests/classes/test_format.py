@@ -63,11 +63,11 @@ def test_cli_merge_errors_print_opreport_text(sessions, capsys):
 
 def test_cli_spec_errors(sessions, capsys):
     d = f"--session-dir={sessions['sep']}"
-    status, out, err = _cli([d, "tid:1", "tid:2"], capsys)
+    status, out, err = _cli([d, "tid:2", "tid:2"], capsys)
     assert (status, out) == (1, "")
     assert err == "opreport error: tag specified more than once: tid:2\n"
     status, _, err = _cli([d, "tid:999"], capsys)
-    assert err == "opreport error: no sample files found: profile specification too strict ?\n"
+    assert err == "error: no sample files found: profile specification too strict ?\n"
 
 
 def test_cli_empty_session_directory(tmp_path, capsys):

@@ -60,9 +60,9 @@ def test_exclude_dependent_and_callgraph(listings):
     assert with_cg.sum() == 8 and _selected([], nosep).shape[0] == 7
 
 
-def test_tag_given_twice_uses_opreport_wording():
+def test_word_given_twice_uses_opreport_wording():
     with pytest.raises(SpecError, match="^tag specified more than once: tid:2$"):
-        ProfileSpec.parse(["tid:1", "event:X", "tid:2"])
+        ProfileSpec.parse(["tid:2", "event:X", "tid:2"])
 
 
 def test_unknown_tag_is_named():

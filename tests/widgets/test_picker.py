@@ -163,7 +163,7 @@ def test_set_axis_merges_the_other_axes(sessions):
     [
         ("event:NOPE", "no sample files found: profile specification too strict ?"),
         ("colour:red", 'not a valid tag "colour:red"'),
-        ("tid:1 tid:2", "tag specified more than once: tid:2"),
+        ("tid:2 tid:2", "tag specified more than once: tid:2"),
         ("tgid:abc", "is not a number"),
         ('"unbalanced', "cannot split"),
     ],

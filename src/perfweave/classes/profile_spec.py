@@ -68,16 +68,21 @@ class ProfileSpec:
 
     @classmethod
     def parse(cls, words: Iterable[str]) -> ProfileSpec:
-        """Parse opreport's profile words; a tag given twice is an error (opreport's text)."""
-        seen: dict[str, str] = {}
+        """Parse opreport's profile words.
+
+        As in opreport, a tag given again with another value replaces the earlier value
+        (``tid:1 tid:2`` selects tid 2); only the same ``tag:value`` word given twice is an
+        error, with opreport's text.
+        """
+        seen: set[str] = set()
         values: dict[str, tuple[str, ...]] = {}
         images: list[str] = []
         for word in words:
             tag, sep, value = word.partition(":")
             if sep and tag in TAGS:
-                if tag in seen:
+                if word in seen:
                     raise SpecError(f"tag specified more than once: {word}")
-                seen[tag] = word
+                seen.add(word)
                 values[tag] = _split(value)
             elif sep and _TAG_WORD.match(tag) and not value.startswith("/"):
                 raise SpecError(
