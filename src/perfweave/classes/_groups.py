@@ -43,3 +43,13 @@ def rows_by_group(ids: np.ndarray, n_groups: int) -> list[np.ndarray]:
     order = np.argsort(ids, kind="stable")
     bounds = np.searchsorted(ids[order], np.arange(n_groups + 1))
     return [order[bounds[g] : bounds[g + 1]] for g in range(n_groups)]
+
+
+def int_bincount(ids: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
+    """Exact int64 sums of ``weights`` per id in ``0 .. n-1`` (a float ``bincount`` while
+    the sums stay below 2**53, where doubles are exact; ``np.add.at`` beyond)."""
+    if len(weights) and int(np.abs(weights).sum()) >= 2**53:
+        out = np.zeros(n, dtype=np.int64)
+        np.add.at(out, ids, weights)
+        return out
+    return np.bincount(ids, weights=weights, minlength=n).astype(np.int64)

@@ -12,21 +12,20 @@ spec table; Python loops only run over the (few) resulting groups.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import reduce
 
 import numpy as np
 import pandas as pd
 
-from perfweave.classes._groups import codes_of, group_ids, rows_by_group
+from perfweave.classes._groups import codes_of, group_ids, int_bincount, rows_by_group
 from perfweave.classes.axis import class_longnames, identify_axis
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.spec import SPEC_COLUMNS, SampleSpec, specs_table
-from perfweave.errors import ParseError, SpecError
+from perfweave.classes.spec_codes import NUMERIC_FIELDS, SpecCodes
+from perfweave.errors import SpecError
 
 TEMPLATE_FIELDS = ("event", "count", "unitmask", "tgid", "tid", "cpu")
-_ALL = np.int64(2**62)  # "all" sorts after every number, as in opreport
 
 
 @dataclass(frozen=True)
@@ -58,14 +57,54 @@ class ProfileSet:
     deps: tuple[DependentSet, ...]
 
 
-@dataclass(frozen=True)
 class ProfileClass:
-    """One report column: its template, short and long name, and profile sets."""
+    """One report column: its template, short and long name, and profile sets.
 
-    template: ProfileTemplate
-    name: str
-    longname: str
-    profiles: tuple[ProfileSet, ...]
+    ``profiles`` may be given as a zero-argument callable: :func:`arrange` builds the
+    (per-file) profile sets of all classes only when one of them is first read.
+    """
+
+    __slots__ = ("_profiles", "longname", "name", "template")
+
+    def __init__(
+        self,
+        template: ProfileTemplate,
+        name: str,
+        longname: str,
+        profiles: tuple[ProfileSet, ...] | Callable[[], tuple[ProfileSet, ...]],
+    ) -> None:
+        self.template = template
+        self.name = name
+        self.longname = longname
+        self._profiles = profiles
+
+    @property
+    def profiles(self) -> tuple[ProfileSet, ...]:
+        if callable(self._profiles):
+            self._profiles = self._profiles()
+        return self._profiles
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ProfileClass):
+            return NotImplemented
+        mine = (self.template, self.name, self.longname, self.profiles)
+        return mine == (other.template, other.name, other.longname, other.profiles)
+
+    def __hash__(self) -> int:
+        return hash((self.template, self.name, self.longname))
+
+    def __repr__(self) -> str:
+        return f"ProfileClass(template={self.template!r}, name={self.name!r})"
+
+
+@dataclass(frozen=True)
+class ClassCodes:
+    """Integer codes of the arranged rows, for the sums of reports: ``app`` and ``binary``
+    index ``names`` (sorted image names), one entry per row of the classes' table."""
+
+    names: np.ndarray
+    app: np.ndarray
+    binary: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -83,6 +122,7 @@ class ProfileClasses:
     merge: MergeOptions
     table: pd.DataFrame = field(repr=False)
     event: str = ""
+    codes: ClassCodes | None = field(default=None, repr=False, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -97,19 +137,35 @@ class ProfileClasses:
         """One row per class with the template fields."""
         return pd.DataFrame([vars(c.template) for c in self.classes], columns=list(TEMPLATE_FIELDS))
 
+    def row_codes(self) -> ClassCodes:
+        """:attr:`codes` when they describe :attr:`table`, else computed from its names."""
+        codes = self.codes
+        if codes is not None and len(codes.app) == len(self.table):
+            return codes
+        app = self.table["app"].to_numpy(dtype=object)
+        binary = self.table["binary"].to_numpy(dtype=object)
+        n = len(app)
+        both, names = pd.factorize(np.concatenate([app, binary]), sort=True)
+        both = both.astype(np.int64)
+        return ClassCodes(np.asarray(names, dtype=object), both[:n], both[n:])
+
     def describe(self) -> pd.DataFrame:
         """One row per class: name, long name, template fields, files, applications and
         (when loaded) samples -- what a class picker lists."""
         table = self.table
+        n = len(self)
         frame = self.templates
         frame.insert(0, "longname", self.longnames)
         frame.insert(0, "name", self.names)
-        by_class = table.groupby("class")
-        frame["files"] = by_class.size().reindex(range(len(self)), fill_value=0).to_numpy()
-        frame["applications"] = [len(c.profiles) for c in self.classes]
+        cls = table["class"].to_numpy(dtype=np.int64)
+        frame["files"] = np.bincount(cls, minlength=n)
+        codes = self.row_codes()
+        width = max(len(codes.names), 1)
+        apps = np.unique(cls * width + codes.app)  # distinct (class, application) pairs
+        frame["applications"] = np.bincount(apps // width, minlength=n)
         if "samples" in table:
-            sums = by_class["samples"].sum().reindex(range(len(self)), fill_value=0)
-            frame["samples"] = sums.to_numpy()
+            weights = table["samples"].to_numpy(dtype=np.int64)
+            frame["samples"] = int_bincount(cls, weights, n)
         frame.index.name = "class"
         return frame
 
@@ -138,35 +194,6 @@ def as_spec_table(
     return specs_table(list(specs))
 
 
-def _order_key(values: pd.Series, column: str, filenames: pd.Series) -> np.ndarray:
-    """Numeric sort key of a tgid/tid/cpu/unitmask column: ``all`` last, merged ``""`` equal.
-
-    Converts each distinct value once (a column has few distinct values).
-    """
-    codes, uniques = pd.factorize(values.astype(object))
-    text = pd.Series(uniques, dtype=object)
-    nums = pd.to_numeric(text, errors="coerce")
-    special = text.isin(["all", ""])
-    bad = nums.isna() & ~special
-    if bad.any():
-        pos = int(np.flatnonzero(codes == int(np.flatnonzero(bad.to_numpy())[0]))[0])
-        raise ParseError(
-            filenames.iloc[pos], f"a number or 'all' in the {column} field", found=values.iloc[pos]
-        )
-    key = nums.fillna(0).astype(np.int64).to_numpy(copy=True)
-    key[(text == "all").to_numpy()] = _ALL
-    key[(text == "").to_numpy()] = -1
-    return key[codes]
-
-
-def _templates(table: pd.DataFrame, merge: MergeOptions) -> pd.DataFrame:
-    out = table[list(TEMPLATE_FIELDS)].astype(object).copy()
-    for col in ("unitmask", "tgid", "tid", "cpu"):
-        if getattr(merge, col):
-            out[col] = ""
-    return out
-
-
 def _unit_mask(text: str) -> int:
     try:
         return int(text, 16) if text.lower().startswith("0x") else int(text, 10)
@@ -182,72 +209,101 @@ def describe_event(template: ProfileTemplate, unit_mask: int) -> str:
     )
 
 
+def _merged(merge: MergeOptions) -> set[str]:
+    return {f for f in NUMERIC_FIELDS if getattr(merge, f)}
+
+
 def arrange(
-    specs: pd.DataFrame | Sequence[SampleSpec],
+    specs: pd.DataFrame | Sequence[SampleSpec] | SpecCodes,
     merge: str | Iterable[str] | MergeOptions = (),
     *,
     exclude_dependent: bool = False,
 ) -> ProfileClasses:
     """Classify sample files into :class:`ProfileClasses` (opreport's arrange + identify).
 
-    ``specs`` is a spec table (:func:`~perfweave.classes.spec.parse_sample_paths`) or
-    :class:`SampleSpec` records, in opreport's file order (sorted paths); it is not
-    modified. ``merge`` takes opreport's ``--merge`` words. Raises
+    ``specs`` is a spec table (:func:`~perfweave.classes.spec.parse_sample_paths`),
+    :class:`SampleSpec` records or the :class:`~perfweave.classes.spec_codes.SpecCodes` of
+    a table (computed once, reused by every call), in opreport's file order (sorted
+    paths); it is not modified. ``merge`` takes opreport's ``--merge`` words. Raises
     :class:`~perfweave.errors.AxisConflict` when the classes differ along two axes and
     :class:`~perfweave.errors.SpecError` when no file is left.
     """
     merge = MergeOptions.parse(merge, exclude_dependent=exclude_dependent)
-    table = as_spec_table(specs)
+    coded = specs if isinstance(specs, SpecCodes) else SpecCodes.of(as_spec_table(specs))
     if exclude_dependent:
-        table = table[(table["lib_image"] == table["image"]).to_numpy()].reset_index(drop=True)
-    if table.empty:
+        coded = coded.take(coded.own)
+    if len(coded) == 0:
         raise SpecError("no sample files found: profile specification too strict ?")
-    lib = table["lib_image"].astype(object)
-    binary = lib.where(lib != "", table["image"])
-    table["binary"] = binary
-    table["app"] = binary if merge.lib else table["image"].astype(object)
-
-    templ = _templates(table, merge)
-    keys = [
-        _order_key(templ["cpu"], "cpu", table["filename"]),
-        _order_key(templ["tgid"], "tgid", table["filename"]),
-        _order_key(templ["tid"], "tid", table["filename"]),
-        _order_key(templ["unitmask"], "unitmask", table["filename"]),
-        codes_of(templ["event"], sort=True)[0],
-        codes_of(templ["count"], sort=True)[0],
-    ]
+    merged = _merged(merge)
+    coded.check_numbers(tuple(f for f in NUMERIC_FIELDS if f not in merged))
+    zero = np.zeros(len(coded), dtype=np.int64)
+    keys = [zero if f in merged else coded.keys[f] for f in NUMERIC_FIELDS]
+    keys += [coded.keys["event"], coded.keys["count"]]
     class_ids, first_rows = group_ids(keys, lexicographic=True)
-    table["class"] = class_ids
-    # the first file of each class gives its template text (opreport keeps the first)
-    class_templates = templ.iloc[first_rows].reset_index(drop=True)
 
+    app_code = coded.binary if merge.lib else coded.image
+    table = coded.table.reset_index(drop=True).copy(deep=False)
+    table["binary"] = pd.Series(coded.names[coded.binary], dtype=object)
+    table["app"] = pd.Series(coded.names[app_code], dtype=object)
+    table["class"] = class_ids
+    codes = ClassCodes(coded.names, app_code, coded.binary)
+
+    # the first file of each class gives its template text (opreport keeps the first)
+    class_templates = table[list(TEMPLATE_FIELDS)].iloc[first_rows].astype(object)
+    class_templates = class_templates.reset_index(drop=True)
+    for f in merged:
+        class_templates[f] = ""
     axis, names = identify_axis(class_templates, merge)
-    profiles = _profile_sets(table, len(class_templates))
     templates = [ProfileTemplate(*row) for row in class_templates.itertuples(index=False)]
-    masks = [_class_unit_mask(t, p, table, merge) for t, p in zip(templates, profiles)]
+    masks = _class_unit_masks(templates, table, codes, first_rows, merge)
     longnames = class_longnames(class_templates, axis)
     if longnames is None:
         longnames = [describe_event(t, m) for t, m in zip(templates, masks)]
     event = "" if axis == "event" else describe_event(templates[0], masks[0])
+    sets = _ProfileSetsOnDemand(table, len(templates))
     classes = tuple(
-        ProfileClass(t, n, ln, p) for t, n, ln, p in zip(templates, names, longnames, profiles)
+        ProfileClass(t, n, ln, sets.getter(k))
+        for k, (t, n, ln) in enumerate(zip(templates, names, longnames))
     )
-    return ProfileClasses(classes, axis, merge, table, event)
+    return ProfileClasses(classes, axis, merge, table, event, codes)
 
 
-def _class_unit_mask(
-    template: ProfileTemplate,
-    profiles: tuple[ProfileSet, ...],
+def _class_unit_masks(
+    templates: list[ProfileTemplate],
     table: pd.DataFrame,
+    codes: ClassCodes,
+    first_rows: np.ndarray,
     merge: MergeOptions,
-) -> int:
-    """The unit mask to describe: with --merge=unitmask the OR over the first profile set."""
+) -> list[int]:
+    """The unit mask to describe per class: with --merge=unitmask the OR over the files of
+    the class's first profile set (the application of its first file, with its dependents)."""
     if not merge.unitmask:
-        return _unit_mask(template.unitmask)
-    first = profiles[0]
-    files = set(first.files).union(*(d.files for d in first.deps))
-    masks = table.loc[table["filename"].isin(files), "unitmask"]
-    return reduce(lambda a, b: a | b, (_unit_mask(m) for m in pd.unique(masks)), 0)
+        return [_unit_mask(t.unitmask) for t in templates]
+    cls = table["class"].to_numpy(dtype=np.int64)
+    in_first = codes.app == codes.app[first_rows][cls]
+    um = table["unitmask"].to_numpy(dtype=object)[in_first]
+    masks = [0] * len(templates)
+    for k, text in set(zip(cls[in_first].tolist(), um.tolist())):
+        masks[k] |= _unit_mask(text)
+    return masks
+
+
+class _ProfileSetsOnDemand:
+    """The profile sets of all classes, built on the first request for any of them."""
+
+    def __init__(self, table: pd.DataFrame, n_classes: int) -> None:
+        self._table = table
+        self._n = n_classes
+        self._sets: list[tuple[ProfileSet, ...]] | None = None
+
+    def getter(self, k: int) -> Callable[[], tuple[ProfileSet, ...]]:
+        return lambda: self.sets()[k]
+
+    def sets(self) -> list[tuple[ProfileSet, ...]]:
+        if self._sets is None:
+            self._sets = _profile_sets(self._table, self._n)
+            self._table = None  # type: ignore[assignment]
+        return self._sets
 
 
 def groups_in_order(frame: pd.DataFrame, keys: list[str]) -> list[tuple[tuple, np.ndarray]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
+from perfweave.classes._groups import int_bincount
 from perfweave.classes.arrange import ProfileClasses
 from perfweave.classes.samplefile import sample_counts
 from perfweave.errors import ShapeError
@@ -49,47 +50,58 @@ class ImageSummary:
 
 
 def summarize(classes: ProfileClasses) -> ImageSummary:
-    """Sum the samples of ``classes`` per application and per (application, image)."""
+    """Sum the samples of ``classes`` per application and per (application, image).
+
+    One weighted ``bincount`` over integer codes of (application, image, class); names are
+    only looked up for the rows of the result.
+    """
     table = classes.table
     if "samples" not in table:
         raise ShapeError("the classes have no sample counts: call load_samples(classes) first")
     n = len(classes)
     cols = list(range(n))
-    pos = np.arange(len(table), dtype=np.int64)
-    frame = pd.DataFrame(
-        {
-            "app": table["app"].to_numpy(dtype=object),
-            "binary": table["binary"].to_numpy(dtype=object),
-            "class": table["class"].to_numpy(),
-            "samples": table["samples"].to_numpy(dtype=np.int64),
-            "seen": table["class"].to_numpy(dtype=np.int64) * max(len(table), 1) + pos,
-        }
+    codes = classes.row_codes()
+    width = max(len(codes.names), 1)
+    cls = table["class"].to_numpy(dtype=np.int64)
+    samples = table["samples"].to_numpy(dtype=np.int64)
+    # every (application, image) pair with samples, plus each application's own image
+    apps = np.unique(codes.app)
+    pair_of_row = codes.app * width + codes.binary
+    pairs, inverse = np.unique(
+        np.concatenate([pair_of_row, apps * width + apps]), return_inverse=True
     )
-    counts = (
-        frame.groupby(["app", "binary", "class"])["samples"].sum().unstack("class", fill_value=0)
+    inverse = inverse[: len(table)]
+    counts = int_bincount(inverse * n + cls, samples, len(pairs) * n).reshape(len(pairs), n)
+    # first seen: the smallest (class, file position) of the pair; own images come first
+    seen = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(seen, inverse, cls * max(len(table), 1) + np.arange(len(table)))
+    pair_app, pair_binary = pairs // width, pairs % width
+    is_app = pair_app == pair_binary
+    seen[is_app] = -1
+
+    # applications: descending by first-class samples, ties by name (codes are sorted)
+    app_at = np.searchsorted(apps, pair_app)
+    app_sums = np.zeros((len(apps), n), dtype=np.int64)
+    np.add.at(app_sums, app_at, counts)
+    app_order = _order(app_sums[:, 0] if n else np.zeros(len(apps)), np.arange(len(apps)))
+    rank = np.empty(len(apps), dtype=np.int64)
+    rank[app_order] = np.arange(len(apps))
+    first = counts[:, 0] if n else np.zeros(len(pairs), dtype=np.int64)
+    row_order = np.lexsort((seen, -first, rank[app_at]))
+
+    names = codes.names
+    app_index = pd.Index(names[apps[app_order]], dtype=object, name="application")
+    app_counts = pd.DataFrame(app_sums[app_order], index=app_index, columns=cols)
+    index = pd.MultiIndex.from_arrays(
+        [
+            pd.Index(names[pair_app[row_order]], dtype=object),
+            pd.Index(names[pair_binary[row_order]], dtype=object),
+        ],
+        names=["application", "image"],
     )
-    counts = counts.reindex(columns=cols, fill_value=0)
-    seen = frame.groupby(["app", "binary"])["seen"].min()
-    apps_index = pd.Index(pd.unique(frame["app"]), dtype=object)
-    own = pd.MultiIndex.from_arrays([apps_index, apps_index], names=["app", "binary"])
-    counts = counts.reindex(counts.index.union(own), fill_value=0)
-    seen = seen.reindex(counts.index)
-    is_app = counts.index.get_level_values(0) == counts.index.get_level_values(1)
-    seen = seen.where(~is_app, -1).fillna(-1).astype(np.int64)
-
-    app_counts = counts.groupby(level="app").sum()
-    app_order = _order(app_counts[0].to_numpy(), np.arange(len(app_counts)))
-    app_counts = app_counts.iloc[app_order]
-    app_rank = pd.Series(np.arange(len(app_counts)), index=app_counts.index)
-
-    rank = app_rank.reindex(counts.index.get_level_values(0)).to_numpy()
-    first = counts[0].to_numpy()
-    row_order = np.lexsort((seen.to_numpy(), -first, rank))
-    images = counts.iloc[row_order]
-    images.index = images.index.set_names(["application", "image"])
-    images = images.assign(is_app=is_app[row_order])
-    app_counts.index = app_counts.index.set_names("application")
-    return ImageSummary(app_counts, images, app_counts[cols].sum().to_numpy(), n)
+    images = pd.DataFrame(counts[row_order], index=index, columns=cols)
+    images["is_app"] = is_app[row_order]
+    return ImageSummary(app_counts, images, app_sums.sum(axis=0), n)
 
 
 def _order(first_class: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
