@@ -473,6 +473,19 @@ def save_screenshot(target: Page | Locator, name: str) -> Path:
 
     if isinstance(target, Page):
         target.screenshot(path=str(path), full_page=True)
+        return path
+    # Chromium paints only what is inside the viewport of a scrolled container (Lab's notebook
+    # panel, Voila's body): a locator taller than the window came out blank below the fold.
+    # Grow the window to the element for the capture, then put it back.
+    page, size = target.page, target.page.viewport_size
+    box = target.bounding_box()
+    if size and box and box["height"] + 120 > size["height"]:
+        page.set_viewport_size({"width": size["width"], "height": int(box["height"]) + 200})
+        page.wait_for_timeout(200)  # re-layout (bqplot figures redraw on resize)
+        try:
+            target.screenshot(path=str(path))
+        finally:
+            page.set_viewport_size(size)
     else:
         target.screenshot(path=str(path))
     return path

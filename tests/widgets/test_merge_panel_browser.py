@@ -399,6 +399,13 @@ def test_merge_panel_in_voila(
     panel.locator(".pw-merge-method button", has_text="MUCH").click()
     wait_state(nb, lambda s: s["settings"]["method"] == "much")
     save_screenshot(panel, "merge_panel_voila")
+    # half a laptop screen and a wide monitor: the panel still fits, nothing cut
+    for width in (760, 1700):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.wait_for_timeout(300)  # bqplot re-lays its figures on resize
+        got = check_layout(panel)
+        assert got["panel"] <= width, got
+        save_screenshot(panel, f"merge_panel_voila_{width}px")
     # a markup HEM name is shown as text, never run
     evil = panels.nth(1)
     assert XSS in evil.locator(".pw-merge-kept").inner_text()

@@ -152,7 +152,7 @@ class MatrixView:
 
 
 class LinesView:
-    """A small line chart (scores per simulation, marginal densities)."""
+    """A small line chart (scores per simulation, marginal distributions)."""
 
     def __init__(
         self,
@@ -199,6 +199,7 @@ class LinesView:
             title=title,
             legend_location="top-right",
             padding_x=0.0,
+            padding_y=0.0,  # the domains are set explicitly (no negative share ticks)
             fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 15},
             layout=w.Layout(width=f"{width}px", height="260px"),
             title_style={"font-size": "13px"},
@@ -216,11 +217,14 @@ class LinesView:
         )
 
     def show_pair(self, x: np.ndarray, merged: np.ndarray, pooled: np.ndarray) -> None:
-        """Merged and pooled densities over the same bins (the x axis spans the bins)."""
+        """Merged and pooled shares over the same bins (the x axis spans the bins)."""
         x = np.asarray(x, dtype=float)
         if len(x) > 1:
             self.x.min, self.x.max = float(x[0]), float(x[-1])
-        self.y.min = 0.0  # a density
+        top = max(float(np.max(merged, initial=0.0)), float(np.max(pooled, initial=0.0)))
+        with self.y.hold_sync():  # explicit: bqplot kept stale domains (see the scores)
+            self.y.min, self.y.max = 0.0, (top * 1.08) or 1.0
+        self.figure.axes[1].tick_values = value_ticks(0.0, self.y.max)
         for mark, y in ((self.lines, merged), (self.pooled, pooled)):
             with mark.hold_sync():
                 mark.x = np.asarray(x, dtype=float)
@@ -269,6 +273,18 @@ class ScatterView:
         self.figure.title = f"merged runs (r = {r:.3f})"
 
 
+def value_ticks(lo: float, hi: float, n: int = 5) -> np.ndarray:
+    """About ``n`` round tick values inside [lo, hi] (0, 1.5, 3, 4.5, 6 for 0..6.9): bqplot
+    puts its ticks at the padded domain's edges (-0.027 on a percent axis)."""
+    if not hi > lo:
+        return np.array([lo])
+    raw = (hi - lo) / n
+    mag = 10 ** np.floor(np.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    first = np.ceil(lo / step - 1e-9) * step
+    return np.round(np.arange(first, hi + step * 1e-9, step), 12) + 0.0  # no -0
+
+
 def index_ticks(n: int) -> np.ndarray:
     """Tick values 1..n at a round step (1, 20, 40, ..., 100 for n = 100)."""
     if n <= 1:
@@ -282,8 +298,9 @@ def index_ticks(n: int) -> np.ndarray:
     return np.concatenate([[1.0], ticks])
 
 
-def densities(merged: np.ndarray, pooled: np.ndarray, bins: int = 40):
-    """Histogram densities of merged and pooled readings on common bins (centres, 2 x bins)."""
+def shares(merged: np.ndarray, pooled: np.ndarray, bins: int = 40):
+    """Percent of merged runs and of pooled readings in each of common bins (centres, 2 x
+    bins): unlike a density (1e-7 per cycle) a share reads directly off the axis."""
     merged = np.asarray(merged, dtype=float)
     pooled = np.asarray(pooled, dtype=float)
     both = np.concatenate([merged, pooled])
@@ -291,7 +308,7 @@ def densities(merged: np.ndarray, pooled: np.ndarray, bins: int = 40):
     if hi <= lo:
         hi = lo + 1.0
     edges = np.linspace(lo, hi, bins + 1)
-    a, _ = np.histogram(merged, edges, density=True)
-    b, _ = np.histogram(pooled, edges, density=True)
+    a, _ = np.histogram(merged, edges)
+    b, _ = np.histogram(pooled, edges)
     centres = (edges[:-1] + edges[1:]) / 2
-    return centres, np.vstack([a, b])
+    return centres, np.vstack([100 * a / max(len(merged), 1), 100 * b / max(len(pooled), 1)])

@@ -37,10 +37,11 @@ from perfweave.widgets._merge_views import (
     MatrixView,
     ScatterView,
     colour_bar_html,
-    densities,
     index_ticks,
+    shares,
     table_html,
     title_html,
+    value_ticks,
 )
 
 __all__ = ["HrmDetails", "MergePanel", "drop_reasons"]
@@ -567,8 +568,8 @@ class MergePanel(w.VBox):
             x_format="d",
             y_format=".1e",
         )
-        self._marg_x = LinesView("x marginal", "reading", "density", legend=True, marker=False)
-        self._marg_y = LinesView("y marginal", "reading", "density", legend=True, marker=False)
+        self._marg_x = LinesView("x marginal", "reading", "% in bin", legend=True, marker=False)
+        self._marg_y = LinesView("y marginal", "reading", "% in bin", legend=True, marker=False)
         self._scatter = ScatterView()
         self._scores.figure.add_class("pw-merge-scores")
         self._marg_x.figure.add_class("pw-merge-marg-x")
@@ -801,6 +802,14 @@ class MergePanel(w.VBox):
         with v.x.hold_sync():  # simulations 1..n_sims: integer ticks inside the data
             v.x.min = 1.0
             v.x.max = float(max(len(diag.scores), 2))
+        # an explicit y domain: bqplot kept the placeholder's 0..1 domain after the data
+        # changed, which flattened scores of ~1e-3 onto the axis
+        scores = np.asarray(diag.scores, dtype=float)
+        lo, hi = float(np.nanmin(scores)), float(np.nanmax(scores))
+        pad = (hi - lo) * 0.08 or abs(hi) * 0.1 or 1e-12
+        with v.y.hold_sync():
+            v.y.min, v.y.max = max(lo - pad, 0.0), hi + pad
+        v.figure.axes[1].tick_values = value_ticks(v.y.min, v.y.max)
         ticks = index_ticks(len(diag.scores))
         if not np.array_equal(v.figure.axes[0].tick_values, ticks):
             v.figure.axes[0].tick_values = ticks
@@ -827,7 +836,7 @@ class MergePanel(w.VBox):
         self._scatter.show(x, y, x_name, y_name, r)
         pooled = self._pooled_values()
         for view, name, axis in ((self._marg_x, x_name, "x"), (self._marg_y, y_name, "y")):
-            centres, dens = densities(merged[name].to_numpy(dtype=float), pooled[name])
+            centres, dens = shares(merged[name].to_numpy(dtype=float), pooled[name])
             view.show_pair(centres, dens[0], dens[1])
             view.figure.title = f"{axis}: {name}"
             view.figure.axes[0].label = name
