@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import cProfile
 import marshal
+import pstats
+import subprocess
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -197,6 +201,53 @@ def test_random_call_graphs_become_dags_that_keep_every_function(tmp_path_factor
 
 
 # --------------------------------------------------------------------- bad input
+SCRIPT = """\
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def main():
+    return [fib(8) for _ in range(3)]
+
+
+main()
+"""
+
+
+def test_pure_python_profile_module_file(tmp_path):
+    """``python -m profile -o`` keys the script's top level by its code object."""
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "out.pstats"
+    subprocess.run(
+        [sys.executable, "-m", "profile", "-o", str(out), str(script)],
+        check=True,
+        cwd=tmp_path,
+        capture_output=True,
+    )
+    stats = pstats.Stats(str(out)).stats
+    code_keys = [k for k in stats if isinstance(k[2], types.CodeType)]
+    assert len(code_keys) == 1  # the case this test is about
+    gf = perfweave.read(out)
+    assert len(gf.graph) == len(stats)
+    df = gf.dataframe
+    for key, (cc, nc, tt, ct, callers) in stats.items():
+        name = key[2].co_name if isinstance(key[2], types.CodeType) else key[2]
+        row = df[(df["file"] == key[0]) & (df["line"] == key[1]) & (df["name"] == name)]
+        assert len(row) == 1, key
+        row = row.iloc[0]
+        assert (row["numcalls"], row["nativecalls"]) == (cc, nc)
+        assert (row["time"], row["time (inc)"]) == (tt, ct)
+        node = int(row.name)
+        parents = {gf.graph.frame(p)["name"] for p in gf.graph.parents_of(node)}
+        expected = {c[2].co_name if isinstance(c[2], types.CodeType) else c[2] for c in callers}
+        if key[2] == "fib":  # the recursive self edge is left out (cycle_edges)
+            expected.discard("fib")
+        assert parents == expected, key
+    assert code_keys[0][2].co_name == "<module>"
+    assert ("fib", "fib") in gf.metadata["cycle_edges"]
+
+
 def test_truncated_file(tmp_path):
     p = tmp_path / "cut.pstats"
     p.write_bytes(CYCLE.read_bytes()[:200])
@@ -207,7 +258,7 @@ def test_truncated_file(tmp_path):
 def test_not_a_statistics_dict(tmp_path):
     with pytest.raises(ParseError, match="a pstats statistics dict, found 'marshalled list'"):
         GraphFrame.from_cprofile(_write(tmp_path, [1, 2, 3]))
-    with pytest.raises(ParseError, match=r"function keys \(file, line, name\)"):
+    with pytest.raises(ParseError, match=r"function keys \(file, line, name or code object\)"):
         GraphFrame.from_cprofile(_write(tmp_path, {"main": (1, 1, 0.0, 0.0, {})}))
     with pytest.raises(ParseError, match="at least one profiled function"):
         GraphFrame.from_cprofile(_write(tmp_path, {}))

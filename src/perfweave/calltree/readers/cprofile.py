@@ -5,11 +5,16 @@ inclusive time, {caller: ...})``. Every function is one node; caller -> callee p
 the edges, so a function called from several places has several parents (a DAG).
 Recursion makes cycles; the edges that close them are left out (see ``_cycles``) and
 listed in ``metadata["cycle_edges"]``. Columns follow Hatchet's reader.
+
+Files written by the pure-Python ``profile`` module (``python -m profile -o``) hold one key
+whose function is the profiled script's code object rather than a name; that node is named
+after the code object's ``co_name`` (``<module>``), as ``pstats`` shows it.
 """
 
 from __future__ import annotations
 
 import marshal
+import types
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -41,8 +46,9 @@ def read(path: str | PathLike[str], **_: Any):
     keys = list(stats)
     ids = {key: k for k, key in enumerate(keys)}
     rows, src, dst = [], [], []
+    names = [_function_name(key) for key in keys]
     for key, value in stats.items():
-        where = f"function {key[2]!r} ({key[0]}:{key[1]})"
+        where = f"function {names[ids[key]]!r} ({key[0]}:{key[1]})"
         if not (isinstance(value, tuple) and len(value) == 5 and isinstance(value[4], dict)):
             raise ParseError(
                 p,
@@ -56,7 +62,7 @@ def read(path: str | PathLike[str], **_: Any):
                 "node": ids[key],
                 "file": key[0],
                 "line": key[1],
-                "name": key[2],
+                "name": names[ids[key]],
                 "numcalls": cc,
                 "nativecalls": nc,
                 "time (inc)": ct,
@@ -74,8 +80,8 @@ def read(path: str | PathLike[str], **_: Any):
         raise ParseError(p, "at least one profiled function", found="an empty statistics dict")
     cyc = back_edges(len(keys), src, dst)
     kept = [(s, d) for s, d, c in zip(src, dst, cyc) if not c]
-    dropped = [(keys[s][2], keys[d][2]) for s, d, c in zip(src, dst, cyc) if c]
-    frames = [{"type": "function", "name": key[2]} for key in keys]
+    dropped = [(names[s], names[d]) for s, d, c in zip(src, dst, cyc) if c]
+    frames = [{"type": "function", "name": name} for name in names]
     data = pd.DataFrame(rows)
     for col in ("numcalls", "nativecalls", "line"):
         data[col] = data[col].astype("int64")
@@ -113,7 +119,15 @@ def _load(p: Path) -> dict:
             and len(key) == 3
             and isinstance(key[0], str)
             and isinstance(key[1], int)
-            and isinstance(key[2], str)
+            and isinstance(key[2], (str, types.CodeType))
         ):
-            raise ParseError(p, "function keys (file, line, name)", found=repr(key)[:60])
+            raise ParseError(
+                p, "function keys (file, line, name or code object)", found=repr(key)[:60]
+            )
     return stats
+
+
+def _function_name(key: tuple) -> str:
+    """The function's name; a code object (the ``profile`` module's key) by its ``co_name``."""
+    function = key[2]
+    return function.co_name if isinstance(function, types.CodeType) else function
