@@ -93,8 +93,12 @@ def test_filter_forms_agree_and_errors_name_the_problem(gf):
         gf.filter("time > 1e9")
     with pytest.raises(QueryError, match="bad regular expression"):
         gf.filter("name =~ '('")
-    with pytest.raises(QueryError, match="not supported"):
-        gf.filter([".", {"name": "main"}])
+    # Hatchet's call-path queries: the object and string dialects keep the same rows
+    obj = gf.filter([{"name": "main"}, "*"], squash=False)
+    text = gf.filter('MATCH (".", p)->("*") WHERE p."name" = "main"', squash=False)
+    assert obj.dataframe.equals(text.dataframe) and len(obj.dataframe) == len(gf.dataframe)
+    with pytest.raises(QueryError, match=r"element 1 \('\?'\)"):
+        gf.filter([{"name": "main"}, "?"])
 
 
 def test_query_never_evaluates_python(gf):

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree import query
+from perfweave.calltree import path_query, query
 from perfweave.calltree._inclusive import subgraph_sums
 from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graph import Graph, Node
@@ -184,6 +184,7 @@ class GraphFrame:
         predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
         squash: bool = True,
         update_inclusive_columns: bool = True,
+        multi_index_mode: str = "off",
     ) -> GraphFrame:
         """Keep the rows for which ``predicate`` holds; squash the graph onto them.
 
@@ -191,8 +192,16 @@ class GraphFrame:
         as fields, as in Hatchet), a query string (see :mod:`perfweave.calltree.query`:
         metric comparisons and name regexes, evaluated column-wise, never as Python), or a
         boolean mask over the rows. With ``squash=False`` the graph is kept as it is.
+
+        A call-path query (Hatchet's query language: an object-dialect list, a ``MATCH``
+        string or a :mod:`~perfweave.calltree.path_query` object) keeps the rows of the
+        nodes on matching paths; ``multi_index_mode`` (``any``/``all``) decides its
+        predicates for nodes with several rows, as in Hatchet.
         """
-        mask = self._row_mask(predicate)
+        if path_query.is_path_query(predicate):
+            mask = path_query.row_mask(self, predicate, multi_index_mode)
+        else:
+            mask = self._row_mask(predicate)
         if not mask.any():
             raise QueryError(
                 f"filter {_describe(predicate)} matched no rows: the result would be empty"
@@ -208,12 +217,8 @@ class GraphFrame:
                 return parsed.mask(df)
             return parsed.mask(df, self._root_rows(), exclusive=self.exc_metrics)
         if isinstance(predicate, (np.ndarray, pd.Series, list)) and not callable(predicate):
-            if isinstance(predicate, list) and not all(
-                isinstance(x, (bool, np.bool_)) for x in predicate
-            ):
-                raise QueryError(
-                    "Hatchet's path-query lists are not supported; use a row callable, a query string or a boolean mask"
-                )
+            if isinstance(predicate, list) and path_query.is_path_query(predicate):
+                return path_query.row_mask(self, predicate)
             mask = np.asarray(predicate, dtype=bool)
             if mask.shape != (len(df),):
                 raise ShapeError(f"boolean mask of length {mask.shape} for {len(df)} rows")

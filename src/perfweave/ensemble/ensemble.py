@@ -305,12 +305,31 @@ class Ensemble:
         predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
         squash: bool = True,
         update_inclusive_columns: bool = True,
+        multi_index_mode: str = "off",
     ) -> Ensemble:
         """Keep the (node, profile) rows for which ``predicate`` holds (a row callable, a
-        query string or a boolean mask) and squash the graph onto them."""
+        query string, a boolean mask or a call-path query, see :meth:`query`) and squash
+        the graph onto them."""
         from perfweave.ensemble.ops import filter_rows
 
-        return filter_rows(self, predicate, squash, update_inclusive_columns)
+        return filter_rows(self, predicate, squash, update_inclusive_columns, multi_index_mode)
+
+    def query(
+        self,
+        query: Any,
+        squash: bool = True,
+        update_inclusive_columns: bool = True,
+        multi_index_mode: str = "off",
+    ) -> Ensemble:
+        """Keep the nodes on call paths matching ``query`` (Thicket's ``query``): an
+        object-dialect list, a ``MATCH`` string or a :mod:`perfweave.calltree.path_query`
+        object. Predicates on data need ``multi_index_mode="any"`` (a node matches when
+        one profile's row does) or ``"all"`` (when every profile's row does)."""
+        from perfweave.calltree.path_query import path_query
+        from perfweave.ensemble.ops import filter_rows
+
+        q = path_query(query, multi_index_mode)
+        return filter_rows(self, q, squash, update_inclusive_columns)
 
     def squash(self, update_inclusive_columns: bool = True) -> Ensemble:
         """Restrict the graph to the nodes that hold data in some profile."""

@@ -48,13 +48,17 @@ def filter_rows(
     predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
     squash: bool = True,
     update_inclusive_columns: bool = True,
+    multi_index_mode: str = "off",
 ) -> Ensemble:
     """Keep the (node, profile) rows for which ``predicate`` holds (a row callable, a
-    query string or a boolean mask), then squash the graph onto them."""
+    query string, a boolean mask or a call-path query), then squash the graph onto them."""
     if isinstance(ens.dataframe.columns, pd.MultiIndex):
         raise ShapeError("filter works on index ensembles; filter each part of a columns-concat")
     gf = _as_graphframe(ens).filter(
-        predicate, squash=squash, update_inclusive_columns=update_inclusive_columns
+        predicate,
+        squash=squash,
+        update_inclusive_columns=update_inclusive_columns,
+        multi_index_mode=multi_index_mode,
     )
     return _from_graphframe(ens, gf)
 

@@ -44,7 +44,9 @@ class Step:
 
     def apply(self, data: Frame) -> Frame:
         if self.kind == "filter":
-            return data.filter(self.query, squash=self.squash)
+            # a call-path query's predicates on data hold for a node when one of its
+            # rows (ranks, profiles) satisfies them
+            return data.filter(self.query, squash=self.squash, multi_index_mode="any")
         if self.kind == "squash":
             return data.squash()
         if self.kind in ("focus", "drop"):
