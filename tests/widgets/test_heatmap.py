@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfweave.counts as pc
 from perfweave.counts.profile import CallGroup, CountsProfile
-from perfweave.errors import PerfweaveError
+from perfweave.counts.ranklist import format_ranklist
+from perfweave.errors import MetadataError, PerfweaveError
 from perfweave.widgets._heatmap_agg import aggregate, colour_index, units_of
 from perfweave.widgets._transport import unpack
 from perfweave.widgets.heatmap import CountMatrixHeatmap, group_label
@@ -78,16 +81,24 @@ def _case(draw):
     return dense, (r0, r1), (c0, c1), cells
 
 
-@settings(max_examples=150, deadline=None)
-@given(_case(), st.sampled_from(["max", "sum"]), st.booleans())
-def test_block_aggregation_equals_numpy(case, reduce, grouped):
+@settings(max_examples=200, deadline=None)
+@given(
+    _case(),
+    st.sampled_from(["max", "sum"]),
+    st.sampled_from(["rank", "rows", "host"]),
+    st.lists(st.sampled_from(["a", "b", "c", None]), min_size=24, max_size=24),
+    st.integers(1, 16),
+)
+def test_block_aggregation_equals_numpy(case, reduce, by, host_pool, scale):
     dense, rows, cols, cells = case
     m = pc.CountMatrix.from_dense(dense)
-    units = units_of(m, grouped)
-    if grouped:
+    hosts = np.asarray(host_pool[: m.n_ranks], dtype=object)
+    units = units_of(m, by, hosts)
+    if by != "rank":
         rows = (min(rows[0], len(units) - 1), min(rows[1], len(units)))
         rows = (rows[0], max(rows[1], rows[0] + 1))
-    b = aggregate(m.rows, units, rows, cols, cells, cells, reduce)
+    b = aggregate(m.rows, units, rows, cols, cells, cells, reduce, scale)
+    dense = dense * scale
     blocks = [units.ranks_of(a, z) for a, z in zip(b.row_edges[:-1], b.row_edges[1:])]
     expect = _reference(dense, blocks, b.col_edges - 0, reduce)
     assert b.values.dtype == np.int64
@@ -104,7 +115,7 @@ def test_block_aggregation_equals_numpy(case, reduce, grouped):
 def test_overflowing_sums_fall_back_to_float64_and_say_so():
     big = np.full((4, 4), 2**62, dtype=np.int64)
     m = pc.CountMatrix.from_dense(big)
-    b = aggregate(m.rows, units_of(m, False), (0, 4), (0, 4), 1, 1, "sum")
+    b = aggregate(m.rows, units_of(m), (0, 4), (0, 4), 1, 1, "sum")
     assert not b.exact and b.values.dtype == np.float64
     assert b.values[0, 0] == float(2**62) * 16
     h = CountMatrixHeatmap(_profile(_group(big)), reduce="sum", max_cells=1)
@@ -144,7 +155,7 @@ def test_wrf_state_controls_and_exact_values(wrf):
         ("scale", "log"),
         ("reduce", "sum"),
         ("group", 2),
-        ("grouped", True),
+        ("group_by", "rows"),
     ]:
         content, _ = _reply(h, "set", name=name, value=value)
         assert content["ok"], content
@@ -259,7 +270,7 @@ def test_all_zero_single_rank_int32_overflow_and_gaps():
 def test_grouped_labels_of_a_band_with_gaps():
     dense = np.zeros((1025, 3), dtype=np.int64)
     dense[[1, 2, 3, 4, 5, 1024]] = [1, 2, 3]
-    h = CountMatrixHeatmap(_profile(_group(dense[:, :3])), grouped=True)
+    h = CountMatrixHeatmap(_profile(_group(dense[:, :3])), group_by="rows")
     assert h.blocks().row_labels == [g.label for g in h.matrix.groups]
     assert "1-5, 1024" in h.blocks().row_labels
 
@@ -275,3 +286,131 @@ def test_synthetic_16k_ranks_sends_little():
     assert cols["values"].shape == (512, 512) and size < 8e6
     r = m.row_of_rank[:32]
     assert cols["values"][0, 0] == m.rows[r][:, :32].max()
+
+
+TESTS = WRF.parent / "collective_profiler_tests"
+
+
+def test_group_by_host_labels_are_the_location_files(tmp_path):
+    src = TESTS / "alltoall_multicomms_c" / "expectedOutput"
+    prof = pc.read(src)
+    h = CountMatrixHeatmap(prof, lead_rank=1)
+    assert h.hosts_known and h.group_by == "rank"
+    h.set_group_by("host")
+    loc = pc.read_locations(src / "alltoall_locations_comm0_rank1.md")
+    host = loc["hostname"].iloc[0]
+    assert h.blocks().row_labels == [f"{host}: {format_ranklist(loc['rank'].to_numpy())}"]
+    assert h.info["hosts"] == 1
+    np.testing.assert_array_equal(h.blocks().values, h.matrix.dense().max(axis=0, keepdims=True))
+    # two hosts and a rank no file places: one band per host, ranks listed, values exact
+    d = tmp_path / "run"
+    shutil.copytree(TESTS / "alltoallv_c" / "expectedOutput", d)
+    (d / "alltoallv_locations_comm0_rank0.md").write_text(
+        "FORMAT_VERSION: 9\n\nCommunicator ID: 0\nCalls: 0\nCOMM_WORLD ranks: 0-3\n"
+        "Hostnames:\n\tRank 0: node-b\n\tRank 1: node-a\n\tRank 3: node-b\n"
+    )
+    prof = pc.read(d)
+    h = CountMatrixHeatmap(prof, group_by="host", reduce="sum")
+    hosts = prof.hosts(prof.call_groups(0)[0])
+    order = list(dict.fromkeys("(unknown host)" if x is None else x for x in hosts))
+    want = [
+        f"{name}: {format_ranklist(np.flatnonzero([(x or '(unknown host)') == name for x in hosts]))}"
+        for name in order
+    ]
+    assert h.blocks().row_labels == want == ["node-b: 0, 3", "node-a: 1", "(unknown host): 2"]
+    dense = h.matrix.dense()
+    np.testing.assert_array_equal(
+        h.blocks().values, [dense[[0, 3]].sum(0), dense[[1]].sum(0), dense[[2]].sum(0)]
+    )
+    assert h.select((0, 1))["ranks"].tolist() == [0, 3]
+    content, _ = _reply(h, "set", name="group_by", value="rows")
+    assert content["ok"] and h.blocks().row_labels == [g.label for g in h.matrix.groups]
+
+
+def test_group_by_host_without_locations_says_so(wrf):
+    h = CountMatrixHeatmap(wrf)
+    assert not h.hosts_known
+    before = h.view_state, h.blocks().values.copy()
+    with pytest.raises(MetadataError, match="no location file names the hosts of calls 0"):
+        h.set_group_by("host")
+    assert "alltoallv_locations_comm<C>_rank0.md" in h.error and h.group_by == "rank"
+    assert h.view_state == before[0]
+    np.testing.assert_array_equal(h.blocks().values, before[1])
+    content, _ = _reply(h, "set", name="group_by", value="host")
+    assert not content["ok"] and "location file" in content["error"]
+    with pytest.raises(PerfweaveError, match="group_by must be one of"):
+        h.set_group_by("rack")
+
+
+def test_host_grouping_falls_back_to_ranks_on_a_call_group_without_locations():
+    a = _group([[1, 2], [3, 4]], calls=[0])
+    b = _group([[5, 6], [7, 8]], calls=[1])
+    locs = pd.DataFrame(
+        {
+            "collective": pd.Series(["alltoallv"] * 2, dtype="string"),
+            "comm": [0, 0],
+            "lead_rank": [0, 0],
+            "calls": pd.Series(["0", "0"], dtype="string"),
+            "rank": [0, 1],
+            "world_rank": [0, 1],
+            "pid": pd.array([None, None], dtype="Int64"),
+            "hostname": pd.Series(["h1", "h2"], dtype="string"),
+        }
+    )
+    prof = CountsProfile(groups=[a, b], locations=locs)
+    h = CountMatrixHeatmap(prof, group_by="host")
+    assert h.blocks().row_labels == ["h1: 0", "h2: 1"]
+    h.set_call_group(1)
+    assert h.group_by == "rank" and not h.hosts_known
+    assert "no location file names the hosts of calls 1" in h.note
+    assert h.blocks().values.tolist() == [[5, 6], [7, 8]]
+
+
+def test_cached_column_work_gives_fresh_results():
+    """Every control in turn on one widget (its aggregator keeps column-side work) equals a
+    fresh aggregation of the same view."""
+    rng = np.random.default_rng(3)
+    rows = rng.integers(0, 1000, size=(40, 300)) * (rng.random((40, 300)) < 0.4)
+    m = pc.CountMatrix(rows, rng.integers(0, 40, size=300))
+    g = CallGroup(
+        0,
+        0,
+        "Alltoallv",
+        np.arange(2),
+        300,
+        4,
+        8,
+        m,
+        pc.CountMatrix(rows[::-1] * 3, rng.integers(0, 40, size=300)),
+    )
+    h = CountMatrixHeatmap(_profile(g), max_cells=37)
+    steps = [
+        lambda: h.set_direction("recv"),
+        lambda: h.set_group_by("rows"),
+        lambda: h.set_reduce("sum"),
+        lambda: h.set_unit("bytes"),
+        lambda: h.zoom((2, 9), (10, 200)),
+        lambda: h.set_direction("send"),
+        lambda: h.zoom((0, 30), (0, 300)),
+        lambda: h.set_group_by("rank"),
+        lambda: h.set_reduce("max"),
+        lambda: h.zoom_out(),
+        lambda: h.set_direction("recv"),
+    ]
+    for step in steps:
+        step()
+        v = h.view_state
+        factor = (4 if h.direction == "send" else 8) if h.unit == "bytes" else 1
+        fresh = aggregate(
+            h.matrix.rows,
+            units_of(h.matrix, h.group_by),
+            tuple(v["rows"]),
+            tuple(v["cols"]),
+            37,
+            37,
+            h.reduce,
+            factor,
+        )
+        got = h.blocks()
+        for name in ("values", "row_sum", "row_max", "row_ranks", "col_sum", "col_max"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(fresh, name), err_msg=name)

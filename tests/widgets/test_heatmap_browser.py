@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,7 +45,8 @@ def watch(hm, path):
         state = {
             "version": hm.view_version, "view": hm.view_state, "group": hm.group_index,
             "direction": hm.direction, "unit": hm.unit, "scale": hm.scale,
-            "reduce": hm.reduce, "grouped": hm.grouped, "error": hm.error, "note": hm.note,
+            "reduce": hm.reduce, "group_by": hm.group_by, "hosts_known": hm.hosts_known,
+            "error": hm.error, "note": hm.note,
             "selection": hm.selection_state,
             "shape": list(b.values.shape) if b is not None else None,
             "values": [[str(v) for v in r] for r in b.values.tolist()] if b is not None else None,
@@ -58,6 +60,40 @@ def watch(hm, path):
 """
 
 
+# A synthetic alltoallv call as real large runs look: most ranks in 16 rank ranges that share
+# a row, ``distinct`` ranks with rows of their own, a few counts past int32, and a location
+# table placing ``per_host`` consecutive ranks on each host. (benchmarks/widgets_heatmap.py
+# runs the same cell.)
+SYNTHETIC = """
+import numpy as np
+import pandas as pd
+import perfweave.counts as pc
+
+
+def synthetic(n, distinct=256, per_host=64, seed=4):
+    rng = np.random.default_rng(seed)
+
+    def matrix():
+        rows = rng.integers(0, 5000, size=(16 + distinct, n))
+        rows[rng.random(rows.shape) < 0.6] = 0
+        rows[:, rng.integers(0, n, size=8)] *= 2**20  # a few counts past int32
+        row_of_rank = np.repeat(np.arange(16), -(-n // 16))[:n]
+        row_of_rank[rng.choice(n, size=distinct, replace=False)] = 16 + np.arange(distinct)
+        return pc.CountMatrix(rows, row_of_rank)
+
+    group = pc.CallGroup(0, 0, "Alltoallv", np.arange(3), n, 8, 8, matrix(), matrix())
+    ranks = np.arange(n)
+    hosts = np.char.add("nid", np.char.zfill((ranks // per_host).astype(str), 5))
+    locations = pd.DataFrame({
+        "collective": pd.Series(["alltoallv"] * n, dtype="string"),
+        "comm": 0, "lead_rank": 0, "calls": pd.Series(["0-2"] * n, dtype="string"),
+        "rank": ranks, "world_rank": ranks, "pid": pd.array([None] * n, dtype="Int64"),
+        "hostname": pd.Series(hosts, dtype="string"),
+    })
+    return pc.CountsProfile(groups=[group], locations=locations)
+"""
+
+
 def heatmap_notebook(path: Path, make: str) -> Path:
     state = path.with_suffix(".state.json")
     return write_notebook(
@@ -65,6 +101,7 @@ def heatmap_notebook(path: Path, make: str) -> Path:
         [
             "import numpy as np\nimport perfweave.counts as pc\n"
             "from perfweave.widgets import CountMatrixHeatmap",
+            SYNTHETIC,
             STATE_HOOK,
             f"hm = watch({make}, {str(state)!r})\nhm",
         ],
@@ -135,16 +172,19 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     assert state["error"] == ""
     widget.locator("select.pw-hm-direction").select_option("send")  # call 3 sends 97 rows
     state = wait_state(nb, lambda s: s["direction"] == "send")
-    widget.locator(".pw-hm-grouped").check()
-    state = wait_state(nb, lambda s: s["grouped"])
+    # the WRF copy has no location file: host grouping is offered disabled, as Python says
+    host = widget.locator("select.pw-hm-group_by option[value=host]")
+    assert host.is_disabled() and not state["hosts_known"]
+    widget.locator("select.pw-hm-group_by").select_option("rows")
+    state = wait_state(nb, lambda s: s["group_by"] == "rows")
     drawn(widget, state["version"])
     assert state["shape"][0] == len(state["row_labels"]) == 97
     assert hover_value(page, widget, 0, 5, *state["shape"]) == state["values"][0][5]
     tip = widget.locator(".pw-hm-tooltip").inner_text()
     assert state["row_labels"][0][:20] in tip
     save_screenshot(widget, "heatmap_lab_grouped_log")
-    widget.locator(".pw-hm-grouped").uncheck()
-    state = wait_state(nb, lambda s: not s["grouped"])
+    widget.locator("select.pw-hm-group_by").select_option("rank")
+    state = wait_state(nb, lambda s: s["group_by"] == "rank")
     drawn(widget, state["version"])
 
     # drag a rectangle: Python re-aggregates that range; the hover still matches
@@ -183,19 +223,36 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     # the side panel shows the call group's pattern and statistics
     side = widget.locator(".pw-hm-side").inner_text()
     assert "Pattern #2" in side and "Statistics" in side
+
+    # JupyterLab's dark theme: the canvas redraws in the theme's text colours
+    assert widget.get_attribute("data-theme") == "light"
+    try:
+        page.evaluate(
+            "window.jupyterapp.commands.execute('apputils:change-theme', "
+            "{theme: 'JupyterLab Dark'})"
+        )
+        page.wait_for_function(
+            "() => document.querySelector('.pw-heatmap').dataset.theme === 'dark'", timeout=20000
+        )
+        fg = widget.evaluate("el => getComputedStyle(el).color")
+        assert min(float(x) for x in re.findall(r"[\d.]+", fg)[:3]) > 150, fg  # light text
+        assert not canvas_is_blank(widget.locator(".pw-hm-canvas"))
+        save_screenshot(widget, "heatmap_lab_dark")
+    finally:
+        page.evaluate(
+            "window.jupyterapp.commands.execute('apputils:change-theme', "
+            "{theme: 'JupyterLab Light'})"
+        )
+    page.wait_for_function(
+        "() => document.querySelector('.pw-heatmap').dataset.theme === 'light'", timeout=20000
+    )
     page_watch.assert_clean()
 
 
 def test_heatmap_in_voila_4096_ranks(
     voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
 ) -> None:
-    make = (
-        "(lambda rng: CountMatrixHeatmap(pc.CountsProfile(groups=[pc.CallGroup(0, 0, 'Alltoallv',"
-        " np.arange(3), 4096, 8, 8, *(2 * [pc.CountMatrix("
-        "rng.integers(0, 3 * 2**31, size=(48, 4096)) * (rng.random((48, 4096)) < 0.1),"
-        " rng.integers(0, 48, size=4096))]))])))(np.random.default_rng(4))"
-    )
-    nb = heatmap_notebook(tmp_path / "heatmap4096.ipynb", make)
+    nb = heatmap_notebook(tmp_path / "heatmap4096.ipynb", "CountMatrixHeatmap(synthetic(4096))")
     server = voila_server(nb)
     open_in_voila(page, server.url(), READY)
     widget = page.locator(".pw-heatmap").first
@@ -206,7 +263,42 @@ def test_heatmap_in_voila_4096_ranks(
     assert not canvas_is_blank(widget.locator(".pw-hm-canvas"))
     assert hover_value(page, widget, 5, 9, nr, nc) == state["values"][5][9]
     save_screenshot(widget, "heatmap_voila_4096")
-    # zoom to a single cell from Python's side; the page follows
+
+    # every control; after each, the hover of a block reads Python's value
+    for cls, value, key in [
+        ("direction", "recv", "direction"),
+        ("unit", "bytes", "unit"),
+        ("reduce", "sum", "reduce"),
+        ("scale", "log", "scale"),
+        ("group_by", "rows", "group_by"),
+        ("group_by", "host", "group_by"),
+    ]:
+        widget.locator(f"select.pw-hm-{cls}").select_option(value)
+        state = wait_state(nb, lambda s, k=key, w=value: s[k] == w)
+        drawn(widget, state["version"])
+        assert state["error"] == "", state["error"]
+        nr, nc = state["shape"]
+        assert hover_value(page, widget, 1, 2, nr, nc) == state["values"][1][2]
+    # grouped by host: one band per location-file host, labelled host: ranks
+    assert state["hosts_known"] and nr == 4096 // 64
+    assert state["row_labels"][:2] == ["nid00000: 0-63", "nid00001: 64-127"]
+    tip = widget.locator(".pw-hm-tooltip").inner_text()
+    assert "hosts of receivers: nid00001: 64-127" in tip
+    save_screenshot(widget, "heatmap_voila_4096_hosts")
+
+    # click a host band's label: the selection names its ranks, in Python and on the page
+    x, y = cell_point(widget, 3, 0, nr, nc)
+    box = widget.locator(".pw-hm-canvas").bounding_box()
+    page.mouse.click(box["x"] + 60, y)
+    state = wait_state(nb, lambda s: bool(s["selection"]))
+    assert state["selection"]["ranks"] == "192-255"
+    assert "192-255" in widget.locator(".pw-hm-selection").inner_text()
+
+    # drag over 2 x 3 blocks: Python re-aggregates that range
+    widget.locator("select.pw-hm-group_by").select_option("rank")
+    state = wait_state(nb, lambda s: s["group_by"] == "rank")
+    drawn(widget, state["version"])
+    nr, nc = state["shape"]
     x0, y0 = cell_point(widget, 0, 0, nr, nc)
     x1, y1 = cell_point(widget, 3, 3, nr, nc)
     page.mouse.move(x0, y0)
@@ -216,12 +308,63 @@ def test_heatmap_in_voila_4096_ranks(
     state = wait_state(nb, lambda s: s["view"]["rows"][1] < 4096)
     drawn(widget, state["version"])
     assert hover_value(page, widget, 0, 0, *state["shape"]) == state["values"][0][0]
-    widget.locator("select.pw-hm-scale").select_option("log")
-    state = wait_state(nb, lambda s: s["scale"] == "log")
-    drawn(widget, state["version"])
     widget.locator("[data-action=zoom-out]").click()
     state = wait_state(nb, lambda s: s["view"]["rows"] == [0, 4096])
     drawn(widget, state["version"])
-    # a bad request keeps the view: zooming beyond the matrix from the page's channel
     save_screenshot(widget, "heatmap_voila_4096_log")
+    page_watch.assert_clean()
+
+
+def test_heatmap_bad_input_in_voila(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """A directory with no count files shows a message (no traceback, no blank panel); a
+    bad request shows the message and keeps the view drawn."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    nb = heatmap_notebook(
+        tmp_path / "bad.ipynb",
+        f"CountMatrixHeatmap({str(empty)!r})",
+    )
+    extra = tmp_path / "bad.ipynb"
+    cells = json.loads(extra.read_text())
+    cells["cells"].append(
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": "zero = CountMatrixHeatmap(pc.CountsProfile(groups=[pc.CallGroup(0, 0, "
+            "'Alltoallv', np.arange(1), 3, 4, 4, *(2 * [pc.CountMatrix.from_dense("
+            "np.zeros((3, 3), dtype=np.int64))]))]))\nzero",
+        }
+    )
+    extra.write_text(json.dumps(cells))
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    first, second = page.locator(".pw-heatmap").nth(0), page.locator(".pw-heatmap").nth(1)
+    second.wait_for()
+    page.wait_for_selector(".pw-heatmap[data-ready='1'] >> nth=1")
+    banner = first.locator(".pw-error")
+    banner.wait_for(state="visible")
+    assert f"no count files in {empty}" in banner.inner_text()
+    assert "Traceback" not in first.inner_text()
+    # an all-zero call: drawn, and said so above the plot
+    note = second.locator(".pw-hm-note")
+    note.wait_for(state="visible")
+    assert "every send count of calls 0 (1 call) is zero" in note.inner_text()
+    assert not canvas_is_blank(second.locator(".pw-hm-canvas"))
+    # host grouping without a location file: the option is disabled; forced, a message
+    assert second.locator("select.pw-hm-group_by option[value=host]").is_disabled()
+    version = second.get_attribute("data-version")
+    second.locator("select.pw-hm-group_by").evaluate(
+        "s => { s.querySelector('option[value=host]').disabled = false; s.value = 'host';"
+        " s.dispatchEvent(new Event('change')); }"
+    )
+    msg = second.locator(".pw-error")
+    msg.wait_for(state="visible")
+    assert "no location file names the hosts of calls 0" in msg.inner_text()
+    assert second.get_attribute("data-version") == version
+    assert not canvas_is_blank(second.locator(".pw-hm-canvas"))
+    save_screenshot(page, "heatmap_voila_bad_input")
     page_watch.assert_clean()

@@ -1,54 +1,93 @@
 """Block aggregation of a CountMatrix view, straight from its distinct rows.
 
-A view is a range of display rows (*units*: ranks, or rank groups when grouped) and a
-range of columns. It is cut into at most ``max_rows x max_cols`` blocks of consecutive
-units / columns, and each block is reduced over every (rank, column) it covers: ``max``
-or ``sum`` of the dense matrix's cells. The dense matrix is never built: the distinct
-rows are first reduced over the column blocks (``reduceat``), then the units over the row
-blocks, with each unit weighted by its number of ranks for a sum. The result equals numpy
-on ``dense[ranks_of_block][:, cols_of_block]`` exactly (int64, or float64 when a sum could
-pass 2**63 - 1).
+A view is a range of display rows (*units*: ranks, rank groups, or hosts) and a range of
+columns. It is cut into at most ``max_rows x max_cols`` blocks of consecutive units /
+columns, and each block is reduced over every (rank, column) it covers: ``max`` or ``sum``
+of the dense matrix's cells. The dense matrix is never built. A unit is a list of *parts*,
+each a distinct row and the number of the unit's ranks that have it (one part per unit for
+ranks and rank groups; a host has one part per distinct row among its ranks). The distinct
+rows are first reduced over the column blocks (``reduceat``), then the parts over the row
+blocks, each part weighted by its ranks for a sum. The result equals numpy on
+``dense[ranks_of_block][:, cols_of_block]`` exactly (int64, or float64 when a sum could pass
+2**63 - 1). The datatype size (``scale``) multiplies the reduced values, which is exact.
+
+:class:`Aggregator` keeps the column-side work of a matrix (its rows reduced over the column
+blocks, the per-column totals of a set of ranks) between calls, so a control that changes
+only the row side (grouping), the unit, or comes back to a matrix already seen, redoes only
+the small row-side step.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from perfweave.counts.matrix import CountMatrix
 from perfweave.errors import ShapeError
 
 INT64_MAX = np.iinfo(np.int64).max
 REDUCES = ("max", "sum")
+GROUP_BY = ("rank", "rows", "host")
+#: the name of the unit of ranks a location file does not place on a host
+UNKNOWN_HOST = "(unknown host)"
 
 
 @dataclass(frozen=True)
 class Units:
-    """Display rows of a matrix: the distinct row, rank count and ranks of each."""
+    """Display rows of a matrix: each unit's parts (distinct row, ranks with it) and ranks."""
 
-    row: np.ndarray  # distinct-row index of each unit
-    weight: np.ndarray  # ranks per unit
+    part_start: np.ndarray  # offsets into the part arrays (len units + 1)
+    part_row: np.ndarray  # distinct-row index of each part
+    part_weight: np.ndarray  # ranks of each part
     rank_start: np.ndarray  # offsets into ``ranks`` (len units + 1)
-    ranks: np.ndarray  # ranks of unit 0, then of unit 1, ...
+    ranks: np.ndarray  # ranks of unit 0, then of unit 1, ... (sorted within a unit)
+    names: tuple[str, ...] = field(default=())  # host of each unit (host units only)
 
     def __len__(self) -> int:
-        return int(self.row.size)
+        return int(self.part_start.size - 1)
 
     def ranks_of(self, start: int, stop: int) -> np.ndarray:
         """Ranks of units ``start .. stop - 1`` (sorted)."""
         return np.sort(self.ranks[self.rank_start[start] : self.rank_start[stop]])
 
 
-def units_of(matrix: CountMatrix, grouped: bool) -> Units:
-    """One unit per rank, or one per rank group (distinct row, ordered by first rank)."""
-    if not grouped:
-        n = matrix.n_ranks
-        return Units(matrix.row_of_rank, np.ones(n, np.int64), np.arange(n + 1), np.arange(n))
-    order = np.argsort(matrix.row_of_rank, kind="stable")
-    weight = np.bincount(matrix.row_of_rank, minlength=matrix.rows.shape[0]).astype(np.int64)
-    start = np.concatenate([[0], np.cumsum(weight)])
-    return Units(np.arange(matrix.rows.shape[0]), weight, start, order)
+def units_of(matrix: CountMatrix, by: str = "rank", hosts: np.ndarray | None = None) -> Units:
+    """Units of ``matrix``: one per rank (``by="rank"``), per rank group (``"rows"``: a
+    distinct row, ordered by first rank), or per host (``"host"``: ``hosts`` names each
+    rank's host, None for unknown; hosts ordered by first rank)."""
+    n, n_rows = matrix.n_ranks, matrix.rows.shape[0]
+    if by == "rank":
+        one = np.arange(n + 1)
+        return Units(one, matrix.row_of_rank, np.ones(n, np.int64), one, np.arange(n))
+    if by == "rows":
+        order = np.argsort(matrix.row_of_rank, kind="stable")
+        weight = np.bincount(matrix.row_of_rank, minlength=n_rows).astype(np.int64)
+        start = np.concatenate([[0], np.cumsum(weight)])
+        return Units(np.arange(n_rows + 1), np.arange(n_rows), weight, start, order)
+    if by != "host":
+        raise ShapeError(f"group rows by one of {', '.join(GROUP_BY)}, not {by!r}")
+    if hosts is None or len(hosts) != n:
+        raise ShapeError(f"host grouping needs a host per rank ({n}), not {hosts!r}")
+    names = pd.Series(hosts, dtype=object).fillna(UNKNOWN_HOST).to_numpy()
+    code, uniq = pd.factorize(names, sort=False)  # in order of first rank
+    code = code.astype(np.int64)
+    k = uniq.size
+    order = np.argsort(code, kind="stable")
+    rank_start = np.concatenate([[0], np.cumsum(np.bincount(code, minlength=k))])
+    key, weight = np.unique(code * n_rows + matrix.row_of_rank, return_counts=True)
+    part_start = np.searchsorted(key // n_rows, np.arange(k + 1))
+    return Units(
+        part_start,
+        key % n_rows,
+        weight.astype(np.int64),
+        rank_start,
+        order,
+        tuple(str(x) for x in uniq),
+    )
 
 
 def edges(start: int, stop: int, max_blocks: int) -> np.ndarray:
@@ -74,6 +113,130 @@ class Blocks:
     sums_exact: bool = True  # False when the marginals were computed in float64
 
 
+class Aggregator:
+    """:func:`aggregate` that keeps column-side results between calls: the most recent
+    ones, up to ``keep_bytes`` together (the newest is always kept)."""
+
+    def __init__(self, keep_bytes: int = 256 << 20) -> None:
+        self.keep_bytes = keep_bytes
+        self._memo: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+
+    def _cached(self, rows: np.ndarray, key: tuple, make) -> np.ndarray:
+        # the rows are kept with the result so that their id is not reused meanwhile
+        full = (id(rows), rows.shape, *key)
+        hit = self._memo.get(full)
+        if hit is not None and hit[0] is rows:
+            self._memo.move_to_end(full)
+            return hit[1]
+        out = make()
+        if self.keep_bytes > 0:
+            self._memo[full] = (rows, out)
+            held = sum(v.nbytes for _, v in self._memo.values())
+            while held > self.keep_bytes and len(self._memo) > 1:
+                held -= self._memo.popitem(last=False)[1][1].nbytes
+        return out
+
+    def peak(self, rows: np.ndarray) -> int:
+        """Largest absolute count of ``rows`` (0 when every count is zero)."""
+        return int(self._cached(rows, ("peak",), lambda: np.asarray(_peak(rows), dtype=object)))
+
+    def aggregate(
+        self,
+        rows: np.ndarray,
+        units: Units,
+        row_range: tuple[int, int],
+        col_range: tuple[int, int],
+        max_rows: int,
+        max_cols: int,
+        reduce: str = "max",
+        scale: int = 1,
+    ) -> Blocks:
+        """Aggregate the view of ``rows`` (distinct rows) ``* scale`` (module docstring)."""
+        if reduce not in REDUCES:
+            raise ShapeError(f"unknown reduction {reduce!r}; choose max or sum")
+        r0, r1 = row_range
+        c0, c1 = col_range
+        re_ = edges(r0, r1, max_rows)
+        ce = edges(c0, c1, max_cols)
+        cstarts = ce[:-1] - c0
+        ps = units.part_start
+        p0, p1 = int(ps[r0]), int(ps[r1])
+        prow = units.part_row[p0:p1]
+        pw = units.part_weight[p0:p1]
+        pstarts = ps[re_[:-1]] - p0
+        n_ranks_view = int(pw.sum())
+        width = c1 - c0
+        scale = int(scale)
+
+        # int64 or float64: decided on the whole matrix's peak when that already fits
+        peak = self.peak(rows)
+        limit = INT64_MAX // max(1, n_ranks_view * width)
+        if peak * abs(scale) > limit:
+            peak = int(np.abs(rows[:, c0:c1]).max()) if rows.size else 0  # the view's own
+        peak *= abs(scale)
+        sums_fit = peak == 0 or peak <= limit
+        exact = sums_fit or (reduce == "max" and peak <= INT64_MAX)
+        dtype = np.int64 if sums_fit else np.float64
+        ckey = (c0, c1, ce.size)
+
+        # the distinct rows each part uses, once per (row block, distinct row)
+        block_of_part = np.repeat(np.arange(re_.size - 1), np.diff(np.append(pstarts, p1 - p0)))
+        pair, pair_inv = np.unique(block_of_part * rows.shape[0] + prow, return_inverse=True)
+        pair_row = pair % rows.shape[0]
+        pair_w = np.bincount(pair_inv.reshape(-1), weights=pw, minlength=pair.size)
+        pair_w = np.rint(pair_w).astype(np.int64)
+        pair_starts = np.searchsorted(pair // rows.shape[0], np.arange(re_.size - 1))
+
+        if reduce == "max":
+            colred = self._cached(
+                rows, ("max", *ckey), lambda: np.maximum.reduceat(rows[:, c0:c1], cstarts, axis=1)
+            )
+            values = np.maximum.reduceat(colred[pair_row], pair_starts, axis=0)
+            values = _times(values, scale, np.int64 if exact else np.float64)
+        else:
+            colsum = self._colsum(rows, ckey, cstarts, dtype)
+            values = np.add.reduceat(colsum[pair_row] * pair_w[:, None].astype(dtype), pair_starts)
+            values = _times(values, scale, dtype)
+
+        # row marginals: each part's total over the view's columns
+        total = self._colsum(rows, ckey, cstarts, dtype).sum(axis=1)
+        per_part = _times(total[prow], scale, dtype)
+        block_ranks = np.add.reduceat(pw, pstarts)
+        row_sum = np.add.reduceat(per_part * pw.astype(dtype), pstarts)
+        row_max = np.maximum.reduceat(per_part, pstarts)
+
+        # column marginals: the view's ranks' total of every column
+        weights = np.bincount(prow, weights=pw, minlength=rows.shape[0])
+        weights = np.rint(weights).astype(np.int64)
+        digest = hashlib.blake2b(weights.tobytes(), digest_size=16).digest()
+        per_col = self._cached(
+            rows,
+            ("cols", c0, c1, dtype.__name__, digest),
+            lambda: _weighted_columns(weights, rows[:, c0:c1], dtype),
+        )
+        per_col = _times(per_col, scale, dtype)
+        return Blocks(
+            values=np.ascontiguousarray(values),
+            row_edges=re_,
+            col_edges=ce,
+            row_sum=row_sum,
+            row_max=row_max,
+            row_ranks=block_ranks,
+            col_sum=np.add.reduceat(per_col, cstarts),
+            col_max=np.maximum.reduceat(per_col, cstarts),
+            exact=exact,
+            sums_exact=sums_fit,
+        )
+
+    def _colsum(self, rows: np.ndarray, ckey: tuple, cstarts: np.ndarray, dtype) -> np.ndarray:
+        c0, c1, _ = ckey
+        return self._cached(
+            rows,
+            ("sum", dtype.__name__, *ckey),
+            lambda: np.add.reduceat(rows[:, c0:c1].astype(dtype, copy=False), cstarts, axis=1),
+        )
+
+
 def aggregate(
     rows: np.ndarray,
     units: Units,
@@ -84,64 +247,29 @@ def aggregate(
     reduce: str = "max",
     scale: int = 1,
 ) -> Blocks:
-    """Aggregate ``rows[units.row] * scale`` over a view (see the module docstring)."""
-    if reduce not in REDUCES:
-        raise ShapeError(f"unknown reduction {reduce!r}; choose max or sum")
-    r0, r1 = row_range
-    c0, c1 = col_range
-    re_ = edges(r0, r1, max_rows)
-    ce = edges(c0, c1, max_cols)
-    sub = rows[:, c0:c1]
-    unit_rows = units.row[r0:r1]
-    weight = units.weight[r0:r1]
-    n_ranks_view = int(weight.sum())
-    peak = int(np.abs(sub).max()) * abs(scale) if sub.size else 0
-    # a sum (and every marginal) covers at most each cell of the view once per rank
-    sums_fit = peak == 0 or peak <= INT64_MAX // max(1, n_ranks_view * (c1 - c0))
-    cells_fit = peak <= INT64_MAX
-    exact = sums_fit or (reduce == "max" and cells_fit)
-    dtype = np.int64 if sums_fit else np.float64
-    vdtype = np.int64 if exact else np.float64
-    sub_v = sub.astype(vdtype) * vdtype(scale)
-    sub = sub_v if vdtype is dtype else sub.astype(dtype) * dtype(scale)
-    cstarts = ce[:-1] - c0
-    rstarts = re_[:-1] - r0
-    # totals of each distinct row over the view's columns
-    row_total = sub.sum(axis=1)
-    per_unit_total = row_total[unit_rows]
-    block_ranks = np.add.reduceat(weight, rstarts)
-    row_sum = np.add.reduceat(per_unit_total * weight, rstarts)
-    row_max = np.maximum.reduceat(per_unit_total, rstarts)
-    # the distinct rows used, reduced over the column blocks
-    used, inverse = np.unique(unit_rows, return_inverse=True)
-    su = sub[used] if used.size < sub.shape[0] else sub
-    inverse = inverse.reshape(-1) if used.size < sub.shape[0] else unit_rows
-    if reduce == "max":
-        colred = np.maximum.reduceat(
-            sub_v[used] if used.size < sub.shape[0] else sub_v, cstarts, axis=1
-        )
-        values = np.maximum.reduceat(colred[inverse], rstarts, axis=0)
-    else:
-        colred = np.add.reduceat(su, cstarts, axis=1)
-        values = np.add.reduceat(colred[inverse] * weight[:, None], rstarts, axis=0)
-    # column marginals: the view's ranks' counts per column
-    ranks_per_row = np.bincount(inverse, weights=weight, minlength=su.shape[0])
-    ranks_per_row = np.rint(ranks_per_row).astype(np.int64)
-    col_per_col = ranks_per_row.astype(dtype) @ su
-    col_sum = np.add.reduceat(col_per_col, cstarts)
-    col_max = np.maximum.reduceat(col_per_col, cstarts)
-    return Blocks(
-        values=np.ascontiguousarray(values),
-        row_edges=re_,
-        col_edges=ce,
-        row_sum=row_sum,
-        row_max=row_max,
-        row_ranks=block_ranks,
-        col_sum=col_sum,
-        col_max=col_max,
-        exact=exact,
-        sums_exact=sums_fit,
+    """One aggregation, nothing kept (see :class:`Aggregator`)."""
+    return Aggregator(keep_bytes=0).aggregate(
+        rows, units, row_range, col_range, max_rows, max_cols, reduce, scale
     )
+
+
+def _peak(rows: np.ndarray) -> int:
+    return int(max(rows.max(), -rows.min())) if rows.size else 0
+
+
+def _times(values: np.ndarray, scale: int, dtype) -> np.ndarray:
+    out = values.astype(dtype, copy=False)
+    return out if scale == 1 else out * dtype(scale)
+
+
+def _weighted_columns(weights: np.ndarray, sub: np.ndarray, dtype) -> np.ndarray:
+    """``weights @ sub`` exactly (einsum runs int64 far faster than matmul does)."""
+    used = np.flatnonzero(weights)
+    if used.size < weights.size // 2:
+        weights, sub = weights[used], sub[used]
+    if dtype is np.int64:
+        return np.einsum("i,ij->j", weights, sub)
+    return np.einsum("i,ij->j", weights.astype(np.float64), sub.astype(np.float64))
 
 
 def colour_index(values: np.ndarray, scale: str) -> tuple[np.ndarray, float, float]:

@@ -21,7 +21,7 @@ from perfweave.counts.profile import CallGroup, CountsProfile
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._heatmap_agg import Units, aggregate, colour_index, units_of
+from perfweave.widgets._heatmap_agg import GROUP_BY, Aggregator, Units, colour_index, units_of
 from perfweave.widgets._transport import pack
 
 DIRECTIONS = ("send", "recv")
@@ -59,11 +59,14 @@ class CountMatrixHeatmap(WidgetBase):
     direction = traitlets.Unicode("send").tag(sync=True)
     unit = traitlets.Unicode("counts").tag(sync=True)
     scale = traitlets.Unicode("linear").tag(sync=True)
-    grouped = traitlets.Bool(False).tag(sync=True)
+    #: rows are ranks (``"rank"``), rank groups of identical rows (``"rows"``) or hosts
+    group_by = traitlets.Unicode("rank").tag(sync=True)
+    #: whether a location file names the hosts of the call group shown
+    hosts_known = traitlets.Bool(False).tag(sync=True)
     reduce = traitlets.Unicode("max").tag(sync=True)
     #: blocks per axis at most (the front end sets it from its canvas size)
     max_cells = traitlets.Int(512).tag(sync=True)
-    #: the view, rows in units (ranks; rank groups when grouped) and columns in ranks
+    #: the view, rows in units (ranks, rank groups or hosts: ``group_by``), columns in ranks
     view_state = traitlets.Dict().tag(sync=True)
     selection_state = traitlets.Dict().tag(sync=True)
     info = traitlets.Dict().tag(sync=True)
@@ -89,7 +92,7 @@ class CountMatrixHeatmap(WidgetBase):
         direction: str = "send",
         unit: str = "counts",
         scale: str = "linear",
-        grouped: bool = False,
+        group_by: str = "rank",
         reduce: str = "max",
         max_cells: int = 512,
         height: int = 520,
@@ -119,20 +122,23 @@ class CountMatrixHeatmap(WidgetBase):
         self._blocks = None
         self._stack: list[dict] = []
         self._selection: dict | None = None
-        self._info_cache: dict[tuple, dict] = {}
+        self._info_cache: dict[tuple, Any] = {}
+        self._agg = Aggregator()
+        self._fallback = ""
         super().__init__(load_errors=errors, height=height, lead_ranks=profile.ranks)
         for name, value, choices in (
             ("direction", direction, DIRECTIONS),
             ("unit", unit, UNITS),
             ("scale", scale, SCALES),
             ("reduce", reduce, REDUCES),
+            ("group_by", group_by, GROUP_BY),
         ):
             _check(name, value, choices)
         self.set_trait("direction", direction)
         self.set_trait("unit", unit)
         self.set_trait("scale", scale)
         self.set_trait("reduce", reduce)
-        self.set_trait("grouped", bool(grouped))
+        self.set_trait("group_by", group_by)
         self.set_trait("max_cells", _cells(max_cells))
         if not profile.ranks:
             where = f" in {profile.directory}" if profile.directory else ""
@@ -160,7 +166,7 @@ class CountMatrixHeatmap(WidgetBase):
     @property
     def view(self) -> dict:
         """``{"rows": (start, stop), "cols": (start, stop), "row_ranks", "col_ranks"}``:
-        rows in units (ranks, or rank-group indices when grouped), columns in ranks."""
+        rows in units (ranks, or rank-group / host indices: ``group_by``), columns in ranks."""
         v = self.view_state
         if not v:
             return {}
@@ -202,8 +208,19 @@ class CountMatrixHeatmap(WidgetBase):
     def set_reduce(self, reduce: str) -> CountMatrixHeatmap:
         return self._do(lambda: self._set_option("reduce", reduce, REDUCES))
 
+    def set_group_by(self, by: str) -> CountMatrixHeatmap:
+        """Rows are ranks (``"rank"``), the core's rank groups of identical rows (``"rows"``)
+        or hosts (``"host"``, where a location file names them: ``hosts_known``)."""
+        return self._do(lambda: self._set_option("group_by", by, GROUP_BY, reset=True))
+
     def set_grouped(self, grouped: bool) -> CountMatrixHeatmap:
-        return self._do(lambda: self._set_option("grouped", bool(grouped), (True, False), True))
+        """``set_group_by("rows")`` when ``grouped``, else ``set_group_by("rank")``."""
+        return self.set_group_by("rows" if grouped else "rank")
+
+    @property
+    def grouped(self) -> bool:
+        """True when rows are rank groups of identical rows."""
+        return self.group_by == "rows"
 
     def set_max_cells(self, n: int) -> CountMatrixHeatmap:
         return self._do(lambda: self._set_option("max_cells", _cells(n), None))
@@ -247,7 +264,7 @@ class CountMatrixHeatmap(WidgetBase):
             "unit": lambda v: self._set_option("unit", v, UNITS),
             "scale": lambda v: self._set_option("scale", v, SCALES),
             "reduce": lambda v: self._set_option("reduce", v, REDUCES),
-            "grouped": lambda v: self._set_option("grouped", bool(v), (True, False), True),
+            "group_by": lambda v: self._set_option("group_by", v, GROUP_BY, reset=True),
         }
         if name not in setters:
             raise ShapeError(f"unknown control {name!r}")
@@ -350,6 +367,14 @@ class CountMatrixHeatmap(WidgetBase):
             _check(name, value, choices)
         if self._blocks is None and self.error and not self.group_labels:
             raise MetadataError(self.error)
+        if name == "group_by" and value == "host" and self._hosts() is None:
+            g = self.call_group
+            raise MetadataError(
+                f"no location file names the hosts of {self.group_labels[self.group_index]} "
+                f"of lead rank {self.lead_rank}: grouping by host needs a "
+                f"{g.collective.lower()}_locations_comm<C>_rank{self.lead_rank}.md file "
+                f"whose calls include {int(g.calls[0])}"
+            )
         self.set_trait(name, value)
         if not self.group_labels:
             return
@@ -370,7 +395,16 @@ class CountMatrixHeatmap(WidgetBase):
             raise ShapeError(
                 f"the {self.direction} matrix of {self.group_labels[self.group_index]} is empty"
             )
-        self._units = units_of(m, self.grouped)
+        hosts = self._hosts()
+        self.hosts_known = hosts is not None
+        self._fallback = ""
+        if self.group_by == "host" and hosts is None:
+            self.group_by = "rank"
+            self._fallback = (
+                f"rows are ranks: no location file names the hosts of "
+                f"{self.group_labels[self.group_index]}"
+            )
+        self._units = units_of(m, self.group_by, hosts)
         if reset or not self.view_state:
             self._stack = []
             self._selection = None
@@ -388,7 +422,7 @@ class CountMatrixHeatmap(WidgetBase):
         v = self.view_state
         size = g.send_datatype_size if self.direction == "send" else g.recv_datatype_size
         factor = int(size) if self.unit == "bytes" else 1
-        b = aggregate(
+        b = self._agg.aggregate(
             m.rows,
             self._units,
             tuple(v["rows"]),
@@ -401,8 +435,8 @@ class CountMatrixHeatmap(WidgetBase):
         b.colour, b.lo, b.hi = colour_index(b.values, self.scale)
         b.row_labels = self._row_labels(b.row_edges)
         self._blocks = b
-        notes = []
-        if not m.rows.any():
+        notes = [self._fallback] if self._fallback else []
+        if self._agg.peak(m.rows) == 0:
             notes.append(
                 f"every {self.direction} count of {self.group_labels[self.group_index]} is zero"
             )
@@ -417,9 +451,25 @@ class CountMatrixHeatmap(WidgetBase):
 
     def _row_labels(self, edges: np.ndarray) -> list[str]:
         u = self._units
-        if not self.grouped:
-            return [_range(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
-        return [_short(u.ranks_of(int(a), int(b))) for a, b in zip(edges[:-1], edges[1:])]
+        pairs = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:])]
+        if self.group_by == "rank":
+            return [_range(a, b) for a, b in pairs]
+        if self.group_by == "rows":
+            return [_short(u.ranks_of(a, b)) for a, b in pairs]
+        return [
+            f"{u.names[a]}: {_short(u.ranks_of(a, b))}"
+            if b - a == 1
+            else f"{u.names[a]} … {u.names[b - 1]} ({b - a} hosts)"
+            for a, b in pairs
+        ]
+
+    def _hosts(self) -> np.ndarray | None:
+        """The core's host of each rank of the call group shown (None: no location file)."""
+        key = ("hosts", self.lead_rank, self.group_index)
+        if key not in self._info_cache:
+            g = self.call_group
+            self._info_cache[key] = None if g is None else self._profile.hosts(g)
+        return self._info_cache[key]
 
     def _zoom(self, rows: Any, cols: Any) -> None:
         self._require_blocks()
@@ -496,8 +546,11 @@ class CountMatrixHeatmap(WidgetBase):
             "datatype_size": int(
                 g.send_datatype_size if self.direction == "send" else g.recv_datatype_size
             ),
-            "rank_groups": len(self.matrix.groups),
+            "rank_groups": int(self.matrix.rows.shape[0]),  # one per distinct row
         }
+        hosts = self._hosts()
+        if hosts is not None:
+            out["hosts"] = len(set(hosts.tolist()))
         try:
             report = self._core("patterns")
             cats = {
@@ -577,7 +630,8 @@ _STATE = (
     "direction",
     "unit",
     "scale",
-    "grouped",
+    "group_by",
+    "hosts_known",
     "reduce",
     "max_cells",
     "view_state",

@@ -175,7 +175,27 @@ var MARG = 64;
 var AXIS = 34;
 var BAR_W = 14;
 var BAR_LABELS = 78;
+var PATTERN_LINES = 12;
 var TABLE = lut();
+var DARK_ZERO = [58, 58, 58];
+var LIGHT_ZERO = [TABLE[0], TABLE[1], TABLE[2]];
+var GROUP_BY = [["rank", "rank"], ["rows", "identical rows"], ["host", "host"]];
+function theme(el) {
+  const cs = getComputedStyle(el);
+  const get = (name, fallback) => cs.getPropertyValue(name).trim() || fallback;
+  const m = (cs.color || "").match(/\d+(\.\d+)?/g);
+  const dark = m ? 0.299 * m[0] + 0.587 * m[1] + 0.114 * m[2] > 140 : false;
+  return {
+    dark,
+    fg: get("--pw-fg", "#222"),
+    muted: get("--pw-muted", "#555"),
+    frame: dark ? "#9a9a9a" : "#888",
+    bar: dark ? "#7fa7d6" : "#4e79a7"
+  };
+}
+function digits(text) {
+  return /^-?\d{5,}$/.test(text) ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : text;
+}
 function render({ model, el }) {
   const t0 = performance.now();
   const channel = new Channel(model);
@@ -193,8 +213,6 @@ function render({ model, el }) {
     selects[name] = s;
     return h("label", { cls: "pw-hm-control" }, [h("span", { text: label }), s]);
   };
-  const grouped = h("input", { cls: "pw-hm-grouped", attrs: { type: "checkbox", "aria-label": "group ranks" } });
-  grouped.addEventListener("change", () => act("set", { name: "grouped", value: grouped.checked }));
   const toolbar = h("div", { cls: "pw-toolbar" }, [
     control("lead_rank", "lead rank", []),
     control("group", "call group", []),
@@ -202,7 +220,7 @@ function render({ model, el }) {
     control("unit", "unit", [["counts", "counts"], ["bytes", "bytes"]]),
     control("scale", "scale", [["linear", "linear"], ["log", "log"]]),
     control("reduce", "block", [["max", "max"], ["sum", "sum"]]),
-    h("label", { cls: "pw-hm-control" }, [grouped, h("span", { text: "group identical rows" })]),
+    control("group_by", "group rows by", GROUP_BY),
     button("Zoom out", () => act("zoom_out"), { action: "zoom-out", title: "back to the previous view (or double-click)" })
   ]);
   const loadErrors = h("details", { cls: "pw-hm-load-errors" });
@@ -223,8 +241,10 @@ function render({ model, el }) {
     fill(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
     const labels = model.get("group_labels") || [];
     fill(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
-    for (const k of ["direction", "unit", "scale", "reduce"]) selects[k].value = model.get(k);
-    grouped.checked = !!model.get("grouped");
+    for (const k of ["direction", "unit", "scale", "reduce", "group_by"]) selects[k].value = model.get(k);
+    const host = selects.group_by.querySelector("option[value=host]");
+    host.disabled = !model.get("hosts_known");
+    host.title = host.disabled ? "no location file names the hosts of these calls" : "";
     const errs = model.get("load_errors") || [];
     loadErrors.replaceChildren(
       h("summary", { text: `${errs.length} file(s) could not be read` }),
@@ -248,7 +268,8 @@ function render({ model, el }) {
     const parts = [];
     if (info.calls) {
       parts.push(h("h4", { text: `${info.collective}, ${info.calls}` }));
-      parts.push(h("div", { text: `communicator size ${info.comm_size}, datatype ${info.datatype_size} B, ${info.rank_groups} rank groups` }));
+      const hosts = info.hosts ? `, ${info.hosts} host${info.hosts === 1 ? "" : "s"}` : "";
+      parts.push(h("div", { text: `communicator size ${info.comm_size}, datatype ${info.datatype_size} B, ${info.rank_groups} rank groups${hosts}` }));
     }
     if (sel.ranks !== void 0) {
       parts.push(h("h4", { text: "Selection" }));
@@ -257,7 +278,11 @@ function render({ model, el }) {
     if (info.pattern) {
       parts.push(h("h4", { text: `Pattern #${info.pattern.number} (${info.pattern.categories.join(", ")})` }));
       const list = h("ul", { cls: "pw-hm-patterns" });
-      for (const line of info.patterns || []) list.append(h("li", { text: line }));
+      const lines = info.patterns || [];
+      for (const line of lines.slice(0, PATTERN_LINES)) list.append(h("li", { text: line }));
+      if (lines.length > PATTERN_LINES) {
+        list.append(h("li", { cls: "pw-hm-muted", text: `\u2026 ${lines.length - PATTERN_LINES} more tallies (heatmap.info["patterns"])` }));
+      }
       parts.push(list);
     }
     if (info.stats) {
@@ -285,7 +310,7 @@ function render({ model, el }) {
     const width = Math.max(420, avail >= 1160 ? Math.min(900, avail - 370) : Math.min(900, avail - 4));
     const height = model.get("height") || 520;
     const s = Math.max(120, Math.min(width - LEFT - MARG - BAR_W - BAR_LABELS - 16, height - TOP - AXIS - MARG - 8));
-    return { width, height, x: LEFT, y: TOP, s };
+    return { width: Math.min(width, LEFT + s + MARG + BAR_W + BAR_LABELS + 16), height, x: LEFT, y: TOP, s };
   }
   function cellsWanted() {
     const g = layout();
@@ -304,6 +329,10 @@ function render({ model, el }) {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.clearRect(0, 0, g.width, g.height);
     const { cols, meta, nr, nc } = state;
+    const th = theme(root);
+    g.theme = th;
+    TABLE.set(th.dark ? DARK_ZERO : LIGHT_ZERO, 0);
+    root.dataset.theme = th.dark ? "dark" : "light";
     const img = new ImageData(nc, nr);
     const px = new Uint32Array(img.data.buffer);
     const lut32 = new Uint32Array(TABLE.buffer);
@@ -315,7 +344,7 @@ function render({ model, el }) {
     off.getContext("2d").putImageData(img, 0, 0);
     ctx.imageSmoothingEnabled = false;
     ctx.drawImage(off, g.x, g.y, g.s, g.s);
-    ctx.strokeStyle = "#888";
+    ctx.strokeStyle = th.frame;
     ctx.lineWidth = 1;
     ctx.strokeRect(g.x - 0.5, g.y - 0.5, g.s + 1, g.s + 1);
     geom = { ...g, cw: g.s / nc, ch: g.s / nr };
@@ -323,16 +352,20 @@ function render({ model, el }) {
     drawMarginals(ctx, g);
     drawColourBar(ctx, g);
     const dir = model.get("direction");
-    ctx.fillStyle = "#222";
+    ctx.fillStyle = th.fg;
     ctx.font = "bold 12px sans-serif";
     ctx.textBaseline = "middle";
     ctx.textAlign = "left";
     const v = meta.view;
-    ctx.fillText(`${dir} ${model.get("unit")}: ${rowsWord()} ${rangeText(v.rows)} \xD7 ${colsWord()} ${v.cols[0]}-${v.cols[1] - 1}  (${nr}\xD7${nc} blocks, ${model.get("reduce")} per block)`, 4, 12);
+    const by = model.get("group_by");
+    const rows = by === "rank" ? `${who()} ${rangeText(v.rows)}` : `${who()} by ${by === "host" ? "host" : "rank group"}: ${by === "host" ? "hosts" : "groups"} ${rangeText(v.rows)} of ${meta.n_rows}`;
+    ctx.fillText(`${dir} ${model.get("unit")}: ${rows} \xD7 ${colsWord()} ${rangeText(v.cols)}  (${nr}\xD7${nc} blocks, ${model.get("reduce")} per block)`, 4, 12);
     root.dataset.drawMs = (performance.now() - t).toFixed(1);
     root.dataset.blocks = `${nr}x${nc}`;
   }
-  const rowsWord = () => model.get("grouped") ? `rank groups of ${model.get("direction") === "send" ? "senders" : "receivers"}` : model.get("direction") === "send" ? "senders" : "receivers";
+  const who = () => model.get("direction") === "send" ? "senders" : "receivers";
+  const rowsWord = () => ({ rank: who(), rows: `rank groups of ${who()}`, host: `hosts of ${who()}` })[model.get("group_by")] || who();
+  const axisWord = () => ({ rank: `${who()} (rank ranges)`, rows: `rank groups of ${who()} (their ranks)`, host: `${who()} by host (host: ranks)` })[model.get("group_by")] || who();
   const colsWord = () => model.get("direction") === "send" ? "receivers" : "senders";
   const rangeText = (r) => r[1] - r[0] === 1 ? `${r[0]}` : `${r[0]}-${r[1] - 1}`;
   function colRange(j) {
@@ -343,12 +376,16 @@ function render({ model, el }) {
   function drawAxes(ctx, g) {
     const { cols, nr, nc } = state;
     ctx.font = "11px sans-serif";
-    ctx.fillStyle = "#333";
+    ctx.fillStyle = g.theme.fg;
     ctx.textAlign = "right";
     ctx.textBaseline = "middle";
     const rstep = Math.max(1, Math.ceil(13 / geom.ch));
     for (let i = 0; i < nr; i += rstep) {
       let label = cols.row_labels[i];
+      const colon = label.indexOf(": ");
+      if (colon > 0 && label.length > 24) {
+        label = label.slice(0, colon).split(".")[0] + label.slice(colon);
+      }
       if (label.length > 24) label = label.slice(0, 23) + "\u2026";
       ctx.fillText(label, g.x - 4, g.y + (i + 0.5) * geom.ch);
     }
@@ -360,20 +397,20 @@ function render({ model, el }) {
       if (cx + ctx.measureText(text).width / 2 > g.x + g.s + 4) continue;
       ctx.fillText(text, cx, g.y + g.s + 3);
     }
-    ctx.fillStyle = "#555";
+    ctx.fillStyle = g.theme.muted;
     ctx.fillText(`${colsWord()} (rank ranges)`, g.x + g.s / 2, g.y + g.s + 18);
     ctx.save();
     ctx.translate(10, g.y + g.s / 2);
     ctx.rotate(-Math.PI / 2);
     ctx.textBaseline = "middle";
-    ctx.fillText(`${rowsWord()} (rank ranges)`, 0, 0);
+    ctx.fillText(axisWord(), 0, 0);
     ctx.restore();
   }
   function drawMarginals(ctx, g) {
     const { cols, nr, nc } = state;
     const rs = Array.from(cols.row_sum, Number), cs = Array.from(cols.col_sum, Number);
     const rmax = Math.max(...rs, 0), cmax = Math.max(...cs, 0);
-    ctx.fillStyle = "#4e79a7";
+    ctx.fillStyle = g.theme.bar;
     const x0 = g.x + g.s + 6, y0 = g.y + g.s + AXIS;
     for (let i = 0; i < nr; i++) {
       if (rmax > 0 && rs[i] > 0) ctx.fillRect(x0, g.y + i * geom.ch, Math.max(1, (MARG - 10) * rs[i] / rmax), Math.max(1, geom.ch - (geom.ch > 3 ? 1 : 0)));
@@ -384,7 +421,7 @@ function render({ model, el }) {
         ctx.fillRect(g.x + j * geom.cw, y0 + (MARG - 14) - hgt, Math.max(1, geom.cw - (geom.cw > 3 ? 1 : 0)), hgt);
       }
     }
-    ctx.fillStyle = "#555";
+    ctx.fillStyle = g.theme.muted;
     ctx.font = "10px sans-serif";
     ctx.textAlign = "left";
     ctx.textBaseline = "bottom";
@@ -405,10 +442,10 @@ function render({ model, el }) {
     }
     ctx.fillStyle = rgb(TABLE, 0);
     ctx.fillRect(x, y + hh + 6, BAR_W, 10);
-    ctx.strokeStyle = "#888";
+    ctx.strokeStyle = g.theme.frame;
     ctx.strokeRect(x - 0.5, y - 0.5, BAR_W + 1, hh + 1);
     ctx.strokeRect(x - 0.5, y + hh + 5.5, BAR_W + 1, 11);
-    ctx.fillStyle = "#333";
+    ctx.fillStyle = g.theme.fg;
     ctx.font = "10px sans-serif";
     ctx.textAlign = "left";
     ctx.textBaseline = "middle";
@@ -458,23 +495,23 @@ function render({ model, el }) {
       lines = [
         `${rowsWord()}: ${cols.row_labels[b.i]}`,
         `${colsWord()}: ${colRange(b.j)}`,
-        `${model.get("reduce")} ${unit}: ${exact(v)}`
+        `${model.get("reduce")} ${unit}: ${digits(exact(v))}`
       ];
       tooltip.dataset.value = exact(v);
     } else if (b.area === "row-label" || b.area === "row-marginal") {
       const n = Number(cols.row_ranks[b.i]);
       lines = [
         `${rowsWord()}: ${cols.row_labels[b.i]} (${n} rank${n === 1 ? "" : "s"})`,
-        `sum ${unit}: ${exact(cols.row_sum[b.i])}`,
+        `sum ${unit}: ${digits(exact(cols.row_sum[b.i]))}`,
         `mean per rank: ${compact(Number(cols.row_sum[b.i]) / n)}`,
-        `max per rank: ${exact(cols.row_max[b.i])}`
+        `max per rank: ${digits(exact(cols.row_max[b.i]))}`
       ];
       tooltip.dataset.value = exact(cols.row_sum[b.i]);
     } else {
       lines = [
         `${colsWord()}: ${colRange(b.j)}`,
-        `sum ${unit}: ${exact(cols.col_sum[b.j])}`,
-        `max per column: ${exact(cols.col_max[b.j])}`
+        `sum ${unit}: ${digits(exact(cols.col_sum[b.j]))}`,
+        `max per column: ${digits(exact(cols.col_max[b.j]))}`
       ];
       tooltip.dataset.value = exact(cols.col_sum[b.j]);
     }
@@ -594,12 +631,15 @@ function render({ model, el }) {
     "unit",
     "scale",
     "reduce",
-    "grouped",
+    "group_by",
+    "hosts_known",
     "info",
     "selection_state",
     "load_errors",
     "note"
   ];
+  const themeWatch = new MutationObserver(() => draw());
+  themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
   for (const k of traits) model.on(`change:${k}`, onChange);
   model.on("change:view_version", onVersion);
   syncControls();
@@ -610,6 +650,7 @@ function render({ model, el }) {
   }
   return () => {
     channel.close();
+    themeWatch.disconnect();
     window.removeEventListener("mouseup", onUp);
     for (const k of traits) model.off(`change:${k}`, onChange);
     model.off("change:view_version", onVersion);
