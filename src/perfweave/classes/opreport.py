@@ -27,7 +27,7 @@ NO_FILES = (
 
 def session_classes(
     session_dir: str | PathLike[str],
-    specs: Iterable[str] = (),
+    specs: str | Iterable[str] = (),
     merge: str | Iterable[str] | MergeOptions = (),
     *,
     exclude_dependent: bool = False,
@@ -47,7 +47,7 @@ def session_classes(
 
 def opreport(
     session_dir: str | PathLike[str],
-    specs: Iterable[str] = (),
+    specs: str | Iterable[str] = (),
     merge: str | Iterable[str] | MergeOptions = (),
     *,
     exclude_dependent: bool = False,

@@ -67,13 +67,20 @@ class ProfileSpec:
     numeric: dict[str, tuple[int, ...] | None] = field(default_factory=dict)
 
     @classmethod
-    def parse(cls, words: Iterable[str]) -> ProfileSpec:
+    def parse(cls, words: str | Iterable[str]) -> ProfileSpec:
         """Parse opreport's profile words.
 
         As in opreport, a tag given again with another value replaces the earlier value
         (``tid:1 tid:2`` selects tid 2); only the same ``tag:value`` word given twice is an
-        error, with opreport's text.
+        error, with opreport's text. A single string is split at whitespace, as the command
+        line splits it (``"event:X tid:2"``), never into characters.
         """
+        if isinstance(words, str):
+            words = words.split()
+        words = list(words)
+        bad = next((w for w in words if not isinstance(w, str)), None)
+        if bad is not None:
+            raise SpecError(f"profile words must be strings, not {type(bad).__name__}: {bad!r}")
         seen: set[str] = set()
         values: dict[str, tuple[str, ...]] = {}
         images: list[str] = []

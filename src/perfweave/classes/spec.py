@@ -9,8 +9,11 @@ A sample file path says everything opreport needs to classify it::
 
 The application image sits between the first ``{root}``/``{kern}`` and ``{dep}``; the image
 the samples fell in (``lib_image``) follows ``{dep}``; an optional ``{cg}`` part names the
-call-graph target. The last component has six non-empty dot-separated fields, ``all`` where
-the session was not separated by thread group, thread or CPU.
+call-graph target. The last component has six dot-separated fields, as OProfile writes
+them (``"%s.%d.%d."`` then ``%d`` or ``all`` three times): an event name, then the count and
+unit mask in decimal, then tgid, tid and cpu in decimal or ``all`` where the session was not
+separated by thread group, thread or CPU. Numbers have at most 18 digits (so every later
+numeric step stays exact in int64); ``nan``, ``inf``, ``-1`` or ``0x10`` are refused.
 
 :func:`parse_sample_path` parses one path with a precise error; :func:`parse_sample_paths`
 parses many at once: one regular-expression pass over all paths splits off the six fields,
@@ -20,7 +23,9 @@ parser only runs on rejected paths, to say why.
 
 from __future__ import annotations
 
+import os
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, field
 from os import PathLike
@@ -29,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfweave.errors import ParseError
+from perfweave.errors import ParseError, SkippedInputWarning, SpecError
 
 #: Columns of a spec table, in :class:`SampleSpec` field order.
 SPEC_COLUMNS = (
@@ -47,6 +52,17 @@ SPEC_COLUMNS = (
 EVENT_FIELDS = ("event", "count", "unitmask", "tgid", "tid", "cpu")
 _BASES = ("{root}", "{kern}")
 _EXPECTED_EVENT = "EVENT.COUNT.UNITMASK.TGID.TID.CPU (six non-empty fields)"
+#: per event field: its pattern (a decimal of at most 18 digits, or also 'all')
+_NUMBER = r"\d{1,18}"
+_FIELD_PATTERNS = {
+    "event": r"[^/.\n]+",
+    "count": _NUMBER,
+    "unitmask": _NUMBER,
+    "tgid": rf"{_NUMBER}|all",
+    "tid": rf"{_NUMBER}|all",
+    "cpu": rf"{_NUMBER}|all",
+}
+_FIELD_RES = {f: re.compile(p) for f, p in _FIELD_PATTERNS.items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +177,14 @@ def parse_sample_path(path: str | PathLike[str]) -> SampleSpec:
     fields = last.split(".")
     if len(fields) != 6 or not all(fields):
         raise ParseError(text, _EXPECTED_EVENT, found=last)
+    for name, value in zip(EVENT_FIELDS, fields):
+        if not _FIELD_RES[name].fullmatch(value):
+            what = "or 'all' " if name in ("tgid", "tid", "cpu") else ""
+            raise ParseError(
+                text,
+                f"a decimal {name} of at most 18 digits {what}in {_EXPECTED_EVENT}",
+                found=value,
+            )
     image, lib_image, cg_image = _parse_directory(dirname, text)
     return SampleSpec(text, image, lib_image, *fields, cg_image=cg_image)
 
@@ -192,8 +216,8 @@ class ParsedPaths:
 
 # A path = directory + "/" + six non-empty dot-free fields; any other line matches the
 # second branch with empty groups. One C-level pass over all paths joined by newlines.
-_FIELD = r"([^/.\n]+)"
-_SPLIT_RE = re.compile(r"^(?:([^\n]*)/" + r"\.".join([_FIELD] * 6) + r"|[^\n]*)$", re.M)
+_FIELDS_RE = r"\.".join(f"({_FIELD_PATTERNS[f]})" for f in EVENT_FIELDS)
+_SPLIT_RE = re.compile(r"^(?:([^\n]*)/" + _FIELDS_RE + r"|[^\n]*)$", re.M)
 
 
 def _split_paths(raw: np.ndarray) -> np.ndarray:
@@ -290,15 +314,46 @@ def scan_session(session_dir: str | PathLike[str], session: str = "current") -> 
     """Sample file paths of one session (``<dir>/samples/<session>``), sorted like opreport.
 
     Only files under ``{root}`` or ``{kern}`` count, as in opreport; the list is sorted by
-    path so that every later step sees opreport's order.
+    path so that every later step sees opreport's order. The tree is walked without
+    recursion (any depth); symbolic links to directories are not followed. A directory
+    named like a sample file, or one that cannot be listed, is skipped with a
+    :class:`~perfweave.errors.SkippedInputWarning` naming it. A ``session_dir`` that does
+    not exist is a :class:`~perfweave.errors.SpecError` saying so; an existing one without
+    the session gives no files (opreport's "No sample file found").
     """
     root = Path(session_dir)
-    base = Path(session) if session.startswith(("/", ".")) else root / "samples" / session
+    absolute = session.startswith(("/", "."))
+    if not absolute and not root.is_dir():
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise SpecError(f"session directory {str(root)!r} {what}")
+    base = Path(session) if absolute else root / "samples" / session
     if not base.is_dir():
         return []
-    files = []
-    for top in _BASES:
-        sub = base / top
-        if sub.is_dir():
-            files.extend(str(p) for p in sub.rglob("*") if p.is_file())
+    files: list[str] = []
+    stack = [str(base / top) for top in _BASES if (base / top).is_dir()]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        if _looks_like_sample_file(entry.name):
+                            _skip(entry.path, "a directory where a sample file should be")
+                        else:
+                            stack.append(entry.path)
+                    elif entry.is_file():
+                        files.append(entry.path)
+        except OSError as exc:
+            _skip(folder, f"a directory that cannot be listed ({exc.strerror or exc})")
     return sorted(files)
+
+
+def _looks_like_sample_file(name: str) -> bool:
+    fields = name.split(".")
+    return len(fields) == 6 and all(
+        _FIELD_RES[f].fullmatch(v) for f, v in zip(EVENT_FIELDS, fields)
+    )
+
+
+def _skip(path: str, what: str) -> None:
+    warnings.warn(f"{path}: skipped, {what}", SkippedInputWarning, stacklevel=3)
