@@ -127,6 +127,33 @@ def _ht_tree(n):
     return time.perf_counter() - t0
 
 
+def _row_lambda_cases(table: Table, gf, n: int, cut: float, run_peer: bool, cap: float) -> None:
+    """A Hatchet-style row lambda: the vectorised call (>= 200x Hatchet at 1e4, <= 0.05 s
+    at 1e5), and a lambda that needs per-row calls against ``DataFrame.apply`` per row."""
+    t, _ = best_time(lambda: gf.filter(lambda r: r["time"] > cut))
+    ht = capped_time(_ht_filter_squash, (n, cut), cap) if run_peer else None
+    table.add(f"row-lambda filter+squash @ {n:.0e}", t, 0.05 if n == 100_000 else None, ht)
+    t, _ = best_time(lambda: gf.filter(lambda r: r["time"] > cut, squash=False))
+    table.add(f"  the same without squash @ {n:.0e}", t)
+    if n == 10_000 and isinstance(ht, float):
+        ok = "ok" if ht / t >= 200 else "MISSED"
+        table.add_row("  row lambda vs Hatchet @ 1e4", f"{ht / t:,.0f}x", f">= 200x {ok}", "", "")
+    per_row = lambda r: r["time"] > cut and r["name"] != ""  # noqa: E731 -- Python `and`
+    t, _ = best_time(lambda: gf.filter(per_row), repeat=1 if n > 100_000 else 3)
+    rows = gf.dataframe.reset_index()
+    t_apply, _ = best_time(
+        lambda: gf.filter(np.asarray(rows.apply(per_row, axis=1), bool)),
+        repeat=1,
+    )
+    table.add_row(
+        f"  per-row lambda (`and`) @ {n:.0e}",
+        f"{t:.4f} s",
+        "",
+        f"{t_apply:.3f} s (DataFrame.apply)",
+        f"{t_apply / t:,.1f}x",
+    )
+
+
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks calltree")
     ap.add_argument("--sizes", default="10000,100000,1000000")
@@ -166,6 +193,7 @@ def main(argv: list[str]) -> None:
             table.add(f"{label} @ {n:.0e}", t, target, ht)
 
         case("filter+squash", lambda: gf1.filter(f"time > {cut}"), _ht_filter_squash, (n, cut))
+        _row_lambda_cases(table, gf1, n, cut, run_peer, args.cap)
         half = gf1.dataframe[gf1.dataframe["time"] > 0.5]
         case(
             "squash",
