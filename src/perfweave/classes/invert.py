@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from perfweave.classes._groups import int_bincount
 from perfweave.classes.arrange import ProfileClasses, groups_in_order
 
 
@@ -59,3 +61,55 @@ def invert(classes: ProfileClasses) -> list[InvertedProfile]:
         InvertedProfile(binary, tuple(tuple(g) for g in by_binary[binary]))
         for binary in sorted(by_binary)
     ]
+
+
+def invert_table(classes: ProfileClasses) -> pd.DataFrame:
+    """The inverted view as one table: a row per (binary, application that used it).
+
+    Rows follow :func:`invert`: binaries sorted by path, each binary's applications in
+    :attr:`InvertedProfile.applications` order. Columns ``(class, "files")`` and, when the
+    classes carry sample counts, ``(class, "samples")``; ``(class, "percent")`` is the
+    application's share of the binary's samples (of its files without counts) in the class.
+    Integer sums over codes: no per-file Python loop.
+    """
+    from perfweave.classes.report import column_labels
+
+    table = classes.table
+    labels = column_labels(classes)
+    n = len(classes)
+    codes = classes.row_codes()
+    width = max(len(codes.names), 1)
+    cls = table["class"].to_numpy(dtype=np.int64)
+    # applications in their order of first appearance in each class (as invert orders them)
+    app_rank = table.groupby(["class", "app"], sort=False).ngroup().to_numpy(dtype=np.int64)
+    seen_key = cls * max(len(table), 1) + app_rank
+    pairs, inverse = np.unique(codes.binary * width + codes.app, return_inverse=True)
+    seen = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(seen, inverse, seen_key)
+    binary, app = pairs // width, pairs % width
+    order = np.lexsort((seen, binary))  # names are sorted codes: binary order is path order
+    slot = inverse * n + cls
+    files = np.bincount(slot, minlength=len(pairs) * n).reshape(len(pairs), n)[order]
+    binary, app = binary[order], app[order]
+    values = {"files": files}
+    if "samples" in table:
+        samples = table["samples"].to_numpy(dtype=np.int64)
+        values["samples"] = int_bincount(slot, samples, len(pairs) * n).reshape(-1, n)[order]
+    base = values.get("samples", files)
+    starts = np.flatnonzero(np.r_[True, binary[1:] != binary[:-1]]) if len(binary) else []
+    per_binary = np.add.reduceat(base, starts, axis=0) if len(binary) else base
+    totals = np.repeat(per_binary, np.diff(np.r_[starts, len(binary)]), axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values["percent"] = np.where(totals > 0, base * 100.0 / np.maximum(totals, 1), 0.0)
+    data = {
+        (label, kind): arr[:, k] for k, label in enumerate(labels) for kind, arr in values.items()
+    }
+    out = pd.DataFrame(
+        data,
+        index=pd.MultiIndex.from_arrays(
+            [pd.Index(codes.names[binary], dtype=object), pd.Index(codes.names[app], dtype=object)],
+            names=["binary", "application"],
+        ),
+    )
+    out.columns = pd.MultiIndex.from_tuples(list(data), names=["class", "value"])
+    return out

@@ -11,6 +11,8 @@ symbol tables, e.g. ``nm``).
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pandas as pd
 
@@ -23,18 +25,26 @@ from perfweave.errors import FormatError
 def column_labels(classes: ProfileClasses) -> list[str]:
     """Class names made unique (two unit masks of one event share a name in opreport)."""
     names = classes.names
-    return [n if names.count(n) == 1 else f"{n} [{i}]" for i, n in enumerate(names)]
+    repeats = Counter(names)
+    return [n if repeats[n] == 1 else f"{n} [{i}]" for i, n in enumerate(names)]
 
 
 def _columns(counts: np.ndarray, totals: np.ndarray, labels: list[str]) -> pd.DataFrame:
+    """``(label, "samples")`` and ``(label, "percent")`` per class, interleaved (the columns
+    are views of the two 2-D arrays: no per-column copy, no block consolidation)."""
+    n = len(labels)
+    counts = np.asarray(counts, dtype=np.int64).reshape(-1, n)
     with np.errstate(divide="ignore", invalid="ignore"):
         pct = np.where(totals > 0, counts * 100.0 / np.where(totals > 0, totals, 1), 0.0)
     data = {}
-    for k, label in enumerate(labels):
-        data[(label, "samples")] = counts[:, k]
-        data[(label, "percent")] = pct[:, k]
-    frame = pd.DataFrame(data)
-    frame.columns = pd.MultiIndex.from_tuples(frame.columns, names=["class", "value"])
+    for k in range(n):
+        data[2 * k] = counts[:, k]
+        data[2 * k + 1] = pct[:, k]
+    frame = pd.DataFrame(data, columns=range(2 * n), copy=False)
+    frame.columns = pd.MultiIndex.from_arrays(
+        [np.repeat(np.asarray(labels, dtype=object), 2), ["samples", "percent"] * n],
+        names=["class", "value"],
+    )
     return frame
 
 
