@@ -32,6 +32,11 @@ def float_blocks(subexperiments: Sequence[pd.DataFrame]) -> list[tuple[list[str]
             values = sub.to_numpy(dtype=float, copy=True)
         except (TypeError, ValueError):
             raise MergeError(f"subexperiment {i} holds non-numeric readings") from None
+        if values.shape[0] == 0:
+            raise MergeError(
+                f"subexperiment {i} has no rows (HEMs {names}); every subexperiment needs "
+                "readings (process_raw_experiments names a column without any)"
+            )
         if np.isnan(values).any():
             raise MergeError(
                 f"subexperiment {i} has missing values; process_raw_experiments drops such rows"

@@ -34,6 +34,8 @@ def _check(subexperiments: Sequence[pd.DataFrame], anchor_hem: str) -> None:
             f"subexperiments have unequal row counts {rows}; HRM pairs runs by anchor rank, so "
             "every subexperiment needs the same number of runs (drop rows or resample first)"
         )
+    if rows[0] == 0:
+        raise MergeError("subexperiments have no rows; HRM needs at least one run in each")
     for i, sub in enumerate(subexperiments):
         if sub[anchor_hem].isna().any():
             raise MergeError(f"anchor HEM {anchor_hem!r} has missing values in subexperiment {i}")

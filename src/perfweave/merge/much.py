@@ -19,6 +19,7 @@ derived from ``seed``; more simulations therefore extend fewer (the scores of th
 
 from __future__ import annotations
 
+import os
 import zlib
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
@@ -235,6 +236,53 @@ def _check_counts(n_runs: int, n_sims: int) -> None:
         raise MergeError("n_runs must be at least 2 to define a correlation")
 
 
+def merge_memory_bytes(n_hems: int, n_runs: int) -> int:
+    """Estimated peak bytes of a MUCH merge of ``n_hems`` HEMs into ``n_runs`` runs.
+
+    Three float64 copies of the bootstraps (sorted, as float, standardised) and, per
+    vectorised step, the float32 draws, links, sort keys and quantiles, the intp order and
+    the float64 merged readings (32 bytes per element) of at least one simulation block.
+    """
+    elements = n_hems * n_runs
+    return elements * 24 + max(elements * SIM_BLOCK, _CHUNK_ELEMENTS) * 32
+
+
+def _available_bytes() -> int | None:
+    """Memory this process can still get (MemAvailable, lowered by an address-space limit)."""
+    available = None
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    available = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        try:
+            available = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        except (AttributeError, OSError, ValueError):
+            available = None
+    try:
+        import resource
+
+        soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+        if soft != resource.RLIM_INFINITY:
+            available = soft if available is None else min(available, soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return available
+
+
+def _check_memory(n_hems: int, n_runs: int) -> None:
+    """Refuse, with the figures, a merge that needs more memory than is available."""
+    need = merge_memory_bytes(n_hems, n_runs)
+    have = _available_bytes()
+    if have is not None and need > have:
+        raise MergeError(
+            f"n_runs={n_runs:,} with {n_hems} HEMs needs about {need / 2**30:,.1f} GiB; "
+            f"{have / 2**30:,.1f} GiB is available: lower n_runs"
+        )
+
+
 def _finish(
     sorted_values: np.ndarray,
     factor: np.ndarray,
@@ -273,6 +321,7 @@ def simulate_and_merge(
     _check_counts(n_runs, n_sims)
     check_positive_definite(cor)
     hems = [str(h) for h in cor.columns]
+    _check_memory(len(hems), n_runs)
     entropy = _entropy(seed)
     sorted_values = np.stack([_bootstrap(params.values[h], h, n_runs, entropy) for h in hems])
     factor = _link_factor(cor.to_numpy(dtype=float))
@@ -369,6 +418,7 @@ class MuchMerger:
         entropy = self._default_entropy if seed is None else _entropy(seed)
         target = self.independent(dep_lvl, absolute)
         hems = [str(h) for h in target.columns]
+        _check_memory(len(hems), n_runs)
         sorted_values = np.stack([self._bootstrap(h, n_runs, entropy) for h in hems])
         target_values = target.to_numpy(dtype=float)
         factor = _link_factor(target_values)

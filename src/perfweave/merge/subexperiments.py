@@ -23,6 +23,7 @@ from perfweave.merge._blocks import check_positive_int
 from perfweave.merge.codes import code_table_mapping
 
 _CODE = re.compile(r"\d.*")
+_MAX_CODE_DIGITS = 18  # longer codes are in no table (and int() of 4,300+ digits fails)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,8 @@ def _read(data: pd.DataFrame | str | PathLike[str]) -> tuple[pd.DataFrame, str]:
     path = Path(data)
     try:
         frame = pd.read_csv(path)
+    except OSError as exc:  # a directory, a missing or unreadable file
+        raise ParseError(path, "a readable CSV file", found=exc.strerror or str(exc)) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise ParseError(path, "a CSV table of HEM readings", found=str(exc)) from None
     except pd.errors.EmptyDataError:
@@ -107,7 +110,7 @@ def _hem_names(columns: Sequence[str], mapping: dict[int, str], source: str) -> 
     names = []
     for pos, col in enumerate(columns):
         code = column_code(col)
-        if code is None or not code.isdigit():
+        if code is None or not (code.isascii() and code.isdigit()):
             raise ParseError(
                 source,
                 "a column name holding an event code (like 'X446' or 'X446.2')",
@@ -115,13 +118,13 @@ def _hem_names(columns: Sequence[str], mapping: dict[int, str], source: str) -> 
                 position=f"column {pos + 1}",
                 found=str(col),
             )
-        if int(code) not in mapping:
+        if len(code) > _MAX_CODE_DIGITS or int(code) not in mapping:
             raise ParseError(
                 source,
                 "an event code listed in the code table",
                 line=1 if source != "<data>" else None,
                 position=f"column {pos + 1} ({col})",
-                found=code,
+                found=code if len(code) <= 40 else f"{code[:20]}... ({len(code)} digits)",
             )
         names.append(mapping[int(code)])
     return names
@@ -141,6 +144,21 @@ def _check_numeric(frame: pd.DataFrame, source: str) -> None:
                 + (f", row {row}" if source == "<data>" else ""),
                 found=str(frame[col].iloc[row]),
             )
+
+
+def _no_complete_row(
+    sub: pd.DataFrame, frame: pd.DataFrame, start: int, s: int, source: str
+) -> None:
+    """Raise for a subexperiment none of whose rows is complete, naming empty columns."""
+    empty = [k for k in range(sub.shape[1]) if sub.iloc[:, k].isna().all()]
+    named = ", ".join(f"column {start + k + 1} ({frame.columns[start + k]})" for k in empty)
+    raise ParseError(
+        source,
+        f"readings in every column of subexperiment {s} (columns {start + 1}-"
+        f"{start + sub.shape[1]}); no row of it is complete, so it would be empty",
+        line=None,
+        found=f"{named} without any reading" if empty else "a missing value in every row",
+    )
 
 
 def process_raw_experiments(
@@ -182,6 +200,8 @@ def process_raw_experiments(
             }
         )
         keep = sub.notna().all(axis=1).to_numpy()
+        if len(sub) and not keep.any():
+            _no_complete_row(sub, frame, start, s, source)
         dropped_rows.append(int((~keep).sum()))
         sub = sub.loc[keep].reset_index(drop=True)
         if min_mean is not None:
