@@ -109,6 +109,16 @@ def test_hrm_equals_core(hrm_subs):
     pooled = np.concatenate([s["PROCESSOR_CYCLES"].to_numpy() for s in hrm_subs])
     np.testing.assert_array_equal(np.sort(d.pooled), np.sort(pooled))
     np.testing.assert_array_equal(d.quantiles, pm.quantile_type2(pooled, d.probabilities))
+    # the anchor's pooled readings (cumulative %) and the quantiles taken, where MUCH's
+    # scores are: the curve spans the readings, the dots lie on the quantiles used
+    chart = panel._anchor_chart
+    assert panel._scores.figure not in panel._chart_row.children
+    assert chart.figure in panel._chart_row.children
+    assert chart.figure.axes[0].label == "PROCESSOR_CYCLES"
+    assert chart.lines.x[0] == pooled.min() and chart.lines.x[-1] == pooled.max()
+    assert np.all(np.diff(chart.lines.x) >= 0) and chart.lines.y[-1] == 100
+    assert 10 <= len(chart.point.x) <= 40
+    assert np.isin(chart.point.x, d.quantiles).all()
 
 
 def test_hrm_vignette_cannot_much_but_panel_stays_usable(hrm_subs):
@@ -272,6 +282,14 @@ def test_matrices_and_scores_drawn(panel):
     np.testing.assert_array_equal(panel._scores.lines.y, d.scores)
     assert list(panel._scores.point.x) == [d.chosen + 1]
     assert f"simulation {d.chosen + 1} of 100 chosen" in panel._status.value
+    # HRM borrows the chart for its anchor; back on MUCH it is the scores chart again
+    panel.set_method("hrm")
+    assert panel._anchor_chart.figure.axes[0].label == panel.anchors[0]
+    assert panel._scores.figure not in panel._chart_row.children
+    panel.set_method("much")
+    assert panel._anchor_chart.figure not in panel._chart_row.children
+    assert panel._scores.figure in panel._chart_row.children
+    np.testing.assert_array_equal(panel._scores.lines.y, panel.diagnostics.scores)
 
 
 def test_names_are_escaped():

@@ -33,6 +33,7 @@ import perfweave.merge as pm
 from perfweave.errors import MergeError, PerfweaveError
 from perfweave.merge.quantiles import r_seq_probs
 from perfweave.widgets._merge_views import (
+    MERGED_COLOUR,
     LinesView,
     MatrixView,
     ScatterView,
@@ -568,6 +569,10 @@ class MergePanel(w.VBox):
             x_format="d",
             y_format=".1e",
         )
+        self._anchor_chart = LinesView(
+            "anchor", "reading", "% of readings <=", width=400, y_format=".0f"
+        )
+        self._anchor_chart.figure.add_class("pw-merge-anchor")
         self._marg_x = LinesView("x marginal", "reading", "% in bin", legend=True, marker=False)
         self._marg_y = LinesView("y marginal", "reading", "% in bin", legend=True, marker=False)
         self._scatter = ScatterView()
@@ -586,11 +591,14 @@ class MergePanel(w.VBox):
         self._hrm_html.add_class("pw-merge-hrm")
         self._pair_label = w.Label("")
         self._pair_label.add_class("pw-merge-pair")
+        # MUCH shows its scores here, HRM its anchor: the figure is swapped in, not hidden
+        # (a bqplot figure first drawn while hidden draws negative sizes)
+        self._chart_row = _row([self._scores.figure, self._hrm_html, self._kept_html])
         merge_tab = w.VBox(
             [
                 self._legend,
                 _row([self._target.figure, self._achieved.figure, self._diff.figure]),
-                _row([self._scores.figure, self._hrm_html, self._kept_html]),
+                self._chart_row,
                 self._pair_label,
                 _row([self._marg_x.figure, self._marg_y.figure, self._scatter.figure]),
                 w.HTML(title_html(f"merged table (first {PREVIEW_ROWS} runs)")),
@@ -723,7 +731,7 @@ class MergePanel(w.VBox):
                 )
                 self._hrm_html.value = ""
                 self._hrm_html.layout.display = "none"
-                self._scores.figure.layout.display = ""
+                self._show_chart(self._scores)
             else:
                 merged = _dedupe_columns(self._result)
                 with np.errstate(invalid="ignore", divide="ignore"):  # constant HEM: NaN cell
@@ -743,7 +751,7 @@ class MergePanel(w.VBox):
                     names,
                     "merged - pooled" if target is not None else "merged - pooled: n/a",
                 )
-                self._scores.figure.layout.display = "none"
+                self._draw_anchor(diag)
                 self._hrm_html.layout.display = ""
                 q = diag.quantiles
                 summary = pd.DataFrame(
@@ -823,6 +831,46 @@ class MergePanel(w.VBox):
             v.point.y = np.array([float(diag.scores[diag.chosen])])
             v.point.names = np.array([f"chosen #{diag.chosen + 1}"])
         v.figure.title = f"score (MSE to target) of {len(diag.scores)} simulations"
+
+    def _draw_anchor(self, diag: HrmDetails) -> None:
+        """HRM: the anchor's pooled readings as a cumulative curve (% of readings <= x) and
+        the quantiles the merge took (dots, at most 40 of them), where the score chart is."""
+        v = self._anchor_chart
+        pooled = np.sort(np.asarray(diag.pooled, dtype=float))
+        pooled = pooled[np.isfinite(pooled)]
+        if len(pooled) == 0:
+            self._chart_row.children = (self._hrm_html, self._kept_html)
+            return
+        probs = np.linspace(0.0, 1.0, min(len(pooled), 400))
+        curve_x = np.quantile(pooled, probs)
+        lo, hi = float(pooled[0]), float(pooled[-1])
+        hi = hi if hi > lo else lo + 1.0
+        with v.x.hold_sync():
+            v.x.min, v.x.max = lo, hi
+        with v.y.hold_sync():
+            v.y.min, v.y.max = 0.0, 100.0
+        v.figure.axes[0].tick_values = value_ticks(lo, hi, 4)
+        v.figure.axes[1].tick_values = value_ticks(0.0, 100.0)
+        v.figure.axes[0].label = diag.anchor
+        with v.lines.hold_sync():
+            v.lines.x = curve_x
+            v.lines.y = 100 * probs
+            v.lines.colors = ["#7f7f7f"]
+            v.lines.labels = ["pooled"]
+        step = max(1, len(diag.quantiles) // 40)
+        with v.point.hold_sync():
+            v.point.x = np.asarray(diag.quantiles, dtype=float)[::step]
+            v.point.y = 100 * np.asarray(diag.probabilities, dtype=float)[::step]
+            v.point.names = np.full(len(v.point.x), "")
+            v.point.colors = [MERGED_COLOUR] * len(v.point.x)
+        v.figure.title = f"{len(pooled)} pooled readings, quantiles taken (dots)"
+        self._show_chart(v)
+
+    def _show_chart(self, view: LinesView) -> None:
+        """Put the scores (MUCH) or anchor (HRM) chart in the row, if not there already."""
+        children = (view.figure, self._hrm_html, self._kept_html)
+        if tuple(self._chart_row.children) != children:
+            self._chart_row.children = children
 
     def _draw_pair(self) -> None:
         if self._pair is None or self._result is None:
