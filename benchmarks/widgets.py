@@ -700,7 +700,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--wide-repeat", type=int, default=5, help="expands of the wide node")
     ap.add_argument("--scroll-steps", type=int, default=20)
     ap.add_argument(
-        "--only", default="frame,wide,ensemble,merge_panel,picker", help="scenarios to run"
+        "--only", default="frame,wide,ensemble,merge_panel,picker,heatmap", help="scenarios to run"
     )
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
     ap.add_argument("--keep", action="store_true", help="keep the notebooks and server logs")
@@ -750,6 +750,10 @@ def main(argv: list[str]) -> None:
                     )
                 if "picker" in only:
                     scenarios.append(("picker", lambda: picker_scenario(fig, browser, work, args)))
+                if "heatmap" in only:
+                    from benchmarks.widgets_heatmap import heatmap_scenarios
+
+                    scenarios += heatmap_scenarios(fig, browser, work, args.cap)
                 for label, run in scenarios:
                     print(f"running {label} ...", file=sys.stderr, flush=True)
                     try:

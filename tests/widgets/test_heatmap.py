@@ -125,6 +125,22 @@ def test_overflowing_sums_fall_back_to_float64_and_say_so():
     assert h.blocks().values.dtype == np.int64
 
 
+def test_int64_while_the_view_total_fits_float64_past_it():
+    # one row's total fits int64, the view's total does not: sums in float64, max exact
+    dense = np.array([[2**61, 2**61], [2**61, 5]], dtype=np.int64)
+    m = pc.CountMatrix.from_dense(dense)
+    b = aggregate(m.rows, units_of(m), (0, 2), (0, 2), 2, 2, "sum")
+    assert not b.exact and b.values.dtype == np.float64
+    np.testing.assert_array_equal(b.values, dense.astype(np.float64))
+    b = aggregate(m.rows, units_of(m), (0, 2), (0, 2), 2, 2, "max")
+    assert b.exact and not b.sums_exact and b.values.dtype == np.int64
+    # a zoom to the small row fits again; the datatype size can push a view past int64
+    b = aggregate(m.rows, units_of(m), (1, 2), (1, 2), 1, 1, "sum", 8)
+    assert b.exact and b.values.tolist() == [[40]]
+    b = aggregate(m.rows, units_of(m), (0, 1), (0, 1), 1, 1, "sum", 8)
+    assert not b.exact and b.values.tolist() == [[float(2**61) * 8]]
+
+
 def test_colour_index_linear_and_log():
     v = np.array([[0, 1, 10, 100]], dtype=np.int64)
     lin, lo, hi = colour_index(v, "linear")

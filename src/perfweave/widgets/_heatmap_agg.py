@@ -138,7 +138,13 @@ class Aggregator:
 
     def peak(self, rows: np.ndarray) -> int:
         """Largest absolute count of ``rows`` (0 when every count is zero)."""
-        return int(self._cached(rows, ("peak",), lambda: np.asarray(_peak(rows), dtype=object)))
+        lo, hi = self._range(rows)
+        return max(hi, -lo)
+
+    def _range(self, rows: np.ndarray) -> tuple[int, int]:
+        """Smallest and largest count of ``rows`` (0, 0 when there are none)."""
+        out = self._cached(rows, ("range",), lambda: np.asarray(_range(rows), dtype=object))
+        return int(out[0]), int(out[1])
 
     def aggregate(
         self,
@@ -168,16 +174,21 @@ class Aggregator:
         width = c1 - c0
         scale = int(scale)
 
-        # int64 or float64: decided on the whole matrix's peak when that already fits
-        peak = self.peak(rows)
-        limit = INT64_MAX // max(1, n_ranks_view * width)
-        if peak * abs(scale) > limit:
-            peak = int(np.abs(rows[:, c0:c1]).max()) if rows.size else 0  # the view's own
-        peak *= abs(scale)
-        sums_fit = peak == 0 or peak <= limit
-        exact = sums_fit or (reduce == "max" and peak <= INT64_MAX)
-        dtype = np.int64 if sums_fit else np.float64
         ckey = (c0, c1, ce.size)
+        # int64 unless a sum could pass 2**63 - 1: bounded by the view's total when the
+        # counts are >= 0 (they are in profiler files), else by peak x cells
+        peak = self.peak(rows)
+        cells_fit = peak * abs(scale) <= INT64_MAX
+        if peak * width > INT64_MAX:  # even one row's total over the view may not fit
+            sums_fit = False
+        elif self._range(rows)[0] >= 0:
+            totals = self._colsum(rows, ckey, cstarts, np.int64).sum(axis=1)
+            bound = float(totals[prow].astype(np.float64) @ pw.astype(np.float64)) * abs(scale)
+            sums_fit = bound < 2.0**62  # float rounding is far below the margin to 2**63
+        else:
+            sums_fit = peak * abs(scale) * n_ranks_view * width <= INT64_MAX
+        exact = sums_fit or (reduce == "max" and cells_fit)
+        dtype = np.int64 if sums_fit else np.float64
 
         # the distinct rows each part uses, once per (row block, distinct row)
         block_of_part = np.repeat(np.arange(re_.size - 1), np.diff(np.append(pstarts, p1 - p0)))
@@ -253,8 +264,8 @@ def aggregate(
     )
 
 
-def _peak(rows: np.ndarray) -> int:
-    return int(max(rows.max(), -rows.min())) if rows.size else 0
+def _range(rows: np.ndarray) -> tuple[int, int]:
+    return (int(rows.min()), int(rows.max())) if rows.size else (0, 0)
 
 
 def _times(values: np.ndarray, scale: int, dtype) -> np.ndarray:
