@@ -268,7 +268,8 @@ class _Parser:
             return Cond(STRING_TESTS[op.text], prop, self.string(), negated), name
         if op.text == "=~":
             raise self.fail("a quoted regex after =~")
-        num = self.take(("num",), f"a number after {op.text!r}")
+        what = "a number or a quoted string" if op.text == "=" else "a number"
+        num = self.take(("num",), f"{what} after {op.text!r}")
         return Cond(NUMERIC_TESTS[op.text], prop, _number(num.text), negated), name
 
     def metric(self) -> tuple:
