@@ -14,6 +14,7 @@ PARTS = (
     "classes",
     "merge",
     "widgets",
+    "fuzz",  # last: it caps the address space of the process
 )
 
 
