@@ -3,6 +3,7 @@
 // `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
 import { build } from "esbuild";
 import { readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { buildExport } from "./build-export.mjs";
 
 const ENTRIES = ["explorer", "heatmap", "picker"];
 const OUT = "../src/perfweave/widgets/static";
@@ -32,6 +33,7 @@ for (const name of ENTRIES) {
     }
   }
 }
+stale.push(...(await buildExport(check))); // the offline renderer of `perfweave export`
 if (check && stale.length) {
   console.error(`stale bundles (run npm run build in js/): ${stale.join(", ")}`);
   process.exit(1);

@@ -39,6 +39,20 @@ def register(subparsers) -> None:
     _server_options(app)
     app.set_defaults(func=_app)
 
+    export = subparsers.add_parser(
+        "export",
+        help="run a notebook and write it as one HTML page whose widgets draw offline",
+        description="Execute NOTEBOOK (in its folder) and write OUT.html: outputs, widget state "
+        "and every script the widgets need inlined, so the page opens with no network and no "
+        "kernel. Widgets show their first view; actions that need Python say so in the widget.",
+    )
+    export.add_argument("notebook", help="the notebook to run (.ipynb)")
+    export.add_argument("out", help="the HTML file to write")
+    export.add_argument(
+        "--timeout", type=float, default=600.0, help="seconds a cell may run (default 600)"
+    )
+    export.set_defaults(func=_export)
+
 
 def _lab(args: argparse.Namespace) -> int:
     from perfweave._app import lab_launch, run
@@ -54,4 +68,13 @@ def _app(args: argparse.Namespace) -> int:
     browser = False if args.no_browser else None
     launch = voila_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser)
     run(launch, "the Voila app")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    from perfweave._export import export_notebook
+
+    out = export_notebook(args.notebook, args.out, timeout=args.timeout)
+    size = out.stat().st_size / 1e6
+    print(f"perfweave export: wrote {out} ({size:.1f} MB, opens offline)")
     return 0

@@ -1,0 +1,110 @@
+// Offline widget renderer of `perfweave export` (src/perfweave/_export/): draws a notebook's
+// saved widget state in a standalone HTML page with no network and no kernel.
+//
+// The page inlines this bundle (ipywidgets' HTML manager with the core controls), then the
+// AMD front ends of anywidget, bqplot and bqscales from their Python packages, each wrapped as
+// `(function (define) { ... })(perfweaveEmbed.define("<module>"))`. anywidget models carry
+// their own front end (`_esm`) in the saved state. perfweave widgets ask Python for their data
+// windows; with no kernel, the requests recorded at export time (the first draw) are answered
+// from the page, and any other action shows a message in the widget instead.
+import * as base from "@jupyter-widgets/base";
+import { HTMLManager } from "@jupyter-widgets/html-manager/lib/htmlmanager.js";
+
+const REPLIES_TYPE = "application/vnd.perfweave.replies+json";
+const STATE_TYPE = "application/vnd.jupyter.widget-state+json";
+const VIEW_TYPE = "application/vnd.jupyter.widget-view+json";
+const factories = new Map(); // module name -> [deps, factory], run at first use
+const modules = new Map();
+let replies = null;
+
+/** An AMD `define` that registers a module under `name`. Its factory runs when the module is
+ * first needed (after the page loaded: bqscales reads document.body when it runs). */
+function define(name) {
+  const amd = (deps, factory) => {
+    if (typeof deps === "function") [deps, factory] = [[], deps];
+    factories.set(name, [deps, factory]);
+  };
+  amd.amd = {};
+  return amd;
+}
+
+function load(name) {
+  if (name === "@jupyter-widgets/base") return base;
+  if (!modules.has(name)) {
+    const entry = factories.get(name);
+    if (!entry) throw new Error(`widget module ${name} is not in this page`);
+    modules.set(name, entry[1](...entry[0].map(load)));
+  }
+  return modules.get(name);
+}
+
+function decode(b64) {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+  return new DataView(bytes.buffer);
+}
+
+function scriptJson(type) {
+  const tag = document.querySelector(`script[type="${type}"]`);
+  return tag ? JSON.parse(tag.textContent) : null;
+}
+
+/** Answer a widget's request from the replies recorded when the notebook was exported. */
+function replay(model, request) {
+  replies = replies || scriptJson(REPLIES_TYPE) || {};
+  const recorded = (replies[model.model_id] || {})[request.action];
+  let message;
+  let buffers = [];
+  if (recorded) {
+    message = { ...recorded.payload, type: "response", id: request.id };
+    buffers = recorded.buffers.map(decode);
+  } else {
+    const error =
+      `This is a static page exported from a notebook: "${request.action}" needs its ` +
+      "Python kernel (open the notebook in JupyterLab or `perfweave app`).";
+    message = { type: "response", id: request.id, ok: false, error };
+    model.set("error", error);
+  }
+  setTimeout(() => model.trigger("msg:custom", message, buffers), 0);
+}
+
+const send = base.WidgetModel.prototype.send;
+base.WidgetModel.prototype.send = function (content, callbacks, buffers) {
+  if (this.comm) return send.call(this, content, callbacks, buffers);
+  if (content && content.type === "request") replay(this, content);
+};
+
+function loader(name) {
+  return new Promise((resolve) => resolve(load(name)));
+}
+
+/** Render every widget view of the page; sets body[data-widgets-rendered] to their number. */
+async function render() {
+  const state = scriptJson(STATE_TYPE);
+  const tags = Array.from(document.querySelectorAll(`script[type="${VIEW_TYPE}"]`));
+  let drawn = 0;
+  if (state) {
+    const manager = new HTMLManager({ loader });
+    const models = await manager.set_state(state);
+    const byId = new Map(models.map((m) => [m.model_id, m]));
+    for (const tag of tags) {
+      const model = byId.get(JSON.parse(tag.textContent).model_id);
+      if (!model || !tag.parentElement) continue;
+      const host = document.createElement("div");
+      host.className = "widget-subarea";
+      tag.parentElement.insertBefore(host, tag);
+      await manager.display_view(manager.create_view(model), host);
+      drawn++;
+    }
+  }
+  document.body.dataset.widgetsRendered = String(drawn);
+  document.body.dataset.widgetViews = String(tags.length);
+}
+
+window.perfweaveEmbed = { define, render };
+const start = () =>
+  render().catch((error) => {
+    console.error("perfweave export: widgets could not be drawn:", error);
+    document.body.dataset.widgetsRendered = "error";
+  });
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+else start();
