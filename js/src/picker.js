@@ -23,7 +23,8 @@ function pct(v) {
 
 function render({ model, el }) {
   const channel = new Channel(model);
-  const root = h("div", { cls: "pw-picker-table pw-picker-reportlist" });
+  const kind = model.get("kind") === "inverted" ? "pw-picker-invlist" : "pw-picker-reportlist";
+  const root = h("div", { cls: `pw-picker-table ${kind}` });
   el.append(root);
   const pageLabel = h("span", { cls: "pw-pt-page" });
   const prev = button("◀", () => turn(-1), { cls: "pw-pt-prev", title: "previous classes" });
@@ -114,10 +115,11 @@ function render({ model, el }) {
       top.push(h("div", { cls: "pw-pt-hcell pw-pt-hclass", text: c, title: c }));
     }
     const sub = keys.map(() => h("div", { cls: "pw-pt-hcell pw-pt-hsub" }));
+    const [va, vb] = model.get("value_labels") || ["samples", "%"];
     for (let j = 0; j < classes.length; j++) {
       const c = classes[j];
-      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: "samples", title: `sort by ${c} samples` }), `${c} samples`));
-      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: "%", title: `sort by ${c} %` }), `${c} %`));
+      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: va, title: `sort by ${c} ${va}` }), `${c} ${va}`));
+      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: vb, title: `sort by ${c} ${vb}` }), `${c} ${vb}`));
     }
     head.replaceChildren(
       h("div", { cls: "pw-pt-hrow" }, top),

@@ -233,7 +233,7 @@ def test_table_sort_filter_and_chart(sessions):
     col = [c for c in view.columns if c.endswith(" samples")][0]
     picker.sort_by(col, descending=False)
     assert picker.table_view()[col].is_monotonic_increasing
-    assert picker._sort_box.value == col and not picker._desc_box.value
+    assert picker._table.sort_column == col and not picker._table.sort_descending
     picker.set_filter("LIBC")
     shown = picker.table_view()
     assert len(shown) and shown["image"].str.contains("libc").all()
@@ -253,13 +253,91 @@ def test_table_sort_filter_and_chart(sessions):
     assert "symbol" in str(picker.error) and picker.report.index.name == "application"
 
 
-def test_inverted_view_and_tabs(sessions):
-    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+def inverted_from_invert(picker: ClassPicker) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(binary, application, class) -> (files, samples), summed from invert()'s file sets."""
+    counts = dict(zip(picker.classes.table["filename"], picker.classes.table["samples"]))
+    out = {}
+    for inv in invert(picker.classes):
+        for name, sets in zip(picker.classes.names, inv.groups):
+            for s in sets:
+                out[(inv.image, s.app_image, name)] = (
+                    len(s.files),
+                    sum(int(counts[f]) for f in s.files),
+                )
+    return out
+
+
+@pytest.mark.parametrize(
+    "name,merge", [("sep", "cpu,tgid"), ("sep", "cpu,tgid,lib"), ("many", "cpu")]
+)
+def test_inverted_view_equals_invert(sessions, name, merge):
+    picker = ClassPicker(sessions[name], merge=merge)
+    expected = invert(session_classes(sessions[name], [], merge))
+    assert [(i.image, i.groups) for i in picker.inverted] == [(i.image, i.groups) for i in expected]
     inv = picker.inverted_table()
-    assert set(inv["binary"]) == {i.image for i in picker.inverted}
+    # one row per (binary, application that used it), in invert()'s order
+    pairs = [(i.image, app) for i in picker.inverted for app in i.applications]
+    assert list(zip(inv["binary"], inv["application"])) == pairs
+    want = inverted_from_invert(picker)
+    for name in picker.classes.names:
+        keys = zip(inv["binary"], inv["application"])
+        expect = [want.get((b, a, name), (0, 0)) for b, a in keys]
+        assert inv[f"{name} samples"].tolist() == [s for _, s in expect]
+    # percent: each application's share of the binary's samples in the class
+    col = f"{picker.classes.names[0]} samples"
+    per_binary = inv.groupby("binary", sort=False)[col].transform("sum")
+    expect_pct = (inv[col] * 100.0 / per_binary.where(per_binary > 0, 1)).where(per_binary > 0, 0.0)
+    assert inv[f"{picker.classes.names[0]} %"].tolist() == pytest.approx(expect_pct.tolist())
+
+
+def test_inverted_tab_sort_filter_and_page_rows(sessions):
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
     picker.show("inverted")
     assert picker.view == "inverted" and picker._tabs.selected_index == 2
-    assert "/usr/bin/perl" in picker._inverted_html.value
+    assert picker._inv_table.kind == "inverted" and picker._inv_table.row_count == len(
+        picker.inverted_table()
+    )
+    assert (
+        picker._inv_table.rows_shown()
+        == picker.inverted_table()[["binary", "application"]].values.tolist()
+    )
+    col = f"{picker.classes.names[0]} samples"
+    payload, _ = picker._inv_table._sort(col)  # a header click on the inverted table
+    assert payload["ok"] and picker._sorts["inverted"] == (col, True)
+    values = picker.inverted_table()[col].tolist()
+    assert values == sorted(values, reverse=True)
+    assert picker._sorts["report"] is None  # the report keeps its own order
+    picker._inv_filter.value = "libc"
+    shown = picker.inverted_table()
+    assert len(shown) and shown["binary"].str.contains("libc").all()
+    assert picker._inv_table.row_count == len(shown)
+    assert (
+        picker._inv_rows.value
+        == f"{len(shown)} of {sum(len(i.applications) for i in picker.inverted)} rows"
+    )
+    # a control change re-inverts the new classes
+    picker.set_merge("all")
+    assert picker.classes.merge.is_all
+    names = picker.classes.names
+    assert list(picker.inverted_table().columns[2:]) == [
+        f"{n} {v}" for n in names for v in ("samples", "%")
+    ]
+    assert picker._inv_table.row_count == len(picker.inverted_table())  # filter "libc" kept
+    picker.sort_by("nope", view="inverted")
+    assert "no column" in str(picker.error)
+
+
+def test_inverted_without_sample_counts_counts_files():
+    path = DATA / "synthetic_sessions" / "sample_files_sep.txt"
+    picker = ClassPicker(path, merge="cpu,tgid").show("inverted")
+    inv = picker.inverted_table()
+    name = picker.classes.names[0]
+    assert f"{name} files" in inv.columns and picker._inv_table.value_labels == ["files", "%"]
+    files = {(i.image, s.app_image): len(s.files) for i in picker.inverted for s in i.groups[0]}
+    got = {
+        (b, a): n for b, a, n in zip(inv["binary"], inv["application"], inv[f"{name} files"]) if n
+    }
+    assert got == files
 
 
 def test_names_are_escaped(tmp_path):
@@ -281,10 +359,10 @@ def test_names_are_escaped(tmp_path):
     picker = ClassPicker(rows)
     assert picker.error is None
     picker.show("classes").show("inverted")  # both tabs are drawn when opened
-    for box in (picker._inverted_html, picker._classes_html):
-        assert "<img" not in box.value and "<b>" not in box.value
-    # the report table sets every name as text in the page: the raw name goes as data
+    assert "<img" not in picker._classes_html.value and "<b>" not in picker._classes_html.value
+    # the tables set every name as text in the page: the raw name goes as data
     assert "<img src=x onerror=alert(1)>" in str(picker._table.rows_shown())
+    assert "<img src=x onerror=alert(1)>" in str(picker._inv_table.rows_shown())
 
 
 @pytest.mark.skipif(os.name != "posix", reason="non-UTF-8 file names")
@@ -320,6 +398,6 @@ def test_header_click_sorts(sessions):
     values = picker.table_view()[col].tolist()
     assert values == sorted(values, reverse=True)
     picker._table._sort(col)  # a second click flips the direction
-    assert picker._sort == (col, False) and not picker._table.sort_descending
+    assert picker._sorts["report"] == (col, False) and not picker._table.sort_descending
     keys = [r[1] for r in picker._table.rows_shown()]
     assert keys == [str(v) for v in picker.table_view()["image"]]

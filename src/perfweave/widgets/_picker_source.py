@@ -34,6 +34,7 @@ from perfweave.classes.spec import (
     read_listing,
     scan_session,
 )
+from perfweave.classes.spec_codes import SpecCodes
 from perfweave.errors import FormatError, SpecError
 
 
@@ -56,6 +57,7 @@ class Source:
     session_dir: str | None = None
     has_samples: bool = True
     _tables: dict[str, pd.DataFrame] = field(default_factory=dict)
+    _codes: dict[tuple[str, ...], SpecCodes] = field(default_factory=dict)
 
     def table(self, sessions: Sequence[str]) -> pd.DataFrame:
         """The spec rows of ``sessions`` (only session directories have several sessions)."""
@@ -72,6 +74,13 @@ class Source:
             return parts[0]
         merged = pd.concat(parts, ignore_index=True).drop_duplicates("filename")
         return merged.sort_values("filename", kind="stable").reset_index(drop=True)
+
+    def codes(self, sessions: Sequence[str]) -> SpecCodes:
+        """The integer codes of :meth:`table` (computed once per session choice)."""
+        key = tuple(sessions)
+        if key not in self._codes:
+            self._codes[key] = SpecCodes.of(self.table(sessions).reset_index(drop=True))
+        return self._codes[key]
 
     def check_nonempty(self) -> None:
         if self.kind == "session" and self.table(["current"]).empty:

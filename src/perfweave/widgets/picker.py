@@ -30,20 +30,21 @@ import traitlets
 
 from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.axis import AXES
-from perfweave.classes.invert import InvertedProfile, invert
+from perfweave.classes.invert import InvertedProfile, invert, invert_table
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport_format import format_image_report
 from perfweave.classes.profile_spec import TAGS, ProfileSpec
 from perfweave.classes.report import report as core_report
+from perfweave.classes.spec_codes import SpecCodes
 from perfweave.errors import PerfweaveError, ShapeError, SpecError
 from perfweave.widgets._picker_source import Source, load, text
-from perfweave.widgets._picker_table import ReportTable
+from perfweave.widgets._picker_table import ReportTable, TableData
 
 MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
 AXIS_CHOICES = ("auto", *AXES)
 VIEWS = ("report", "classes", "inverted", "opreport")
-#: rows the inverted table shows (the report table shows every row, drawn in view only)
-MAX_ROWS = 200
+#: the two tables: the report and the inverted view
+TABLES = ("report", "inverted")
 #: images in the bar chart
 TOP_IMAGES = 10
 _TAG_COLUMN = {
@@ -131,10 +132,12 @@ class ClassPicker(W.VBox):
         self._report: pd.DataFrame | None = None
         self._inverted: list[InvertedProfile] | None = None
         self._by = "image"
-        self._sort: tuple[str, bool] | None = None
-        self._filter = ""
+        #: per table: (column, descending) or None (the core's order), and the filter text
+        self._sorts: dict[str, tuple[str, bool] | None] = dict.fromkeys(TABLES)
+        self._filters: dict[str, str] = dict.fromkeys(TABLES, "")
+        self._data: dict[str, TableData | None] = dict.fromkeys(TABLES)
         self._syncing = False
-        self._selection: tuple[tuple, pd.DataFrame] | None = None
+        self._selection: tuple[tuple, SpecCodes] | None = None
         #: milliseconds the last control change took in Python (arrange + redraw built)
         self.last_update_ms = 0.0
         self._build()
@@ -210,41 +213,27 @@ class ClassPicker(W.VBox):
             self._applied["exclude_dependent"],
         )
 
-    def table_view(self) -> pd.DataFrame:
-        """The report rows as the table shows them: flat columns, filtered and sorted."""
-        if self._report is None:
+    def table_view(self, view: str = "report") -> pd.DataFrame:
+        """The rows of a table (``"report"`` or ``"inverted"``) as it shows them: flat columns
+        (names, then ``"<class> samples"`` and ``"<class> %"``), filtered and sorted."""
+        data = self._table_data(view)
+        if data is None:
             return pd.DataFrame()
-        frame = _flat(self._report)
-        if self._filter:
-            needle = self._filter.lower()
-            # text columns: object on pandas 2, "str" on pandas 3
-            keys = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
-            hit = np.zeros(len(frame), dtype=bool)
-            for c in keys:
-                hit |= frame[c].map(lambda v: needle in text(v).lower()).to_numpy(dtype=bool)
-            frame = frame[hit]
-        if self._sort is not None:
-            col, desc = self._sort
-            if col in frame.columns:
-                frame = frame.sort_values(col, ascending=not desc, kind="stable")
-        return frame.reset_index(drop=True)
+        return data.frame(data.order(self._filters[view], self._sorts[view]))
 
     def inverted_table(self) -> pd.DataFrame:
-        """The inverted view: per binary and class, the applications that used it."""
-        rows = []
-        c = self._classes
-        names = c.names if c is not None else []
-        count = {}
-        if c is not None and "samples" in c.table:
-            count = dict(zip(c.table["filename"], c.table["samples"].to_numpy(dtype=np.int64)))
-        for inv in self.inverted:
-            for k, sets in enumerate(inv.groups):
-                for s in sets:
-                    n = sum(int(count.get(f, 0)) for f in s.files) if count else -1
-                    rows.append((inv.image, names[k], s.app_image, len(s.files), n))
-        cols = ["binary", "class", "application", "files", "samples"]
-        out = pd.DataFrame(rows, columns=cols)
-        return out if count else out.drop(columns="samples")
+        """The inverted view as the table shows it: per binary and application that used it,
+        samples (files without sample counts) and % of the binary's, per class."""
+        return self.table_view("inverted")
+
+    def _table_data(self, view: str) -> TableData | None:
+        if view not in TABLES:
+            raise ShapeError(f"unknown table {view!r}; choose from {TABLES}")
+        if view == "inverted" and self._data["inverted"] is None and self._classes is not None:
+            c = self._classes
+            values = ("samples", "percent") if "samples" in c.table else ("files", "percent")
+            self._data["inverted"] = TableData.of(invert_table(c), values)
+        return self._data[view]
 
     def completions(self, typed: str) -> list[str]:
         """Completions of the last word of ``typed`` from the values present in the data."""
@@ -296,34 +285,42 @@ class ClassPicker(W.VBox):
         old = self._by
         self._by = by
         try:
-            self._report = self._make_report(self._classes) if self._classes else None
+            rep = self._make_report(self._classes) if self._classes else None
         except PerfweaveError as exc:
             self._by = old
             self._sync_controls()
             return self._fail(exc)
-        self._sort = None
+        self._set_report(rep)
+        self._sorts["report"] = None
         self._clear_error()
         self._sync_controls()
         self._draw()
         self.updates += 1
         return self
 
-    def sort_by(self, column: str, descending: bool = True) -> ClassPicker:
-        """Sort the report table by a column of :meth:`table_view` (e.g. ``"tgid:100 samples"``)."""
-        cols = list(_flat(self._report).columns) if self._report is not None else []
-        if column not in cols:
+    def sort_by(self, column: str, descending: bool = True, view: str = "report") -> ClassPicker:
+        """Sort a table (``"report"`` or ``"inverted"``) by a column of :meth:`table_view`
+        (e.g. ``"tgid:100 samples"``); ``""`` restores the core's order."""
+        try:
+            data = self._table_data(view)
+        except ShapeError as exc:
+            return self._fail(exc)
+        cols = data.columns() if data is not None else []
+        if column and column not in cols:
             return self._fail(ShapeError(f"no column {column!r} to sort by; columns: {cols}"))
-        self._sort = (column, bool(descending))
+        self._sorts[view] = (column, bool(descending)) if column else None
         self._sync_controls()
-        self._draw_table()
+        self._draw_table(view)
         self.updates += 1
         return self
 
-    def set_filter(self, needle: str) -> ClassPicker:
-        """Keep the report rows whose names contain ``needle`` (case-insensitive)."""
-        self._filter = str(needle or "")
+    def set_filter(self, needle: str, view: str = "report") -> ClassPicker:
+        """Keep the rows of a table whose names contain ``needle`` (case-insensitive)."""
+        if view not in TABLES:
+            return self._fail(ShapeError(f"unknown table {view!r}; choose from {TABLES}"))
+        self._filters[view] = str(needle or "")
         self._sync_controls()
-        self._draw_table()
+        self._draw_table(view)
         self.updates += 1
         return self
 
@@ -352,7 +349,7 @@ class ClassPicker(W.VBox):
         except PerfweaveError as exc:
             return self._fail(exc)
         self._classes = classes
-        self._report = rep
+        self._set_report(rep)
         self._inverted = None
         self._applied = {
             "spec": list(self._words),
@@ -365,17 +362,23 @@ class ClassPicker(W.VBox):
         self.updates += 1
         return self
 
-    def _selected(self, spec: ProfileSpec) -> pd.DataFrame:
-        """The rows ``spec`` selects; a merge or axis change reuses the last selection."""
+    def _selected(self, spec: ProfileSpec) -> SpecCodes:
+        """The rows ``spec`` selects, as codes cut from the source's (computed once); a
+        merge or axis change reuses the last selection."""
         key = (tuple(self._words), self._xdep)
         if self._selection is not None and self._selection[0] == key:
             return self._selection[1]
-        table = self._source.table(spec.sessions())
+        sessions = spec.sessions()
+        table = self._source.table(sessions)
         if table.empty:
             raise SpecError("no sample files found: profile specification too strict ?")
-        selected = table[spec.mask(table, exclude_dependent=self._xdep)]
+        selected = self._source.codes(sessions).take(spec.mask(table, exclude_dependent=self._xdep))
         self._selection = (key, selected)
         return selected
+
+    def _set_report(self, rep: pd.DataFrame | None) -> None:
+        self._report = rep
+        self._data = {"report": None if rep is None else TableData.of(rep), "inverted": None}
 
     def _make_report(self, classes: ProfileClasses | None) -> pd.DataFrame | None:
         if classes is None or "samples" not in classes.table:
@@ -451,16 +454,6 @@ class ClassPicker(W.VBox):
             layout=W.Layout(width="200px"),
         )
         self._by_box.add_class("pw-picker-by")
-        self._sort_box = W.Dropdown(
-            options=[("(opreport order)", "")],
-            value="",
-            description="sort",
-            layout=W.Layout(width="280px"),
-        )
-        self._sort_box.add_class("pw-picker-sort")
-        self._desc_box = W.Checkbox(
-            value=True, description="descending", indent=False, layout=W.Layout(width="110px")
-        )
         self._filter_box = W.Text(
             placeholder="filter names",
             description="filter",
@@ -473,14 +466,24 @@ class ClassPicker(W.VBox):
         self._table = ReportTable(layout=W.Layout(width="100%"))
         self._table.add_class("pw-picker-report")
         self._table.on_sort = lambda col, desc: self.sort_by(col, desc)
+        self._inv_filter = W.Text(
+            placeholder="filter binaries and applications",
+            description="filter",
+            continuous_update=False,
+            layout=W.Layout(width="320px"),
+        )
+        self._inv_filter.add_class("pw-picker-inv-filter")
+        self._inv_rows = W.Label()
+        self._inv_rows.add_class("pw-picker-inv-rowcount")
+        self._inv_table = ReportTable(kind="inverted", layout=W.Layout(width="100%"))
+        self._inv_table.add_class("pw-picker-inverted")
+        self._inv_table.on_sort = lambda col, desc: self.sort_by(col, desc, view="inverted")
         self._chart = _chart()
         self._chart_class = W.Dropdown(description="chart of", layout=W.Layout(width="360px"))
         self._chart_class.add_class("pw-picker-chart-class")
         self._chart_class.observe(
             lambda ch: None if self._syncing else self._draw_chart(), names="value"
         )
-        self._inverted_html = W.HTML(layout=W.Layout(max_height="360px", overflow="auto"))
-        self._inverted_html.add_class("pw-picker-inverted")
         self._text_area = W.Textarea(layout=W.Layout(width="100%", height="320px"))
         self._text_area.add_class("pw-picker-opreport")
         self._cmd = W.Text(description="command", layout=W.Layout(width="100%"))
@@ -488,10 +491,9 @@ class ClassPicker(W.VBox):
         report_tab = W.VBox(
             [
                 W.HBox(
-                    [self._by_box, self._sort_box, self._desc_box, self._filter_box],
-                    layout=W.Layout(flex_flow="row wrap"),
+                    [self._by_box, self._filter_box, self._rows_label],
+                    layout=W.Layout(flex_flow="row wrap", align_items="center"),
                 ),
-                self._rows_label,
                 self._table,
                 self._chart_class,
                 self._chart,
@@ -501,7 +503,15 @@ class ClassPicker(W.VBox):
             children=[
                 report_tab,
                 self._classes_html,
-                self._inverted_html,
+                W.VBox(
+                    [
+                        W.HBox(
+                            [self._inv_filter, self._inv_rows],
+                            layout=W.Layout(flex_flow="row wrap", align_items="center"),
+                        ),
+                        self._inv_table,
+                    ]
+                ),
                 W.VBox([self._cmd, self._text_area]),
             ]
         )
@@ -531,10 +541,11 @@ class ClassPicker(W.VBox):
         self._spec_box.observe(self._on_typing, "value")
         self._axis_box.observe(self._on_axis, "value")
         self._by_box.observe(self._on_by, "value")
-        self._sort_box.observe(self._on_sort, "value")
-        self._desc_box.observe(self._on_sort, "value")
         self._filter_box.observe(
             lambda ch: None if self._syncing else self.set_filter(ch["new"]), "value"
+        )
+        self._inv_filter.observe(
+            lambda ch: None if self._syncing else self.set_filter(ch["new"], "inverted"), "value"
         )
         self._on_typing({"new": self._spec_box.value})
         self._sync_controls()
@@ -561,17 +572,6 @@ class ClassPicker(W.VBox):
     def _on_by(self, change: dict) -> None:
         if not self._syncing:
             self.set_by(change["new"])
-
-    def _on_sort(self, _change: dict) -> None:
-        if self._syncing:
-            return
-        col = self._sort_box.value
-        if not col:
-            self._sort = None
-            self._draw_table()
-            self.updates += 1
-        else:
-            self.sort_by(col, self._desc_box.value)
 
     def _on_typing(self, change: dict) -> None:
         typed = change["new"] or ""
@@ -605,11 +605,8 @@ class ClassPicker(W.VBox):
                 levels.append("symbol")
             self._by_box.options = levels
             self._by_box.value = self._by
-            cols = list(_flat(self._report).columns) if self._report is not None else []
-            self._sort_box.options = [("(opreport order)", "")] + [(c, c) for c in cols]
-            self._sort_box.value = self._sort[0] if self._sort else ""
-            self._desc_box.value = self._sort[1] if self._sort else True
-            self._filter_box.value = self._filter
+            self._filter_box.value = self._filters["report"]
+            self._inv_filter.value = self._filters["inverted"]
         finally:
             self._syncing = False
 
@@ -646,29 +643,35 @@ class ClassPicker(W.VBox):
                 desc, "pw-picker-classlist", ("class", "files", "applications", "samples")
             )
         elif view == "inverted":
-            inv = self.inverted_table()
-            note = f"{len(inv)} rows" + (
-                f" (first {MAX_ROWS} shown)" if len(inv) > MAX_ROWS else ""
-            )
-            self._inverted_html.value = f"<div>{_esc(note)}</div>" + _html_table(
-                inv.head(MAX_ROWS), "pw-picker-invlist", ("files", "samples")
-            )
+            self._draw_table("inverted")
         elif view == "opreport":
             self._text_area.value = text(self.opreport_text) or (
                 "(no sample counts in this source: opreport's text needs them)"
             )
 
-    def _draw_table(self) -> None:
-        if self._report is None:
-            self._table.set_frame(None)
-            self._rows_label.value = "(no sample counts: the report needs them)"
+    def _draw_table(self, view: str = "report") -> None:
+        """Give a table its rows: the filter and sort only reorder row positions."""
+        table, label = (
+            (self._table, self._rows_label)
+            if view == "report"
+            else (self._inv_table, self._inv_rows)
+        )
+        if view == "inverted" and self.view != "inverted":
+            self._drawn_tabs.discard("inverted")  # drawn when opened
             return
-        view = self.table_view()
-        self._rows_label.value = f"{len(view)} of {len(self._report)} rows"
-        with self._table.hold_sync():
-            self._table.sort_column = self._sort[0] if self._sort else ""
-            self._table.sort_descending = self._sort[1] if self._sort else True
-        self._table.set_frame(view)
+        data = self._table_data(view)
+        if data is None:
+            table.set_data({}, [], np.zeros((0, 0), np.int64), np.zeros((0, 0)))
+            label.value = "(no sample counts: the report needs them)"
+            return
+        order = data.order(self._filters[view], self._sorts[view])
+        label.value = f"{len(order)} of {len(data)} rows"
+        sort = self._sorts[view]
+        with table.hold_sync():
+            table.sort_column = sort[0] if sort else ""
+            table.sort_descending = sort[1] if sort else True
+            table.value_labels = list(data.values)
+        table.set_data(data.keys, data.classes, data.samples, data.pct, order)
 
     def _draw_chart(self, _change: Any = None) -> None:
         """Bars of the top images of the class picked beside the chart (bqplot 0.13 draws
@@ -724,15 +727,6 @@ def command_line(session_dir: str, spec: Sequence[str], merge: str, xdep: bool) 
         argv.append("-x")
     argv += list(spec)
     return " ".join(shlex.quote(a) for a in argv)
-
-
-def _flat(rep: pd.DataFrame | None) -> pd.DataFrame:
-    """The report with its index as columns and ``"<class> samples"`` / ``"<class> %"``."""
-    if rep is None:
-        return pd.DataFrame()
-    out = rep.copy()
-    out.columns = [f"{cls} {'samples' if v == 'samples' else '%'}" for cls, v in rep.columns]
-    return out.reset_index()
 
 
 def top_images(rep: pd.DataFrame, n: int, k: int) -> tuple[list[str], np.ndarray]:
