@@ -21,6 +21,8 @@ _LAZY: dict[str, str] = {
     "Graph": "perfweave.calltree.graph",
     "GraphFrame": "perfweave.calltree.graphframe",
     "read": "perfweave.calltree.readers",
+    "PathQuery": "perfweave.calltree.path_query",
+    "path_query": "perfweave.calltree.path_query",
     "Ensemble": "perfweave.ensemble",
     # count matrices
     "CountsProfile": "perfweave.counts",

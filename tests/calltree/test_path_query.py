@@ -145,6 +145,11 @@ def test_compound_queries(gf):
     assert names(gf, where) == ["MPI_Send", "compute", "main"]
 
 
+def test_public_names():
+    assert pw.PathQuery is PathQuery and pw.path_query is path_query
+    assert pw.calltree.PathQuery is PathQuery
+
+
 def test_builder_and_callable_predicates(gf):
     q = PathQuery().match(".", lambda row: row["name"] == "solve").rel("*")
     assert names(gf, q) == names(gf, [{"name": "solve"}, "*"])

@@ -3,6 +3,7 @@
 from perfweave.calltree.frame import Frame
 from perfweave.calltree.graph import Graph, Node
 from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.path_query import PathQuery, path_query
 from perfweave.calltree.readers import read
 
-__all__ = ["Frame", "Graph", "GraphFrame", "Node", "read"]
+__all__ = ["Frame", "Graph", "GraphFrame", "Node", "PathQuery", "path_query", "read"]
