@@ -8,8 +8,12 @@ applied once), and the tables are laid out in one vectorised step.
 from __future__ import annotations
 
 import glob as _glob
+import multiprocessing as mp
 import os
+import warnings
 from collections.abc import Callable, Hashable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -201,6 +205,7 @@ def from_files(
     intersection: bool = False,
     executor: Executor | None = None,
     *,
+    workers: int | None = None,
     profile_key: str | None = None,
     on_error: str = "raise",
     progress: bool | None = None,
@@ -210,9 +215,15 @@ def from_files(
     """See :meth:`Ensemble.from_files`."""
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+        raise ValueError(f"workers must be None or a whole number >= 1, not {workers!r}")
+    if workers is not None and workers < 1:
+        raise ValueError(f"workers must be None or a whole number >= 1, not {workers}")
+    if executor is not None and workers is not None:
+        raise ValueError("give either executor= or workers=, not both")
     files = expand_paths(paths_or_glob)
     fmt = _formats(files, reader)
-    results = _read_all(files, fmt, reader, options, executor, progress)
+    results = _read_all(files, fmt, reader, options, executor, progress, workers)
     gfs, labels, errors = [], [], []
     for path, gf, err in results:
         if err is None:
@@ -231,24 +242,92 @@ def from_files(
     return ens.intersection() if intersection else ens
 
 
-def _read_all(files, fmt, reader, options, executor, progress) -> list[tuple]:
-    """Read every file, in order, on ``executor`` or here, with a progress bar on long runs."""
+def _read_all(files, fmt, reader, options, executor, progress, workers) -> list[tuple]:
+    """Read every file, in order: on ``executor``, on a pool of reader processes, or here,
+    with a progress bar on long runs."""
     from tqdm.auto import tqdm
 
     show = {"disable": progress is False, "delay": 0 if progress else 2.0}
     bar = tqdm(total=len(files), desc="reading profiles", unit="file", **show)
     try:
-        if executor is None:
-            out = []
-            for f in files:
-                out.append(_read_one(f, fmt, reader, options))
-                bar.update(1)
-            return out
-        futures = [executor.submit(_read_one, f, fmt, reader, options) for f in files]
+        if executor is not None:
+            return _read_on(executor, files, fmt, reader, options, bar, _chunk_size(len(files)))
+        n = reader_processes(len(files), reader, workers)
+        if n > 1:
+            try:
+                with _process_pool(n) as pool:
+                    size = _chunk_size(len(files), n)
+                    return _read_on(pool, files, fmt, reader, options, bar, size)
+            except BrokenProcessPool as exc:
+                if workers is not None:
+                    raise
+                warnings.warn(
+                    f"reader processes could not run ({exc}); reading in this process",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+                bar.reset()
         out = []
-        for fut in futures:
-            out.append(fut.result())
+        for f in files:
+            out.append(_read_one(f, fmt, reader, options))
             bar.update(1)
         return out
     finally:
         bar.close()
+
+
+#: file lists at least this long are read on all cores by default (``workers=None``)
+PARALLEL_MIN_FILES = 256
+
+
+def reader_processes(n_files: int, reader: Any, workers: int | None) -> int:
+    """How many reader processes ``from_files`` uses (1: read in this process).
+
+    ``workers`` if given; otherwise every core the process may use, when the list has at
+    least :data:`PARALLEL_MIN_FILES` files and the reader is a format name (a callable
+    reader may not survive being sent to another process: pass ``workers=`` for it).
+    """
+    if workers is not None:
+        return workers
+    if callable(reader) or n_files < PARALLEL_MIN_FILES:
+        return 1
+    return max(1, min(_usable_cores(), n_files // 64))
+
+
+def _usable_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def _process_pool(n: int) -> ProcessPoolExecutor:
+    """Processes started by forkserver (or spawn): safe from a notebook kernel's threads,
+    unlike fork. Workers start with the readers already imported."""
+    methods = mp.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["perfweave.ensemble.build"])
+    else:  # pragma: no cover - Windows
+        ctx = mp.get_context("spawn")
+    return ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+
+
+def _chunk_size(n_files: int, n_workers: int = 8) -> int:
+    """Files per task: few enough tasks to keep messages cheap, enough to balance load."""
+    return max(1, min(64, n_files // (n_workers * 8)))
+
+
+def _read_chunk(paths: list[str], fmt: str | None, reader: Any, options: dict) -> list[tuple]:
+    return [_read_one(p, fmt, reader, options) for p in paths]
+
+
+def _read_on(executor, files, fmt, reader, options, bar, size: int) -> list[tuple]:
+    chunks = [files[i : i + size] for i in range(0, len(files), size)]
+    futures = [executor.submit(_read_chunk, c, fmt, reader, options) for c in chunks]
+    out: list[tuple] = []
+    for fut in futures:
+        part = fut.result()
+        out.extend(part)
+        bar.update(len(part))
+    return out

@@ -72,6 +72,7 @@ class Ensemble:
         intersection: bool = False,
         executor: Executor | None = None,
         *,
+        workers: int | None = None,
         profile_key: str | None = None,
         on_error: str = "raise",
         progress: bool | None = None,
@@ -83,8 +84,10 @@ class Ensemble:
         ``reader`` is a format name (``"cali"``) or a callable ``path -> GraphFrame``;
         by default each file's format is detected (all files must share one format).
         Reads run on ``executor`` when given (any ``concurrent.futures.Executor``, e.g. a
-        process pool or ``dask.distributed.Client.get_executor()``), sequentially
-        otherwise; the graphs are unified once at the end. ``on_error="skip"`` keeps
+        process pool or ``dask.distributed.Client.get_executor()``); otherwise on
+        ``workers`` reader processes, by default all cores when there are at least 256
+        files and ``reader`` is not a callable (``workers=1``: read in this process). The
+        result is the same either way; the graphs are unified once at the end. ``on_error="skip"`` keeps
         going past unreadable files and lists them in ``ensemble.errors``.
         ``fill_perfdata=False`` keeps only measured rows (no NaN row for a node a profile
         lacks), for ensembles whose profiles share few nodes.
@@ -96,6 +99,7 @@ class Ensemble:
             reader=reader,
             intersection=intersection,
             executor=executor,
+            workers=workers,
             profile_key=profile_key,
             on_error=on_error,
             progress=progress,
