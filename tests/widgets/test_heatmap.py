@@ -430,3 +430,14 @@ def test_cached_column_work_gives_fresh_results():
         got = h.blocks()
         for name in ("values", "row_sum", "row_max", "row_ranks", "col_sum", "col_max"):
             np.testing.assert_array_equal(getattr(got, name), getattr(fresh, name), err_msg=name)
+
+
+def test_warming_the_other_direction_changes_nothing_but_speed(wrf):
+    h = CountMatrixHeatmap(wrf, max_cells=40)
+    h._agg.warm(h.call_group.recv, (0, 160), 40)  # what the page's first request starts
+    h.set_direction("recv").set_reduce("sum")
+    v = h.view_state
+    fresh = aggregate(h.matrix.rows, units_of(h.matrix), (0, 160), (0, 160), 40, 40, "sum")
+    assert v == {"rows": [0, 160], "cols": [0, 160]}
+    np.testing.assert_array_equal(h.blocks().values, fresh.values)
+    np.testing.assert_array_equal(h.blocks().col_max, fresh.col_max)

@@ -20,6 +20,7 @@ the small row-side step.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -120,21 +121,30 @@ class Aggregator:
     def __init__(self, keep_bytes: int = 256 << 20) -> None:
         self.keep_bytes = keep_bytes
         self._memo: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._lock = threading.RLock()  # warm() may run on another thread
 
     def _cached(self, rows: np.ndarray, key: tuple, make) -> np.ndarray:
         # the rows are kept with the result so that their id is not reused meanwhile
         full = (id(rows), rows.shape, *key)
-        hit = self._memo.get(full)
-        if hit is not None and hit[0] is rows:
-            self._memo.move_to_end(full)
-            return hit[1]
-        out = make()
-        if self.keep_bytes > 0:
-            self._memo[full] = (rows, out)
-            held = sum(v.nbytes for _, v in self._memo.values())
-            while held > self.keep_bytes and len(self._memo) > 1:
-                held -= self._memo.popitem(last=False)[1][1].nbytes
-        return out
+        with self._lock:
+            hit = self._memo.get(full)
+            if hit is not None and hit[0] is rows:
+                self._memo.move_to_end(full)
+                return hit[1]
+            out = make()
+            if self.keep_bytes > 0:
+                self._memo[full] = (rows, out)
+                held = sum(v.nbytes for _, v in self._memo.values())
+                while held > self.keep_bytes and len(self._memo) > 1:
+                    held -= self._memo.popitem(last=False)[1][1].nbytes
+            return out
+
+    def warm(self, matrix: CountMatrix, col_range: tuple[int, int], max_cols: int) -> None:
+        """Compute and keep the column-side work of ``matrix`` over ``col_range`` (both
+        reductions, the per-column totals of all its ranks) ahead of its first view."""
+        units = units_of(matrix)
+        for reduce in REDUCES:
+            self.aggregate(matrix.rows, units, (0, len(units)), col_range, 1, max_cols, reduce)
 
     def peak(self, rows: np.ndarray) -> int:
         """Largest absolute count of ``rows`` (0 when every count is zero)."""

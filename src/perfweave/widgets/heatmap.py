@@ -11,6 +11,7 @@ the block edges and the row/column marginals. Zooming re-aggregates the new rang
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, ClassVar
 
 import numpy as np
@@ -30,6 +31,8 @@ SCALES = ("linear", "log")
 REDUCES = ("max", "sum")
 #: most blocks per axis (900 x 900 int64 values + colours: 7.3 MB, under the 8 MB budget)
 MAX_CELLS = 900
+#: seconds after a matrix reply before the other direction is prepared in the background
+WARM_DELAY = 0.2
 #: a block label lists at most this many ranges before "..."
 LABEL_RANGES = 6
 
@@ -254,7 +257,23 @@ class CountMatrixHeatmap(WidgetBase):
             if cells != self.max_cells:
                 self.max_cells = cells
                 self._aggregate()
-        return self._reply()
+        reply = self._reply()
+        self._warm_other_direction()
+        return reply
+
+    def _warm_other_direction(self) -> None:
+        """Once the page has its matrix, compute the other direction's column-side work for
+        the same columns on a background thread, so a send/recv switch finds it kept."""
+        g = self.call_group
+        if g is None or not self.view_state:
+            return
+        other = g.recv if self.direction == "send" else g.send
+        cols = tuple(self.view_state["cols"])
+        if other.width != self.matrix.width or other.n_ranks == 0:
+            return
+        timer = threading.Timer(WARM_DELAY, self._agg.warm, (other, cols, self.max_cells))
+        timer.daemon = True
+        timer.start()
 
     def _on_set(self, name: str, value: Any) -> Reply:
         setters = {
@@ -269,7 +288,10 @@ class CountMatrixHeatmap(WidgetBase):
         if name not in setters:
             raise ShapeError(f"unknown control {name!r}")
         self._run(lambda: setters[name](value))
-        return self._reply()
+        reply = self._reply()
+        if name in ("lead_rank", "group"):
+            self._warm_other_direction()
+        return reply
 
     def _on_zoom(self, rows: list, cols: list) -> Reply:
         self._run(lambda: self._zoom(rows, cols))
