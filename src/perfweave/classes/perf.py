@@ -105,6 +105,8 @@ def read_perf_script(
     loc_codes, loc = _parse_unique(where, _FRAME_RE)
     who_codes, who = _parse_unique(head[:, 0], _WHO_RE)
     what_codes, what = _parse_unique(head[:, 2], _WHAT_RE)
+    _check_digits(who[["pid", "tid", "cpu"]], who_codes, hpos, text, name)
+    _check_digits(what[["period"]], what_codes, hpos, text, name)
     who_pid = who["pid"].astype(np.int64).to_numpy()
     who_tid = who["tid"].fillna(who["pid"]).astype(np.int64).to_numpy()
     periods = what["period"].fillna("0").astype(np.int64).to_numpy()
@@ -123,6 +125,25 @@ def read_perf_script(
         },
         copy=False,
     )
+
+
+def _check_digits(
+    fields: pd.DataFrame, codes: np.ndarray, hpos: np.ndarray, text: str, name: str
+) -> None:
+    """ParseError naming the first sample line with a number of more than 18 digits (it
+    would overflow int64); ``fields`` are the groups of each distinct value, ``codes``
+    the distinct value of each sample and ``hpos`` its line index."""
+    long = np.zeros(len(fields), dtype=bool)
+    for col in fields.columns:
+        long |= (fields[col].str.len() > 18).fillna(False).to_numpy(dtype=bool)
+    if long.any():
+        k = int(hpos[np.flatnonzero(long[codes])[0]])
+        raise ParseError(
+            name,
+            "a pid, tid, cpu and period of at most 18 digits",
+            line=k + 1,
+            found=text.split("\n", k + 1)[k],
+        )
 
 
 def read_perf_callchains(
@@ -330,10 +351,13 @@ def read_perf_report(
             cells = [line[bounds[i] : bounds[i + 1]].strip() for i in range(len(spans) - 1)]
             cells.append(line[bounds[-2] :].strip())
             rows.append(cells)
-    return _typed_report(pd.DataFrame(rows, columns=headings, dtype=object), events)
+    if len(set(headings)) != len(headings):
+        dup = next(h for h in headings if headings.count(h) > 1)
+        raise ParseError(name, "column headings that differ", found=f"{dup!r} twice")
+    return _typed_report(pd.DataFrame(rows, columns=headings, dtype=object), events, name)
 
 
-def _typed_report(table: pd.DataFrame, events: list[str]) -> pd.DataFrame:
+def _typed_report(table: pd.DataFrame, events: list[str], name: str) -> pd.DataFrame:
     out = {}
     for col in table.columns:
         values = table[col].astype(str)
@@ -342,18 +366,25 @@ def _typed_report(table: pd.DataFrame, events: list[str]) -> pd.DataFrame:
         numeric = values.str.fullmatch(r"[\d.%\s]+").all() and len(values) > 0
         if numeric and width > 1 and len(events) == width:
             for i, ev in enumerate(events):
-                out[f"{col}:{ev}"] = _number(parts.str[i])
+                out[f"{col}:{ev}"] = _number(parts.str[i], col, name)
         elif numeric:
-            out[col] = _number(parts.str[0])
+            out[col] = _number(parts.str[0], col, name)
         else:
             out[col] = table[col].astype(object)
     return pd.DataFrame(out)
 
 
-def _number(values: pd.Series) -> pd.Series:
-    if values.str.endswith("%").all():
-        return values.str.rstrip("%").astype(float)
-    return pd.to_numeric(values)
+def _number(values: pd.Series, col: str, name: str) -> pd.Series:
+    """A column of percentages (all ending in ``%``) as floats, else of plain numbers;
+    a cell that is neither is a ParseError naming the column and the cell."""
+    percent = bool(values.str.endswith("%").all())
+    text = values.str.rstrip("%") if percent else values
+    nums = pd.to_numeric(text, errors="coerce")
+    bad = nums.isna().to_numpy()
+    if bad.any():
+        what = "percentages" if percent else "numbers (all with '%' or none)"
+        raise ParseError(name, f"{what} in the column {col!r}", found=str(values[bad].iloc[0]))
+    return nums.astype(float) if percent else nums
 
 
 def perf_report_specs(table: pd.DataFrame) -> pd.DataFrame:

@@ -294,7 +294,12 @@ def read_listing(path: str | PathLike[str], *, on_error: str = "raise") -> Parse
     Bad paths raise (``on_error="raise"``) or are reported in ``errors`` with their line
     number (``"collect"``); they are never dropped silently.
     """
-    lines = Path(path).read_text().splitlines()
+    raw = Path(path).read_bytes()
+    try:
+        lines = raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ParseError(path, "a UTF-8 listing of sample file paths", line=line) from None
     numbered = [(n, line.strip()) for n, line in enumerate(lines, 1) if line.strip()]
     line_of = {p: n for n, p in numbered}
 

@@ -197,7 +197,8 @@ def _diagnose(
                     line=_line_of(first_line, i),
                     found=tok,
                 )
-            if len(tok) > 18 and int(tok) > _INT64_MAX:
+            digits = tok.lstrip("0") or "0"
+            if len(digits) > 19 or int(digits) > _INT64_MAX:
                 raise ParseError(
                     path, "a count below 2**63 (int64)", line=_line_of(first_line, i), found=tok
                 )

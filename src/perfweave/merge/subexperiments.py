@@ -131,6 +131,13 @@ def _hem_names(columns: Sequence[str], mapping: dict[int, str], source: str) -> 
 
 
 def _check_numeric(frame: pd.DataFrame, source: str) -> None:
+    if len(frame) == 0:
+        raise ParseError(
+            source,
+            "at least one row of HEM readings",
+            line=2 if source != "<data>" else None,
+            found="no rows",
+        )
     for pos, col in enumerate(frame.columns):
         if not pd.api.types.is_numeric_dtype(frame[col].dtype):
             values = pd.to_numeric(frame[col], errors="coerce")

@@ -1,0 +1,1 @@
+"""Seeded mutation fuzz tests of the parsers (issue #16)."""
