@@ -53,3 +53,10 @@ def int_bincount(ids: np.ndarray, weights: np.ndarray, n: int) -> np.ndarray:
         np.add.at(out, ids, weights)
         return out
     return np.bincount(ids, weights=weights, minlength=n).astype(np.int64)
+
+
+def sorted_codes(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True)`` for integer keys, by hashing (O(n)) and
+    sorting only the distinct values: (code per key, sorted distinct keys)."""
+    codes, uniques = pd.factorize(np.asarray(keys, dtype=np.int64), sort=True)
+    return codes.astype(np.int64), np.asarray(uniques, dtype=np.int64)

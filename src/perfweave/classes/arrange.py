@@ -242,14 +242,15 @@ def arrange(
     class_ids, first_rows = group_ids(keys, lexicographic=True)
 
     app_code = coded.binary if merge.lib else coded.image
-    table = coded.table.reset_index(drop=True).copy(deep=False)
+    table = coded.table.copy(deep=False)  # new columns below; the rows are not copied
+    table.index = pd.RangeIndex(len(table))
     table["binary"] = pd.Series(coded.names[coded.binary], dtype=object)
     table["app"] = pd.Series(coded.names[app_code], dtype=object)
     table["class"] = class_ids
     codes = ClassCodes(coded.names, app_code, coded.binary)
 
     # the first file of each class gives its template text (opreport keeps the first)
-    class_templates = table[list(TEMPLATE_FIELDS)].iloc[first_rows].astype(object)
+    class_templates = table.iloc[first_rows][list(TEMPLATE_FIELDS)].astype(object)
     class_templates = class_templates.reset_index(drop=True)
     for f in merged:
         class_templates[f] = ""

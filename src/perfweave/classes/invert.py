@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfweave.classes._groups import int_bincount
+from perfweave.classes._groups import int_bincount, sorted_codes
 from perfweave.classes.arrange import ProfileClasses, groups_in_order
 
 
@@ -83,7 +83,7 @@ def invert_table(classes: ProfileClasses) -> pd.DataFrame:
     # applications in their order of first appearance in each class (as invert orders them)
     app_rank = table.groupby(["class", "app"], sort=False).ngroup().to_numpy(dtype=np.int64)
     seen_key = cls * max(len(table), 1) + app_rank
-    pairs, inverse = np.unique(codes.binary * width + codes.app, return_inverse=True)
+    inverse, pairs = sorted_codes(codes.binary * width + codes.app)
     seen = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(seen, inverse, seen_key)
     binary, app = pairs // width, pairs % width

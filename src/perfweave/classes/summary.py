@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from perfweave.classes._groups import int_bincount
+from perfweave.classes._groups import int_bincount, sorted_codes
 from perfweave.classes.arrange import ProfileClasses
 from perfweave.classes.samplefile import sample_counts
 from perfweave.errors import ShapeError
@@ -65,11 +65,9 @@ def summarize(classes: ProfileClasses) -> ImageSummary:
     cls = table["class"].to_numpy(dtype=np.int64)
     samples = table["samples"].to_numpy(dtype=np.int64)
     # every (application, image) pair with samples, plus each application's own image
-    apps = np.unique(codes.app)
+    apps = np.sort(pd.unique(codes.app))
     pair_of_row = codes.app * width + codes.binary
-    pairs, inverse = np.unique(
-        np.concatenate([pair_of_row, apps * width + apps]), return_inverse=True
-    )
+    inverse, pairs = sorted_codes(np.concatenate([pair_of_row, apps * width + apps]))
     inverse = inverse[: len(table)]
     counts = int_bincount(inverse * n + cls, samples, len(pairs) * n).reshape(len(pairs), n)
     # first seen: the smallest (class, file position) of the pair; own images come first

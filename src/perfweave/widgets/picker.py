@@ -689,7 +689,7 @@ class ClassPicker(W.VBox):
         finally:
             self._syncing = False
         k = labels.index(self._chart_class.value)
-        names, counts = top_images(self._report, TOP_IMAGES, k)
+        names, counts = top_images(self._data["report"], TOP_IMAGES, k)
         with bars.hold_sync():
             bars.x = [text(n) for n in names]
             bars.y = counts.astype(np.float64)
@@ -729,16 +729,17 @@ def command_line(session_dir: str, spec: Sequence[str], merge: str, xdep: bool) 
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def top_images(rep: pd.DataFrame, n: int, k: int) -> tuple[list[str], np.ndarray]:
+def top_images(data: TableData, n: int, k: int) -> tuple[list[str], np.ndarray]:
     """The ``n`` images with most samples in class ``k`` (report column order) and those
-    samples, largest first (images without samples in that class left out)."""
-    samples = rep.xs("samples", axis=1, level="value")
-    level = "image" if "image" in (rep.index.names or []) else rep.index.names[0]
-    per_image = samples.groupby(level=level, sort=False).sum().iloc[:, k]
-    per_image = per_image[per_image > 0]
-    order = np.argsort(-per_image.to_numpy(), kind="stable")[:n]
-    top = per_image.iloc[order]
-    return [str(i) for i in top.index], top.to_numpy(dtype=np.int64)
+    samples, largest first (images without samples in that class left out; ties in the
+    order the report first lists them)."""
+    level = "image" if "image" in data.keys else next(iter(data.keys))
+    codes, names = pd.factorize(data.keys[level])
+    per_image = np.bincount(codes, weights=data.samples[:, k], minlength=len(names))
+    per_image = per_image.astype(np.int64)
+    kept = np.flatnonzero(per_image > 0)
+    top = kept[np.argsort(-per_image[kept], kind="stable")[:n]]
+    return [str(names[i]) for i in top], per_image[top]
 
 
 def _chart():
