@@ -196,6 +196,14 @@ def test_multi_index_modes(gf):
     with pytest.raises(QueryError, match="multi_index_mode='any'"):
         names(ranked, q)
     # predicates on the graph alone need no mode
+    # (solve -> compute -> MPI_Recv is the only path three deep below depth 1)
+    assert names(ranked, [{"depth": 1}, ".", {"depth": "> 1"}]) == ["MPI_Recv", "compute", "solve"]
+    # (MPI_Send is the one leaf at depth 2; the leading "*" keeps its ancestors)
+    assert names(ranked, 'MATCH ("*")->(".", p) WHERE p IS LEAF AND p."depth" = 2') == [
+        "MPI_Send",
+        "main",
+        "solve",
+    ]
     assert names(ranked, [{"name": "solve"}, "*"], multi_index_mode="any") == names(
         gf, [{"name": "solve"}, "*"]
     )

@@ -41,7 +41,8 @@ def step_mask(nt: NodeTable, conds: list[Cond], where: str) -> np.ndarray:
     """The node mask of one step's conditions."""
     if not conds:
         return np.ones(nt.n, bool)
-    nt.require_mode(where)
+    if not all(_on_graph(c) for c in conds):
+        nt.require_mode(where)
     try:
         masks = [_cond_mask(nt, c, where) for c in conds]
     except _Missing:
@@ -57,6 +58,13 @@ def step_mask(nt: NodeTable, conds: list[Cond], where: str) -> np.ndarray:
     return result | group
 
 
+def _on_graph(c: Cond) -> bool:
+    """A test of the graph alone (leaf, depth, node id): no rows to reduce."""
+    if c.kind in ("leaf", "notleaf"):
+        return True
+    return len(c.prop) == 1 and c.prop[0] in _GRAPH_PROPS and c.kind not in _STRING_KINDS
+
+
 def _cond_mask(nt: NodeTable, c: Cond, where: str) -> np.ndarray:
     m = _test(nt, c, where)
     return ~m if c.negated else m
@@ -67,7 +75,7 @@ def _test(nt: NodeTable, c: Cond, where: str) -> np.ndarray:
         return nt.leaf.copy()
     if c.kind == "notleaf":
         return ~nt.leaf
-    if len(c.prop) == 1 and c.prop[0] in _GRAPH_PROPS and c.kind not in _STRING_KINDS:
+    if _on_graph(c):
         return _graph_test(nt, c)
     key = c.prop[0] if len(c.prop) == 1 else c.prop
     col = nt.column(key)

@@ -86,13 +86,19 @@ def dict_mask(nt: NodeTable, spec: dict, where: str) -> np.ndarray:
     out = np.ones(nt.n, bool)
     if not spec:
         return out
-    nt.require_mode(f"{where}: the predicate {spec!r}")
+    if any(_plain(k) not in ("depth", "node_id") for k in spec):
+        nt.require_mode(f"{where}: the predicate {spec!r}")
     for key, value in spec.items():
-        name = key[0] if isinstance(key, (tuple, list)) and len(key) == 1 else key
+        name = _plain(key)
         values = [value] if isinstance(value, str) or not _iterable(value) else list(value)
         for v in values:
             out &= _key_mask(nt, name, v, f"{where}, key {name!r}")
     return out
+
+
+def _plain(key: Any) -> Any:
+    """A 1-tuple key names a plain column (Hatchet's rule)."""
+    return key[0] if isinstance(key, (tuple, list)) and len(key) == 1 else key
 
 
 def _iterable(value: Any) -> bool:
