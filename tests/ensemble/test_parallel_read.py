@@ -84,6 +84,11 @@ def test_bad_worker_counts(quartz_files, bad):
         Ensemble.from_files(quartz_files, workers=bad)
 
 
+def test_a_reader_the_processes_cannot_import_is_refused(quartz_files):
+    with pytest.raises(ValueError, match="cannot be sent to reader processes"):
+        Ensemble.from_files(quartz_files, reader=lambda p: p, workers=2)
+
+
 def test_executor_and_workers_together_are_refused(quartz_files):
     from concurrent.futures import ThreadPoolExecutor
 

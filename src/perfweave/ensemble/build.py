@@ -10,6 +10,8 @@ from __future__ import annotations
 import glob as _glob
 import multiprocessing as mp
 import os
+import pickle
+import sys
 import warnings
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -254,6 +256,7 @@ def _read_all(files, fmt, reader, options, executor, progress, workers) -> list[
             return _read_on(executor, files, fmt, reader, options, bar, _chunk_size(len(files)))
         n = reader_processes(len(files), reader, workers)
         if n > 1:
+            _check_sendable(reader)
             try:
                 with _process_pool(n) as pool:
                     size = _chunk_size(len(files), n)
@@ -292,6 +295,27 @@ def reader_processes(n_files: int, reader: Any, workers: int | None) -> int:
     if callable(reader) or n_files < PARALLEL_MIN_FILES:
         return 1
     return max(1, min(_usable_cores(), n_files // 64))
+
+
+def _check_sendable(reader: Any) -> None:
+    """A callable reader must be importable by the reader processes (they start fresh)."""
+    if not callable(reader):
+        return
+    main = sys.modules.get("__main__")
+    interactive = getattr(reader, "__module__", None) == "__main__" and not hasattr(
+        main, "__file__"
+    )
+    try:
+        pickle.dumps(reader)
+    except Exception:
+        interactive = True
+    if interactive:
+        name = getattr(reader, "__qualname__", repr(reader))
+        raise ValueError(
+            f"reader {name} cannot be sent to reader processes (defined in a notebook, "
+            "a lambda or a local function): define it in an importable module, pass "
+            "workers=1, or a dask.distributed executor= (which sends functions by value)"
+        )
 
 
 def _usable_cores() -> int:
