@@ -162,13 +162,71 @@ def _peer(fn, args, cap, enabled):
 
 
 # ---------------------------------------------------------------------- cases
+def read_many(n_files: int) -> None:
+    """``n_files`` RAJAPerf .cali files (the 5 quartz runs copied) read in one process and
+    with the default (all cores from 256 files on); wall and CPU time, and the load."""
+    import os
+    import time
+
+    from perfweave.ensemble.build import reader_processes
+
+    src = sorted((DATA / "rajaperf" / "quartz").rglob("*.cali"))
+    table = Table(f"ensemble: reading {n_files:,} RAJAPerf .cali files")
+    table.header = ("case", "wall", "target", "CPU", "load (1 min)")
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i in range(n_files):
+            dst = Path(tmp) / f"run{i:05d}.cali"
+            shutil.copy(src[i % len(src)], dst)
+            files.append(str(dst))
+        walls = {}
+        for label, workers in (("one process (workers=1)", 1), ("default", None)):
+            n = reader_processes(n_files, None, workers)
+            t0, c0 = time.perf_counter(), time.process_time()
+            ens = Ensemble.from_files(files, profile_key="file", workers=workers, progress=False)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            walls[label] = wall
+            target = "<= 30 s" + (" ok" if wall <= 30 else " MISSED") if workers is None else ""
+            table.add_row(
+                f"{label}: {n} reader process{'es' if n > 1 else ''}, {len(ens)} profiles",
+                f"{wall:.2f} s",
+                target,
+                f"{cpu:.2f} s in this process",
+                f"{os.getloadavg()[0]:.2f}",
+            )
+            del ens
+    table.add_row(
+        "one process / default",
+        f"{walls['one process (workers=1)'] / walls['default']:.2f}x",
+        "",
+        f"{_usable_cores()} usable cores",
+        "",
+    )
+    table.print()
+
+
+def _usable_cores() -> int:
+    from perfweave.ensemble.build import _usable_cores as cores
+
+    return cores()
+
+
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(prog="python -m benchmarks ensemble")
     ap.add_argument("--quick", action="store_true", help="small sizes only (development)")
     ap.add_argument("--cap", type=float, default=60.0, help="time cap per Thicket run (s)")
     ap.add_argument("--no-peer", action="store_true", help="do not time llnl-thicket")
-    ap.add_argument("--only", choices=["read"], help="run only this case (reading .cali files)")
+    ap.add_argument(
+        "--only",
+        choices=["read", "read-many"],
+        help="run only this case: 'read' (100 .cali files), 'read-many' (--files .cali files "
+        "read in one process and on all cores)",
+    )
+    ap.add_argument("--files", type=int, default=10_000, help="file count of 'read-many'")
     args = ap.parse_args(argv)
+    if args.only == "read-many":
+        read_many(args.files)
+        return
     try:
         import thicket  # noqa: F401
 
