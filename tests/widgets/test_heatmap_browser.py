@@ -349,6 +349,7 @@ def test_heatmap_bad_input_in_voila(
     banner.wait_for(state="visible")
     assert f"no count files in {empty}" in banner.inner_text()
     assert "Traceback" not in first.inner_text()
+    assert first.locator(".pw-toolbar").is_hidden() and first.locator(".pw-hm-main").is_hidden()
     # an all-zero call: drawn, and said so above the plot
     note = second.locator(".pw-hm-note")
     note.wait_for(state="visible")
@@ -364,6 +365,7 @@ def test_heatmap_bad_input_in_voila(
     msg = second.locator(".pw-error")
     msg.wait_for(state="visible")
     assert "no location file names the hosts of calls 0" in msg.inner_text()
+    assert second.locator("select.pw-hm-group_by").input_value() == "rank"  # as in Python
     assert second.get_attribute("data-version") == version
     assert not canvas_is_blank(second.locator(".pw-hm-canvas"))
     save_screenshot(page, "heatmap_voila_bad_input")

@@ -232,11 +232,15 @@ function render({ model, el }) {
   tooltip.hidden = true;
   const plot = h("div", { cls: "pw-hm-plot" }, [canvas, rect, tooltip]);
   const side = h("div", { cls: "pw-hm-side" });
-  root.append(toolbar, errorBanner(model), loadErrors, note, h("div", { cls: "pw-hm-main" }, [plot, side]));
+  const main = h("div", { cls: "pw-hm-main" }, [plot, side]);
+  root.append(toolbar, errorBanner(model), loadErrors, note, main);
   let state = null;
   let geom = null;
   let busy = 0;
   function syncControls() {
+    const empty = !(model.get("group_labels") || []).length;
+    toolbar.hidden = empty;
+    main.hidden = empty;
     const ranks = model.get("lead_ranks") || [];
     fill(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
     const labels = model.get("group_labels") || [];
@@ -597,6 +601,7 @@ function render({ model, el }) {
       busy--;
     }
     if (reply.ok && reply.columns) accept(reply);
+    if (!reply.ok) syncControls();
     root.dataset.lastAction = action;
     root.dataset.lastMs = (performance.now() - t).toFixed(1);
     if (!busy && (model.get("view_version") || 0) > (state ? state.meta.version : -1)) fetchMatrix();
