@@ -80,7 +80,10 @@ def _ensemble(args: argparse.Namespace) -> int:
 
 def _summary(ens) -> None:
     out = sys.stdout
+    from perfweave.ensemble.labels import summary
+
     out.write(f"profiles: {len(ens)}\n")
+    out.write(f"labels:   {summary(ens.labels.tolist(), limit=8)}\n")
     out.write(f"nodes:    {len(ens.graph)} (union of all calltrees)\n")
     out.write(f"rows:     {len(ens.dataframe)} (node x profile)\n")
     out.write(f"metrics:  {', '.join(map(str, ens.exc_metrics + ens.inc_metrics))}\n")

@@ -187,10 +187,35 @@ class Ensemble:
     def __len__(self) -> int:
         return len(self.metadata)
 
+    @property
+    def labels(self) -> pd.Series:
+        """A readable label per profile (index: the profile ids), e.g. ``mpi.world.size=64``
+        or the file name: see :mod:`perfweave.ensemble.labels`. The ids stay the index."""
+        from perfweave.ensemble.labels import profile_labels
+
+        return profile_labels(self.metadata, self.profile_mapping)
+
+    def profile_label(self, profile: Hashable) -> str:
+        """The readable label of one profile id."""
+        labels = self.labels
+        if profile not in labels.index:
+            raise MetadataError(f"no profile {profile!r} in this ensemble ({len(self)} profiles)")
+        return str(labels[profile])
+
+    def by_profile(self, column: Any) -> pd.DataFrame:
+        """``column`` as a table of nodes x profiles, headed by the profiles' labels (rows:
+        node ids, with a ``name`` column first; one row per node and profile needed)."""
+        from perfweave.ensemble.labels import by_profile
+
+        return by_profile(self, column)
+
     def __repr__(self) -> str:
+        from perfweave.ensemble.labels import summary
+
         return (
-            f"<Ensemble: {len(self)} profiles, {len(self.graph)} nodes, "
-            f"{len(self.dataframe)} rows, metrics {self.exc_metrics + self.inc_metrics}>"
+            f"<Ensemble: {len(self)} profiles ({summary(self.labels.tolist())}), "
+            f"{len(self.graph)} nodes, {len(self.dataframe)} rows, "
+            f"metrics {self.exc_metrics + self.inc_metrics}>"
         )
 
     def copy(self) -> Ensemble:
