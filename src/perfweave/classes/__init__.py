@@ -15,7 +15,7 @@ from perfweave.classes.arrange import (
     arrange,
 )
 from perfweave.classes.axis import AXES, conflict_message, identify_axis
-from perfweave.classes.invert import ImageSet, InvertedProfile, invert
+from perfweave.classes.invert import ImageSet, InvertedProfile, invert, invert_table
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport import opreport, session_classes
 from perfweave.classes.opreport_format import format_image_report, format_percent
@@ -28,7 +28,7 @@ from perfweave.classes.perf import (
     read_perf_script,
 )
 from perfweave.classes.profile_spec import ProfileSpec
-from perfweave.classes.report import report
+from perfweave.classes.report import ReportArrays, report, report_arrays
 from perfweave.classes.samplefile import SampleFileHeader, read_header, read_samples, sample_count
 from perfweave.classes.spec import (
     ParsedPaths,
@@ -38,6 +38,7 @@ from perfweave.classes.spec import (
     read_listing,
     scan_session,
 )
+from perfweave.classes.spec_codes import SpecCodes
 from perfweave.classes.summary import ImageSummary, load_samples, summarize
 
 __all__ = [
@@ -53,14 +54,17 @@ __all__ = [
     "ProfileSet",
     "ProfileSpec",
     "ProfileTemplate",
+    "ReportArrays",
     "SampleFileHeader",
     "SampleSpec",
+    "SpecCodes",
     "arrange",
     "conflict_message",
     "format_image_report",
     "format_percent",
     "identify_axis",
     "invert",
+    "invert_table",
     "load_samples",
     "opreport",
     "parse_sample_path",
@@ -75,6 +79,7 @@ __all__ = [
     "read_perf_script",
     "read_samples",
     "report",
+    "report_arrays",
     "sample_count",
     "scan_session",
     "session_classes",

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.classes.report import ReportArrays
 from perfweave.widgets._base import Reply, WidgetBase, static_file
 from perfweave.widgets._picker_source import text
 from perfweave.widgets._transport import pack
@@ -212,6 +213,16 @@ class TableData:
         samples = frame.xs(values[0], axis=1, level=1).to_numpy(dtype=np.int64)
         pct = frame.xs(values[1], axis=1, level=1).to_numpy(dtype=np.float64)
         return cls(keys, classes, samples, pct, (values[0], "%"))
+
+    @classmethod
+    def of_arrays(cls, rep: ReportArrays) -> TableData:
+        """From the core's report arrays (names from the index levels, used as they are)."""
+        index = rep.index
+        keys = {
+            str(name): index.get_level_values(i).to_numpy(dtype=object)
+            for i, name in enumerate(index.names)
+        }
+        return cls(keys, [str(c) for c in rep.labels], rep.samples, rep.percent)
 
     def __len__(self) -> int:
         return len(self.samples)

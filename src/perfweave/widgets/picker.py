@@ -34,7 +34,7 @@ from perfweave.classes.invert import InvertedProfile, invert, invert_table
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport_format import format_image_report
 from perfweave.classes.profile_spec import TAGS, ProfileSpec
-from perfweave.classes.report import report as core_report
+from perfweave.classes.report import ReportArrays, report_arrays
 from perfweave.classes.spec_codes import SpecCodes
 from perfweave.errors import PerfweaveError, ShapeError, SpecError
 from perfweave.widgets._picker_source import Source, load, text
@@ -129,7 +129,8 @@ class ClassPicker(W.VBox):
         self.error: PerfweaveError | None = None
         self._classes: ProfileClasses | None = None
         self._applied: dict[str, Any] | None = None
-        self._report: pd.DataFrame | None = None
+        self._report: ReportArrays | None = None
+        self._report_frame: pd.DataFrame | None = None
         self._inverted: list[InvertedProfile] | None = None
         self._by = "image"
         #: per table: (column, descending) or None (the core's order), and the filter text
@@ -157,7 +158,9 @@ class ClassPicker(W.VBox):
     @property
     def report(self) -> pd.DataFrame | None:
         """The columnar report shown now (``perfweave.classes.report(classes, by)``)."""
-        return self._report
+        if self._report is not None and self._report_frame is None:
+            self._report_frame = self._report.frame()  # built when first read
+        return self._report_frame
 
     @property
     def inverted(self) -> list[InvertedProfile]:
@@ -376,14 +379,16 @@ class ClassPicker(W.VBox):
         self._selection = (key, selected)
         return selected
 
-    def _set_report(self, rep: pd.DataFrame | None) -> None:
+    def _set_report(self, rep: ReportArrays | None) -> None:
         self._report = rep
-        self._data = {"report": None if rep is None else TableData.of(rep), "inverted": None}
+        self._report_frame = None
+        data = None if rep is None else TableData.of_arrays(rep)
+        self._data = {"report": data, "inverted": None}
 
-    def _make_report(self, classes: ProfileClasses | None) -> pd.DataFrame | None:
+    def _make_report(self, classes: ProfileClasses | None) -> ReportArrays | None:
         if classes is None or "samples" not in classes.table:
             return None
-        return core_report(classes, by=self._by)
+        return report_arrays(classes, by=self._by)
 
     def _fail(self, exc: PerfweaveError) -> ClassPicker:
         self.error = exc
@@ -677,7 +682,7 @@ class ClassPicker(W.VBox):
         """Bars of the top images of the class picked beside the chart (bqplot 0.13 draws
         no bars from a 2-D ``y``, so the classes are shown one at a time, not grouped)."""
         fig, bars = self._chart, self._chart.marks[0]
-        if self._report is None or self._classes is None:
+        if self._data["report"] is None or self._classes is None:
             bars.x, bars.y = [], []
             return
         labels = [text(n) for n in self._classes.names]
