@@ -342,6 +342,46 @@ def test_ensemble_and_compare_modes(
     page_watch.assert_clean()
 
 
+def test_match_query_in_the_filter_box(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    """Hatchet's string dialect typed into the filter box; a bad one is shown in place."""
+    nb = explorer_notebook(lab.root_dir / "explorer_match.ipynb", lulesh_frame())
+    open_in_lab(page, lab, "explorer_match.ipynb", READY)
+    widget = page.locator(".pw-explorer").first
+    gf = pw.read(str(LULESH)).drop_index_levels()
+    wait_state(nb, lambda s: s["row_count"] > 0)
+    query = (
+        'MATCH (".", p)->("*")->(".", q) WHERE p."name" = "main" AND q."name" STARTS WITH "Calc"'
+    )
+    widget.locator(".pw-filter-input").fill(query)
+    widget.locator(".pw-filter-input").press("Enter")
+    state = wait_state(nb, lambda s: len(s["history"]) == 1)
+    expected = gf.filter(query)
+    assert state["nodes"] == len(expected.graph) and state["error"] == ""
+    expect_text(widget.locator(".pw-chip"), f"filter {query}")
+    expect_names(widget, state["first_rows"])
+    # main and the paths from it down to the first Calc* node of each branch
+    graph = expected.graph
+    leaves = [graph.frame(i)["name"] for i in range(len(graph)) if not len(graph.children_of(i))]
+    assert len(graph) > 2 and all(n.startswith("Calc") for n in leaves)
+    widget.locator("[data-action=expand-all]").click()
+    state = wait_state(nb, lambda s: s["row_count"] == len(graph))
+    shown = names_shown(widget)
+    assert shown[0] == "main" and set(shown) == set(graph.frames["name"])
+    save_screenshot(widget, "explorer_lab_match_query")
+
+    bad = 'MATCH (".", p) WHER p."name" = "main"'
+    widget.locator(".pw-filter-input").fill(bad)
+    widget.locator(".pw-filter-input").press("Enter")
+    state = wait_state(nb, lambda s: bool(s["error"]))
+    banner = widget.locator(".pw-error")
+    banner.wait_for(state="visible")
+    message = banner.locator(".pw-error-text").inner_text()
+    assert f"position {bad.index('WHER')}" in message and message == state["error"]
+    assert names_shown(widget) == shown and state["nodes"] == len(expected.graph)
+    save_screenshot(widget, "explorer_lab_match_query_error")
+    page_watch.assert_clean()
+
+
 def _node(gf, name: str) -> int:
     return int(gf.graph.frames.index[gf.graph.frames["name"] == name][0])
 

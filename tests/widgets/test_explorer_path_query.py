@@ -13,7 +13,7 @@ from perfweave.widgets import CalltreeExplorer, replay
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
-QUERY = 'MATCH (".", p)->("*", q) WHERE p."name" = "main" AND q."name" STARTS WITH "Calc"'
+QUERY = 'MATCH (".", p)->("*")->(".", q) WHERE p."name" = "main" AND q."name" STARTS WITH "Calc"'
 
 
 @pytest.fixture(scope="module")
@@ -29,8 +29,14 @@ def test_match_query_in_the_filter_box(lulesh):
     assert ex.error == ""
     assert ex.graphframe.graph == expected.graph
     pd.testing.assert_frame_equal(ex.graphframe.dataframe, expected.dataframe)
-    names = set(ex.graphframe.graph.frames["name"])
-    assert "main" in names and all(n == "main" or n.startswith("Calc") for n in names)
+    # main and the paths from it to the first Calc* node of each branch
+    graph = ex.graphframe.graph
+    leaves = [graph.frame(i)["name"] for i in range(len(graph)) if not len(graph.children_of(i))]
+    assert graph.frame(graph.root_ids[0])["name"] == "main" and len(graph) > 2
+    assert all(n.startswith("Calc") for n in leaves)
+    assert not any(
+        n.startswith("Calc") for n in graph.frames["name"][graph.parent[graph.parent >= 0]]
+    )
     again = replay(lulesh, ex.history)
     assert again.graph == ex.graphframe.graph
     assert ex.history_labels == [f"filter {QUERY}"]
