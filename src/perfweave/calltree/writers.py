@@ -69,20 +69,26 @@ def to_literal(
     g = gf.graph
     done: set[int] = set()
 
-    def build(n: int) -> dict:
-        entry = {
+    def entry(n: int) -> dict:
+        return {
             "name": names[n],
             "frame": frames[n].attrs,
             "metrics": {**{m: values[m][n] for m in metrics}, "_hatchet_nid": n},
             "attributes": {c: view[c].iloc[n] for c in cats},
         }
+
+    # depth first with an explicit stack (a call path may be any number of levels deep);
+    # a DAG node's children are written under its first occurrence only
+    roots = [entry(int(r)) for r in g.root_ids]
+    stack = list(zip(reversed(g.root_ids.tolist()), reversed(roots)))
+    while stack:
+        n, node = stack.pop()
         kids = g.children_of(n)
         if len(kids) and n not in done:
             done.add(n)
-            entry["children"] = [build(int(c)) for c in kids]
-        return entry
-
-    return [build(int(r)) for r in g.root_ids]
+            node["children"] = [entry(int(c)) for c in kids]
+            stack.extend(zip(reversed(kids.tolist()), reversed(node["children"])))
+    return roots
 
 
 def to_dict(gf: GraphFrame) -> dict:

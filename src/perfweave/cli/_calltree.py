@@ -121,8 +121,6 @@ def _tree(args: argparse.Namespace) -> int:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    import json
-
     _, gf = _load(args)
     gf, note = _prepare(args, gf, args.metric)
     if note:
@@ -130,9 +128,10 @@ def _convert(args: argparse.Namespace) -> int:
     if args.to == "json":
         text = gf.to_json()
     elif args.to == "literal":
+        from perfweave.calltree._deepjson import dumps  # any depth of tree
         from perfweave.calltree.graphframe import _json_default
 
-        text = json.dumps(gf.to_literal(), indent=1, default=_json_default)
+        text = dumps(gf.to_literal(), indent=1, default=_json_default)
     elif args.to == "dot":
         text = gf.to_dot(metric=args.metric)
     else:

@@ -181,7 +181,7 @@ class _Parser:
                 m = plain(line)
                 if m is not None:
                     nid, attr, data, parent = m.groups()
-                    up = nodes.get(int(parent)) if parent is not None else None
+                    up = self.parent_node(parent, nid) if parent is not None else None
                     node = nodes[int(nid)] = new_node(int(nid), int(attr), data, up)
                     if node.attr == _NAME_ATTR:
                         declare(node)
@@ -189,6 +189,8 @@ class _Parser:
                     self.record(line)
             except _CaliError as exc:
                 raise _LineError(str(exc), number, line) from None
+            except ValueError as exc:  # an id of more digits than Python converts
+                raise _LineError(f"ids of at most 4300 digits ({exc})", number, line) from None
 
     def record(self, line: str) -> None:
         """Any record line (stripped, not empty)."""
@@ -204,7 +206,7 @@ class _Parser:
                 parent = int(rec["parent"][0]) if "parent" in rec else None
             except (KeyError, IndexError, ValueError) as exc:
                 raise _CaliError(f"a node record with integer id= and attr= ({exc})") from None
-            up = self.nodes.get(parent) if parent is not None else None
+            up = self.parent_node(parent, nid) if parent is not None else None
             node = self.nodes[nid] = _Node(nid, attr, data, up)
             if attr == _NAME_ATTR:
                 self.declare(node)
@@ -214,6 +216,14 @@ class _Parser:
             self.globals = self.expand(rec)
         else:
             raise _CaliError(f"record kind node, ctx or globals, not {kind!r}")
+
+    def parent_node(self, parent: str | int, nid: str | int) -> _Node:
+        """The node a ``parent=`` field names; a parent not defined before is an error
+        (caliper-reader would make the node a root and move its subtree silently)."""
+        up = self.nodes.get(int(parent))
+        if up is None:
+            raise _CaliError(f"a parent node defined before node {nid}, not {parent}")
+        return up
 
     def declare(self, node: _Node) -> None:
         """A node with attr 8 (``cali.attribute.name``) declares an attribute."""

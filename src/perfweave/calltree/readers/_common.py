@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from perfweave.calltree import _deepjson
 from perfweave.errors import ParseError
 
 # Caliper attribute names -> the column names every perfweave/Hatchet reader uses
@@ -21,11 +23,22 @@ CALIPER_RENAMES = {
 }
 
 
+def read_input(path: str | PathLike[str], what: str) -> bytes:
+    """The bytes of the file ``path``; ParseError when it is a directory, not a file."""
+    p = Path(path)
+    try:
+        return p.read_bytes()
+    except IsADirectoryError as exc:
+        raise ParseError(p, f"a {what} file", found="a directory") from exc
+
+
 def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
     """Parse JSON from a path, a JSON string or an already-parsed object.
 
     Returns (object, name used in errors). Malformed or truncated JSON raises ParseError
-    with the line and column where parsing stopped.
+    with the line and column where parsing stopped; nesting of any depth is read (see
+    :mod:`perfweave.calltree._deepjson`); an integer too long for Python to convert
+    (over 4,300 digits) is a ParseError too.
     """
     if isinstance(source, (dict, list)):
         return source, "<object>"
@@ -42,7 +55,7 @@ def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
     else:
         text = source
     try:
-        return json.loads(text), name
+        return _deepjson.loads(text), name
     except json.JSONDecodeError as exc:
         raise ParseError(
             name,
@@ -51,6 +64,33 @@ def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
             position=f"column {exc.colno}",
             found=exc.msg,
         ) from exc
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ParseError(name, f"valid JSON numbers ({what})", found=str(exc)) from exc
+
+
+def to_int(text: str, path: Any, what: str, *, line: int | None = None) -> int:
+    """``int(text)`` for a count, id or rank of a file, or ParseError naming the value.
+
+    Refuses (ParseError) what is not a plain integer and integers outside int64: every
+    integer perfweave reads ends in an int64 numpy column.
+    """
+    try:
+        value = int(text)
+    except (TypeError, ValueError, OverflowError):
+        shown = (
+            str(text) if len(str(text)) <= 40 else f"{str(text)[:37]}... ({len(str(text))} chars)"
+        )
+        raise ParseError(path, what, line=line, found=shown) from None
+    if not -(2**63) <= value < 2**63:
+        raise ParseError(path, f"{what} within int64", line=line, found=str(value))
+    return value
+
+
+def finite(value: float, path: Any, what: str, **where: Any) -> float:
+    """``value`` if it is a finite number, else ParseError naming it and ``where``."""
+    if not math.isfinite(value):
+        raise ParseError(path, f"a finite {what}", found=str(value), **where)
+    return value
 
 
 def sniff_json_keys(path: Path, *needles: str, size: int = 4096) -> bool:

@@ -174,7 +174,7 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     if not labels:
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
 
-    cols = _attribute_columns(reader, tree.kept, strings)
+    cols = _attribute_columns(reader, tree.kept, strings, name)
     node = np.asarray(tree.row_node, dtype=INT)
     n = len(labels)
 
@@ -263,9 +263,13 @@ def _is_value(contents: CaliContents, name: str) -> bool:
     return a is not None and a.is_value
 
 
-def _attribute_columns(contents: CaliContents, records: list[dict], strings: set[str]) -> dict:
+def _attribute_columns(
+    contents: CaliContents, records: list[dict], strings: set[str], path: str = "<cali>"
+) -> dict:
     """Typed columns of the records' attributes (numbers, and the strings asked for), in
-    order of first appearance: numpy arrays for numbers, Series for text."""
+    order of first appearance: numpy arrays for numbers, Series for text. Metric values
+    are checked (:func:`_check_numbers`); other numeric attributes are NaN where a record
+    holds no single number (e.g. a list along a nested path)."""
     out: dict = {}
     for col in dict.fromkeys(chain.from_iterable(records)):  # keys in order of appearance
         if col == _CTX:
@@ -280,11 +284,40 @@ def _attribute_columns(contents: CaliContents, records: list[dict], strings: set
                 )
             else:
                 out[col] = _to_number(values, kind)
+                if a.is_value:
+                    _check_numbers(out[col], values, kind, col, path)
         elif col == "spot.channel" or (kind == "string" and col in strings):
             out[col] = pd.Series(
                 [math.nan if v is None else _to_text(v) for v in (r.get(col) for r in records)]
             )
     return out
+
+
+def _check_numbers(column: np.ndarray, values: list, kind: str, col: str, path: str) -> None:
+    """A metric (``is_value``) attribute holds a finite number in every record that has it.
+
+    ParseError names the attribute, the record and the value: text, ``inf``/``1e400``,
+    and integers outside 64 bits are refused rather than read as NaN or wrapped around.
+    """
+    bad = None
+    if column.dtype.kind == "f":
+        given = np.asarray([v is not None for v in values], dtype=bool)
+        wrong = given & ~np.isfinite(column)
+        if kind in ("int", "uint"):  # 2e23 or 1.5 where Caliper writes 64-bit integers
+            with np.errstate(invalid="ignore"):
+                wrong |= given & ((column % 1 != 0) | (np.abs(column) >= 2.0**64))
+        if wrong.any():
+            bad = int(np.flatnonzero(wrong)[0])
+    elif column.dtype.kind not in "iu":
+        bad = 0
+    if bad is not None:
+        kind_text = "an integer of 64 bits" if kind in ("int", "uint") else "a finite number"
+        raise ParseError(
+            path,
+            f"{kind_text} as the value of {col!r} ({kind})",
+            position=f"snapshot record {bad + 1}",
+            found=_to_text(values[bad]),
+        )
 
 
 def _with_nan(values: list) -> list:
@@ -303,7 +336,7 @@ def _to_number(values: list, kind: str) -> np.ndarray:
             nums = list(map(int, values))  # TypeError for a missing value or a list
         except (TypeError, ValueError):
             nums = None
-        if nums is not None:
+        if nums is not None and _fits(nums, kind):
             if kind == "double":
                 return np.asarray(nums, dtype=float)
             unsigned = kind != "int" and all(x >= 0 for x in nums)
@@ -326,23 +359,35 @@ def _to_number_each(values: list, kind: str) -> np.ndarray:
             has_nan = True
             continue
         s = _to_text(v)
-        if kind == "addr" and s.startswith("0x"):
-            nums.append(int(s, 16))
-            continue
         try:
-            nums.append(int(s))
-        except ValueError:
+            v = int(s, 16) if kind == "addr" and s.startswith("0x") else int(s)
+            nums.append(v if -(2**63) <= v < 2**64 else math.copysign(math.inf, v))
+        except ValueError:  # not an integer, or more digits than Python converts
             try:
                 x = float(s)
             except ValueError:
                 x = math.nan
             has_nan |= x != x
             nums.append(x)
-    if kind in ("int", "uint", "addr") and not has_nan:
+    if kind in ("int", "uint", "addr") and not has_nan and _fits(nums, kind):
         arr = np.asarray(nums, dtype=object)
         unsigned = kind != "int" and all(x >= 0 for x in nums)
         return arr.astype(np.uint64 if unsigned else INT)
     return np.asarray(nums, dtype=float)
+
+
+def _fits(nums: list, kind: str) -> bool:
+    """Whether ints ``nums`` fit Caliper's 64-bit ``kind`` (signed, else unsigned).
+
+    Values that do not fit are kept as float (inf beyond float range) for the metric
+    check to name; a value of another type (a float) makes the column float too.
+    """
+    if not nums or kind == "double":
+        return kind != "double" or all(abs(x) < 2**1023 for x in nums if type(x) is int)
+    if any(type(x) is not int for x in nums):
+        return False
+    lo, hi = min(nums), max(nums)
+    return lo >= -(2**63) and hi < (2**63 if kind == "int" or lo < 0 else 2**64)
 
 
 def _as_float(values) -> np.ndarray:

@@ -116,7 +116,7 @@ def _fast_load(raw: bytes) -> tuple[dict, pd.DataFrame] | None:
         return None
     try:
         rest = json.loads(raw[:start] + b"[]" + raw[end_match.end() :])
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
     columns = rest.get("columns") if isinstance(rest, dict) else None
     if not isinstance(columns, list) or not columns or not all(isinstance(c, str) for c in columns):

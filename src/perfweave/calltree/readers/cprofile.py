@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.readers._common import read_input
 from perfweave.calltree.readers._cycles import back_edges
 from perfweave.errors import FormatError, ParseError
 
@@ -101,7 +102,7 @@ def read(path: str | PathLike[str], **_: Any):
 
 def _load(p: Path) -> dict:
     """The statistics dict, checked for shape; clear errors for Python 2 or foreign files."""
-    blob = p.read_bytes()
+    blob = read_input(p, "pstats")
     try:
         stats = marshal.loads(blob)
     except (ValueError, EOFError, TypeError) as exc:

@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.readers._common import finite, read_input, to_int
 from perfweave.calltree.readers._cycles import back_edges
 from perfweave.errors import ParseError
 
@@ -222,19 +223,20 @@ def _label_values(label: str, name: str, line: int, path: Path) -> dict[str, Any
     inc_at = next((k for k, p in enumerate(parts) if _INC.match(p)), None)
     if inc_at is None or inc_at + 1 >= len(parts) or not _EXC.match(parts[inc_at + 1]):
         raise ParseError(path, _LABEL_FORM, line=line, position=f"node {name!r}", found=label)
-    calls = next((int(m.group(1)) for p in parts[inc_at + 2 :] if (m := _CALLS.match(p))), None)
+    calls = next((m.group(1) for p in parts[inc_at + 2 :] if (m := _CALLS.match(p))), None)
+    where = {"line": line, "position": f"node {name!r}"}
     return {
         "module": parts[0] if inc_at >= 2 else None,
-        "time (inc)": float(_INC.match(parts[inc_at]).group(1)),
-        "time": float(_EXC.match(parts[inc_at + 1]).group(1)),
-        "calls": calls,
+        "time (inc)": finite(float(_INC.match(parts[inc_at]).group(1)), path, "time", **where),
+        "time": finite(float(_EXC.match(parts[inc_at + 1]).group(1)), path, "time", **where),
+        "calls": None if calls is None else to_int(calls, path, "a call count", line=line),
     }
 
 
 def read(path: str | PathLike[str], **_: Any):
     """Read a gprof2dot DOT file into a GraphFrame (a DAG)."""
     p = Path(path)
-    text = p.read_text(encoding="utf-8", errors="replace")
+    text = read_input(p, "Graphviz DOT").decode("utf-8", errors="replace")
     dot = _Parser(text, p).parse()
     names = list(dot.nodes)
     if not names:

@@ -1,0 +1,147 @@
+"""Bad and extreme input to the calltree readers (issue #16): a perfweave error naming the
+file and value, or -- for depth -- a correct reading; never a bare Python exception.
+
+Inputs are real profiles from tests/data with one thing changed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import perfweave as pw
+from perfweave.calltree import _deepjson
+from perfweave.errors import ParseError
+
+DATA = Path(__file__).resolve().parents[2] / "data" / "hatchet"
+HATCHET_JSON = DATA / "json/hatchet-graph-literal.json"  # (a Hatchet GraphFrame JSON)
+PYINSTRUMENT = DATA / "pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json"
+CALI = DATA / "caliper-ordered-cali/230525-151052_1930517_eWbGeyrlBOPT.cali"
+CALI_JSON = DATA / "caliper-cpi-json/cpi-callpath-profile.json"
+DOT = DATA / "gprof2dot-cpi/callgrind.dot.64042.0.1"
+
+
+def _chain_literal(depth: int) -> list[dict]:
+    """A literal tree ``depth`` calls deep, built from the bundled file's first frame."""
+    first = pw.read(HATCHET_JSON).to_literal()[0]
+    node: dict = {"frame": first["frame"], "metrics": {"time": 1.0, "time (inc)": 1.0}}
+    for d in range(depth - 1):
+        node = {
+            "frame": {"name": f"f{d}", "type": "function"},
+            "metrics": {"time": 1.0, "time (inc)": float(d + 2)},
+            "children": [node],
+        }
+    return [node]
+
+
+def test_deep_literal_tree_reads_and_converts(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text(_deepjson.dumps(_chain_literal(10_000)))
+    with pytest.raises(RecursionError):
+        json.loads(path.read_text())  # the reason: Python's json gives up
+    gf = pw.read(path, format="literal")
+    assert len(gf.graph) == 10_000 and int(gf.graph.depth.max()) == 9_999
+    back = gf.to_literal()  # and the writer walks it without recursion
+    text = _deepjson.dumps(back)
+    top = _deepjson.loads(text)[0]
+    assert top["frame"]["name"] == "f9998"  # the outermost call of _chain_literal
+    assert text.count('"children"') == 9_999 and text.count('"frame": {"name": "foo"') == 1
+
+
+def test_deep_literal_via_cli_convert(tmp_path, capsys):
+    from perfweave.cli import main
+
+    path = tmp_path / "deep.json"
+    path.write_text(_deepjson.dumps(_chain_literal(3_000)))
+    out = tmp_path / "out.json"
+    assert main(["convert", str(path), "--to", "literal", "-o", str(out)]) == 0
+    assert len(pw.read(out, format="literal").graph) == 3_000
+    assert main(["convert", str(path), "--to", "folded"]) == 0
+    folded = capsys.readouterr().out.splitlines()
+    assert len(folded) == 3_000 and folded[-1].count(";") == 2_999
+
+
+def test_deep_pyinstrument_tree(tmp_path):
+    obj = json.loads(PYINSTRUMENT.read_text())
+    leaf = obj["root_frame"]
+    for d in range(10_000):
+        leaf = {
+            "function": f"g{d}",
+            "file_path_short": "x.py",
+            "line_no": d,
+            "time": 1.0,
+            "children": [leaf],
+        }
+    obj["root_frame"] = leaf
+    path = tmp_path / "deep.json"
+    path.write_text(_deepjson.dumps(obj))
+    gf = pw.read(path, format="pyinstrument")
+    assert int(gf.graph.depth.max()) >= 10_000
+
+
+@pytest.mark.parametrize("path,fmt", [(HATCHET_JSON, "hatchet-json"), (CALI_JSON, "caliper")])
+def test_integer_of_too_many_digits_is_a_parse_error(tmp_path, path, fmt):
+    text = path.read_text()
+    number = re.search(r"(?<=[\[:, ])\d+(?=[,\]}])", text)
+    bad = tmp_path / path.name
+    bad.write_text(text[: number.start()] + "9" * 10_000 + text[number.end() :])
+    with pytest.raises(ParseError) as err:
+        pw.read(bad, format=fmt)
+    assert str(bad) in str(err.value)
+
+
+@pytest.mark.parametrize("fmt", ["cprofile", "gprof-dot", "literal", "pyinstrument", "cali"])
+def test_a_directory_given_as_a_file(tmp_path, fmt):
+    with pytest.raises(ParseError, match="a directory"):
+        pw.read(tmp_path, format=fmt)
+
+
+def _cali_with(tmp_path: Path, old: str, new: str, count: int = 1) -> Path:
+    text = CALI.read_text()
+    assert old in text
+    bad = tmp_path / CALI.name
+    bad.write_text(text.replace(old, new, count))
+    return bad
+
+
+@pytest.mark.parametrize("value", ["1e400", "inf", "12abc", "9" * 5_000, "-1e400", "nan"])
+def test_cali_metric_out_of_range_or_not_a_number(tmp_path, value):
+    # the first snapshot's first value is "min#inclusive#sum#time.duration" (a double:
+    # 2e23 is a fine double, but not beyond float range, not text, not NaN)
+    bad = _cali_with(tmp_path, "data=1.250952=", f"data={value}=")
+    with pytest.raises(ParseError) as err:
+        pw.read(bad)
+    msg = str(err.value)
+    assert str(bad) in msg and "min#inclusive#sum#time.duration" in msg and "record" in msg
+
+
+def test_cali_node_order_is_an_integer(tmp_path):
+    # "Node order" (min#min#aggregate.slot) is an int metric: 2e23 does not fit 64 bits
+    bad = _cali_with(tmp_path, "=1.250952=1=1.250952=1\n", "=1.250952=1=1.250952=2e23\n")
+    with pytest.raises(ParseError, match="an integer of 64 bits"):
+        pw.read(bad)
+
+
+def test_cali_unknown_parent_is_an_error_not_a_root(tmp_path):
+    bad = _cali_with(
+        tmp_path,
+        "__rec=node,id=39,attr=38,data=lulesh.cycle,parent=33",
+        "__rec=node,id=39,attr=38,data=lulesh.cycle,parent=9999",
+    )
+    with pytest.raises(ParseError) as err:
+        pw.read(bad)
+    assert err.value.line is not None and "9999" in str(err.value)
+    assert "parent" in err.value.expected
+
+
+def test_dot_call_count_too_long(tmp_path):
+    text = DOT.read_text()
+    m = re.search(r"(\d+)\\u00d7|(\d+)×", text)
+    bad = tmp_path / DOT.name
+    span = m.span(1) if m.group(1) else m.span(2)
+    bad.write_text(text[: span[0]] + "9" * 10_000 + text[span[1] :])
+    with pytest.raises(ParseError, match="call count"):
+        pw.read(bad, format="gprof-dot")
