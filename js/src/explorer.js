@@ -369,9 +369,27 @@ function render({ model, el }) {
       h("div", { text: `${g.metric} across ${g.profiles.length} profiles` }),
       h("div", { text: `min ${exact(lo)} · q1 ${exact(q1)} · median ${exact(med)}` }),
       h("div", { text: `q3 ${exact(q3)} · max ${exact(hi)}` }),
+      ...extremes(g.profiles, row._k).map((t) => h("div", { text: t })),
     );
     tooltip.dataset.value = exact(med);
     placeTip(row._glyph);
+  }
+
+  // The profiles (by their readable labels) at the low and high end of a row's glyph: the
+  // strip's positions (0..254, 255 = no value), so profiles within 1/254 of the range tie.
+  function extremes(labels, k) {
+    const c = state.cols;
+    const n = c.strip.shape[1];
+    const pos = c.strip.subarray(k * n, (k + 1) * n);
+    let lo = 255, hi = -1;
+    for (const p of pos) if (p !== 255) { lo = Math.min(lo, p); hi = Math.max(hi, p); }
+    if (hi < 0 || lo === hi) return [];
+    const named = (v) => {
+      const at = [];
+      pos.forEach((p, i) => { if (p === v) at.push(labels[i]); });
+      return at.slice(0, 3).join(", ") + (at.length > 3 ? ` +${at.length - 3}` : "");
+    };
+    return [`lowest: ${named(lo)}`, `highest: ${named(hi)}`];
   }
 
   function hideTip() {

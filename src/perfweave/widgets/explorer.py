@@ -417,7 +417,8 @@ class CalltreeExplorer(WidgetBase):
             "state": {
                 "metric": str(metric),
                 "stat": self._stat,
-                "profiles": [str(p) for p in ens.profiles],
+                # readable labels (the ids are 18-digit hashes), in profile order
+                "profiles": [str(label) for label in ens.labels],
                 "color_by": self._color_by or "",
                 "categories": names,
                 "codes": codes.tolist(),

@@ -614,10 +614,30 @@ function render({ model, el }) {
     tooltip.replaceChildren(
       h("div", { text: `${g.metric} across ${g.profiles.length} profiles` }),
       h("div", { text: `min ${exact(lo)} \xB7 q1 ${exact(q1)} \xB7 median ${exact(med)}` }),
-      h("div", { text: `q3 ${exact(q3)} \xB7 max ${exact(hi)}` })
+      h("div", { text: `q3 ${exact(q3)} \xB7 max ${exact(hi)}` }),
+      ...extremes(g.profiles, row._k).map((t) => h("div", { text: t }))
     );
     tooltip.dataset.value = exact(med);
     placeTip(row._glyph);
+  }
+  function extremes(labels, k) {
+    const c = state.cols;
+    const n = c.strip.shape[1];
+    const pos = c.strip.subarray(k * n, (k + 1) * n);
+    let lo = 255, hi = -1;
+    for (const p of pos) if (p !== 255) {
+      lo = Math.min(lo, p);
+      hi = Math.max(hi, p);
+    }
+    if (hi < 0 || lo === hi) return [];
+    const named = (v) => {
+      const at = [];
+      pos.forEach((p, i) => {
+        if (p === v) at.push(labels[i]);
+      });
+      return at.slice(0, 3).join(", ") + (at.length > 3 ? ` +${at.length - 3}` : "");
+    };
+    return [`lowest: ${named(lo)}`, `highest: ${named(hi)}`];
   }
   function hideTip() {
     tooltip.hidden = true;
