@@ -296,7 +296,7 @@ function render({ model, el }) {
     ctx.textAlign = "left";
     ctx.textBaseline = "bottom";
     ctx.fillText("row sum", x0, g.y - 2);
-    ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14);
+    ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14, MARG - 8); // clear of the colour bar
     ctx.textAlign = "right";
     ctx.textBaseline = "top";
     ctx.fillText(`column sum (max ${compact(cmax)})`, g.x - 4, y0 + 4);

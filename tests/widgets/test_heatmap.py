@@ -441,3 +441,42 @@ def test_warming_the_other_direction_changes_nothing_but_speed(wrf):
     assert v == {"rows": [0, 160], "cols": [0, 160]}
     np.testing.assert_array_equal(h.blocks().values, fresh.values)
     np.testing.assert_array_equal(h.blocks().col_max, fresh.col_max)
+
+
+HOSTS = WRF.parent / "wrf_hosts"
+
+
+def wrf_with_hosts(tmp: Path) -> Path:
+    """The WRF run with the location file derived from its per-node files (call 0)."""
+    d = tmp / "wrf_with_hosts"
+    shutil.copytree(WRF, d)
+    shutil.copy(HOSTS / "alltoallv_locations_comm0_rank0.md", d)
+    return d
+
+
+def test_wrf_grouped_by_its_four_nodes(tmp_path):
+    # the node each rank ran on, straight from the upstream per-node files
+    node = {}
+    for f in sorted(HOSTS.glob("data_rank0_call0_*.txt")):
+        for line in f.read_text().splitlines():
+            if line.split() and line.split()[0].isdigit():
+                node[int(line.split()[0])] = f.stem.split("_", 3)[3]
+    prof = pc.read(wrf_with_hosts(tmp_path))
+    assert prof.hosts(prof.call_groups(0)[0]).tolist() == [node[r] for r in range(160)]
+    h = CountMatrixHeatmap(prof, group_by="host", reduce="sum")
+    first_rank = {}
+    for r in range(160):
+        first_rank.setdefault(node[r], r)
+    order = sorted(first_rank, key=first_rank.get)
+    labels = [
+        f"{n}: {format_ranklist(np.array([r for r in range(160) if node[r] == n]))}" for n in order
+    ]
+    assert h.blocks().row_labels == labels and len(labels) == 4
+    dense = h.matrix.dense()
+    for i, n in enumerate(order):
+        ranks = [r for r in range(160) if node[r] == n]
+        assert h.blocks().row_sum[i] == dense[ranks].sum()
+    assert h.info["hosts"] == 4
+    # call 3 is on another communicator: no location file covers it
+    h.set_call_group(2)
+    assert h.group_by == "rank" and not h.hosts_known and "no location file" in h.note

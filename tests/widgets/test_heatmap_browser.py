@@ -1,12 +1,13 @@
-"""CountMatrixHeatmap in a real browser: JupyterLab (the bundled WRF run) and Voila (a
-synthetic 4,096-rank call). The kernel writes the widget's Python state to a JSON file on
-every change, so a test checks that the page and Python agree."""
+"""CountMatrixHeatmap in a real browser: JupyterLab (the WRF run, also grouped by its nodes)
+and Voila (a synthetic 4,096-rank call). The kernel writes the widget's Python state to a
+JSON file on every change, so a test checks that the page and Python agree."""
 
 from __future__ import annotations
 
 import functools
 import json
 import re
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,7 @@ from tests.widgets.browser import (
     write_notebook,
 )
 from tests.widgets.browser import wait_state as _wait_state
+from tests.widgets.test_heatmap import wrf_with_hosts
 
 if TYPE_CHECKING:  # pragma: no cover
     from playwright.sync_api import Locator, Page
@@ -33,7 +35,6 @@ wait_state = functools.partial(_wait_state, hide=("values",))
 
 pytestmark = pytest.mark.browser
 
-WRF = Path(__file__).resolve().parents[1] / "data" / "counts" / "wrf_160ranks_niagara_job5471563"
 READY = ".pw-heatmap[data-ready='1']"
 
 STATE_HOOK = """
@@ -140,7 +141,10 @@ def hover_value(page: Page, widget: Locator, i: int, j: int, nr: int, nc: int) -
 
 
 def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
-    nb = heatmap_notebook(lab.root_dir / "heatmap.ipynb", f"CountMatrixHeatmap({str(WRF)!r})")
+    run = lab.root_dir / "wrf_with_hosts"
+    shutil.rmtree(run, ignore_errors=True)
+    run = wrf_with_hosts(lab.root_dir)
+    nb = heatmap_notebook(lab.root_dir / "heatmap.ipynb", f"CountMatrixHeatmap({str(run)!r})")
     open_in_lab(page, lab, "heatmap.ipynb", READY)
     widget = page.locator(".pw-heatmap").first
     state = wait_state(nb, lambda s: s["shape"] is not None)
@@ -157,6 +161,19 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     assert hover_value(page, widget, 0, 1, nr, nc) == state["values"][0][1]
     save_screenshot(widget, "heatmap_lab_wrf")
 
+    # grouped by host: the run's four nodes, from the location file of call 0
+    widget.locator("select.pw-hm-group_by").select_option("host")
+    state = wait_state(nb, lambda s: s["group_by"] == "host")
+    drawn(widget, state["version"])
+    assert state["hosts_known"] and state["shape"] == [4, 160]
+    assert state["row_labels"][:2] == ["node-031: 0-39", "node-002: 40-79"]
+    assert hover_value(page, widget, 1, 60, 4, 160) == state["values"][1][60]
+    assert "hosts of senders: node-002: 40-79" in widget.locator(".pw-hm-tooltip").inner_text()
+    save_screenshot(widget, "heatmap_lab_wrf_hosts")
+    widget.locator("select.pw-hm-group_by").select_option("rank")
+    state = wait_state(nb, lambda s: s["group_by"] == "rank")
+    drawn(widget, state["version"])
+
     # every control changes Python's state and the drawing
     for cls, value, key in [
         ("direction", "recv", "direction"),
@@ -172,7 +189,8 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     assert state["error"] == ""
     widget.locator("select.pw-hm-direction").select_option("send")  # call 3 sends 97 rows
     state = wait_state(nb, lambda s: s["direction"] == "send")
-    # the WRF copy has no location file: host grouping is offered disabled, as Python says
+    # call 3 is on another communicator, which no location file covers: host grouping is
+    # offered disabled, as Python says
     host = widget.locator("select.pw-hm-group_by option[value=host]")
     assert host.is_disabled() and not state["hosts_known"]
     widget.locator("select.pw-hm-group_by").select_option("rows")
