@@ -24,6 +24,7 @@ _LAZY: dict[str, str] = {
     "PathQuery": "perfweave.calltree.path_query",
     "path_query": "perfweave.calltree.path_query",
     "Ensemble": "perfweave.ensemble",
+    "read_timeseries": "perfweave.ensemble.timeseries",
     # count matrices
     "CountsProfile": "perfweave.counts",
     "CallGroup": "perfweave.counts",

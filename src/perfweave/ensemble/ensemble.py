@@ -9,6 +9,7 @@ across profiles). Operations return new ensembles; inputs are never modified.
 from __future__ import annotations
 
 import copy as _copy
+import os
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -106,6 +107,22 @@ class Ensemble:
             fill_perfdata=fill_perfdata,
             **options,
         )
+
+    @classmethod
+    def from_timeseries(
+        cls,
+        path: str | os.PathLike[str] | Any,
+        level: str = "loop.start_iteration",
+        native: bool = False,
+        node_ordering: bool = True,
+    ) -> Ensemble:
+        """Read a Caliper timeseries ``.cali`` file: one profile per block of iterations
+        (profile id and metadata ``iteration``: the block's ``level`` value), as Hatchet's
+        ``GraphFrame.from_timeseries`` splits it (see :mod:`perfweave.ensemble.timeseries`).
+        """
+        from perfweave.ensemble.timeseries import read_timeseries
+
+        return read_timeseries(path, level=level, native=native, node_ordering=node_ordering)
 
     @classmethod
     def from_graphframes(
