@@ -203,3 +203,87 @@ def test_random_string_queries_match_hatchet(gf, steps):
     query = "MATCH " + "->".join(parts) + " WHERE " + " AND ".join(where)
     theirs = gf.to_hatchet()
     assert path_query(query).nodes(gf).tolist() == _hatchet_nodes(theirs, query, "off")
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    gf=frames(),
+    a=st.lists(st.tuples(QUANTS, PREDICATES), min_size=1, max_size=3),
+    b=st.lists(st.tuples(QUANTS, PREDICATES), min_size=1, max_size=3),
+    op=st.sampled_from(["and", "or", "xor", "not"]),
+)
+def test_random_compound_queries_match_hatchet(gf, a, b, op):
+    from hatchet.query import ObjectQuery, QueryEngine
+
+    warnings.simplefilter("ignore")
+    qa, qb = ([(q, p) if p else q for q, p in s] for s in (a, b))
+    ours_a, ours_b, theirs_a, theirs_b = (
+        PathQuery(qa),
+        PathQuery(qb),
+        ObjectQuery(qa),
+        ObjectQuery(qb),
+    )
+    ours = {"and": ours_a & ours_b, "or": ours_a | ours_b, "xor": ours_a ^ ours_b, "not": ~ours_a}
+    theirs = {
+        "and": theirs_a & theirs_b,
+        "or": theirs_a | theirs_b,
+        "xor": theirs_a ^ theirs_b,
+        "not": ~theirs_a if hasattr(theirs_a, "__invert__") else None,
+    }
+    if theirs[op] is None:  # Hatchet binds __not__, which Python never calls for ~
+        from hatchet.query import NegationQuery
+
+        theirs[op] = NegationQuery(theirs_a)
+    h = gf.to_hatchet()
+    want = sorted(n._hatchet_nid for n in QueryEngine().apply(theirs[op], h.graph, h.dataframe))
+    assert ours[op].nodes(gf).tolist() == want
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    gf=frames(),
+    steps=st.lists(st.tuples(QUANTS, PREDICATES), min_size=1, max_size=3),
+    mode=st.sampled_from(["any", "all"]),
+    factor=st.lists(st.integers(0, 3), min_size=3, max_size=3),
+)
+def test_random_multi_rank_queries_match_hatchet(gf, steps, mode, factor):
+    """Three ranks whose times are the rank-0 times scaled: any/all decide differently."""
+    import pandas as pd
+
+    warnings.simplefilter("ignore")
+    df = gf.dataframe.reset_index()
+    ranked = pd.concat([df.assign(rank=r, time=df["time"] * f) for r, f in enumerate(factor)])
+    multi = pw.GraphFrame(gf.graph, ranked.set_index(["node", "rank"]).sort_index(), ["time"], [])
+    query = [(q, p) if p else q for q, p in steps]
+    want = _hatchet_nodes(multi.to_hatchet(), query, mode)
+    assert path_query(query, mode).nodes(multi).tolist() == want
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=[c[1].split("/")[0] for c in FILTER_CASES])
+def test_hatchet_query_objects_are_accepted(case):
+    from hatchet.query import ObjectQuery, Query, QueryEngine, parse_string_dialect
+
+    fmt, rel, _, options = case
+    ours = pw.read(DATA + rel, format=fmt, **options)
+    theirs = ours.to_hatchet()
+    metric, cut, obj, text, _ = _real_queries(ours)
+    mode = "any" if ours.index_levels else "off"
+    queries = [
+        ObjectQuery(obj[0], mode),
+        parse_string_dialect(text[0], mode),
+        ObjectQuery(obj[2], mode) | ObjectQuery(obj[1], mode),
+    ]
+    # a callable step sees the node as the row's name (on a multi-index: in the rows'
+    # node level), as in Hatchet
+    if ours.index_levels:
+        queries.append(
+            Query().match(".", lambda rows: rows.index.get_level_values("node")[0]._depth <= 1)
+        )
+    else:
+        queries.append(Query().match(".", lambda row: row.name._depth <= 1).rel("*"))
+    for q in queries:
+        want = sorted(
+            n._hatchet_nid for n in QueryEngine().apply(q, theirs.graph, theirs.dataframe)
+        )
+        assert path_query(q).nodes(ours).tolist() == want, q
+    assert ours.filter(queries[0]).graph == ours.filter(obj[0], multi_index_mode=mode).graph

@@ -94,3 +94,12 @@ def test_filter_and_query_objects_agree(pair):
     pd.testing.assert_frame_equal(a.dataframe, b.dataframe)
     with pytest.raises(QueryError, match="multi_index_mode='any'"):
         ens.query(text)
+
+
+def test_hatchet_query_objects_on_ensembles(pair):
+    from hatchet.query import ObjectQuery, parse_string_dialect
+
+    ens, th = pair
+    queries = _queries(ens)
+    for q in (ObjectQuery(queries[0], "all"), parse_string_dialect(queries[4], "any")):
+        assert _our_paths(ens.query(q, squash=False)) == _their_paths(th.query(q, squash=False))

@@ -25,11 +25,13 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from perfweave.calltree._path_query import engine, string_dialect
 from perfweave.calltree._path_query.conditions import step_mask
 from perfweave.calltree._path_query.nodes import MODES, NodeTable
 from perfweave.calltree._path_query.object_dialect import dict_mask
+from perfweave.calltree.graph import Node
 from perfweave.errors import QueryError
 
 __all__ = [
@@ -279,11 +281,55 @@ def _from_parsed(parsed: Any, text: str, mode: str) -> _Query:
     return q
 
 
+def _is_hatchet_query(obj: Any) -> bool:
+    return type(obj).__module__.startswith("hatchet.query") and (
+        hasattr(obj, "query_pattern")
+        or hasattr(obj, "subqueries")
+        or hasattr(obj, "_get_new_query")
+    )
+
+
+_HATCHET_COMPOUNDS = {
+    "ConjunctionQuery": ConjunctionQuery,
+    "DisjunctionQuery": DisjunctionQuery,
+    "ExclusiveDisjunctionQuery": ExclusiveDisjunctionQuery,
+    "NegationQuery": NegationQuery,
+}
+
+
+def _from_hatchet(obj: Any, mode: str) -> _Query:
+    """An llnl-hatchet query object: its steps' predicates become callable steps (they
+    are Hatchet's own functions, called on each node's row as Hatchet does)."""
+    if hasattr(obj, "_get_new_query"):  # Hatchet's old-style QueryMatcher & co.
+        obj = obj._get_new_query()
+    if hasattr(obj, "subqueries"):
+        cls = next(
+            (
+                c
+                for k, c in _HATCHET_COMPOUNDS.items()
+                if k in {t.__name__ for t in type(obj).__mro__}
+            ),
+            None,
+        )
+        if cls is None:
+            raise QueryError(f"unknown Hatchet compound query {type(obj).__name__}")
+        return cls(*[_from_hatchet(q, mode) for q in obj.subqueries])
+    q = PathQuery(None, mode)
+    for i, (quant, pred) in enumerate(obj.query_pattern):
+        q._steps.append(_Step(quant, "callable", pred, f"Hatchet query step {i}"))
+    if not q._steps:
+        raise QueryError("the Hatchet query has no steps")
+    return q
+
+
 def path_query(query: Any, multi_index_mode: str = "off") -> _Query:
     """A query object from a list (object dialect), a MATCH string (string dialect,
-    braced compounds included) or an existing query (returned as it is)."""
+    braced compounds included), an llnl-hatchet query object, or a perfweave query
+    (returned as it is)."""
     if isinstance(query, _Query):
         return query
+    if _is_hatchet_query(query):
+        return _from_hatchet(query, multi_index_mode)
     if isinstance(query, str):
         if multi_index_mode not in MODES:
             raise QueryError(f"multi_index_mode must be one of {MODES}, not {multi_index_mode!r}")
@@ -296,9 +342,10 @@ def path_query(query: Any, multi_index_mode: str = "off") -> _Query:
 
 
 def is_path_query(obj: Any) -> bool:
-    """True for what ``filter`` treats as a path query: a query object, a list that is
-    not a boolean mask, or a string starting with ``MATCH`` or ``{``."""
-    if isinstance(obj, _Query):
+    """True for what ``filter`` treats as a path query: a query object (perfweave's or
+    llnl-hatchet's), a list that is not a boolean mask, or a string starting with
+    ``MATCH`` or ``{``."""
+    if isinstance(obj, _Query) or _is_hatchet_query(obj):
         return True
     if isinstance(obj, str):
         head = obj.lstrip()
@@ -317,18 +364,28 @@ def row_mask(gf: Any, query: Any, multi_index_mode: str = "off") -> np.ndarray:
 
 
 def _callable_mask(nt: NodeTable, fn: Callable, where: str) -> np.ndarray:
-    """A callable predicate, once per node with rows (Hatchet passes the node's row, or
-    its rows on a multi-index)."""
+    """A callable predicate, once per node with rows. As in Hatchet it gets the node's row
+    (a Series named by the node: a :class:`~perfweave.calltree.graph.Node`) or, on a
+    multi-index, the node's rows (a frame whose ``node`` level holds the Node)."""
     out = np.zeros(nt.n, bool)
     df = nt.df
     try:
         if nt.multi:
             for node, rows in df.groupby(level="node", sort=False):
-                out[int(node)] = bool(fn(rows))
+                view = Node(nt.graph, int(node))
+                sub = rows.copy(deep=False)
+                levels = [
+                    [view] * len(rows) if name == "node" else rows.index.get_level_values(name)
+                    for name in rows.index.names
+                ]
+                sub.index = pd.MultiIndex.from_arrays(levels, names=rows.index.names)
+                out[int(node)] = bool(fn(sub))
         else:
             nodes = nt.node_of_row
             for pos in range(len(df)):
-                out[nodes[pos]] = bool(fn(df.iloc[pos]))
+                row = df.iloc[pos]
+                row.name = Node(nt.graph, int(nodes[pos]))
+                out[nodes[pos]] = bool(fn(row))
     except QueryError:
         raise
     except Exception as e:  # a user predicate failing is a bad query, reported as one
