@@ -480,3 +480,17 @@ def test_wrf_grouped_by_its_four_nodes(tmp_path):
     # call 3 is on another communicator: no location file covers it
     h.set_call_group(2)
     assert h.group_by == "rank" and not h.hosts_known and "no location file" in h.note
+
+
+def test_unreadable_files_are_listed_and_the_rest_shown(tmp_path):
+    d = wrf_with_hosts(tmp_path)
+    bad = d / "counts.rank0_call1.md"
+    bad.write_text(bad.read_text().replace("Comm size: 160", "Comm size: many", 1))
+    (d / "alltoallv_locations_comm0_rank0.md").write_text("Communicator ID: 0\nRank x: a\n")
+    h = CountMatrixHeatmap(d)
+    assert len(h.load_errors) == 2 and h.error == ""
+    assert any("counts.rank0_call1.md" in e and "many" in e for e in h.load_errors)
+    assert any("alltoallv_locations_comm0_rank0.md" in e for e in h.load_errors)
+    assert h.group_labels == ["calls 0 (1 call)", "calls 3 (1 call)", "calls 4 (1 call)"]
+    assert not h.hosts_known  # the location file was the unreadable one
+    np.testing.assert_array_equal(h.blocks().values, pc.read(WRF).call_groups(0)[0].send.dense())
