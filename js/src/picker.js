@@ -82,8 +82,17 @@ function render({ model, el }) {
     const tpl = [];
     // the spare width goes to the names and the class columns alike (rows are separate
     // grids, so no column may size to its content)
-    for (let i = 0; i < nk; i++) tpl.push(i === nk - 1 ? "minmax(160px, 3fr)" : "minmax(110px, 2fr)");
-    for (let j = 0; j < nc; j++) tpl.push(`minmax(${SAMPLES_W}px, 1fr)`, `${PCT_W}px`);
+    // in proportion to the longest name of each key column and to each class name, so
+    // long paths get the room that short names leave
+    const chars = model.get("key_chars") || [];
+    for (let i = 0; i < nk; i++) {
+      const fr = Math.min(60, Math.max(8, chars[i] || 0));
+      tpl.push(`minmax(${i === nk - 1 ? 160 : 110}px, ${fr}fr)`);
+    }
+    for (let j = 0; j < nc; j++) {
+      const fr = Math.min(30, Math.max(6, win.classes[j].length - 8));
+      tpl.push(`minmax(${SAMPLES_W}px, ${fr}fr)`, `${PCT_W}px`);
+    }
     root.style.setProperty("--pw-pt-cols", tpl.join(" "));
     // below this width the table scrolls sideways instead of squeezing the columns
     const min = `${keysWidth(nk) + (SAMPLES_W + PCT_W) * nc}px`;

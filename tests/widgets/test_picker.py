@@ -24,7 +24,7 @@ from perfweave.classes import (
 )
 from perfweave.cli._classes import run
 from perfweave.errors import AxisConflict, FormatError, SpecError
-from perfweave.widgets.picker import ClassPicker
+from perfweave.widgets.picker import ClassPicker, short_names
 
 DATA = Path(__file__).parent.parent / "data" / "classes"
 
@@ -246,7 +246,8 @@ def test_table_sort_filter_and_chart(sessions):
         picker._chart_class.value = name
         samples = picker.report[(name, "samples")].groupby(level="image", sort=False).sum()
         top = samples[samples > 0].sort_values(ascending=False, kind="stable").head(10)
-        assert list(bars.x) == list(top.index) and list(bars.y) == list(top.to_numpy(float))
+        assert list(bars.x) == short_names(list(top.index))
+        assert list(bars.y) == list(top.to_numpy(float))
     picker.set_by("application")
     assert picker.report.index.name == "application"
     picker.set_by("symbol")  # OProfile data names no symbols
@@ -401,3 +402,8 @@ def test_header_click_sorts(sessions):
     assert picker._sorts["report"] == (col, False) and not picker._table.sort_descending
     keys = [r[1] for r in picker._table.rows_shown()]
     assert keys == [str(v) for v in picker.table_view()["image"]]
+
+
+def test_chart_labels_are_file_names_unless_two_share_one():
+    paths = ["/usr/bin/perl", "/lib/a/libc.so.6", "/lib/b/libc.so.6", "/ext4"]
+    assert short_names(paths) == ["perl", "/lib/a/libc.so.6", "/lib/b/libc.so.6", "ext4"]

@@ -38,6 +38,7 @@ import json
 def watch(p, path):
     def dump(_=None):
         view = p.table_view()
+        inv = p.inverted_table()
         state = {
             "error": str(p.error) if p.error is not None else None,
             "names": p.classes.names if p.classes is not None else [],
@@ -48,8 +49,15 @@ def watch(p, path):
             "images": [str(v) for v in view["image"].head(50)] if len(view) else [],
             "rows": len(view),
             "last_images": [str(v) for v in view["image"].tail(30)] if len(view) else [],
-            "filter": p._filter,
-            "sort": list(p._sort) if p._sort else None,
+            "filter": p._filters["report"],
+            "sort": list(p._sorts["report"]) if p._sorts["report"] else None,
+            "longnames": p.classes.longnames if p.classes is not None else [],
+            "inverted": [list(r) for r in inv[["binary", "application"]].head(50).values],
+            "inv_rows": len(inv),
+            "inv_filter": p._filters["inverted"],
+            "inv_sort": list(p._sorts["inverted"]) if p._sorts["inverted"] else None,
+            "opreport": p.opreport_text if p.view == "opreport" else "",
+            "command": p.command_line,
             "axis_choice": p.axis_choice,
             "ms": p.last_update_ms,
             "updates": p.updates,
@@ -95,6 +103,16 @@ def images_shown(widget: Locator) -> list[str]:
     return widget.locator(".pw-picker-reportlist").evaluate(_ROWS_JS)
 
 
+_PAIRS_JS = """(t) => [...t.querySelectorAll('.pw-pt-row:not([hidden])')]
+    .map(r => [Number(r.dataset.row), r.children[0].textContent, r.children[1].textContent])
+    .filter(r => r[1] !== '').sort((a, b) => a[0] - b[0]).map(r => [r[1], r[2]])"""
+
+
+def inverted_shown(widget: Locator) -> list[list[str]]:
+    """(binary, application) of the inverted rows drawn, top to bottom."""
+    return widget.locator(".pw-picker-invlist").evaluate(_PAIRS_JS)
+
+
 def class_headers(widget: Locator) -> list[str]:
     """The classes of the column page on screen."""
     return sorted(widget.locator(".pw-picker-reportlist .pw-pt-hclass").all_inner_texts())
@@ -138,6 +156,27 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     assert widget.locator(".pw-picker-merge-cpu").evaluate(
         "e => e.classList.contains('mod-active')"
     )
+    # the "all" toggle: everything merged (classes along the event axis); off again leaves
+    # no merge (opreport's conflict, "all" kept on screen); cpu + tgid give the first result
+    merge_all = widget.locator(".pw-picker-merge-all")
+    merge_all.click()
+    state = wait_state(nb, lambda s: s["merge"] == "all" and s["error"] is None)
+    assert state["axis"] == "event"
+    wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
+    for flag in ("cpu", "tid", "tgid", "lib", "unitmask"):
+        assert widget.locator(f".pw-picker-merge-{flag}").evaluate(
+            "e => e.classList.contains('mod-active')"
+        )
+    merge_all.click()
+    state = wait_state(nb, lambda s: s["merge"] == "" and s["error"] is not None)
+    banner.wait_for()
+    assert class_headers(widget) == sorted(state["names"])  # the "all" result, kept
+    widget.locator(".pw-picker-merge-cpu").click()
+    wait_state(nb, lambda s: s["merge"] == "cpu")
+    widget.locator(".pw-picker-merge-tgid").click()
+    state = wait_state(nb, lambda s: s["merge"] == "cpu,tgid" and s["error"] is None)
+    wait_dom(page, lambda: banner.count() == 0)
+
     # the spec typed as text and applied
     spec = widget.locator(".pw-picker-spec input")
     spec.fill("event:CPU_CLK_UNHALTED")
@@ -188,31 +227,59 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     # the chart draws one bar per top image of the class picked beside it
     wait_dom(page, lambda: widget.locator(".pw-picker-chart rect.bar").count() > 0)
     bar_names = widget.locator(".pw-picker-chart .axis text").all_text_contents()
-    assert "/usr/bin/perl" in bar_names
+    assert "perl" in bar_names and "libc.so.6" in bar_names  # file names label the bars
 
     save_screenshot(widget, f"{shot}_report")
 
-    # the Classes tab (drawn when opened): opreport's names of the classes Python holds
+    # the Classes tab (drawn when opened): opreport's short and long names of the classes
     widget.locator(".lm-TabBar-tab", has_text="Classes").click()
     classlist = widget.locator(".pw-picker-classlist")
     classlist.wait_for()
-    assert all(n in classlist.inner_text() for n in state["names"])
+    listed = classlist.inner_text()
+    assert all(n in listed for n in state["names"] + state["longnames"])
+    save_screenshot(widget, f"{shot}_classes")
 
-    # the inverted view
+    # the inverted view: the same virtual table, rows as Python's inverted table
     widget.locator(".lm-TabBar-tab", has_text="Inverted").click()
-    wait_state(nb, lambda s: s["view"] == "inverted")
+    state = wait_state(nb, lambda s: s["view"] == "inverted")
     inv = widget.locator(".pw-picker-invlist")
     inv.wait_for()
-    assert "/usr/bin/perl" in inv.inner_text()
-    save_screenshot(widget, f"{shot}_inverted")
-    widget.locator(".lm-TabBar-tab", has_text="opreport text").click()
-    text = widget.locator(".pw-picker-opreport textarea")
-    wait_dom(page, lambda: "CPU:" in text.input_value())
-    assert (
-        widget.locator(".pw-picker-command input")
-        .input_value()
-        .startswith("perfweave opreport --session-dir=")
+    wait_dom(page, lambda: inverted_shown(widget) != [])
+    shown = inverted_shown(widget)
+    assert shown == state["inverted"][: len(shown)]
+    assert inv.get_attribute("data-rows") == str(state["inv_rows"])
+    assert ["/usr/bin/perl", "/usr/bin/perl"] in state["inverted"]
+    # sorted by a header click, then filtered: page and Python agree
+    col = f"{state['names'][0]} samples"
+    inv.locator(f".pw-pt-hsub[data-column='{col}']").click()
+    state = wait_state(nb, lambda s: s["inv_sort"] == [col, True])
+    wait_dom(
+        page, lambda: inverted_shown(widget) == state["inverted"][: len(inverted_shown(widget))]
     )
+    inv_filter = widget.locator(".pw-picker-inv-filter input")
+    inv_filter.fill("libc")
+    inv_filter.press("Enter")
+    state = wait_state(nb, lambda s: s["inv_filter"] == "libc")
+    assert state["inv_rows"] > 0 and all("libc" in b for b, _ in state["inverted"])
+    wait_dom(page, lambda: inv.get_attribute("data-rows") == str(state["inv_rows"]))
+    wait_dom(
+        page, lambda: inverted_shown(widget) == state["inverted"][: len(inverted_shown(widget))]
+    )
+    inv_filter.fill("")
+    inv_filter.press("Enter")
+    state = wait_state(nb, lambda s: s["inv_filter"] == "")
+    wait_dom(page, lambda: inv.get_attribute("data-rows") == str(state["inv_rows"]))
+    save_screenshot(widget, f"{shot}_inverted")
+
+    # opreport's text one click away, and the command line that prints it
+    widget.locator(".lm-TabBar-tab", has_text="opreport text").click()
+    state = wait_state(nb, lambda s: s["view"] == "opreport")
+    text = widget.locator(".pw-picker-opreport textarea")
+    wait_dom(page, lambda: text.input_value() == state["opreport"])
+    assert "CPU:" in state["opreport"]
+    assert widget.locator(".pw-picker-command textarea").input_value() == state["command"]
+    assert state["command"].startswith("perfweave opreport --session-dir=")
+    save_screenshot(widget, f"{shot}_opreport")
 
 
 def test_picker_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:

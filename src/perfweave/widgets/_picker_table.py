@@ -46,6 +46,8 @@ class ReportTable(WidgetBase):
     note = traitlets.Unicode("").tag(sync=True)
     #: "report" or "inverted" (the page marks the table with pw-picker-reportlist / -invlist)
     kind = traitlets.Unicode("report").tag(sync=True)
+    #: the longest name of each key column, in characters (the page sizes columns by it)
+    key_chars = traitlets.List().tag(sync=True)
     #: what the two numbers under each class are called
     value_labels = traitlets.List(["samples", "%"]).tag(sync=True)
 
@@ -102,6 +104,7 @@ class ReportTable(WidgetBase):
         self._order = order
         with self.hold_sync():
             self.key_labels = [text(k) for k in keys]
+            self.key_chars = [_longest(k) for k in self._keys]
             self.class_count = len(self._names)
             self.row_count = len(samples) if order is None else len(order)
             if self.col_start >= max(1, self.class_count):
@@ -275,3 +278,9 @@ class TableData:
             data[f"{c} {a}"] = self.samples[rows, j]
             data[f"{c} {b}"] = self.pct[rows, j]
         return pd.DataFrame(data, columns=self.columns())
+
+
+def _longest(names: np.ndarray) -> int:
+    """Characters of the longest name (each distinct name measured once)."""
+    uniques = pd.unique(names)
+    return max((len(u) for u in uniques), default=0)

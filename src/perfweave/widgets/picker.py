@@ -491,7 +491,9 @@ class ClassPicker(W.VBox):
         )
         self._text_area = W.Textarea(layout=W.Layout(width="100%", height="320px"))
         self._text_area.add_class("pw-picker-opreport")
-        self._cmd = W.Text(description="command", layout=W.Layout(width="100%"))
+        self._cmd = W.Textarea(
+            description="command", rows=2, layout=W.Layout(width="100%", height="auto")
+        )
         self._cmd.add_class("pw-picker-command")
         report_tab = W.VBox(
             [
@@ -625,8 +627,9 @@ class ClassPicker(W.VBox):
         # the report table first: its window leaves for the page before the other updates
         self._draw_table()
         self._sync_controls()
+        many = "class" if len(c) == 1 else "classes"
         self._axis_label.value = _esc(
-            f"classes along {c.axis}: {len(c)} " + (f"({text(c.event)})" if c.event else "")
+            f"{len(c)} {many} along the {c.axis} axis" + (f" ({text(c.event)})" if c.event else "")
         )
         self._draw_chart()
         self._drawn_tabs: set[str] = set()
@@ -696,7 +699,7 @@ class ClassPicker(W.VBox):
         k = labels.index(self._chart_class.value)
         names, counts = top_images(self._data["report"], TOP_IMAGES, k)
         with bars.hold_sync():
-            bars.x = [text(n) for n in names]
+            bars.x = short_names([text(n) for n in names])
             bars.y = counts.astype(np.float64)
         fig.title = f"top {len(names)} images of {labels[k]} by samples"
 
@@ -745,6 +748,13 @@ def top_images(data: TableData, n: int, k: int) -> tuple[list[str], np.ndarray]:
     kept = np.flatnonzero(per_image > 0)
     top = kept[np.argsort(-per_image[kept], kind="stable")[:n]]
     return [str(names[i]) for i in top], per_image[top]
+
+
+def short_names(paths: list[str]) -> list[str]:
+    """Image paths as the chart labels them: the file name, or the whole path where two
+    images share a file name."""
+    base = [p.rsplit("/", 1)[-1] or p for p in paths]
+    return [b if base.count(b) == 1 else p for b, p in zip(base, paths)]
 
 
 def _chart():

@@ -250,8 +250,15 @@ function render({ model, el }) {
     const nk = (model.get("key_labels") || []).length;
     const nc = win ? win.classes.length : 0;
     const tpl = [];
-    for (let i = 0; i < nk; i++) tpl.push(i === nk - 1 ? "minmax(160px, 3fr)" : "minmax(110px, 2fr)");
-    for (let j = 0; j < nc; j++) tpl.push(`minmax(${SAMPLES_W}px, 1fr)`, `${PCT_W}px`);
+    const chars = model.get("key_chars") || [];
+    for (let i = 0; i < nk; i++) {
+      const fr = Math.min(60, Math.max(8, chars[i] || 0));
+      tpl.push(`minmax(${i === nk - 1 ? 160 : 110}px, ${fr}fr)`);
+    }
+    for (let j = 0; j < nc; j++) {
+      const fr = Math.min(30, Math.max(6, win.classes[j].length - 8));
+      tpl.push(`minmax(${SAMPLES_W}px, ${fr}fr)`, `${PCT_W}px`);
+    }
     root.style.setProperty("--pw-pt-cols", tpl.join(" "));
     const min = `${keysWidth(nk) + (SAMPLES_W + PCT_W) * nc}px`;
     head.style.minWidth = min;
