@@ -145,3 +145,62 @@ def test_dot_call_count_too_long(tmp_path):
     bad.write_text(text[: span[0]] + "9" * 10_000 + text[span[1] :])
     with pytest.raises(ParseError, match="call count"):
         pw.read(bad, format="gprof-dot")
+
+
+def _cpi_json(tmp_path: Path, change) -> Path:
+    """The bundled Caliper json-split profile with ``change(doc)`` applied."""
+    doc = json.loads(CALI_JSON.read_text())
+    change(doc)
+    bad = tmp_path / CALI_JSON.name
+    bad.write_text(json.dumps(doc))
+    return bad
+
+
+@pytest.mark.parametrize("rank", [float("inf"), -1, 2.5, 4_000_000_000, "zero"])
+def test_caliper_json_rank_out_of_range(tmp_path, rank):
+    def change(doc):
+        doc["data"][1][doc["columns"].index("mpi.rank")] = rank
+
+    bad = _cpi_json(tmp_path, change)
+    with pytest.raises(ParseError, match="mpi.rank") as err:
+        pw.read(bad, format="caliper")
+    assert "data row 1" in str(err.value)
+
+
+def test_caliper_json_sparse_huge_rank_refused_before_allocating(tmp_path):
+    # a rank that fits an MPI int but would make every node a row for 2e9 ranks
+    def change(doc):
+        doc["data"][1][doc["columns"].index("mpi.rank")] = 2_000_000_000
+
+    with pytest.raises(ParseError, match=r"rows to fill.*ranks 0\.\.2000000000"):
+        pw.read(_cpi_json(tmp_path, change), format="caliper")
+
+
+def test_caliper_json_text_metric_is_named(tmp_path):
+    def change(doc):
+        doc["data"][2][doc["columns"].index("sum#time.duration")] = "fast"
+
+    with pytest.raises(ParseError, match=r"data row 2.*'time'.*fast"):
+        pw.read(_cpi_json(tmp_path, change), format="caliper")
+
+
+def test_caliper_json_is_value_flags_that_do_not_fit(tmp_path):
+    def hierarchy_as_value(doc):
+        doc["column_metadata"][doc["columns"].index("source.function#callpath.address")] = {
+            "is_value": True
+        }
+
+    with pytest.raises(ParseError, match="hierarchy column"):
+        pw.read(_cpi_json(tmp_path, hierarchy_as_value), format="caliper")
+
+    def metric_as_label(doc):  # a metric flagged as a label must hold node indices
+        doc["column_metadata"][doc["columns"].index("sum#time.duration")] = {"is_value": False}
+
+    with pytest.raises(ParseError, match="indices into 'nodes'"):
+        pw.read(_cpi_json(tmp_path, metric_as_label), format="caliper")
+
+    def flags_shifted(doc):  # one flag missing: not one per column
+        doc["column_metadata"].pop(0)
+
+    with pytest.raises(ParseError, match="one entry per column"):
+        pw.read(_cpi_json(tmp_path, flags_shifted), format="caliper")

@@ -450,5 +450,6 @@ def test_records_with_text_use_the_json_path(tmp_path):
     doc["data"][1].append(None)
     p = _write(tmp_path, _caliper_layout(doc))
     assert caliper_json._fast_load(p.read_bytes()) is None
-    gf = caliper_json.read(p)
-    assert gf.dataframe["note"].tolist() == ["a, [b]", None]
+    # text in a value column is named, not kept as an object "metric" (issue #16)
+    with pytest.raises(ParseError, match=r"data row 0.*value column 'note'.*a, \[b\]"):
+        caliper_json.read(p)

@@ -23,6 +23,38 @@ CALIPER_RENAMES = {
 }
 
 
+#: largest (node x rank) grid a reader fills with zero rows for absent records: 2**27
+#: cells (128 MiB of flags, more in rows); a file declaring more ranks than that is refused
+MAX_FILL_CELLS = 1 << 27
+#: MPI ranks are C ints
+MAX_RANK = 2**31 - 1
+
+
+def check_rank_grid(n_nodes: int, ranks: Any, path: Any) -> None:
+    """Refuse a rank numbering whose dense (node, rank 0..max) grid is too large to fill.
+
+    Readers give every node a row for every rank ``0..max``; the size that implies is
+    checked against :data:`MAX_FILL_CELLS` before anything is allocated, so one record
+    with ``mpi.rank`` 4000000000 ends in a ParseError, not an out-of-memory kill.
+    """
+    import numpy as np
+
+    r = np.asarray(ranks)
+    if not len(r):
+        return
+    top = int(r.max())
+    if top > MAX_RANK:
+        raise ParseError(path, f"MPI ranks up to {MAX_RANK}", found=f"rank {top}")
+    cells = n_nodes * (top + 1)
+    if cells > MAX_FILL_CELLS:
+        distinct = len(np.unique(r))
+        raise ParseError(
+            path,
+            f"at most {MAX_FILL_CELLS} (node, rank) rows to fill",
+            found=f"ranks 0..{top} ({distinct} with records) for {n_nodes} nodes: {cells} rows",
+        )
+
+
 def read_input(path: str | PathLike[str], what: str) -> bytes:
     """The bytes of the file ``path``; ParseError when it is a directory, not a file."""
     p = Path(path)

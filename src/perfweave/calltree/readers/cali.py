@@ -25,6 +25,7 @@ import pandas as pd
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._calistream import CaliContents, from_caliperreader, parse_cali
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
+from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -198,6 +199,9 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
             "an mpi.rank in every record of a multi-rank profile",
             found=f"a record of {'/'.join(_path_names(parent, labels, bad))} without one",
         )
+    if rank is not None:
+        rank = _check_ranks(rank, node, parent, labels, name)
+        check_rank_grid(n, rank, name)
     aggregate = rank is None and not tree.sampling and len(np.unique(node)) < len(node)
     missing = _missing_rows(node, rank, n)
     if aggregate or len(missing[0]):  # rare: repeated or absent nodes, in pandas
@@ -252,6 +256,22 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         order_key=order_key,
         path=name,
     )
+
+
+def _check_ranks(rank, node: np.ndarray, parent: list[int], labels: list[str], name: str):
+    """``mpi.rank`` as int64 after checking every value is an integer in 0..MAX_RANK."""
+    r = _as_float(rank)
+    with np.errstate(invalid="ignore"):
+        wrong = ~np.isfinite(r) | (r < 0) | (r > MAX_RANK) | (r % 1 != 0)
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        raise ParseError(
+            name,
+            f"an integer mpi.rank in 0..{MAX_RANK}",
+            position=f"a record of {'/'.join(_path_names(parent, labels, int(node[i])))}",
+            found=str(rank[i]),
+        )
+    return r.astype(INT)
 
 
 def _unique(items: list[str]) -> list[str]:

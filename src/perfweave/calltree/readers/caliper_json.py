@@ -26,7 +26,7 @@ from pandas.api.types import is_numeric_dtype
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
-from perfweave.calltree.readers._common import load_json
+from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid, load_json
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -310,6 +310,31 @@ def _node_refs(values: pd.Series, n_nodes: int, col: str, name: str) -> np.ndarr
     return np.where(given, np.nan_to_num(arr, nan=-1), -1).astype(INT)
 
 
+def _check_values(values: pd.Series, column: str, name: str) -> None:
+    """A value (metric) column holds numbers: null where absent, never text or infinity.
+
+    ParseError names the column, the data row and the value (a column whose
+    ``column_metadata`` says ``is_value`` but holds names is refused here too).
+    """
+    if is_numeric_dtype(values) and values.dtype != bool:
+        arr = values.to_numpy(dtype=float, na_value=np.nan)
+        wrong = np.isinf(arr)
+    else:
+        num = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+        given = values.notna().to_numpy()
+        wrong = given & ~np.isfinite(num)
+        if values.dtype == bool or any(isinstance(v, bool) for v in values.dropna()):
+            wrong = given
+    if wrong.any():
+        i = int(np.flatnonzero(wrong)[0])
+        raise ParseError(
+            name,
+            f"finite numbers (or null) in the value column {column!r}",
+            position=f"data row {i}",
+            found=repr(values.iloc[i]),
+        )
+
+
 def _assemble(
     records,
     columns,
@@ -361,6 +386,15 @@ def _assemble(
     value_cols = [c for c, v in zip(new_cols, is_value) if v and c != "rank"]
     label_cols = [c for c, v in zip(new_cols, is_value) if not v and c != "nid"]
 
+    if path_col in [c for c, v in zip(columns, is_value) if v]:
+        raise ParseError(
+            name,
+            f"'is_value': false for the hierarchy column {path_col!r}",
+            position=f"column_metadata[{columns.index(path_col)}]",
+            found="true",
+        )
+    for c in value_cols:
+        _check_values(df[c], c, name)
     df = df[df["nid"].notna()].reset_index(drop=True)
     ref = _node_refs(df["nid"], n_raw, path_col, name)
     node = compact[ref]
@@ -375,12 +409,13 @@ def _assemble(
     df["nid"] = ref
     df["node"] = node
     if "rank" in df.columns:
-        ranks = pd.to_numeric(df["rank"], errors="coerce")
-        if ranks.isna().any() or (ranks < 0).any():
-            i = int(np.flatnonzero((ranks.isna() | (ranks < 0)).to_numpy())[0])
+        ranks = pd.to_numeric(df["rank"], errors="coerce").astype(float)
+        wrong = ranks.isna() | (ranks < 0) | (ranks > MAX_RANK) | (ranks % 1 != 0)
+        if wrong.any():
+            i = int(np.flatnonzero(wrong.to_numpy())[0])
             raise ParseError(
                 name,
-                "a non-negative integer mpi.rank",
+                f"an integer mpi.rank in 0..{MAX_RANK}",
                 position=f"data row {i}",
                 found=str(df["rank"].iloc[i]),
             )
@@ -429,7 +464,7 @@ def _assemble(
         df = df.drop(columns=_NODE_ORDER)
         value_cols = [c for c in value_cols if c != _NODE_ORDER]
 
-    df = _fill_missing(df, n, nids, value_cols)
+    df = _fill_missing(df, n, nids, value_cols, name)
     df["name"] = row_names[df["node"].to_numpy()]
 
     frames = {"type": types, "name": names}
@@ -487,11 +522,12 @@ def _split_statements(df: pd.DataFrame, n_nodes: int, n_raw: int):
 
 
 def _fill_missing(
-    df: pd.DataFrame, n: int, nids: np.ndarray, value_cols: list[str]
+    df: pd.DataFrame, n: int, nids: np.ndarray, value_cols: list[str], name: str = "<dict>"
 ) -> pd.DataFrame:
     """Add a zero row for every node (and every rank 0..max) that has no record."""
     node = df["node"].to_numpy()
     if "rank" in df.columns:
+        check_rank_grid(n, df["rank"].to_numpy(), name)
         n_ranks = int(df["rank"].max()) + 1 if len(df) else 1
         seen = np.zeros((n, n_ranks), bool)
         seen[node, df["rank"].to_numpy()] = True
