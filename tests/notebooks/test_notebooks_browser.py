@@ -1,0 +1,109 @@
+"""Every notebook in a real JupyterLab (Debian Chromium): run all cells, no error output, no
+browser console error, every widget drew; a screenshot of each widget under tests/artifacts/."""
+
+from __future__ import annotations
+
+import shutil
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.notebooks._notebooks import SHOWN, notebook_path
+from tests.widgets.browser import Server, canvas_is_blank, open_in_lab, save_screenshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from playwright.sync_api import Locator, Page
+
+    from tests.widgets.browser import PageWatch
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+#: each widget's root element in the page, as its own browser tests know it
+ROOTS = {
+    "CalltreeExplorer": ".pw-explorer",
+    "CountMatrixHeatmap": ".pw-heatmap",
+    "ClassPicker": ".pw-picker",
+    "MergePanel": ".pw-merge-panel",
+}
+OUTPUT = ".jp-Notebook .jp-OutputArea-output"
+ERROR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+
+# "done" once every code cell has run (a number in its prompt) and the kernel is idle; "stopped"
+# when the kernel is idle with no cell queued ([*]) but some never ran (run-all stops at an error)
+_RUN_STATE_JS = """() => {
+    const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+    const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+    if (!k || k.status !== 'idle') return '';
+    const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]
+        .map(p => p.textContent);
+    if (prompts.some(p => p.includes('*'))) return '';
+    if (prompts.length && prompts.every(p => /\\[\\d+\\]/.test(p))) return 'done';
+    return 'stopped';
+}"""
+
+# a bqplot figure drew marks: a line, bar or dot (bqplot 0.13's SVG marks) with a non-empty box
+_FIGURE_DREW_JS = """(fig) => [...fig.querySelectorAll('path.line, rect.bar, path.dot')]
+    .some(e => { const b = e.getBBox(); return b.width > 0 || b.height > 0; })"""
+
+
+def _check_widget(kind: str, widget: Locator) -> None:
+    """The widget drew its content, not just an empty root."""
+    assert widget.bounding_box()["height"] > 50, f"{kind} is empty"
+    if kind == "CalltreeExplorer":
+        assert widget.get_attribute("data-ready") == "1"
+        assert widget.locator(".pw-row:not([hidden]) .pw-name").count() > 0
+    elif kind == "CountMatrixHeatmap":
+        assert widget.get_attribute("data-ready") == "1"
+        assert not canvas_is_blank(widget.locator(".pw-hm-canvas"))
+    elif kind == "ClassPicker":
+        table = widget.locator(".pw-picker-reportlist")
+        assert int(table.get_attribute("data-rows") or 0) > 0
+        assert widget.locator(".pw-picker-reportlist .pw-pt-hclass").count() > 0
+    elif kind == "MergePanel":
+        figures = widget.locator(".bqplot")
+        assert figures.count() > 0
+        assert any(figures.nth(i).evaluate(_FIGURE_DREW_JS) for i in range(figures.count()))
+
+
+@pytest.fixture(scope="module")
+def notebooks_in_lab(lab_server: Server) -> Server:
+    """The notebooks copied into the session's JupyterLab root (a tmp dir, never the repo)."""
+    folder = lab_server.root_dir / "notebooks"
+    folder.mkdir(exist_ok=True)
+    for name in SHOWN:
+        shutil.copy(notebook_path(name), folder / f"{name}.ipynb")
+    return lab_server
+
+
+@pytest.mark.parametrize("name", sorted(SHOWN))
+def test_notebook_in_jupyterlab(
+    name: str, notebooks_in_lab: Server, lab: Server, page: Page, page_watch: PageWatch
+) -> None:
+    open_in_lab(page, lab, f"notebooks/{name}.ipynb", "*", timeout=180)
+    state = page.wait_for_function(_RUN_STATE_JS, timeout=240_000, polling=250).json_value()
+    errors = page.locator(ERROR_OUTPUT).all_inner_texts()
+    assert not errors, f"{name}: error outputs:\n" + "\n---\n".join(errors)
+    assert state == "done", f"{name}: not every cell ran"
+
+    expected = SHOWN[name]
+    for kind, root in ROOTS.items():
+        widgets = page.locator(f"{OUTPUT} {root}")
+        assert widgets.count() == expected.get(kind, 0), f"{name}: {kind} count"
+        for i in range(widgets.count()):
+            widget = widgets.nth(i)
+            widget.scroll_into_view_if_needed()
+            if kind in ("CalltreeExplorer", "CountMatrixHeatmap"):
+                page.locator(f"{OUTPUT} {root}[data-ready='1']").nth(i).wait_for()
+            _check_widget(kind, widget)
+            save_screenshot(widget, f"notebook_{name}_{kind}_{i}")
+    # the notebook's own figures (the merge panel's and the picker's charts are theirs)
+    figures = page.locator(f"{OUTPUT} .bqplot.figure").all()
+    own = [f for f in figures if not f.evaluate("e => !!e.closest('.pw-merge-panel, .pw-picker')")]
+    assert len(own) == expected.get("bqplot", 0), f"{name}: bqplot figures"
+    for i, fig in enumerate(own):
+        fig.scroll_into_view_if_needed()
+        assert fig.evaluate(_FIGURE_DREW_JS), f"{name}: figure {i} drew no marks"
+        save_screenshot(fig, f"notebook_{name}_figure_{i}")
+    page.locator(".jp-Notebook").evaluate("e => e.scrollTo(0, 0)")
+    save_screenshot(page, f"notebook_{name}")
+    page_watch.assert_clean()
