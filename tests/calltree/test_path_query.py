@@ -156,6 +156,10 @@ def test_builder_and_callable_predicates(gf):
     q2 = PathQuery().match(".", {"name": "main"}).rel(".", {"time": "> 5"})
     assert names(gf, q2) == []  # no child of main has exclusive time above 5
     assert len(q) == 2
+    # the row is named by its node, as in Hatchet; per-row-only predicates (`and`) work too
+    by_depth = PathQuery().match(".", lambda row: row.name._depth == 1 and row["time"] < 2)
+    assert names(gf, by_depth) == names(gf, [{"depth": 1, "time": "< 2"}])
+    assert names(gf, by_depth) == ["MPI_Finalize", "solve"]
 
 
 def test_filter_accepts_path_queries_and_squashes(gf):

@@ -31,6 +31,7 @@ from perfweave.calltree._path_query import engine, string_dialect
 from perfweave.calltree._path_query.conditions import step_mask
 from perfweave.calltree._path_query.nodes import MODES, NodeTable
 from perfweave.calltree._path_query.object_dialect import dict_mask
+from perfweave.calltree._row_filter import row_mask as _row_mask
 from perfweave.calltree.graph import Node
 from perfweave.errors import QueryError
 
@@ -381,11 +382,12 @@ def _callable_mask(nt: NodeTable, fn: Callable, where: str) -> np.ndarray:
                 sub.index = pd.MultiIndex.from_arrays(levels, names=rows.index.names)
                 out[int(node)] = bool(fn(sub))
         else:
+            # rows named by their Node, as Hatchet's dframe.loc[node]; row_mask calls the
+            # predicate once on the columns when that means the same as per-row calls
             nodes = nt.node_of_row
-            for pos in range(len(df)):
-                row = df.iloc[pos]
-                row.name = Node(nt.graph, int(nodes[pos]))
-                out[nodes[pos]] = bool(fn(row))
+            table = df.copy(deep=False)
+            table.index = pd.Index([Node(nt.graph, int(i)) for i in nodes], dtype=object)
+            out[nodes[_row_mask(table, fn)]] = True
     except QueryError:
         raise
     except Exception as e:  # a user predicate failing is a bad query, reported as one
