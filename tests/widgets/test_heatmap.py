@@ -494,3 +494,17 @@ def test_unreadable_files_are_listed_and_the_rest_shown(tmp_path):
     assert h.group_labels == ["calls 0 (1 call)", "calls 3 (1 call)", "calls 4 (1 call)"]
     assert not h.hosts_known  # the location file was the unreadable one
     np.testing.assert_array_equal(h.blocks().values, pc.read(WRF).call_groups(0)[0].send.dense())
+
+
+def test_side_panel_statistics_are_the_cores(wrf):
+    h = CountMatrixHeatmap(wrf)
+    stats = wrf.stats(0).set_index("call")
+    for index, direction in [(0, "send"), (2, "recv"), (3, "send")]:
+        h.set_call_group(index).set_direction(direction)
+        call = int(wrf.call_groups(0)[index].calls[0])
+        want = {
+            k: stats.loc[call, f"{direction}_{k}"]
+            for k in ("bytes", "messages", "zeros", "max", "large", "small")
+        }
+        got = dict(h.info["stats"])
+        assert {k: got[k] for k in want} == want and len(got) == 7

@@ -20,6 +20,7 @@ import traitlets
 
 from perfweave.counts.profile import CallGroup, CountsProfile
 from perfweave.counts.ranklist import format_ranklist
+from perfweave.counts.stats import call_stats
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
 from perfweave.widgets._heatmap_agg import GROUP_BY, Aggregator, Units, colour_index, units_of
@@ -599,7 +600,11 @@ class CountMatrixHeatmap(WidgetBase):
             out["patterns"] = pats
         except PerfweaveError as exc:  # pragma: no cover - analysis is best effort
             out["patterns"] = [f"patterns unavailable: {exc}"]
-        stats = self._core("stats")
+        # the core's per-call statistics of this group only (every call of it has the same)
+        key = ("stats", self.lead_rank, self.group_index)
+        if key not in self._info_cache:
+            self._info_cache[key] = call_stats([g])
+        stats = self._info_cache[key]
         row = stats[stats["call"] == int(g.calls[0])]
         if len(row):
             d = self.direction
