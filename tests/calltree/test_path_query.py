@@ -253,6 +253,17 @@ def test_bad_object_queries(gf, query, message):
         path_query(query).node_mask(gf)
 
 
+def test_nullable_columns(gf):
+    nullable = gf.copy()
+    df = nullable.dataframe.copy()
+    df["calls"] = pd.array([1, None, 3, 4, None, 6, 7], dtype="Int64")
+    nullable.dataframe = df
+    want = sorted(df["name"][df["calls"].fillna(0).to_numpy() > 3])
+    assert names(nullable, [{"calls": "> 3"}]) == want
+    assert names(nullable, 'MATCH (".", p) WHERE p."calls" > 3') == want
+    assert len(names(nullable, 'MATCH (".", p) WHERE p."calls" IS NAN')) == 2
+
+
 def test_user_strings_are_never_evaluated(gf):
     marker = Path(tempfile.mkdtemp()) / "ran"
     evil = f"__import__('pathlib').Path({str(marker)!r}).touch()"

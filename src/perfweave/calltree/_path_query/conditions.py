@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype, is_string_dtype
 
-from perfweave.calltree._path_query.nodes import NodeTable
+from perfweave.calltree._path_query.nodes import NodeTable, numbers
 from perfweave.calltree._path_query.string_dialect import Cond
 from perfweave.errors import QueryError
 
@@ -149,7 +149,7 @@ def _string_fn(c: Cond, where: str):
 
 def _number_test(nt: NodeTable, col: pd.Series, c: Cond, where: str) -> np.ndarray:
     if is_numeric_dtype(col.dtype) and col.dtype != bool:
-        x = col.to_numpy()
+        x = numbers(col)
     else:
         x = pd.to_numeric(col, errors="coerce").to_numpy(dtype=float)
         real = col.map(lambda u: isinstance(u, (int, float)) and not isinstance(u, bool))

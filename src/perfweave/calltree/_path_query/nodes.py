@@ -63,3 +63,11 @@ class NodeTable:
         except TypeError:
             return None
         return None
+
+
+def numbers(col: pd.Series) -> np.ndarray:
+    """A numeric column as a numpy array: integers as they are, anything else (floats,
+    booleans, nullable extension types) as float with NaN for missing values."""
+    if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
+        return col.to_numpy()
+    return col.to_numpy(dtype=float, na_value=np.nan)

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype, is_string_dtype
 
-from perfweave.calltree._path_query.nodes import NodeTable
+from perfweave.calltree._path_query.nodes import NodeTable, numbers
 from perfweave.errors import QueryError
 
 _COMPARE = {
@@ -137,7 +137,7 @@ def _key_mask(nt: NodeTable, key: Any, value: Any, where: str) -> np.ndarray:
 
 
 def _numeric_rows(col: pd.Series, value: Any, where: str, special: bool = True) -> np.ndarray:
-    x = col.to_numpy(dtype=float) if col.dtype.kind in "fb" else col.to_numpy()
+    x = numbers(col)
     if is_comparison(value):
         return Comparison(value, where).apply(np.asarray(x), special)
     if isinstance(value, Real):
