@@ -132,3 +132,12 @@ def test_bad_notebooks_are_named(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(app, "__file__", str(tmp_path / "src" / "perfweave" / "_app.py"))
     with pytest.raises(PerfweaveError, match="no tour notebook at .*00_tour.ipynb"):
         find_tour(tmp_path)
+
+
+def test_version(capsys):
+    import perfweave
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"perfweave {perfweave.__version__}"
