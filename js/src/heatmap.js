@@ -342,8 +342,8 @@ function render({ model, el }) {
     }
     ctx.fillText("0", x + BAR_W + 5, y + hh + 11);
     ctx.textBaseline = "bottom";
-    ctx.fillText(`${model.get("unit")}, ${log ? "log" : "linear"}`, x - 2, y - 14);
-    ctx.fillText(`${model.get("reduce")} per block`, x - 2, y - 3);
+    ctx.fillText(`${model.get("unit")}, ${log ? "log" : "linear"}`, x - 2, y - 19);
+    ctx.fillText(`${model.get("reduce")} per block`, x - 2, y - 8);
   }
 
   // ---------------------------------------------------------------- interaction

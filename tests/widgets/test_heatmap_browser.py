@@ -45,6 +45,7 @@ def watch(hm, path):
         b = hm.blocks()
         state = {
             "version": hm.view_version, "view": hm.view_state, "group": hm.group_index,
+            "lead": hm.lead_rank, "group_labels": hm.group_labels,
             "direction": hm.direction, "unit": hm.unit, "scale": hm.scale,
             "reduce": hm.reduce, "group_by": hm.group_by, "hosts_known": hm.hosts_known,
             "error": hm.error, "note": hm.note,
@@ -63,8 +64,9 @@ def watch(hm, path):
 
 # A synthetic alltoallv call as real large runs look: most ranks in 16 rank ranges that share
 # a row, ``distinct`` ranks with rows of their own, a few counts past int32, and a location
-# table placing ``per_host`` consecutive ranks on each host. (benchmarks/widgets_heatmap.py
-# runs the same cell.)
+# table placing ``per_host`` consecutive ranks on each host; plus a small call of another lead
+# rank (1024: lead ranks with a gap) that no location file covers.
+# (benchmarks/widgets_heatmap.py runs the same cell.)
 SYNTHETIC = """
 import numpy as np
 import pandas as pd
@@ -91,7 +93,10 @@ def synthetic(n, distinct=256, per_host=64, seed=4):
         "rank": ranks, "world_rank": ranks, "pid": pd.array([None] * n, dtype="Int64"),
         "hostname": pd.Series(hosts, dtype="string"),
     })
-    return pc.CountsProfile(groups=[group], locations=locations)
+    small = pc.CountMatrix.from_dense(rng.integers(0, 100, size=(48, 48)))
+    other = pc.CallGroup(1024, 0, "Alltoallv", np.array([0, 1, 5]), 48, 4, 4, small,
+                         pc.CountMatrix.from_dense(small.dense().T.copy()))
+    return pc.CountsProfile(groups=[group, other], locations=locations)
 """
 
 
@@ -330,6 +335,23 @@ def test_heatmap_in_voila_4096_ranks(
     state = wait_state(nb, lambda s: s["view"]["rows"] == [0, 4096])
     drawn(widget, state["version"])
     save_screenshot(widget, "heatmap_voila_4096_log")
+
+    # another lead rank while grouped by host: its call has no location file, so the rows
+    # fall back to ranks, the page says so and offers host grouping disabled
+    widget.locator("select.pw-hm-group_by").select_option("host")
+    state = wait_state(nb, lambda s: s["group_by"] == "host")
+    widget.locator("select.pw-hm-lead_rank").select_option("1024")
+    state = wait_state(nb, lambda s: s["lead"] == 1024)
+    drawn(widget, state["version"])
+    assert state["group_labels"] == ["calls 0-1, 5 (3 calls)"] and state["shape"] == [48, 48]
+    assert state["group_by"] == "rank" and not state["hosts_known"]
+    assert "no location file names the hosts of calls 0-1, 5" in state["note"]
+    assert widget.locator(".pw-hm-note").inner_text() == state["note"]
+    assert widget.locator("select.pw-hm-group_by").input_value() == "rank"
+    assert widget.locator("select.pw-hm-group_by option[value=host]").is_disabled()
+    assert widget.locator("select.pw-hm-group option").all_inner_texts() == state["group_labels"]
+    assert hover_value(page, widget, 3, 4, 48, 48) == state["values"][3][4]
+    save_screenshot(widget, "heatmap_voila_lead_1024")
     page_watch.assert_clean()
 
 
