@@ -88,7 +88,12 @@ def tree_layout(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
         depth[level] = d
     size = np.ones(n, INT)
     for level in reversed(levels[1:]):
-        size += np.bincount(parent[level], weights=size[level], minlength=n).astype(INT)
+        par = parent[level]
+        if 8 * len(level) >= n:  # a wide level: one dense pass
+            size += np.bincount(par, weights=size[level], minlength=n).astype(INT)
+        else:  # a narrow one (deep trees): the level's runs of siblings, no n-sized pass
+            first = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+            size[par[first]] += np.add.reduceat(size[level], first)
     pos = np.empty(n, INT)
     if n == 0:
         return pos, depth, size

@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import perfweave as pw
@@ -204,3 +205,43 @@ def test_caliper_json_is_value_flags_that_do_not_fit(tmp_path):
 
     with pytest.raises(ParseError, match="one entry per column"):
         pw.read(_cpi_json(tmp_path, flags_shifted), format="caliper")
+
+
+def deep_cali(depth: int) -> str:
+    """The bundled ordered .cali profile's attributes with a region chain ``depth`` deep:
+    one snapshot per region (time 1 at every level, node order = depth)."""
+    head = []
+    for line in CALI.read_text().splitlines():
+        if line.startswith("__rec=node,id=33,"):  # the first region node ("main")
+            break
+        if not line.startswith("__rec=ctx"):
+            head.append(line)
+    lines = list(head)
+    for d in range(depth):
+        parent = f",parent={1000 + d - 1}" if d else ""
+        lines.append(f"__rec=node,id={1000 + d},attr=32,data=f{d}{parent}")
+        lines.append(
+            f"__rec=ctx,ref={1000 + d}=134,attr=117=120=123=127=125=130=133,data=1=1=1=1=1=1={d}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def test_deep_cali_chain_reads_whole(tmp_path):
+    path = tmp_path / "deep.cali"
+    path.write_text(deep_cali(5_000))
+    gf = pw.read(path)
+    g = gf.graph
+    assert len(g) == 5_000 and int(g.depth.max()) == 4_999
+    deepest = int(np.argmax(g.depth))
+    assert g.frames["name"].iloc[deepest] == "f4999"
+    assert gf.dataframe["Total time"].sum() == 5_000  # every snapshot kept, once
+
+
+def test_cali_path_is_a_linked_sequence_equal_to_its_list(tmp_path):
+    from perfweave.calltree.readers._calistream import CaliPath, parse_cali
+
+    contents = parse_cali(deep_cali(4), "x.cali")
+    last = contents.records[-1]["path"]
+    assert isinstance(last, CaliPath) and last == ["f0", "f1", "f2", "f3"]
+    assert last.up == ["f0", "f1", "f2"] and last[1:3] == ["f1", "f2"] and len(last) == 4
+    assert contents.records[-1]["region"] == ["f0", "f1", "f2", "f3"]

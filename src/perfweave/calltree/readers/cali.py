@@ -23,7 +23,12 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._calistream import CaliContents, from_caliperreader, parse_cali
+from perfweave.calltree.readers._calistream import (
+    CaliContents,
+    CaliPath,
+    from_caliperreader,
+    parse_cali,
+)
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
 from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid
 from perfweave.errors import ParseError
@@ -114,30 +119,32 @@ def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
 
 
 class _Tree:
-    """The call tree of a profile's records: a node per distinct call path."""
+    """The call tree of a profile's records: a node per distinct call path.
+
+    Nodes are found by (parent node, label), so a record costs one lookup per path level
+    not seen before: linear in the size of the tree whatever its depth (the ``path`` of a
+    natively parsed record is a :class:`CaliPath` sharing its prefix with its parent's).
+    """
 
     def __init__(self, records: list[dict]) -> None:
-        self.ids: dict[tuple, int] = {}
+        self.ids: dict[tuple[int, str], int] = {}
         self.parent: list[int] = []
         self.labels: list[str] = []
         self.types: list[str] = []
         self.kept: list[dict] = []  # the records placed in the tree
         self.row_node: list[int] = []  # and their nodes
         self.sampling = False
-        # records of one context node share its path list: id(list) -> (list, node)
-        seen: dict[int, tuple[list, int]] = {}
+        # records of one context node share its path object: id(path) -> (path, node)
+        seen: dict[int, tuple[Any, int]] = {}
         for rec in records:
             channel = rec.get("spot.channel")
             if channel is not None and channel != "regionprofile":
                 continue
             path = rec.get(_CTX)
-            if (
-                type(path) is list
-                and path
-                and _GPU not in rec
-                and _ROCM not in rec
-                and _SAMPLE not in rec
-            ):  # a plain region path: the call path is tuple(path) (see _callpath)
+            plain = _GPU not in rec and _ROCM not in rec and _SAMPLE not in rec
+            if type(path) is CaliPath and plain:  # the call path is the path (_callpath)
+                me = self._linked(path, seen)
+            elif type(path) is list and path and plain:  # from caliper-reader
                 hit = seen.get(id(path))
                 if hit is None or hit[0] is not path:
                     hit = seen[id(path)] = (path, self._node(tuple(path), "function"))
@@ -152,20 +159,39 @@ class _Tree:
             self.kept.append(rec)
             self.row_node.append(me)
 
+    def _linked(self, path: CaliPath, seen: dict) -> int:
+        """The node of a linked path: its links not met before are walked once."""
+        chain = []
+        link: CaliPath | None = path
+        while link is not None:
+            hit = seen.get(id(link))
+            if hit is not None and hit[0] is link:
+                break
+            chain.append(link)
+            link = link.up
+        me = -1 if link is None else seen[id(link)][1]
+        for link in reversed(chain):
+            me = self._child(me, link.value, "function")
+            seen[id(link)] = (link, me)
+        return me
+
+    def _child(self, parent: int, value: Any, ntype: str) -> int:
+        """The child of ``parent`` labelled ``value``, created (as ``ntype``) on first sight."""
+        label = value if type(value) is str else _to_text(value)
+        key = (parent, label)
+        me = self.ids.get(key)
+        if me is None:
+            me = self.ids[key] = len(self.labels)
+            self.parent.append(parent)
+            self.labels.append(label)
+            self.types.append(ntype)
+        return me
+
     def _node(self, cp: tuple, ntype: str) -> int:
         """The node of a call path, created (with missing ancestors) on first sight."""
-        ids = self.ids
-        me = ids.get(cp)
-        if me is None:
-            known = len(cp) - 1  # known paths are prefix-closed: find the deepest one
-            while known and cp[:known] not in ids:
-                known -= 1
-            me = ids[cp[:known]] if known else -1
-            for depth in range(known + 1, len(cp) + 1):  # then create the rest, in order
-                self.parent.append(me)
-                me = ids[cp[:depth]] = len(self.labels)
-                self.labels.append(str(cp[depth - 1]))
-                self.types.append(ntype if depth == len(cp) else "function")
+        me, last = -1, len(cp)
+        for depth, value in enumerate(cp, 1):
+            me = self._child(me, value, ntype if depth == last else "function")
         return me
 
 
@@ -427,7 +453,7 @@ def _frame(names: list[str], arrays: list) -> pd.DataFrame:
 
 
 def _to_text(v: Any) -> str:
-    return "/".join(map(str, v)) if isinstance(v, list) else str(v)
+    return "/".join(map(str, v)) if isinstance(v, (list, CaliPath)) else str(v)
 
 
 def _to_bool(v: Any) -> bool:
@@ -507,7 +533,7 @@ def parse_globals(globals_: dict) -> dict:
 
 
 def _parse_value(value: Any) -> Any:
-    if isinstance(value, list):
+    if isinstance(value, (list, CaliPath)):
         return list(value)
     text = str(value)
     first = text[:1]
