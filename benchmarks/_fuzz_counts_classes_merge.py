@@ -13,7 +13,15 @@ from benchmarks._fuzz_core import Target
 from perfweave.classes import parse_sample_paths, read_listing
 from perfweave.classes.perf import read_perf_callchains, read_perf_report, read_perf_script
 from perfweave.classes.samplefile import read_samples, sample_count
-from perfweave.counts import parse_ranklist, read, read_compact, read_percall
+from perfweave.counts import (
+    parse_ranklist,
+    read,
+    read_comm_data,
+    read_compact,
+    read_locations,
+    read_percall,
+    read_timings,
+)
 from perfweave.merge import process_raw_experiments
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,6 +95,24 @@ TARGETS: list[Target] = [
         read_percall,
     ),
     Target("counts.ranklist", (SEEDS / "ranklists.txt",), _parse_ranklists),
+    Target(
+        "counts.timings",
+        (
+            _expected("alltoall_simple_c") / "alltoall_execution_times.rank0_comm0_job0.md",
+            _expected("alltoall_simple_c") / "alltoall_late_arrival_times.rank0_comm0_job0.md",
+        ),
+        read_timings,
+    ),
+    Target(
+        "counts.locations",
+        (_expected("alltoall_simple_c") / "alltoall_locations_comm0_rank0.md",),
+        read_locations,
+    ),
+    Target(
+        "counts.comm_data",
+        (_expected("alltoall_simple_c") / "alltoall_comm_data_rank0.md",),
+        read_comm_data,
+    ),
     Target(
         "counts.read_dir",
         (_expected("alltoallv_multicomms_c") / "send-counters.job0.rank2.txt",),

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from perfweave.counts._fields import MAX_RANKS, read_uint
 from perfweave.counts.ranklist import parse_ranklist
 from perfweave.errors import ParseError
 
@@ -69,9 +70,13 @@ def read_timings(path: str | os.PathLike[str]) -> pd.DataFrame:
         )
     calls, times = [], []
     for k, h in enumerate(headers):
-        if not (h.group(1).isascii() and h.group(1).isdigit()):
-            line = text.count("\n", 0, h.start()) + 1
-            raise ParseError(str(p), "'# Call <integer>'", line=line, found=h.group(0))
+        call_id = read_uint(
+            h.group(1),
+            path=str(p),
+            line=text.count("\n", 0, h.start()) + 1,
+            expected="'# Call <integer>'",
+            found=h.group(0),
+        )
         body = text[h.end() : headers[k + 1].start() if k + 1 < len(headers) else len(text)]
         try:
             values = np.array(body.split(), dtype=np.float64)
@@ -83,7 +88,7 @@ def read_timings(path: str | os.PathLike[str]) -> pd.DataFrame:
             raise ParseError(
                 str(p), "a time in seconds", line=line, found=body.split("\n")[bad_at]
             ) from None
-        calls.append(np.full(values.size, int(h.group(1)), dtype=np.int64))
+        calls.append(np.full(values.size, call_id, dtype=np.int64))
         times.append(values)
     call = np.concatenate(calls) if calls else np.zeros(0, dtype=np.int64)
     rank = np.concatenate([np.arange(t.size) for t in times]) if times else call.copy()
@@ -128,10 +133,15 @@ def read_locations(path: str | os.PathLike[str]) -> pd.DataFrame:
         if not sep:
             raise ParseError(str(p), "'<field>: <value>'", line=i, found=line)
         if key.startswith("Rank "):
-            r = key[5:].strip()
-            if not (r.isascii() and r.isdigit()):
-                raise ParseError(str(p), "'Rank <n>: <hostname>'", line=i, found=line)
-            hosts.append((int(r), value.strip()))
+            r = read_uint(
+                key[5:],
+                path=str(p),
+                line=i,
+                expected="'Rank <n>: <hostname>'",
+                maximum=MAX_RANKS - 1,
+                found=line,
+            )
+            hosts.append((r, value.strip()))
         else:
             fields[key] = (value.strip(), i)
     for key in ("Communicator ID", "Calls", "COMM_WORLD ranks"):
@@ -181,7 +191,10 @@ def read_comm_data(path: str | os.PathLike[str]) -> pd.DataFrame:
         mm = pattern.match(text)
         if not mm:
             raise ParseError(str(p), "'ID: <comm>; world rank: <rank>'", line=i, found=line)
-        rows.append((int(mm.group(1)), int(mm.group(2))))
+        what = "'ID: <comm>; world rank: <rank>'"
+        rows.append(
+            tuple(read_uint(g, path=str(p), line=i, expected=what, found=line) for g in mm.groups())
+        )
     arr = np.array(rows, dtype=np.int64).reshape(-1, 2)
     n = arr.shape[0]
     return pd.DataFrame(
