@@ -3,7 +3,8 @@
 * 100,000 synthetic OProfile sample file paths over 64 CPUs, 2,000 threads (200 processes
   of 10 threads, 20 programs) and 4 events, each program with 5 dependent images: parse
   the paths, arrange them (``--merge=cpu,tgid``, and one event split by CPU) and invert.
-  Target: parse + arrange + invert <= 2 s.
+  Target: parse + arrange + invert <= 2 s. Then a picker's control change on the same table:
+  :class:`~perfweave.classes.SpecCodes` once, re-arrange + report per merge choice.
 * A ``perf script`` text of 1,000,000 samples (flat format with locations): parse into
   samples and fold into spec rows. Target: parse <= 10 s.
 
@@ -19,11 +20,13 @@ import numpy as np
 
 from benchmarks._common import Table, best_time, peak_traced_mb
 from perfweave.classes import (
+    SpecCodes,
     arrange,
     invert,
     parse_sample_paths,
     perf_sample_specs,
     read_perf_script,
+    report,
 )
 
 EVENTS = ("CPU_CLK_UNHALTED", "RETIRED_INSTRUCTIONS", "DATA_CACHE_MISSES", "BRANCH_MISSES")
@@ -110,6 +113,21 @@ def main(argv: list[str]) -> None:
     table.add("parse + arrange + invert", t_total, target=2.0)
     table.add("parse + arrange + invert (CPU time)", cpu_total, target=2.0)
     table.add("  peak traced memory", mem, unit="MB")
+
+    # a picker's control change: the codes of the table computed once, then every merge
+    # choice only re-arranges integers and sums the report (samples: one per file)
+    counted = specs.assign(samples=np.arange(len(specs), dtype=np.int64) % 997 + 1)
+    t_codes, codes = best_time(lambda: SpecCodes.of(counted), args.repeat)
+    table.add("SpecCodes of the table (once per source)", t_codes)
+    one = codes.take((counted["event"] == EVENTS[0]).to_numpy())  # a spec: one event
+    for label, sel, merge in (
+        ("", codes, "cpu,tgid"),
+        (" one event", one, "tgid"),
+        ("", codes, "all"),
+    ):
+        t_re, again = best_time(lambda s=sel, m=merge: report(arrange(s, m)), args.repeat)
+        n = again.shape[1] // 2
+        table.add(f"re-arrange + report{label} --merge={merge} ({n} classes)", t_re)
 
     text = synthetic_perf_script(args.samples)
     t_perf, samples = best_time(lambda: read_perf_script(text=text), max(1, args.repeat - 2))
