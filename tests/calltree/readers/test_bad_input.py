@@ -245,3 +245,39 @@ def test_cali_path_is_a_linked_sequence_equal_to_its_list(tmp_path):
     assert isinstance(last, CaliPath) and last == ["f0", "f1", "f2", "f3"]
     assert last.up == ["f0", "f1", "f2"] and last[1:3] == ["f1", "f2"] and len(last) == 4
     assert contents.records[-1]["region"] == ["f0", "f1", "f2", "f3"]
+
+
+TAU = DATA / "tau-cpi-mpi"
+
+
+def _tau_copy(tmp_path: Path) -> Path:
+    out = tmp_path / "tau"
+    out.mkdir()
+    for f in sorted(TAU.glob("profile.*")):
+        (out / f.name).write_bytes(f.read_bytes())
+    return out
+
+
+def test_tau_callpath_10000_calls_deep(tmp_path):
+    out = _tau_copy(tmp_path)
+    prof = out / "profile.0.0.0"
+    lines = prof.read_text().splitlines()
+    count = int(lines[0].split()[0])
+    chain = " => ".join([".TAU application"] + [f"f{d}()  " for d in range(10_000)])
+    lines[0] = lines[0].replace(str(count), str(count + 1), 1)
+    lines.insert(2 + count, f'"{chain}" 1 0 5 5 0 GROUP="TAU_CALLPATH"')
+    prof.write_text("\n".join(lines) + "\n")
+    gf = pw.read(out, format="tau")
+    assert int(gf.graph.depth.max()) == 10_000
+    leaf = int(np.argmax(gf.graph.depth))
+    assert gf.graph.frames["name"].iloc[leaf].strip() == "f9999()"
+
+
+def test_tau_directory_in_place_of_a_profile_is_named(tmp_path):
+    out = _tau_copy(tmp_path)
+    (out / "profile.3.0.0").unlink()
+    (out / "profile.3.0.0").mkdir()
+    with pytest.warns(pw.errors.SkippedInputWarning, match=r"profile\.3\.0\.0.*directory"):
+        gf = pw.read(out, format="tau")
+    ranks = sorted(set(gf.dataframe.index.get_level_values("rank")))
+    assert ranks == [0, 1, 2]  # the other ranks are kept

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+import warnings
 from dataclasses import dataclass, field
 from os import PathLike
 from pathlib import Path
@@ -22,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.errors import ParseError
+from perfweave.errors import ParseError, SkippedInputWarning
 
 _FILE = re.compile(r"^profile\.(\d+)\.(\d+)\.(\d+)$")
 _COUNT = re.compile(r"^\s*(\d+)\s+templated_functions")
@@ -46,10 +47,22 @@ def sniff(path: Path) -> bool:
 
 
 def _metric_dirs(root: Path) -> list[tuple[Path, list[Path]]]:
-    """Directories (sorted) that hold profile.R.C.T files, with those files."""
+    """Directories (sorted) that hold profile.R.C.T files, with those files.
+
+    A *directory* named like a profile file is skipped with a SkippedInputWarning.
+    """
     out = []
     for dirpath, dirnames, files in os.walk(root):
         dirnames.sort()
+        for name in [d for d in dirnames if _FILE.match(d)]:  # not a metric directory
+            dirnames.remove(name)
+            warnings.warn(
+                SkippedInputWarning(
+                    f"{Path(dirpath) / name}: skipped: a directory where a TAU profile "
+                    "file was expected (its rank/thread is missing from the profile)"
+                ),
+                stacklevel=4,
+            )
         profiles = sorted(
             (Path(dirpath) / f for f in files if _FILE.match(f)),
             key=lambda p: tuple(int(x) for x in _FILE.match(p.name).groups()),
@@ -194,19 +207,24 @@ def _line_range(raw: str) -> tuple[int, int]:
 class _Tree:
     names: list[str] = field(default_factory=list)
     parent: list[int] = field(default_factory=list)
-    ids: dict[tuple[str, ...], int] = field(default_factory=dict)
+    ids: dict[tuple[int, str], int] = field(default_factory=dict)  # (parent, element) -> id
 
     def node(self, path: tuple[str, ...], as_parent: bool) -> int:
-        """The node of a callpath, creating it (and missing ancestors) on first sight."""
-        if path in self.ids:
-            return self.ids[path]
-        pid = self.node(path[:-1], True) if len(path) > 1 else -1
-        nid = len(self.names)
-        self.ids[path] = nid
-        top_entry = len(path) == 1 and not as_parent  # a top-level timer keeps its text
-        self.names.append(path[0] if top_entry else _describe(path[-1], as_parent)[0])
-        self.parent.append(pid)
-        return nid
+        """The node of a callpath, creating it (and missing ancestors) on first sight.
+
+        Walked from the top without recursion: a callpath may be any number of calls deep.
+        """
+        pid, last = -1, len(path) - 1
+        for depth, raw in enumerate(path):
+            nid = self.ids.get((pid, raw))
+            if nid is None:
+                nid = self.ids[(pid, raw)] = len(self.names)
+                leaf = depth == last and not as_parent
+                top_entry = leaf and depth == 0  # a top-level timer keeps its text
+                self.names.append(raw if top_entry else _describe(raw, not leaf)[0])
+                self.parent.append(pid)
+            pid = nid
+        return pid
 
 
 def read(path: str | PathLike[str], **_: Any):
