@@ -50,12 +50,17 @@ def pair(request, quartz_files, mpi_files):
 def _queries(ens):
     metric = ens.exc_metrics[0]
     cut = float(np.nanmedian(ens.dataframe[metric].to_numpy(float)))
+    depth = ens.graph.depth
+    first = ens.graph.frames["name"][depth == (1 if (depth == 1).any() else 0)].iloc[0]
     return [
         [{metric: f"> {cut!r}"}, "*"],
         ["*", {metric: f">= {cut!r}"}],
         [("+", {"name": ".*"}), {metric: f"<= {cut!r}"}],
         f'MATCH (".", p)->("*", q) WHERE p."{metric}" >= 0 AND q."{metric}" > {cut!r}',
         f'MATCH ("*", p) WHERE p."{metric}" < {cut!r} AND p."{metric}" IS NOT NAN',
+        # names are a categorical column here (an object column in Thicket)
+        f'MATCH (".", p)->("*") WHERE p."name" STARTS WITH "{first[:4]}"',
+        f'MATCH ("*")->(".", p) WHERE p."name" CONTAINS "{first[1:3]}" OR p."{metric}" > {cut!r}',
     ]
 
 

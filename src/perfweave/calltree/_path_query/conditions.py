@@ -15,9 +15,9 @@ import re
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import is_numeric_dtype, is_string_dtype
+from pandas.api.types import is_numeric_dtype
 
-from perfweave.calltree._path_query.nodes import NodeTable, numbers
+from perfweave.calltree._path_query.nodes import NodeTable, holds_strings, numbers
 from perfweave.calltree._path_query.string_dialect import Cond
 from perfweave.errors import QueryError
 
@@ -116,14 +116,14 @@ def _string_test(nt: NodeTable, col: pd.Series, c: Cond, where: str) -> np.ndarr
     codes, uniques = pd.factorize(col, use_na_sentinel=False)
     is_str = np.array([isinstance(u, str) for u in uniques], dtype=bool)
     if nt.multi:
-        ok = is_string_dtype(col.dtype) or (col.dtype == object and is_str.all())
+        ok = holds_strings(col)
     else:
         ok = bool(is_str[codes].all())
     if not ok:
-        bad = next((u for u in uniques if not isinstance(u, str)), None)
+        bad = [u for u in uniques if not isinstance(u, str)]
+        holds = f"holds {bad[0]!r}" if bad else f"is of dtype {col.dtype}"
         raise QueryError(
-            f"{where}: {c.kind.replace('_', ' ')} needs strings, but column "
-            f"{_name(c.prop)} holds {bad!r}"
+            f"{where}: {c.kind.replace('_', ' ')} needs strings, but column {_name(c.prop)} {holds}"
         )
     test = _string_fn(c, where)
     hits = np.array([isinstance(u, str) and test(u) for u in uniques], dtype=bool)

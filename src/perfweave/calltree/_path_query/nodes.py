@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import is_string_dtype
 
 from perfweave.errors import QueryError
 
@@ -71,3 +72,11 @@ def numbers(col: pd.Series) -> np.ndarray:
     if isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu":
         return col.to_numpy()
     return col.to_numpy(dtype=float, na_value=np.nan)
+
+
+def holds_strings(col: pd.Series) -> bool:
+    """A column of strings (string dtype, objects, or categories that are strings), as
+    Hatchet's ``is_string_dtype`` check on a node's rows sees it."""
+    if isinstance(col.dtype, pd.CategoricalDtype):
+        return is_string_dtype(col.cat.categories)
+    return is_string_dtype(col.dtype) or (col.dtype == object and is_string_dtype(col))

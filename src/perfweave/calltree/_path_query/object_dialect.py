@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import is_numeric_dtype, is_string_dtype
+from pandas.api.types import is_numeric_dtype
 
-from perfweave.calltree._path_query.nodes import NodeTable, numbers
+from perfweave.calltree._path_query.nodes import NodeTable, holds_strings, numbers
 from perfweave.errors import QueryError
 
 _COMPARE = {
@@ -177,7 +177,7 @@ def _regex(value: str, where: str) -> re.Pattern:
 
 
 def _multi_mask(nt: NodeTable, col: pd.Series, value: Any, where: str) -> np.ndarray:
-    if _holds_strings(col):
+    if holds_strings(col):
         if not isinstance(value, str):
             raise QueryError(f"{where}: the column holds strings; give a regex, not {value!r}")
         pattern = _regex(value, where)
@@ -193,10 +193,3 @@ def _multi_mask(nt: NodeTable, col: pd.Series, value: Any, where: str) -> np.nda
             return np.bincount(nt.node_of_row[rows], minlength=nt.n) > 0
         return nt.per_node(rows)
     raise QueryError(f"{where}: the column holds neither strings nor numbers")
-
-
-def _holds_strings(col: pd.Series) -> bool:
-    """A column of strings (string dtype, objects, or categories that are strings)."""
-    if isinstance(col.dtype, pd.CategoricalDtype):
-        return is_string_dtype(col.cat.categories)
-    return is_string_dtype(col.dtype) or (col.dtype == object and is_string_dtype(col))
