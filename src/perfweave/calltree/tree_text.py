@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.writers import node_names, node_view
+from perfweave.calltree.writers import node_names, node_view, printable
 
 if TYPE_CHECKING:
     from perfweave.calltree.graphframe import GraphFrame
@@ -98,12 +98,13 @@ def render(
         return text
 
     def name_text(v: int) -> str:
-        name = str(names[v])
+        name = printable(names[v])  # names are data: never a line break or an ANSI code
         if not expand_name and len(name) > 39:
             name = name[:18] + "..." + name[-18:]
         if context is not None:
             ctx = view[context].iloc[v]
             if not pd.isna(ctx):
+                ctx = printable(ctx)
                 name += f" {_FAINT}{ctx}{_END}" if use_color else f" {ctx}"
         return name
 

@@ -14,6 +14,17 @@ if TYPE_CHECKING:
     from perfweave.calltree.graphframe import GraphFrame
 
 
+# control characters (C0, DEL, C1) -> visible escapes: a name read from a profile must
+# not break a line-based format (folded stacks) or drive a terminal (ANSI escapes)
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), *range(127, 160))}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def printable(text: object) -> str:
+    """``str(text)`` with control characters written as escapes (``\\n``, ``\\x1b``)."""
+    return str(text).translate(_CONTROL)
+
+
 def node_view(
     gf: GraphFrame, columns: Sequence[str], rank: int = 0, thread: int = 0
 ) -> pd.DataFrame:
@@ -168,7 +179,9 @@ def to_flamegraph(
     ``metric=None``: the exclusive counterpart of the default metric (:func:`flame_metric`)."""
     metric = flame_metric(gf, metric)
     view = node_view(gf, [name, metric], rank, thread)
-    names = np.array([str(x).replace(";", ":") for x in node_names(gf, view, name)], dtype=object)
+    names = np.array(
+        [printable(x).replace(";", ":") for x in node_names(gf, view, name)], dtype=object
+    )
     vals = (
         pd.to_numeric(view[metric], errors="coerce").to_numpy(float)
         if metric in view

@@ -281,3 +281,22 @@ def test_tau_directory_in_place_of_a_profile_is_named(tmp_path):
         gf = pw.read(out, format="tau")
     ranks = sorted(set(gf.dataframe.index.get_level_values("rank")))
     assert ranks == [0, 1, 2]  # the other ranks are kept
+
+
+def test_control_characters_in_names_stay_inside_their_line(tmp_path, capsys):
+    from perfweave.cli import main
+
+    text = HATCHET_JSON.read_text()
+    assert text.count('"name":"bar"') > 1  # in the graph and the dataframe
+    bad = tmp_path / "names.json"
+    bad.write_text(text.replace('"name":"bar"', '"name":"ba\\nr\\u001b[2J;x"'))
+    gf = pw.read(bad)
+    plain = pw.read(HATCHET_JSON)
+    folded = gf.to_flamegraph().splitlines()
+    assert len(folded) == len(plain.to_flamegraph().splitlines())
+    assert "foo;ba\\nr\\x1b[2J:x " in gf.to_flamegraph()
+    shown = gf.tree(color=False)
+    assert "\x1b" not in shown and shown.count("\n") == plain.tree(color=False).count("\n")
+    assert main(["tree", str(bad), "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "ba\\nr\\x1b[2J;x" in out
