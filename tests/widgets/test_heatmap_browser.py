@@ -210,9 +210,16 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     state = wait_state(nb, lambda s: s["group_by"] == "rank")
     drawn(widget, state["version"])
 
-    # drag a rectangle: Python re-aggregates that range; the hover still matches
-    x0, y0 = cell_point(widget, 10, 20, nr, nc)
-    x1, y1 = cell_point(widget, 29, 59, nr, nc)
+    # drag a rectangle around the hottest cell: Python re-aggregates that range; the hover
+    # still matches, on that cell and on a cell that is not
+    hi, hj = max(
+        ((i, j) for i in range(nr) for j in range(nc)),
+        key=lambda ij: int(state["values"][ij[0]][ij[1]]),
+    )
+    a0, a1 = max(0, hi - 10), min(nr, hi + 10)
+    b0, b1 = max(0, hj - 20), min(nc, hj + 20)
+    x0, y0 = cell_point(widget, a0, b0, nr, nc)
+    x1, y1 = cell_point(widget, a1 - 1, b1 - 1, nr, nc)
     page.mouse.move(x0, y0)
     page.mouse.down()
     page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2)
@@ -221,21 +228,23 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     # (mouse events land on whole pixels, 2.4 px per block here: within one block)
     state = wait_state(nb, lambda s: s["view"]["rows"][1] - s["view"]["rows"][0] < 160)
     (r0, r1), (c0, c1) = state["view"]["rows"], state["view"]["cols"]
-    assert abs(r0 - 10) <= 1 and abs(r1 - 30) <= 1 and abs(c0 - 20) <= 1 and abs(c1 - 60) <= 1
+    assert abs(r0 - a0) <= 1 and abs(r1 - a1) <= 1 and abs(c0 - b0) <= 1 and abs(c1 - b1) <= 1
     assert state["shape"] == [r1 - r0, c1 - c0]
     drawn(widget, state["version"])
     assert json.loads(widget.get_attribute("data-view")) == state["view"]
     nr, nc = state["shape"]
+    assert int(state["values"][hi - r0][hj - c0]) > 0
+    assert hover_value(page, widget, hi - r0, hj - c0, nr, nc) == state["values"][hi - r0][hj - c0]
     assert hover_value(page, widget, 3, 7, nr, nc) == state["values"][3][7]
     save_screenshot(widget, "heatmap_lab_zoomed")
 
     # click selects a cell
-    x, y = cell_point(widget, 2, 3, nr, nc)
+    x, y = cell_point(widget, hi - r0, hj - c0, nr, nc)
     page.mouse.click(x, y)
     state = wait_state(nb, lambda s: bool(s["selection"]))
-    assert state["selection"]["ranks"] == str(r0 + 2)
-    assert state["selection"]["peers"] == str(c0 + 3)
-    assert state["selection"]["total"] == state["values"][2][3]
+    assert state["selection"]["ranks"] == str(hi)
+    assert state["selection"]["peers"] == str(hj)
+    assert state["selection"]["total"] == state["values"][hi - r0][hj - c0]
     assert state["selection"]["total"] in widget.locator(".pw-hm-selection").inner_text()
 
     # double-click zooms out
