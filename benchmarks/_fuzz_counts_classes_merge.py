@@ -11,7 +11,12 @@ from pathlib import Path
 
 from benchmarks._fuzz_core import Target
 from perfweave.classes import parse_sample_paths, read_listing
-from perfweave.classes.perf import read_perf_callchains, read_perf_report, read_perf_script
+from perfweave.classes.perf import (
+    read_perf_callchains,
+    read_perf_json,
+    read_perf_report,
+    read_perf_script,
+)
 from perfweave.classes.samplefile import read_samples, sample_count
 from perfweave.counts import (
     parse_ranklist,
@@ -146,5 +151,6 @@ TARGETS: list[Target] = [
         (_PERF / "report_comm_dso.txt", _PERF / "report_group_comm_dso.txt"),
         read_perf_report,
     ),
+    Target("classes.perf_json", (_PERF / "perf_data_convert.json",), read_perf_json),
     Target("merge.raw_csv", (SEEDS / "raw_experiments.csv",), _raw_experiments),
 ]

@@ -184,28 +184,63 @@ def read_perf_json(source: str | PathLike[str]) -> pd.DataFrame:
     ``[unknown]`` where perf left the symbol out, as ``perf script`` prints it).
     """
     try:
-        doc = json.loads(Path(source).read_text())
+        doc = json.loads(Path(source).read_bytes().decode("utf-8"))
         samples = doc["samples"]
-    except (json.JSONDecodeError, KeyError, TypeError) as exc:
-        raise ParseError(source, "perf's JSON with a 'samples' list", found=str(exc)) from exc
+    except UnicodeDecodeError as exc:
+        raise ParseError(source, "UTF-8 JSON", position=exc.start) from None
+    except RecursionError:
+        raise ParseError(source, "JSON nested less than about 1,000 levels deep") from None
+    except (ValueError, KeyError, TypeError) as exc:  # JSONDecodeError is a ValueError
+        raise ParseError(source, "perf's JSON with a 'samples' list", found=str(exc)) from None
+    if not isinstance(samples, list) or not all(isinstance(x, dict) for x in samples):
+        raise ParseError(source, "'samples' as a list of objects")
     frame = pd.DataFrame.from_records(
         samples, columns=["timestamp", "pid", "tid", "cpu", "comm", "callchain"]
     )
-    leaf = [chain[0] if chain else {} for chain in frame["callchain"].fillna("").tolist()]
+    chains = frame["callchain"].tolist()
+    leaf = [c[0] if isinstance(c, list) and c else {} for c in chains]
+    if not all(isinstance(f, dict) for f in leaf):
+        k = next(i for i, f in enumerate(leaf) if not isinstance(f, dict))
+        raise ParseError(source, "call-chain entries as objects", position=f"sample {k}")
     return pd.DataFrame(
         {
             "comm": frame["comm"].astype(object).to_numpy(),
-            "pid": frame["pid"].to_numpy(np.int64),
-            "tid": frame["tid"].to_numpy(np.int64),
-            "cpu": frame["cpu"].fillna(-1).to_numpy(np.int64),
-            "time": frame["timestamp"].to_numpy(float) / 1e9,
+            "pid": _json_ints(frame["pid"], "pid", source),
+            "tid": _json_ints(frame["tid"], "tid", source),
+            "cpu": _json_ints(frame["cpu"], "cpu", source, missing=-1),
+            "time": _json_ints(frame["timestamp"], "timestamp", source) / 1e9,
             "period": np.zeros(len(frame), dtype=np.int64),
             "event": "all",
-            "ip": np.array([f.get("ip", "").removeprefix("0x") for f in leaf], dtype=object),
-            "symbol": np.array([f.get("symbol", "[unknown]") for f in leaf], dtype=object),
-            "dso": np.array([f.get("dso", "") for f in leaf], dtype=object),
+            "ip": np.array([str(f.get("ip", "")).removeprefix("0x") for f in leaf], dtype=object),
+            "symbol": np.array([str(f.get("symbol", "[unknown]")) for f in leaf], dtype=object),
+            "dso": np.array([str(f.get("dso", "")) for f in leaf], dtype=object),
         }
     )
+
+
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _json_ints(
+    values: pd.Series, field: str, source: str | PathLike[str], missing: int | None = None
+) -> np.ndarray:
+    """A JSON integer field of every sample as int64; ``missing`` fills absent values
+    (else they are an error, as are non-integers and integers outside int64)."""
+    out = np.empty(len(values), dtype=np.int64)
+    for k, v in enumerate(values.tolist()):
+        if missing is not None and (v is None or (isinstance(v, float) and v != v)):
+            v = missing
+        elif isinstance(v, float) and v.is_integer():  # a column with gaps is float
+            v = int(v)
+        if isinstance(v, bool) or not isinstance(v, int) or not _INT64[0] <= v <= _INT64[1]:
+            raise ParseError(
+                source,
+                f"an integer {field} (int64)",
+                position=f"sample {k}",
+                found=repr(v)[:40],
+            )
+        out[k] = v
+    return out
 
 
 def _basename(values: np.ndarray) -> np.ndarray:
