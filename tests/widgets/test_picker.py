@@ -3,6 +3,7 @@ arguments; opreport's errors shown inline with the previous result kept."""
 
 from __future__ import annotations
 
+import html
 import io
 import os
 import shlex
@@ -16,12 +17,16 @@ from perfweave.classes import (
     MergeOptions,
     arrange,
     invert,
+    perf_report_specs,
     perf_sample_specs,
     read_listing,
+    read_perf_json,
+    read_perf_report,
     read_perf_script,
     report,
     session_classes,
 )
+from perfweave.classes.report import column_labels
 from perfweave.cli._classes import run
 from perfweave.errors import AxisConflict, FormatError, SpecError
 from perfweave.widgets.picker import ClassPicker, short_names
@@ -407,3 +412,91 @@ def test_header_click_sorts(sessions):
 def test_chart_labels_are_file_names_unless_two_share_one():
     paths = ["/usr/bin/perl", "/lib/a/libc.so.6", "/lib/b/libc.so.6", "/ext4"]
     assert short_names(paths) == ["perl", "/lib/a/libc.so.6", "/lib/b/libc.so.6", "ext4"]
+
+
+PERF = DATA / "perf_equivalents"
+
+
+def test_perf_report_output_with_and_without_sample_counts():
+    path = PERF / "report_fields_sample_period.txt"  # perf report with Samples columns
+    expected = arrange(perf_report_specs(read_perf_report(path)), "all")
+    picker = ClassPicker(path, merge="all")
+    assert picker._source.kind == "perf" and picker.error is None
+    assert picker.classes.names == expected.names
+    pd.testing.assert_frame_equal(picker.report, report(expected))
+    # Overhead only, saved with the '$ perf report ...' line that wrote it: classes, no report
+    path = PERF / "report_cpu_comm.txt"
+    picker = ClassPicker(path)
+    expected = arrange(perf_report_specs(read_perf_report(path)))
+    assert picker.error is None and picker.classes.names == expected.names
+    assert picker.axis == "cpu" and picker.report is None
+    assert "no sample counts" in picker._rows_label.value
+
+
+def test_perf_json_source():
+    path = PERF / "perf_data_convert.json"
+    picker = ClassPicker(path)  # two threads on two cpus: opreport's conflict, shown
+    assert isinstance(picker.error, AxisConflict) and picker.classes is None
+    assert "Suggestion:" in picker._error_box.value
+    picker.set_merge("cpu")
+    expected = arrange(perf_sample_specs(read_perf_json(path)), "cpu")
+    assert picker.error is None and picker.classes.names == expected.names
+    pd.testing.assert_frame_equal(picker.report, report(expected))
+
+
+def test_perf_report_without_samples_is_a_message():
+    picker = ClassPicker(PERF / "report_header_only.txt")
+    assert isinstance(picker.error, SpecError) and "perf data has no samples" in str(picker.error)
+    assert "report_header_only.txt: perf data has no samples" in picker._error_box.value
+    assert picker.classes is None and picker.report is None
+
+
+def test_sample_spec_records_source():
+    path = DATA / "synthetic_sessions" / "sample_files_sep.txt"
+    specs = read_listing(path).specs()
+    picker = ClassPicker(specs, merge="cpu,tgid")
+    assert picker._source.kind == "table"
+    assert picker.classes.names == arrange(specs, "cpu,tgid").names
+
+
+def test_completion_from_the_values_in_the_data(sessions):
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+    table = picker.classes.table
+    events = sorted(set(table["event"]))
+    assert picker.completions("event:") == [f"event:{e}" for e in events]
+    tgids = sorted(set(table["tgid"]) - {"all"}, key=int)
+    assert picker.completions("event:CPU_CLK_UNHALTED tgid:") == [
+        f"event:CPU_CLK_UNHALTED tgid:{t}" for t in tgids
+    ]
+    assert picker.completions("tgid:100,") == [f"tgid:100,{t}" for t in tgids]
+    assert picker.completions("lib-image:/usr/lib/x86") == [
+        f"lib-image:{v}" for v in sorted(set(table["lib_image"])) if v.startswith("/usr/lib/x86")
+    ]
+    assert picker.completions("ev") == ["event:"]
+    # typing in the spec box offers the completions and lists the values under it
+    picker._spec_box.value = "event:"
+    assert list(picker._spec_box.options) == picker.completions("event:")
+    assert all(e in picker._hint.value for e in events)
+
+
+def test_merge_all_toggle_axis_label_and_class_list(sessions):
+    picker = ClassPicker(sessions["um_cpu"], spec="event:DATA_CACHE_MISSES")
+    picker._toggles["all"].value = True
+    assert str(picker.merge) == "all" and picker.error is None
+    assert all(t.value for t in picker._toggles.values())
+    assert_same(picker, sessions["um_cpu"], ["event:DATA_CACHE_MISSES"], "all")
+    n = len(picker.classes)
+    assert picker._axis_label.value.startswith(
+        f"{n} class{'es' if n != 1 else ''} along the {picker.axis} axis"
+    )
+    picker.set_merge("tgid")  # unit masks and cpus: classes along the event axis (long names)
+    assert picker.error is None
+    for view in ("classes", "report"):
+        picker.show(view)
+    listed = picker._classes_html.value
+    desc = picker.classes.describe()
+    for name, longname in zip(picker.classes.names, picker.classes.longnames):
+        assert html.escape(name) in listed and html.escape(longname) in listed
+    # the sample total of each class is the report's column total
+    totals = picker.report.xs("samples", axis=1, level="value").groupby(level=0).sum().sum()
+    assert desc["samples"].tolist() == [int(totals[c]) for c in column_labels(picker.classes)]

@@ -109,8 +109,12 @@ def _perf_file(path: Path) -> pd.DataFrame:
         return perf_sample_specs(samples)
     with open(path, "rb") as fh:
         head = fh.read(4096).decode("utf-8", "replace")
-    lines = [line for line in head.splitlines() if line.strip()]
+    # perf report output opens with '#' comment lines (a saved file may start with the
+    # '$ perf report ...' command that wrote it); perf script output with sample lines
+    lines = [line for line in head.splitlines() if line.strip() and not line.startswith("$ ")]
     if lines and all(line.startswith("#") for line in lines[:3]):
+        if len(head) < 4096 and all(line.startswith("#") for line in lines):
+            return empty_spec_table()  # only comments (perf report --header-only): no samples
         return perf_report_specs(read_perf_report(path))
     samples = read_perf_script(path)
     by_symbol = "symbol" in samples and bool((samples["symbol"] != "").any())
