@@ -42,3 +42,16 @@ def test_reader_given_a_directory_says_so(tmp_path, capsys, fmt):
     assert main(["tree", str(tmp_path), "--format", fmt]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(tmp_path) in err and "unexpected" not in err
+
+
+def test_skipped_input_is_one_warning_line(tmp_path, capsys):
+    from pathlib import Path
+
+    tau = Path("tests/data/hatchet/tau-cpi-mpi")
+    for f in sorted(tau.glob("profile.*"))[:3]:
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    (tmp_path / "profile.3.0.0").mkdir()
+    assert main(["info", str(tmp_path)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith("perfweave info: warning: ")
+    assert "profile.3.0.0" in err[0] and "skipped" in err[0]

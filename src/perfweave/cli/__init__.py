@@ -5,7 +5,7 @@ sub-commands and sets ``func`` on them. Every error is printed as one line on st
 with exit status 1 (2 for usage errors, as argparse does): a perfweave error says the
 file, position and what was expected; any other exception (a bug, or bad input a reader
 did not catch) names its type, the input given and how to see more. ``--debug`` prints
-the full traceback instead.
+the full traceback instead. perfweave's warnings (a skipped input) print as one line each.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import argparse
 import importlib
 import sys
 import traceback
+import warnings
 from collections.abc import Sequence
 
 from perfweave import __version__
-from perfweave.errors import PerfweaveError
+from perfweave.errors import PerfweaveError, PerfweaveWarning
 
 _COMMAND_MODULES = ("calltree", "counts", "classes", "merge", "ensemble", "apps")
 
@@ -56,12 +57,27 @@ def _one_line(text: str) -> str:
     return flat if len(flat) <= 300 else flat[:297] + "..."
 
 
+def _show_warning(command: str):
+    """A ``warnings.showwarning`` that prints perfweave's warnings as one line each."""
+    default = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, PerfweaveWarning):
+            print(f"perfweave {command}: warning: {_one_line(message)}", file=sys.stderr)
+        else:
+            default(message, category, filename, lineno, file, line)
+
+    return show
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     prefix = f"perfweave {args.command}: error:"
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning(args.command)
+            return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `perfweave tree big.json | head`
         return 0
     except KeyboardInterrupt:

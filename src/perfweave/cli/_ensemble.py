@@ -61,8 +61,7 @@ def _ensemble(args: argparse.Namespace) -> int:
     finally:
         if executor is not None:
             executor.shutdown()
-    for path, message in ens.errors:
-        print(f"perfweave ensemble: skipped {path}: {message}", file=sys.stderr)
+    # each skipped file (ens.errors) was named on stderr by its SkippedInputWarning
     metric = args.metric or ens.default_metric
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:

@@ -27,7 +27,13 @@ from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.profiles import profile_ids
-from perfweave.errors import FormatError, ParseError, PerfweaveError, ShapeError
+from perfweave.errors import (
+    FormatError,
+    ParseError,
+    PerfweaveError,
+    ShapeError,
+    SkippedInputWarning,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -179,8 +185,14 @@ def _read_one(path: str, fmt: str | None, reader: Any, options: dict) -> tuple:
         return path, None, f"{path}: could not be read ({type(exc).__name__}: {exc})"
 
 
-def _formats(files: list[str], reader: Any) -> str | None:
-    """The one format of all files (None for a callable reader); mixed formats raise."""
+def _formats(
+    files: list[str], reader: Any, undetected: list[tuple[str, str]] | None = None
+) -> str | None:
+    """The one format of all files (None for a callable reader); mixed formats raise.
+
+    With ``undetected`` (a list), a file that is missing or of no known format is appended
+    to it as (path, message) instead of raising, and left out of the format check.
+    """
     if callable(reader):
         return None
     if reader is not None:
@@ -189,15 +201,26 @@ def _formats(files: list[str], reader: Any) -> str | None:
 
     seen: dict[str, str] = {}
     for f in files:
-        if not os.path.exists(f):
-            raise FileNotFoundError(2, "No such file or directory", f)
-        seen.setdefault(detect(f), f)
+        try:
+            if not os.path.exists(f):
+                raise FileNotFoundError(2, "No such file or directory", f)
+            fmt = detect(f)
+        except (FileNotFoundError, FormatError) as exc:
+            if undetected is None:
+                raise
+            message = f"{f}: no such file" if isinstance(exc, FileNotFoundError) else str(exc)
+            undetected.append((f, message))
+            continue
+        seen.setdefault(fmt, f)
         if len(seen) > 1:
             (fa, pa), (fb, pb) = list(seen.items())[:2]
             raise FormatError(
                 f"files of mixed formats: {pa} is {fa} but {pb} is {fb}; "
                 "build one ensemble per format (or pass reader=)"
             )
+    if not seen:
+        first = undetected[0][1] if undetected else "no files"
+        raise FormatError(f"no file of a format perfweave recognises ({first})")
     return next(iter(seen))
 
 
@@ -224,17 +247,24 @@ def from_files(
     if executor is not None and workers is not None:
         raise ValueError("give either executor= or workers=, not both")
     files = expand_paths(paths_or_glob)
-    fmt = _formats(files, reader)
+    skip = on_error == "skip"
+    undetected: list[tuple[str, str]] = []
+    fmt = _formats(files, reader, undetected if skip else None)
+    if undetected:  # unrecognisable files are skipped like unreadable ones
+        gone = {path for path, _ in undetected}
+        files = [f for f in files if f not in gone]
     results = _read_all(files, fmt, reader, options, executor, progress, workers)
-    gfs, labels, errors = [], [], []
+    gfs, labels, errors = [], [], list(undetected)
     for path, gf, err in results:
         if err is None:
             gfs.append(gf)
             labels.append(path)
-        elif on_error == "raise":
+        elif not skip:
             raise ParseError(path, f"a readable {fmt or 'profile'} file ({err})")
         else:
             errors.append((path, err))
+    for path, err in errors:
+        warnings.warn(SkippedInputWarning(f"skipped {path}: {err}"), stacklevel=3)
     if not gfs:
         raise ParseError(files[0], f"at least one readable profile; none was ({errors[0][1]})")
     meta_rows = [{**gf.metadata, "file": path} for gf, path in zip(gfs, labels)]
