@@ -177,8 +177,17 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     state = wait_state(nb, lambda s: s["merge"] == "cpu,tgid" and s["error"] is None)
     wait_dom(page, lambda: banner.count() == 0)
 
-    # the spec typed as text and applied
+    # a spec that selects nothing: opreport's words inline, the previous table kept
     spec = widget.locator(".pw-picker-spec input")
+    before = images_shown(widget)
+    spec.fill("event:NO_SUCH_EVENT")
+    widget.locator(".pw-picker-apply").click()
+    state = wait_state(nb, lambda s: s["spec"] == ["event:NO_SUCH_EVENT"] and s["error"])
+    banner.wait_for()
+    assert "no sample files found: profile specification too strict ?" in banner.inner_text()
+    assert images_shown(widget) == before
+
+    # the spec typed as text and applied
     spec.fill("event:CPU_CLK_UNHALTED")
     widget.locator(".pw-picker-apply").click()
     state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
