@@ -33,7 +33,7 @@ REDUCES = ("max", "sum")
 #: most blocks per axis (900 x 900 int64 values + colours: 7.3 MB, under the 8 MB budget)
 MAX_CELLS = 900
 #: seconds after a matrix reply before the other direction is prepared in the background
-WARM_DELAY = 0.2
+WARM_DELAY = 0.05
 #: a block label lists at most this many ranges before "..."
 LABEL_RANGES = 6
 
