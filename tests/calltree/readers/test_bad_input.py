@@ -300,3 +300,14 @@ def test_control_characters_in_names_stay_inside_their_line(tmp_path, capsys):
     assert main(["tree", str(bad), "--color", "never"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "ba\\nr\\x1b[2J;x" in out
+
+
+def test_an_option_the_reader_does_not_take_is_refused():
+    with pytest.raises(
+        TypeError, match=r"caliper reader has no option 'bogus_option'.*node_ordering"
+    ):
+        pw.read(CALI_JSON, bogus_option=3)
+    with pytest.raises(TypeError, match="no option 'node_order'"):  # a misspelling
+        pw.read(CALI, node_order=False)
+    ordered = pw.read(CALI, node_ordering=False)  # an option it takes still works
+    assert len(ordered.graph) == len(pw.read(CALI).graph)

@@ -58,9 +58,29 @@ def detect(path: str | PathLike[str]) -> str:
 
 
 def read(path: str | PathLike[str], format: str | None = None, **options):
-    """Read a profile of any supported format into a GraphFrame (format detected unless given)."""
+    """Read a profile of any supported format into a GraphFrame (format detected unless given).
+
+    ``options`` go to the format's reader; one it does not take raises TypeError naming
+    the options it does take (readers accept ``**_`` for callers that pass the same
+    options to several formats, so without this check a misspelt option did nothing).
+    """
     fmt = format or detect(path)
-    return reader(fmt).read(path, **options)
+    module = reader(fmt)
+    unknown = sorted(set(options) - set(reader_options(fmt)))
+    if unknown:
+        takes = ", ".join(reader_options(fmt)) or "no options"
+        raise TypeError(
+            f"the {fmt} reader has no option {', '.join(map(repr, unknown))} (it takes: {takes})"
+        )
+    return module.read(path, **options)
+
+
+def reader_options(fmt: str) -> list[str]:
+    """The keyword options the reader of ``fmt`` takes."""
+    import inspect
+
+    params = list(inspect.signature(reader(fmt).read).parameters.values())[1:]
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
 
 import importlib.util  # noqa: E402  (used by available_formats)
