@@ -410,7 +410,12 @@ class ClassPicker(W.VBox):
     # ------------------------------------------------------------------ building the view
     def _build(self) -> None:
         src = self._source
-        self._title = W.Label(f"ClassPicker: {src.kind} {text(src.label)}")
+        kind = {
+            "session": "OProfile session ",
+            "listing": "sample-file listing ",
+            "perf": "perf data ",
+        }
+        self._title = W.Label(f"ClassPicker: {kind.get(src.kind, '')}{text(src.label)}")
         self._spec_box = W.Combobox(
             value=" ".join(self._words),
             placeholder="profile spec, e.g. event:CPU_CLK_UNHALTED tgid:100",
