@@ -41,9 +41,14 @@ _RUN_STATE_JS = """() => {
     return 'stopped';
 }"""
 
-# a bqplot figure drew marks: a line, bar or dot (bqplot 0.13's SVG marks) with a non-empty box
-_FIGURE_DREW_JS = """(fig) => [...fig.querySelectorAll('path.line, rect.bar, path.dot')]
-    .some(e => { const b = e.getBBox(); return b.width > 0 || b.height > 0; })"""
+# a bqplot figure drew marks (bqplot 0.13's SVG marks): a bar or dot with an area, or a line
+# with a length (a flat line has no height); NaN data draws none of these
+_FIGURE_DREW_JS = """(fig) => {
+    const box = (e) => e.getBBox();
+    const area = [...fig.querySelectorAll('rect.bar, path.dot')].map(box);
+    const lines = [...fig.querySelectorAll('path.line')].map(box);
+    return area.some(b => b.width > 0 && b.height > 0) || lines.some(b => b.width > 0 || b.height > 0);
+}"""
 
 
 def _check_widget(kind: str, widget: Locator) -> None:
