@@ -615,7 +615,8 @@ class ClassPicker(W.VBox):
             levels = ["image", "application"]
             if self._classes is not None and "symbol" in self._classes.table:
                 levels.append("symbol")
-            self._by_box.options = levels
+            if list(self._by_box.options) != levels:
+                self._by_box.options = levels
             self._by_box.value = self._by
             self._filter_box.value = self._filters["report"]
             self._inv_filter.value = self._filters["inverted"]
@@ -696,7 +697,8 @@ class ClassPicker(W.VBox):
         labels = [text(n) for n in self._classes.names]
         self._syncing = True
         try:
-            self._chart_class.options = labels
+            if list(self._chart_class.options) != labels:  # 200 classes: send only a change
+                self._chart_class.options = labels
             if self._chart_class.value not in labels:
                 self._chart_class.value = labels[0]
         finally:
