@@ -62,7 +62,9 @@ def execute(notebook: str | Path, timeout: float = 600.0) -> tuple[Any, dict]:
         from nbclient import NotebookClient
         from nbclient.exceptions import CellExecutionError
     except ImportError as exc:
-        raise DependencyError(f"perfweave export needs nbclient and nbformat ({exc})") from None
+        raise DependencyError(
+            f"perfweave export needs nbclient and nbformat ({exc}): pip install -e '.[demo]'"
+        ) from None
     from perfweave._export._replies import MIME
 
     path = Path(notebook)
@@ -105,7 +107,12 @@ def execute(notebook: str | Path, timeout: float = 600.0) -> tuple[Any, dict]:
 
 def to_html(nb: Any, replies: dict | None = None, title: str | None = None) -> str:
     """The executed notebook ``nb`` as one HTML page that draws its widgets offline."""
-    from nbconvert import HTMLExporter
+    try:
+        from nbconvert import HTMLExporter
+    except ImportError as exc:
+        raise DependencyError(
+            f"perfweave export needs nbconvert ({exc}): pip install -e '.[demo]'"
+        ) from None
 
     state = nb.metadata.get("widgets", {}).get(STATE_MIME, {})
     modules = [(name, _script_text(_amd_source(name))) for name in _widget_modules(state)]
