@@ -141,3 +141,26 @@ def test_version(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out.strip() == f"perfweave {perfweave.__version__}"
+
+
+def test_make_demo_installs_only_the_demo_extra(tmp_path):
+    """On a fresh machine (no venv yet) `make demo` installs `.[demo]`, never the test or
+    peer extras; `make test` still installs those."""
+    venv = tmp_path / "venv"
+    run = {"capture_output": True, "text": True, "check": True}
+    demo = subprocess.run(["make", "-s", "-n", "-C", str(ROOT), "demo", f"VENV={venv}"], **run)
+    installs = [line for line in demo.stdout.splitlines() if " pip install " in line]
+    assert installs[-1].endswith('-e ".[demo]"'), installs
+    test = subprocess.run(["make", "-s", "-n", "-C", str(ROOT), "test", f"VENV={venv}"], **run)
+    assert '-e ".[test,dev,bench]"' in test.stdout
+    line = re.search(r"^demo = \[(.*)\]$", (ROOT / "pyproject.toml").read_text(), re.M)
+    names = {re.split(r"[<>=\[ ]", req.strip().strip('"'))[0] for req in line.group(1).split(",")}
+    assert {"jupyterlab", "ipykernel", "voila"} <= names
+    assert not names & {
+        "pytest",
+        "hypothesis",
+        "playwright",
+        "nbmake",
+        "llnl-hatchet",
+        "llnl-thicket",
+    }
