@@ -6,8 +6,10 @@ cpu, tgid, tid, unit mask (numerically, ``all`` last), then event name and count
 strings), named along the single axis they differ in (:mod:`perfweave.classes.axis`), and
 hold, per application image, the application's own files and its dependent-image sets.
 
-The work is columnar: templates, class ids and orderings are pandas operations over the
-spec table; Python loops only run over the (few) resulting groups.
+The work is columnar: class ids come from integer order keys
+(:class:`~perfweave.classes.spec_codes.SpecCodes`, computed once per table and reusable for
+every merge choice and sub-selection); Python loops only run over the (few) classes. The
+per-file profile sets are built when one of them is first read.
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Applications are sorted by their samples in the first class, descending; ties keep the
 order of their image paths. Within an application the rows are its own image first, then
 dependent images in the order they were first seen (by class, then file order), stably
-sorted by first-class samples, descending. All sums are one groupby over the spec table.
+sorted by first-class samples, descending. All sums are one weighted ``bincount`` over
+integer codes of (application, image, class); names are looked up for the result rows only.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The ClassPicker's report table: an anywidget over binary row windows.
 
-Python keeps the whole (filtered, sorted) table; the browser shows a virtual list of rows
+Python keeps the table's arrays and a row order (:class:`TableData`: a filter or a sort only
+reorders row positions); the browser shows a virtual list of rows
 and one page of class columns at a time, and asks for the rows and classes in view. After
 every change Python pushes the first window itself (no round trip), so a redraw costs one
 message of at most ``MAX_WINDOW`` rows by ``PAGE`` classes whatever the table's size.

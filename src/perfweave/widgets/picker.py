@@ -1,12 +1,13 @@
 """ClassPicker: opreport's profile classes and axis, picked and seen live in a notebook.
 
-A thin view over :mod:`perfweave.classes`: the source is parsed once
-(:mod:`perfweave.widgets._picker_source`); every control change masks the parsed table with
-the profile specification, re-arranges it with the merge options and redraws. Controls are
-ipywidgets (the spec with completion from the values present, merge toggles, the axis) and
-a bqplot bar chart. The report table is an anywidget (:mod:`._picker_table`) that draws
-only the rows and the page of class columns in view, from binary windows; the other tables
-are HTML tables whose every value is escaped text.
+A thin view over :mod:`perfweave.classes`: the source is parsed once and coded once
+(:mod:`perfweave.widgets._picker_source`, :class:`~perfweave.classes.SpecCodes`); a spec
+change cuts the codes to the rows it selects, a merge or axis change re-arranges that
+selection, and the widget draws from the core's report arrays. Controls are ipywidgets (the
+spec with completion from the values present, merge toggles, the axis) and a bqplot bar
+chart. The report and the inverted view are anywidget tables (:mod:`._picker_table`) that
+draw only the rows and the page of class columns in view, from binary windows; the Classes
+tab is an HTML table whose every value is escaped text.
 
 Each control has a Python method (:meth:`ClassPicker.set_spec`, :meth:`~ClassPicker.set_merge`,
 :meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.sort_by`, :meth:`~ClassPicker.set_filter`,
