@@ -1,5 +1,10 @@
 """Every notebook in a real JupyterLab (Debian Chromium): run all cells, no error output, no
-browser console error, every widget drew; a screenshot of each widget under tests/artifacts/."""
+browser console error, every widget drew; a screenshot of each widget under tests/artifacts/.
+
+It lives beside the widget tests because it needs their session's browser and JupyterLab: a
+second set of the same session fixtures elsewhere would start a second Playwright in the same
+process, which Playwright's sync API refuses. The notebooks and what they show are listed in
+``tests/notebooks/_notebooks.py``."""
 
 from __future__ import annotations
 
