@@ -26,6 +26,7 @@ from perfweave.classes import (
     report,
     session_classes,
 )
+from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.report import column_labels
 from perfweave.cli._classes import run
 from perfweave.errors import AxisConflict, FormatError, SpecError
@@ -500,3 +501,26 @@ def test_merge_all_toggle_axis_label_and_class_list(sessions):
     # the sample total of each class is the report's column total
     totals = picker.report.xs("samples", axis=1, level="value").groupby(level=0).sum().sum()
     assert desc["samples"].tolist() == [int(totals[c]) for c in column_labels(picker.classes)]
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        [],
+        ["event:CPU_CLK_UNHALTED"],
+        ["tgid:100,200", "event:CPU_CLK_UNHALTED,RETIRED_INSTRUCTIONS"],
+        ["tid:200", "tid:100"],  # the same tag again replaces the earlier value
+        ["cpu:0", "count:100000", "unit-mask:0"],
+        ["tgid:all", "image:/usr/bin/*"],
+        ["/usr/lib/x86_64-linux-gnu/libc.so.6", "cpu:1"],
+        ["image-exclude:*perl*", "tid:0x64"],
+    ],
+)
+@pytest.mark.parametrize("xdep", [False, True])
+def test_selection_per_distinct_value_equals_the_spec_mask(sessions, words, xdep):
+    """The picker tests event/numeric tags once per distinct value: same rows as mask()."""
+    picker = ClassPicker(sessions["sep"], merge="all")
+    spec = ProfileSpec.parse(words)
+    table = picker._source.table(["current"])
+    got = picker._source.mask(spec, ["current"], exclude_dependent=xdep)
+    assert got.tolist() == spec.mask(table, exclude_dependent=xdep).tolist()

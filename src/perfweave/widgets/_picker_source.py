@@ -9,7 +9,7 @@ only masks and re-arranges this table; nothing is parsed again.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from perfweave.classes.perf import (
     read_perf_report,
     read_perf_script,
 )
+from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.samplefile import sample_counts
 from perfweave.classes.spec import (
     SampleSpec,
@@ -58,6 +59,7 @@ class Source:
     has_samples: bool = True
     _tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     _codes: dict[tuple[str, ...], SpecCodes] = field(default_factory=dict)
+    _factors: dict[tuple, tuple[np.ndarray, pd.Series]] = field(default_factory=dict)
 
     def table(self, sessions: Sequence[str]) -> pd.DataFrame:
         """The spec rows of ``sessions`` (only session directories have several sessions)."""
@@ -81,6 +83,34 @@ class Source:
         if key not in self._codes:
             self._codes[key] = SpecCodes.of(self.table(sessions).reset_index(drop=True))
         return self._codes[key]
+
+    def mask(
+        self, spec: ProfileSpec, sessions: Sequence[str], *, exclude_dependent: bool
+    ) -> np.ndarray:
+        """``spec.mask(table)``, with the event and numeric tags tested once per distinct
+        value of their column (its codes kept per source) instead of once per row."""
+        table = self.table(sessions)
+        keep = replace(spec, event=None, numeric={}).mask(
+            table, exclude_dependent=exclude_dependent
+        )
+        if spec.event is not None:
+            keep &= self._per_value(sessions, "event", lambda u: u.isin(spec.event))
+        for col, wanted in spec.numeric.items():
+            if wanted is not None:
+                keep &= self._per_value(
+                    sessions, col, lambda u, w=wanted: pd.to_numeric(u, errors="coerce").isin(w)
+                )
+        return keep
+
+    def _per_value(self, sessions: Sequence[str], column: str, test) -> np.ndarray:
+        key = (tuple(sessions), column)
+        if key not in self._factors:
+            values = self.table(sessions)[column].to_numpy(dtype=object)
+            codes, uniques = pd.factorize(values)
+            self._factors[key] = (codes, pd.Series(uniques, dtype=object))
+        codes, uniques = self._factors[key]
+        hit = np.append(np.asarray(test(uniques), dtype=bool), False)  # code -1: no value
+        return hit[codes]
 
     def check_nonempty(self) -> None:
         if self.kind == "session" and self.table(["current"]).empty:

@@ -376,7 +376,8 @@ class ClassPicker(W.VBox):
         table = self._source.table(sessions)
         if table.empty:
             raise SpecError("no sample files found: profile specification too strict ?")
-        selected = self._source.codes(sessions).take(spec.mask(table, exclude_dependent=self._xdep))
+        mask = self._source.mask(spec, sessions, exclude_dependent=self._xdep)
+        selected = self._source.codes(sessions).take(mask)
         self._selection = (key, selected)
         return selected
 
