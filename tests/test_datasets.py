@@ -23,6 +23,7 @@ COPIES = {
     "wrf_alltoallv": DATA / "counts" / "wrf_160ranks_niagara_job5471563",
     "rajaperf": DATA / "thicket" / "rajaperf",
     "mpi_scaling": DATA / "thicket" / "mpi_scaling_cali",
+    "formats": DATA / "hatchet",
     "perf/perf-script.txt": DATA / "classes" / "perf_equivalents" / "script_flat.txt",
     **{
         f"opsession_{name}.tar.gz": DATA
@@ -45,7 +46,9 @@ def test_list_names_every_loader_with_origin_and_license() -> None:
         assert callable(getattr(datasets, name)), name
         assert row["origin"].strip() and row["license"].strip() and row["description"].strip()
     loaders = {
-        n for n in datasets.__all__ if n.islower() and n not in {"list", "path", "rajaperf_files"}
+        n
+        for n in datasets.__all__
+        if n.islower() and n not in {"list", "path", "rajaperf_files", "calltree_format_path"}
     }
     assert loaders == set(table.index)
 
@@ -73,7 +76,7 @@ def test_bundled_files_are_unchanged_copies_of_the_test_data() -> None:
 
 def test_readme_names_every_bundled_file() -> None:
     """Each file shipped in examples/data is covered by a row of its README (brace lists and
-    ``<run>`` placeholders expanded), so none ships without origin and license."""
+    ``<run>``-style placeholders expanded), so none ships without origin and license."""
     readme = (BUNDLED / "README.md").read_text()
     patterns = []
     for cell in re.findall(r"^\| ([^|]+) \|", readme, flags=re.M):
@@ -83,7 +86,7 @@ def test_readme_names_every_bundled_file() -> None:
         for part in re.split(r",\s+(?![^{]*\})", cell):
             rx = re.escape(part.strip().strip("`"))
             rx = re.sub(r"\\\{([^}]*)\\\}", lambda m: "(" + m.group(1).replace(",", "|") + ")", rx)
-            rx = rx.replace("<run>", "[^/]+")
+            rx = re.sub(r"<\w+>", "[^/]+", rx)
             patterns.append(re.compile(rf"(^|.*/)?{rx}$"))
     shipped = [p.relative_to(BUNDLED).as_posix() for p in BUNDLED.rglob("*") if p.is_file()]
     unlisted = [
@@ -102,6 +105,20 @@ def test_cpi_is_the_hatchet_test_profile() -> None:
     assert gf.dataframe.index.get_level_values("rank").nunique() == 4
 
 
+def test_calltree_formats_read_each_format_like_the_test_copies() -> None:
+    frames = datasets.calltree_formats()
+    assert set(frames) == set(datasets.CALLTREE_FORMATS)
+    for name, gf in frames.items():
+        bundled = datasets.calltree_format_path(name)
+        assert bundled.is_relative_to(BUNDLED)
+        assert len(gf.graph) > 0 and not gf.dataframe.empty, name
+    # the HPCToolkit database and the TAU profiles keep their 4 MPI ranks
+    for name in ("HPCToolkit database", "TAU profiles"):
+        assert frames[name].dataframe.index.get_level_values("rank").nunique() == 4
+    ref = pw.read(DATA / "hatchet" / "gprof2dot-cpi" / "callgrind.dot.64042.0.1")
+    assert frames["gprof2dot DOT"].graph == ref.graph
+
+
 def test_each_call_returns_a_fresh_object() -> None:
     first = datasets.cpi()
     first.drop_index_levels()
@@ -111,6 +128,9 @@ def test_each_call_returns_a_fresh_object() -> None:
 def test_mpi_scaling_covers_27_to_343_ranks() -> None:
     ens = datasets.mpi_scaling()
     assert sorted(ens.metadata["mpi.world.size"]) == [27, 64, 125, 216, 343]
+    # profiles are named by their size, so a person reads 343, not an 18-digit hash
+    assert sorted(ens.profiles) == sorted(ens.metadata["mpi.world.size"])
+    assert ens[343].dataframe.equals(ens.to_graphframe(343).dataframe)
 
 
 def test_rajaperf_machines_and_columns_concat() -> None:

@@ -80,6 +80,14 @@ _CATALOG: tuple[_Dataset, ...] = (
         _LLNL_MIT,
     ),
     _Dataset(
+        "calltree_formats",
+        "dict",
+        "formats",
+        "one small profile per format perfweave reads: format name -> GraphFrame",
+        _HATCHET,
+        _LLNL_MIT,
+    ),
+    _Dataset(
         "mpi_scaling",
         "Ensemble",
         "mpi_scaling",
@@ -204,11 +212,45 @@ def hatchet_literal() -> GraphFrame:
     return read(_example_path("hatchet-graph-literal.json"))
 
 
+#: format name -> bundled profile in that format (a file, or a directory for TAU and HPCToolkit)
+CALLTREE_FORMATS: dict[str, str] = {
+    "Caliper json-split": "cpi-callpath-profile.json",
+    "Caliper .cali": "lulesh-annotation-profile.cali",
+    "Hatchet JSON": "hatchet-graph-literal.json",
+    "HPCToolkit database": "formats/hpctoolkit-cpi-database",
+    "TAU profiles": "formats/tau-cpi-mpi",
+    "timemory JSON": "formats/timemory/wall.tree.json",
+    "pyinstrument JSON": "formats/pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json",
+    "gprof2dot DOT": "formats/gprof2dot-cpi/callgrind.dot.64042.0.1",
+    "cProfile pstats": "formats/cprofile-hatchet-pstats/cprofile-cycle.pstats",
+}
+
+
+def calltree_format_path(name: str) -> Path:
+    """The bundled profile in format ``name`` (a key of :data:`CALLTREE_FORMATS`)."""
+    return _example_path(CALLTREE_FORMATS[_choose("format", name, tuple(CALLTREE_FORMATS))])
+
+
+def calltree_formats() -> dict[str, GraphFrame]:
+    """One small profile per calltree format, each read with ``perfweave.read`` (format
+    detected): Caliper, Hatchet, HPCToolkit, TAU, timemory, pyinstrument, gprof2dot, cProfile.
+    Caliper JSON is read with ``node_ordering=False`` (the order Hatchet's tests use)."""
+    from perfweave.calltree.readers import read
+
+    frames = {}
+    for name in CALLTREE_FORMATS:
+        options = {"node_ordering": False} if name == "Caliper json-split" else {}
+        frames[name] = read(calltree_format_path(name), **options)
+    return frames
+
+
 def mpi_scaling() -> Ensemble:
-    """An MPI strong-scaling study: 5 profiles (27..343 ranks, ``mpi.world.size``), one tree."""
+    """An MPI strong-scaling study of LULESH: 5 profiles over one calltree, identified by their
+    number of ranks (``mpi.world.size``: 27, 64, 125, 216, 343) instead of a metadata hash."""
     from perfweave.ensemble import Ensemble
 
-    return Ensemble.from_files(sorted(_example_path("mpi_scaling").glob("*.cali")), progress=False)
+    files = sorted(_example_path("mpi_scaling").glob("*.cali"))
+    return Ensemble.from_files(files, profile_key="mpi.world.size", progress=False)
 
 
 def rajaperf_files(machine: str = "quartz") -> tuple[Path, ...]:
@@ -297,10 +339,13 @@ def hem_vignette(method: str = "much", *, raw: bool = False) -> Subexperiments |
 
 
 __all__ = [
+    "CALLTREE_FORMATS",
     "HEM_VIGNETTES",
     "OPROFILE_SESSIONS",
     "RAJAPERF_MACHINES",
     "alltoallv",
+    "calltree_format_path",
+    "calltree_formats",
     "cpi",
     "hatchet_literal",
     "hem_vignette",
