@@ -171,3 +171,44 @@ def test_hosts_of_a_call_group_from_its_location_file(copy_dir):
     assert prof.hosts(group).tolist() == ["b", "a", None, "b"]
     other = dataclasses.replace(group, calls=np.array([1]))  # a call no file covers
     assert prof.hosts(other) is None
+
+
+def _side_reference(rows, row_of_rank, comm_size, dtsize, threshold):
+    """call_stats' per-side figures straight from their definitions, on the dense matrix."""
+    dense = rows[row_of_rank]
+    mult = comm_size if (rows.shape[1] == 1 and comm_size > 1) else 1
+    nz = dense[dense > 0]
+    large = dense * dtsize >= threshold
+    return {
+        "zeros": int((dense == 0).sum()) * mult,
+        "min": int(dense.min()),
+        "min_nonzero": int(nz.min()) if nz.size else None,
+        "max": int(dense.max()),
+        "large": int(large.sum()) * mult,
+        "small": int((~large).sum()) * mult,
+        "small_nonzero": int(((~large) & (dense > 0)).sum()) * mult,
+        "bytes": int(dense.sum()) * mult * dtsize,
+    }
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_call_stats_side_equals_its_definition(seed):
+    """The pass-saving per-side statistics equal the definitions on random matrices (zeros,
+    all-zero rows, counts on both sides of the large-message threshold, odd datatype sizes)."""
+    from perfweave.counts.matrix import CountMatrix
+    from perfweave.counts.stats import _side
+
+    rng = np.random.default_rng(seed)
+    n, distinct = int(rng.integers(1, 40)), int(rng.integers(1, 6))
+    rows = rng.integers(0, 400, size=(distinct, n))
+    rows[rng.random(rows.shape) < rng.random()] = 0
+    row_of_rank = rng.integers(0, distinct, size=n)
+    row_of_rank[:distinct] = np.arange(min(distinct, n))
+    rows = rows[: row_of_rank.max() + 1]
+    m = CountMatrix(rows, row_of_rank)
+    for dtsize, threshold in ((1, 200), (8, 200), (3, 7), (4, 0), (2, 1)):
+        got = _side(m, n, dtsize, threshold)
+        want = _side_reference(rows, row_of_rank, n, dtsize, threshold)
+        got_min_nz = None if np.isnan(got["min_nonzero"]) else got["min_nonzero"]
+        assert got_min_nz == want.pop("min_nonzero")
+        assert {k: got[k] for k in want} == want, (dtsize, threshold)

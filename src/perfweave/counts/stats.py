@@ -37,17 +37,39 @@ def _side(m: CountMatrix, comm_size: int, dtsize: int, threshold: int) -> dict[s
     rows = m.rows
     w = np.bincount(m.row_of_rank, minlength=rows.shape[0])
     mult = _multiplicity(m, comm_size)
-    nonzero = rows[rows > 0]
-    large = rows * dtsize >= threshold
+    width = rows.shape[1] if rows.ndim == 2 else 0
+    # few full passes over the distinct rows (a 16k-rank call holds tens of millions of
+    # cells): non-zero and large counts per row from comparisons, the rest by difference
+    nonzero = np.count_nonzero(rows, axis=1)
+    if dtsize > 0:  # count * dtsize >= threshold  <=>  count >= ceil(threshold / dtsize)
+        large_per_row = np.count_nonzero(rows >= -(-threshold // dtsize), axis=1)
+    else:
+        large_per_row = np.count_nonzero(rows * dtsize >= threshold, axis=1)
+    if threshold > 0:  # every large count is non-zero
+        small_nonzero = nonzero - large_per_row
+    else:
+        small_nonzero = np.count_nonzero((rows * dtsize < threshold) & (rows > 0), axis=1)
+    lo = int(rows.min()) if rows.size else 0
+    if not rows.size or not nonzero.any():
+        min_nonzero: float = np.nan
+    elif lo > 0:
+        min_nonzero = lo
+    elif lo == 0 and rows.dtype.kind == "i":
+        # counts are >= 0: minus one, read unsigned, zero becomes the largest value, so
+        # the plain minimum is the smallest non-zero count minus one (one pass, no mask)
+        shifted = (rows - 1).view(rows.dtype.str.replace("i", "u"))
+        min_nonzero = int(shifted.min()) + 1
+    else:
+        min_nonzero = int(rows[rows > 0].min())
     return {
-        "zeros": int(w @ np.count_nonzero(rows == 0, axis=1)) * mult,
-        "min": int(rows.min()) if rows.size else 0,
-        "min_nonzero": int(nonzero.min()) if nonzero.size else np.nan,
+        "zeros": int(w @ (width - nonzero)) * mult,
+        "min": lo,
+        "min_nonzero": min_nonzero,
         "max": int(rows.max()) if rows.size else 0,
         "messages": m.n_ranks * m.width * mult,
-        "large": int(w @ large.sum(axis=1)) * mult,
-        "small": int(w @ (~large).sum(axis=1)) * mult,
-        "small_nonzero": int(w @ ((~large) & (rows > 0)).sum(axis=1)) * mult,
+        "large": int(w @ large_per_row) * mult,
+        "small": int(w @ (width - large_per_row)) * mult,
+        "small_nonzero": int(w @ small_nonzero) * mult,
         "bytes": int(w @ rows.sum(axis=1)) * mult * dtsize,
     }
 
