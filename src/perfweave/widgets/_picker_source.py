@@ -169,7 +169,7 @@ def load(source: Any, kind: str | None = None) -> Source:
         if {"comm", "dso"} <= set(source.columns):
             by_symbol = "symbol" in source and bool((source["symbol"] != "").any())
             table = perf_sample_specs(source, by_symbol=by_symbol)
-            return Source("perf", "perf samples", _tables={"current": table})
+            return Source("perf", "(samples DataFrame)", _tables={"current": table})
         table = as_spec_table(source)
         return Source(
             "table", "spec table", has_samples="samples" in table, _tables={"current": table}
