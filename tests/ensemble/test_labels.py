@@ -90,9 +90,19 @@ def test_rules_on_synthetic_metadata():
     assert twice.tolist() == ["nodes=1", "nodes=1 #2", "nodes=2", "nodes=2 #2"]
     files = {11: "/a/run1.cali", 22: "/a/run2.cali", 33: "/a/b/run1.cali", 44: "/a/b/run2.cali"}
     assert profile_labels(meta[["nodes"]], files).tolist() == ["run1", "run2", "b/run1", "b/run2"]
+    # parts every path starts or ends with are left out
+    files = {p: f"/x/{p}/O3/{p % 3}/kernel-default.cali" for p in ids}
+    assert profile_labels(meta[["nodes"]], files).tolist() == [
+        "11/O3/2",
+        "22/O3/1",
+        "33/O3/0",
+        "44/O3/2",
+    ]
 
 
 def test_summary_text():
     assert summary(["n=1", "n=2"]) == "n = 1, 2"
     assert summary(["a", "b", "c"], limit=2) == "a, b, ... (3 in all)"
-    assert summary(["n=1, v=x", "n=2, v=y"]) == "n=1, v=x, n=2, v=y"
+    assert summary(["n=1, v=x", "n=2, v=y", "n=3, v=z"], limit=2) == (
+        "n=1, v=x; n=2, v=y; ... (3 in all)"
+    )

@@ -7,8 +7,8 @@ Thicket); the ids stay the index, and everything a person reads shows a label in
    telling the most profiles apart) that tell every profile apart, among the columns that
    describe a run rather than measure it: whole numbers or short text (at most 24
    characters), not a date, time, path, file, host or user;
-2. else the paths of the files the profiles were read from, below the folder they share
-   and without suffix (``27_cores``), when those differ;
+2. else the paths of the files the profiles were read from, without the folders they all
+   start with, the parts they all end with and the suffix (``27_cores``), when those differ;
 3. else the columns of 1. even if some profiles share them;
 4. else the id itself.
 
@@ -55,8 +55,9 @@ def _descriptive_columns(metadata: pd.DataFrame) -> dict[Hashable, list[str]]:
 
 
 def _file_names(profiles: list, mapping: Mapping) -> list[str] | None:
-    """The files' paths below the folder they share, without suffix (``27_cores``,
-    ``lassen/1048576/3/Base_CUDA-block_128``); None when a profile was not read from a file."""
+    """The files' paths without the folders they all start with, the parts they all end with
+    and the suffix (``27_cores``, ``lassen/1048576/3/Base_CUDA-block_128``); None when a
+    profile was not read from a file."""
     names = [mapping.get(p) for p in profiles]
     if not all(isinstance(n, str | PurePath) and str(n) for n in names):
         return None
@@ -65,7 +66,12 @@ def _file_names(profiles: list, mapping: Mapping) -> list[str] | None:
     common = 0
     while all(len(q) > common + 1 for q in parts) and len({q[common] for q in parts}) == 1:
         common += 1
-    return ["/".join(q[common:]) for q in parts]
+    tail = 0  # trailing parts every path shares (``.../Base_Seq-default``) say nothing either
+    while (
+        all(len(q) > common + tail + 1 for q in parts) and len({q[-1 - tail] for q in parts}) == 1
+    ):
+        tail += 1
+    return ["/".join(q[common : len(q) - tail]) for q in parts]
 
 
 def _greedy(columns: dict[Hashable, list[str]], n: int, most: int = 3) -> list[Hashable]:
@@ -130,8 +136,9 @@ def summary(labels: list[str], limit: int = 4) -> str:
         head = f"{prefix[:-1]} = "
     else:
         values, head = list(labels), ""
-    more = f", ... ({len(values)} in all)" if len(values) > limit else ""
-    return head + ", ".join(values[:limit]) + more
+    sep = "; " if any(", " in v for v in values) else ", "
+    more = f"{sep}... ({len(values)} in all)" if len(values) > limit else ""
+    return head + sep.join(values[:limit]) + more
 
 
 def by_profile(ens, column: Hashable) -> pd.DataFrame:
