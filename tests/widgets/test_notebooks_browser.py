@@ -114,6 +114,9 @@ def test_notebook_in_jupyterlab(
         fig.scroll_into_view_if_needed()
         assert fig.evaluate(_FIGURE_DREW_JS), f"{name}: figure {i} drew no marks"
         save_screenshot(fig, f"notebook_{name}_figure_{i}")
-    page.locator(".jp-Notebook").evaluate("e => e.scrollTo(0, 0)")
+    page.evaluate(  # the page screenshot shows the notebook from its top
+        "() => document.querySelectorAll('.jp-WindowedPanel-outer, .jp-Notebook')"
+        ".forEach(e => { e.scrollTop = 0; })"
+    )
     save_screenshot(page, f"notebook_{name}")
     page_watch.assert_clean()
