@@ -674,7 +674,8 @@ def picker_scenario(fig: Figures, browser: Any, work: Path, args: argparse.Names
                 med,
                 "ms",
                 TARGETS["picker_redraw_ms"],
-                f"{len(values)} clicks; click -> new table drawn in the page; max {top:.0f} ms",
+                f"{len(values)} clicks; click -> new table drawn in the page; max {top:.0f} ms "
+                f"(each: {', '.join(f'{v:.0f}' for v in values)})",
             )
         fig.notes += [f"picker: {p}" for p in session.problems()]
     finally:
