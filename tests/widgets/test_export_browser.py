@@ -116,36 +116,10 @@ def test_export_draws_every_widget_offline(
     page.wait_for_timeout(300)  # any late request or console error is caught at teardown
     # The only banner-free page: no widget asked for something the page cannot answer.
     assert page.locator(".pw-error:visible").count() == 0
-    _tolerate_hidden_anchor_chart(page, page_watch)
     assert offline_router.blocked[blocked_before:] == [], "the page tried to reach the network"
     path = save_screenshot(page, "export_four_widgets")
     assert path.stat().st_size > 10_000
     page_watch.assert_clean()
-
-
-NEGATIVE_RECT = '<rect> attribute {}: A negative value is not valid. ("-80")'
-
-
-def _tolerate_hidden_anchor_chart(page, page_watch: PageWatch) -> None:
-    """bqplot logs negative <rect> sizes for a figure laid out at 0 x 0: the MergePanel's HRM
-    anchor chart, hidden in MUCH mode. Keep exactly those messages apart, and only when that
-    hidden chart is the one figure without a size."""
-    known = {NEGATIVE_RECT.format(a) for a in ("width", "height")}
-    found = [
-        e
-        for e in page_watch.errors
-        if e.split(" (http")[0].removeprefix("console.error: Error: ") in known
-    ]
-    if not found:
-        return
-    sizeless = page.evaluate(
-        "() => [...document.querySelectorAll('.bqplot.figure')]"
-        ".filter(f => !f.clientWidth).map(f => f.className)"
-    )
-    assert len(sizeless) == 1 and "pw-merge-anchor" in sizeless[0], (sizeless, found)
-    for error in found:
-        page_watch.errors.remove(error)
-        page_watch.ignored.append(error)
 
 
 def test_exported_widget_says_what_needs_the_kernel(
@@ -194,6 +168,5 @@ def test_export_of_the_tour(tmp_path: Path, static_server: str, page, page_watch
     page.locator(".pw-picker .pw-pt-row", has_text="perl").first.wait_for()
     assert page.locator(".pw-merge-panel .pw-merge-scatter .dot").count() > 100
     assert page.locator(".pw-error:visible").count() == 0
-    _tolerate_hidden_anchor_chart(page, page_watch)
     save_screenshot(page, "export_tour")
     page_watch.assert_clean()
