@@ -9,6 +9,8 @@ process, which Playwright's sync API refuses. The notebooks and what they show a
 from __future__ import annotations
 
 import shutil
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
@@ -56,23 +58,37 @@ _FIGURE_DREW_JS = """(fig) => {
 }"""
 
 
+def _eventually(check: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    """Wait until ``check()`` holds (the page may still be drawing after the kernel is idle)."""
+    end = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > end:
+            pytest.fail(f"{what} within {timeout:.0f} s", pytrace=False)
+        time.sleep(0.2)
+
+
 def _check_widget(kind: str, widget: Locator) -> None:
     """The widget drew its content, not just an empty root."""
-    assert widget.bounding_box()["height"] > 50, f"{kind} is empty"
     if kind == "CalltreeExplorer":
-        assert widget.get_attribute("data-ready") == "1"
-        assert widget.locator(".pw-row:not([hidden]) .pw-name").count() > 0
+        rows = widget.locator(".pw-row:not([hidden]) .pw-name")
+        _eventually(lambda: rows.count() > 0, "explorer rows drawn")
     elif kind == "CountMatrixHeatmap":
-        assert widget.get_attribute("data-ready") == "1"
-        assert not canvas_is_blank(widget.locator(".pw-hm-canvas"))
+        canvas = widget.locator(".pw-hm-canvas")
+        _eventually(lambda: not canvas_is_blank(canvas), "heatmap canvas drawn")
     elif kind == "ClassPicker":
         table = widget.locator(".pw-picker-reportlist")
-        assert int(table.get_attribute("data-rows") or 0) > 0
-        assert widget.locator(".pw-picker-reportlist .pw-pt-hclass").count() > 0
+        classes = widget.locator(".pw-picker-reportlist .pw-pt-hclass")
+        _eventually(
+            lambda: int(table.get_attribute("data-rows") or 0) > 0 and classes.count() > 0,
+            "picker report rows and class columns drawn",
+        )
     elif kind == "MergePanel":
         figures = widget.locator(".bqplot")
-        assert figures.count() > 0
-        assert any(figures.nth(i).evaluate(_FIGURE_DREW_JS) for i in range(figures.count()))
+        _eventually(
+            lambda: any(f.evaluate(_FIGURE_DREW_JS) for f in figures.all()),
+            "merge panel charts drawn",
+        )
+    assert widget.bounding_box()["height"] > 50, f"{kind} is empty"
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +105,8 @@ def notebooks_in_lab(lab_server: Server) -> Server:
 def test_notebook_in_jupyterlab(
     name: str, notebooks_in_lab: Server, lab: Server, page: Page, page_watch: PageWatch
 ) -> None:
+    from playwright.sync_api import expect
+
     open_in_lab(page, lab, f"notebooks/{name}.ipynb", "*", timeout=180)
     state = page.wait_for_function(_RUN_STATE_JS, timeout=240_000, polling=250).json_value()
     errors = page.locator(ERROR_OUTPUT).all_inner_texts()
@@ -103,7 +121,7 @@ def test_notebook_in_jupyterlab(
             widget = widgets.nth(i)
             widget.scroll_into_view_if_needed()
             if kind in ("CalltreeExplorer", "CountMatrixHeatmap"):
-                page.locator(f"{OUTPUT} {root}[data-ready='1']").nth(i).wait_for()
+                expect(widget).to_have_attribute("data-ready", "1", timeout=30_000)
             _check_widget(kind, widget)
             save_screenshot(widget, f"notebook_{name}_{kind}_{i}")
     # the notebook's own figures (the merge panel's and the picker's charts are theirs)
@@ -112,7 +130,7 @@ def test_notebook_in_jupyterlab(
     assert len(own) == expected.get("bqplot", 0), f"{name}: bqplot figures"
     for i, fig in enumerate(own):
         fig.scroll_into_view_if_needed()
-        assert fig.evaluate(_FIGURE_DREW_JS), f"{name}: figure {i} drew no marks"
+        _eventually(lambda f=fig: f.evaluate(_FIGURE_DREW_JS), f"{name}: figure {i} drew marks")
         save_screenshot(fig, f"notebook_{name}_figure_{i}")
     page.evaluate(  # the page screenshot shows the notebook from its top
         "() => document.querySelectorAll('.jp-WindowedPanel-outer, .jp-Notebook')"
