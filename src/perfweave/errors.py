@@ -19,7 +19,8 @@ class ParseError(PerfweaveError, ValueError):
 
     ``path`` names the file (or ``"<string>"``), ``line`` the 1-based line (or ``None``
     where the format has no lines, e.g. a byte offset is given in ``position``),
-    ``expected`` what the parser wanted and ``found`` what it saw.
+    ``expected`` what the parser wanted and ``found`` what it saw (text, or any object,
+    shown as a short repr however deeply it nests).
     """
 
     def __init__(
@@ -29,8 +30,10 @@ class ParseError(PerfweaveError, ValueError):
         *,
         line: int | None = None,
         position: str | int | None = None,
-        found: str | None = None,
+        found: object = None,
     ) -> None:
+        if found is not None and not isinstance(found, str):
+            found = _preview(found)
         self.path = str(path) if path is not None else "<string>"
         self.line = line
         self.position = position
@@ -46,6 +49,20 @@ class ParseError(PerfweaveError, ValueError):
             shown = found if len(found) <= 80 else found[:77] + "..."
             msg += f", found {shown!r}"
         super().__init__(msg)
+
+
+def _preview(value: object) -> str:
+    """A short repr of any parsed value: bounded in length and depth (never recursing
+    through a 10,000-level structure, as ``str()`` of one does)."""
+    import reprlib
+
+    short = reprlib.Repr()
+    short.maxlevel, short.maxstring, short.maxother = 3, 60, 60
+    short.maxlist = short.maxtuple = short.maxdict = 6
+    try:
+        return short.repr(value)
+    except Exception:  # a broken __repr__ of some object: name its type
+        return f"<{type(value).__name__}>"
 
 
 class FormatError(PerfweaveError, ValueError):

@@ -311,3 +311,32 @@ def test_an_option_the_reader_does_not_take_is_refused():
         pw.read(CALI, node_order=False)
     ordered = pw.read(CALI, node_ordering=False)  # an option it takes still works
     assert len(ordered.graph) == len(pw.read(CALI).graph)
+
+
+def test_error_quoting_a_deeply_nested_value_stays_short(tmp_path):
+    # a node that is not a dict but 5,000 nested lists: the message shows a short repr
+    bad = tmp_path / "lit.json"
+    bad.write_text(
+        '[{"frame": {"name": "a"}, "metrics": {}, "children": [' + "[" * 5000 + "]" * 5000 + "]}]"
+    )
+    with pytest.raises(ParseError, match=r"node \[0\]\.children\[0\]") as err:
+        pw.read(bad, format="literal")
+    assert len(str(err.value)) < 300
+
+
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        (lambda f: f.update(line_no=10**30), "integer 'line_no'"),
+        (lambda f: f.update(line_no="12"), "integer 'line_no'"),
+        (lambda f: f.update(time=float("inf")), "finite 'time'"),
+    ],
+)
+def test_pyinstrument_numbers_out_of_range(tmp_path, change, match):
+    obj = json.loads(PYINSTRUMENT.read_text())
+    change(obj["root_frame"]["children"][0])
+    bad = tmp_path / PYINSTRUMENT.name
+    bad.write_text(json.dumps(obj))
+    with pytest.raises(ParseError, match=match) as err:
+        pw.read(bad, format="pyinstrument")
+    assert "root_frame.children[0]" in str(err.value)

@@ -175,7 +175,7 @@ def from_dict(
         )
     columns, col_meta = obj["columns"], obj["column_metadata"]
     if not isinstance(columns, list) or not all(isinstance(c, str) for c in columns):
-        raise ParseError(name, "'columns' as a list of names", found=str(columns)[:60])
+        raise ParseError(name, "'columns' as a list of names", found=columns)
     if not isinstance(col_meta, list) or len(col_meta) != len(columns):
         raise ParseError(
             name,
@@ -189,7 +189,7 @@ def from_dict(
                 name,
                 "column metadata with 'is_value'",
                 position=f"column_metadata[{i}]",
-                found=str(md)[:60],
+                found=md,
             )
         is_value.append(bool(md["is_value"]))
     metadata = {k: v for k, v in obj.items() if k not in _SECTIONS}
@@ -234,14 +234,14 @@ def _node_table(nodes: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
             name,
             "node objects with 'label' and 'column'",
             position=f"nodes[{bad}]" if bad is not None else None,
-            found=str(exc)[:60],
+            found=str(exc),
         ) from exc
     for key in ("label", "column"):
         gaps = table[key].isna().to_numpy()
         if gaps.any():
             i = int(np.flatnonzero(gaps)[0])
             raise ParseError(
-                name, f"a '{key}' in every node", position=f"nodes[{i}]", found=str(nodes[i])
+                name, f"a '{key}' in every node", position=f"nodes[{i}]", found=nodes[i]
             )
     parent = pd.to_numeric(table["parent"], errors="coerce")
     bad = table["parent"].notna().to_numpy() & (
@@ -249,9 +249,7 @@ def _node_table(nodes: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarr
     )
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ParseError(
-            name, "an integer parent index", position=f"nodes[{i}]", found=str(nodes[i])
-        )
+        raise ParseError(name, "an integer parent index", position=f"nodes[{i}]", found=nodes[i])
     parent_arr = parent.fillna(-1).to_numpy().astype(INT)
     label = table["label"].astype(str).to_numpy(dtype=object)
     # Hatchet names empty labels "UNKNOWN <k>", counting them in file order
@@ -275,7 +273,7 @@ def _records(data: Any, columns: list[str], name: str) -> pd.DataFrame:
                     name,
                     f"records of {width} values (one per column)",
                     position=f"data[{i}]",
-                    found=str(row)[:60],
+                    found=row,
                 )
     table = np.empty((len(data), width), dtype=object)
     table[:] = data  # rectangular (checked above): one C-level copy

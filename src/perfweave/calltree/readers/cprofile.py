@@ -55,7 +55,7 @@ def read(path: str | PathLike[str], **_: Any):
                 p,
                 "statistics (calls, native calls, time, inclusive time, callers)",
                 position=where,
-                found=repr(value)[:60],
+                found=value,
             )
         cc, nc, tt, ct, callers = value
         rows.append(
@@ -122,9 +122,7 @@ def _load(p: Path) -> dict:
             and isinstance(key[1], int)
             and isinstance(key[2], (str, types.CodeType))
         ):
-            raise ParseError(
-                p, "function keys (file, line, name or code object)", found=repr(key)[:60]
-            )
+            raise ParseError(p, "function keys (file, line, name or code object)", found=key)
     return stats
 
 

@@ -44,7 +44,7 @@ def read(source: Any, **_: Any):
                 name,
                 "a node dict with a 'frame' dict",
                 position=f"node {where}",
-                found=str(entry)[:60],
+                found=entry,
             )
         metrics = entry.get("metrics", {}) or {}
         nid = metrics.get("_hatchet_nid")

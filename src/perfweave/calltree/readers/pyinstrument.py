@@ -7,6 +7,7 @@ The profile's top-level fields (program, duration, sample_count ...) become meta
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +48,7 @@ def read(source: Any, **_: Any):
                 name,
                 "a frame object with 'function' and 'time'",
                 position=where,
-                found=str(frame)[:60],
+                found=frame,
             )
         try:
             t = float(frame["time"])
@@ -55,10 +56,15 @@ def read(source: Any, **_: Any):
             raise ParseError(
                 name, "a numeric 'time'", position=where, found=repr(frame["time"])
             ) from exc
+        if not math.isfinite(t):
+            raise ParseError(name, "a finite 'time'", position=where, found=repr(frame["time"]))
+        line = frame.get("line_no")
+        if line is not None and (type(line) is not int or not 0 <= line < 2**63):
+            raise ParseError(name, "an integer 'line_no'", position=where, found=repr(line)[:40])
         me = len(names)
         names.append(str(frame["function"]))
         files.append(frame.get("file_path_short", frame.get("file_path")))
-        lines.append(frame.get("line_no"))
+        lines.append(line)
         inc.append(t)
         app.append(frame.get("is_application_code"))
         parent.append(up)

@@ -111,18 +111,27 @@ def _ids(value: Any, keep_scalar: bool, what: str, where: str, path: str):
     """Hatchet's id collapse: one id -> int; several -> "a,b" (or an error if per-id)."""
     if isinstance(value, list):
         if len(value) == 1:
-            return int(value[0])
+            return _integer(value[0], f"a {what} id", where, path)
         if keep_scalar:
             raise ParseError(
                 path,
                 f"one {what} id per node (per_{what}=True)",
                 position=where,
-                found=str(value),
+                found=value,
             )
         return ",".join(str(x) for x in value)
     if value is None:
         return None
-    return str(value) if keep_scalar else int(value)
+    return str(value) if keep_scalar else _integer(value, f"a {what} id", where, path)
+
+
+def _integer(value: Any, what: str, where: str, path: str) -> int:
+    """A JSON integer (or whole float) within int64, else ParseError naming it."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if type(value) is not int or not -(2**63) <= value < 2**63:
+        raise ParseError(path, what, position=where, found=repr(value)[:40])
+    return value
 
 
 def _labelled(stats: dict, labels: Any, suffix: str) -> dict[str, Any]:
@@ -172,7 +181,9 @@ class _Builder:
             else:
                 if "mpi" in data:
                     self._ranks(data["mpi"], metric, labels, 0, f"timemory.{comp}.mpi")
-                offset = int(data.get("mpi_size") or 0)
+                offset = _integer(
+                    data.get("mpi_size") or 0, "an integer mpi_size", f"timemory.{comp}", self.name
+                )
                 for dmp in ("upc", "upcxx"):
                     if dmp in data:
                         self._ranks(data[dmp], metric, labels, offset, f"timemory.{comp}.{dmp}")
@@ -195,7 +206,7 @@ class _Builder:
                         self.name,
                         "a tree object with 'node'",
                         position=f"{where}[{i}][{j}]",
-                        found=str(tree)[:60],
+                        found=tree,
                     )
                 if tree.get("children"):
                     self._walk(tree, metric, labels, rank, f"{where}[{i}]")
@@ -210,7 +221,7 @@ class _Builder:
                     self.name,
                     "a node with 'hash', 'prefix', 'inclusive' and 'exclusive'",
                     position=here,
-                    found=str(tree)[:60],
+                    found=tree,
                 )
             children = tree.get("children") or []
             if node["hash"] == 0:  # a dummy root / thread-sync node: children move up
