@@ -572,7 +572,7 @@ class MergePanel(w.VBox):
         self._anchor_chart = LinesView(
             "anchor", "reading", "% of readings <=", width=400, y_format=".0f"
         )
-        self._anchor_chart.figure.add_class("pw-merge-anchor")
+        self._anchor_chart.figure.add_class("pw-merge-anchor-chart")
         self._marg_x = LinesView("x marginal", "reading", "% in bin", legend=True, marker=False)
         self._marg_y = LinesView("y marginal", "reading", "% in bin", legend=True, marker=False)
         self._scatter = ScatterView()
