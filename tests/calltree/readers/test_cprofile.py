@@ -11,6 +11,7 @@ import sys
 import types
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -246,6 +247,32 @@ def test_pure_python_profile_module_file(tmp_path):
         assert parents == expected, key
     assert code_keys[0][2].co_name == "<module>"
     assert ("fib", "fib") in gf.metadata["cycle_edges"]
+
+
+@pytest.mark.peer
+def test_pure_python_profile_module_file_same_as_hatchet(tmp_path):
+    """Hatchet keeps the code object itself as that entry's name; perfweave its
+    ``co_name``. Otherwise the same functions and values."""
+    import hatchet as ht
+
+    script = tmp_path / "script.py"
+    script.write_text(SCRIPT)
+    out = tmp_path / "out.pstats"
+    subprocess.run(
+        [sys.executable, "-m", "profile", "-o", str(out), str(script)],
+        check=True,
+        cwd=tmp_path,
+        capture_output=True,
+    )
+    theirs = ht.GraphFrame.from_cprofile(str(out)).dataframe
+    ours = GraphFrame.from_cprofile(out).dataframe
+    codes = [n for n in theirs["name"] if isinstance(n, types.CodeType)]
+    assert len(codes) == 1
+    renamed = [n.co_name if isinstance(n, types.CodeType) else n for n in theirs["name"]]
+    key = ["name", "line", "numcalls", "nativecalls", "time", "time (inc)"]
+    mine = ours[key].sort_values(key).reset_index(drop=True)
+    peer = theirs.assign(name=renamed)[key].sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, peer, check_dtype=False)
 
 
 def test_truncated_file(tmp_path):
