@@ -31,6 +31,7 @@ def from_dict(spec: dict, name: str = "<dict>"):
     missing = [k for k in _KEYS if k not in spec]
     if missing:
         raise ParseError(name, "keys " + ", ".join(_KEYS), found=f"no {', '.join(missing)}")
+    _check_shape(spec, name)
     ids: dict[str, int] = {}
     frames: list[dict] = []
     src: list[int] = []
@@ -74,3 +75,30 @@ def from_dict(spec: dict, name: str = "<dict>"):
         inc_metrics=spec["inclusive_metrics"],
         path=name,
     )
+
+
+def _check_shape(spec: dict, name: str) -> None:
+    """The sections have the JSON types the format gives them, else ParseError naming one."""
+    graph = spec["graph"]
+    if not isinstance(graph, list) or not all(isinstance(part, dict) for part in graph):
+        raise ParseError(name, "'graph' as a list of {id: node} objects", found=graph)
+    for part in graph:
+        for nid, value in part.items():
+            if (
+                not isinstance(value, dict)
+                or not isinstance(value.get("data"), dict)
+                or not isinstance(value.get("children", []), list)
+            ):
+                raise ParseError(
+                    name,
+                    "a node object with a 'data' object and a 'children' list",
+                    position=f"node {nid}",
+                    found=value,
+                )
+    rows = spec["dataframe"]
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ParseError(name, "'dataframe' as a list of record objects", found=rows)
+    for key in ("dataframe_indices", "exclusive_metrics", "inclusive_metrics"):
+        value = spec[key]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ParseError(name, f"{key!r} as a list of names", found=value)

@@ -1,0 +1,134 @@
+"""Fuzz targets for the calltree readers and writers (used by ``python -m benchmarks fuzz``
+and ``tests/fuzz/test_fuzz_calltree.py``).
+
+Each :class:`~benchmarks._fuzz_core.Target` mutates real profiles from ``tests/data`` and
+reads them with the format given (so a mutant is parsed by the reader under test, not
+rejected by format detection). Directory formats (TAU, HPCToolkit) mutate one file and
+copy the rest of the directory beside it. ``*-write`` targets also run the writers (text
+tree, literal JSON, folded stacks, DOT) on what was read, since names and numbers that
+survive a reader must not break an output format.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from benchmarks._fuzz_core import Target
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "hatchet"
+#: seeds perfweave derived from the bundled data (see the README there)
+SEEDS = DATA.parent / "fuzz_regressions" / "calltree" / "seeds"
+
+
+def _files(*names: str) -> tuple[Path, ...]:
+    return tuple(DATA / n for n in names)
+
+
+def _reader(fmt: str, *, directory: bool = False) -> Callable[[Path], object]:
+    """Read a mutant (or, for directory formats, the directory it sits in) as ``fmt``."""
+
+    def parse(path: Path) -> object:
+        from perfweave.calltree.readers import read
+
+        return read(path.parent if directory else path, format=fmt)
+
+    parse.__name__ = f"read_{fmt.replace('-', '_')}"
+    return parse
+
+
+def _read_and_write(fmt: str) -> Callable[[Path], object]:
+    """Read a mutant as ``fmt`` and run every writer on the result."""
+
+    def parse(path: Path) -> object:
+        from perfweave.calltree.readers import read
+
+        gf = read(path, format=fmt)
+        gf.tree(color=False, depth=50)
+        json.dumps(gf.to_literal())
+        gf.to_flamegraph()
+        gf.to_dot()
+        return gf
+
+    parse.__name__ = f"read_write_{fmt.replace('-', '_')}"
+    return parse
+
+
+def _ensemble_skip(path: Path) -> object:
+    """Lenient ensemble reading: a mutant beside good profiles is skipped, never fatal."""
+    from perfweave.ensemble import Ensemble
+
+    return Ensemble.from_files(
+        sorted(str(p) for p in path.parent.iterdir()), on_error="skip", progress=False
+    )
+
+
+_TAU = sorted((DATA / "tau-cpi-mpi").glob("profile.*"))
+_HPC = DATA / "hpctoolkit-cpi-database"
+_HPC_DB = sorted(_HPC.glob("*.metric-db"))
+_SPOT = sorted((DATA / "spotdb").glob("*.cali"))
+
+TARGETS: list[Target] = [
+    Target(
+        "caliper-json",
+        _files(
+            "caliper-cpi-json/cpi-callpath-profile.json",
+            "caliper-lulesh-json/lulesh-annotation-profile.json",
+            "caliper-ordered-json/caliper-region-node-order.json",
+        ),
+        _reader("caliper"),
+    ),
+    Target(
+        "cali",
+        _files(
+            "caliper-example-cali/example-profile.cali",
+            "caliper-ordered-cali/230525-151052_1930517_eWbGeyrlBOPT.cali",
+            "caliper-ordered-cali-mpi/230525-151723_1930647_FSY8b8cKSEEi.cali",
+            "caliper-sw4-cuda-activity-cali/caliper_cuda_activity_profile.cali",
+        ),
+        _reader("cali"),
+    ),
+    Target("literal", (SEEDS / "literal.json",), _reader("literal")),
+    Target("literal-write", (SEEDS / "literal.json",), _read_and_write("literal")),
+    Target("hatchet-json", _files("json/hatchet-graph-literal.json"), _reader("hatchet-json")),
+    Target(
+        "hatchet-json-write",
+        _files("json/hatchet-graph-literal.json"),
+        _read_and_write("hatchet-json"),
+    ),
+    Target(
+        "pyinstrument",
+        _files("pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json"),
+        _reader("pyinstrument"),
+    ),
+    Target(
+        "cprofile",
+        _files(
+            "cprofile-hatchet-pstats/cprofile-cycle.pstats",
+            "cprofile-hatchet-pstats/cprofile-cycle-py2.pstats",
+        ),
+        _reader("cprofile"),
+    ),
+    Target("gprof-dot", _files("gprof2dot-cpi/callgrind.dot.64042.0.1"), _reader("gprof-dot")),
+    Target(
+        "gprof-dot-write",
+        _files("gprof2dot-cpi/callgrind.dot.64042.0.1"),
+        _read_and_write("gprof-dot"),
+    ),
+    Target("tau", tuple(_TAU[:1]), _reader("tau", directory=True), companions=tuple(_TAU[1:])),
+    Target("timemory", _files("timemory/wall.tree.json"), _reader("timemory")),
+    Target(
+        "hpctoolkit-xml",
+        (_HPC / "experiment.xml",),
+        _reader("hpctoolkit", directory=True),
+        companions=tuple(_HPC_DB),
+    ),
+    Target(
+        "hpctoolkit-metric-db",
+        tuple(_HPC_DB[:1]),
+        _reader("hpctoolkit", directory=True),
+        companions=(_HPC / "experiment.xml", *_HPC_DB[1:]),
+    ),
+    Target("ensemble-skip", tuple(_SPOT[:1]), _ensemble_skip, companions=tuple(_SPOT[1:])),
+]
