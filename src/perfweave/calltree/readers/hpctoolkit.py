@@ -153,14 +153,24 @@ def _scan(text: bytes, path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray
     return tables, {"tag": tag_arr, "parent": parent, **columns}
 
 
-def _ints(values: np.ndarray, default: int = 0) -> np.ndarray:
-    """Integer values of attributes such as ``l`` (a "beg-end" range gives its beginning)."""
+def _ints(values: np.ndarray, path: Path, what: str, default: int = 0) -> np.ndarray:
+    """Integer values of attributes such as ``l`` (a "beg-end" range gives its beginning).
+
+    A value that is a number but not an integer of int64 (``inf``, ``1e400``, 20 digits)
+    is a ParseError naming it; text that is no number at all keeps ``default``.
+    """
     s = pd.Series(values, dtype=object)
     num = pd.to_numeric(s, errors="coerce")
     odd = num.isna() & s.notna()
     if odd.any():
         head = s[odd].astype(str).str.extract(r"^\s*(-?\d+)", expand=False)
         num[odd] = pd.to_numeric(head, errors="coerce")
+    arr = num.to_numpy(dtype=float, na_value=np.nan)
+    with np.errstate(invalid="ignore"):
+        bad = np.isinf(arr) | (np.abs(arr) >= 2.0**63) | (arr % 1 != 0) & np.isfinite(arr)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ParseError(path, f"an integer {what}", position=f"element {k}", found=values[k])
     return num.fillna(default).astype(np.int64).to_numpy()
 
 
@@ -215,7 +225,7 @@ def _graph_nodes(cct: dict[str, np.ndarray], tables: dict[str, Any], path: Path)
     scope_tag = proc | (tag == "L")
     file_code, file_names = _codes(cct["f"], scope_tag, tables["files"], "file", path)
     mod_code, mod_names = _codes(cct["lm"], proc, tables["modules"], "load module", path)
-    line = _ints(cct["l"])
+    line = _ints(cct["l"], path, "line (l)")
     # nameless procedures (Pr) and call sites (C) are not nodes: children move up
     nameless = proc_names[proc_code] == ""
     is_node = np.isin(tag, ["PF", "Pr", "L", "S"]) & ~((tag == "Pr") & nameless)

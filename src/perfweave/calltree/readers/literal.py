@@ -6,6 +6,7 @@ node of a DAG. Metrics whose name contains ``(inc)`` are inclusive, the others e
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,15 @@ def read(source: Any, **_: Any):
                 if isinstance(entry.get("frame"), dict)
                 else {"name": entry["name"]}
             )
+            attributes = entry.get("attributes", {}) or {}
+            _check_node(frame, metrics, attributes, name, where)
             frames.append(frame)
             row = {"node": me, "name": frame.get("name") or entry.get("name")}
             for k, v in metrics.items():
                 if k != "_hatchet_nid":
                     row[k] = v
                     metric_names.setdefault(k)
-            row.update(entry.get("attributes", {}) or {})
+            row.update(attributes)
             rows.append(row)
             if nid is not None:
                 by_nid[nid] = me
@@ -84,3 +87,31 @@ def read(source: Any, **_: Any):
         default_metric=default,
         path=name,
     )
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _check_node(frame: dict, metrics: Any, attributes: Any, name: str, where: str) -> None:
+    """Frame and attribute values are scalars, metrics finite numbers; else ParseError."""
+    if not isinstance(metrics, dict) or not isinstance(attributes, dict):
+        raise ParseError(
+            name, "'metrics' and 'attributes' objects", position=f"node {where}", found=metrics
+        )
+    for part, values in (("frame", frame), ("attributes", attributes)):
+        for key, value in values.items():
+            if not isinstance(value, _SCALARS):
+                raise ParseError(
+                    name,
+                    f"a text or number as {part} value {key!r}",
+                    position=f"node {where}",
+                    found=value,
+                )
+    for key, value in metrics.items():
+        if key == "_hatchet_nid":
+            continue
+        ok = type(value) in (int, float) and math.isfinite(value) or value is None
+        if not ok:
+            raise ParseError(
+                name, f"a finite number as metric {key!r}", position=f"node {where}", found=value
+            )
