@@ -83,7 +83,7 @@ def _assemble(
     fill: bool = True,
 ) -> Ensemble:
     """Union the graphs once, lay the tables out densely, build metadata and stats."""
-    union, maps = Graph.union_all([gf.graph for gf in gfs])
+    union, maps = union_distinct([gf.graph for gf in gfs])
     order = _sort_order(ids)
     pos_of = np.empty(len(ids), INT)
     pos_of[order] = np.arange(len(ids), dtype=INT)
@@ -113,6 +113,44 @@ def _assemble(
     inc = _ordered_union(gf.inc_metrics for gf in gfs)
     mapping = {ids[i]: labels[i] for i in order}
     return Ensemble(union, df, meta, exc, inc, gfs[0].default_metric, None, mapping)
+
+
+def union_distinct(graphs: list[Graph]) -> tuple[Graph, list[np.ndarray]]:
+    """``Graph.union_all(graphs)``, computed over the distinct graphs only.
+
+    Runs of one program often have identical call trees (same nodes, numbering, frames and
+    order); a repeated tree adds nothing to the union and takes the map of its first copy,
+    so 10,000 profiles of a handful of shapes cost a handful of graphs.
+    """
+    first: dict[Any, int] = {}
+    rep = np.empty(len(graphs), INT)
+    distinct: list[int] = []
+    for i, g in enumerate(graphs):
+        key = _tree_key(g)
+        j = first.get(key) if key is not None else None
+        if j is None:
+            j = len(distinct)
+            distinct.append(i)
+            if key is not None:
+                first[key] = j
+        rep[i] = j
+    if len(distinct) == len(graphs):
+        return Graph.union_all(graphs)
+    parts = [graphs[i] for i in distinct]
+    if len(parts) == 1:  # as the union of several copies (its nodes in union order)
+        parts = parts * 2
+    union, maps = Graph.union_all(parts)
+    return union, [maps[j] for j in rep]
+
+
+def _tree_key(g: Graph) -> tuple | None:
+    """Everything the union reads from a tree (None for a DAG: never shared)."""
+    if not g.is_tree():
+        return None
+    frames = g.frames
+    order = None if g._order_key is None else g._order_key.tobytes()
+    cells = tuple(frames.to_numpy(dtype=object).ravel().tolist())
+    return (len(g), g._parent.tobytes(), order, tuple(frames.columns), cells)
 
 
 def _sort_order(ids: list[Any]) -> list[int]:
