@@ -176,6 +176,9 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     widget.locator(".pw-picker-merge-tgid").click()
     state = wait_state(nb, lambda s: s["merge"] == "cpu,tgid" and s["error"] is None)
     wait_dom(page, lambda: banner.count() == 0)
+    # the page has drawn that result (Python's state is written before the page draws it)
+    wait_dom(page, lambda: len(images_shown(widget)) > 0)
+    wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
 
     # a spec that selects nothing: opreport's words inline, the previous table kept
     spec = widget.locator(".pw-picker-spec input")
