@@ -24,18 +24,8 @@ def _describe(failures) -> str:
     return "\n".join(f"{f.kind} at {f.where}: {f.message} [{f.saved}]" for f in failures)
 
 
-#: targets whose known failures are not fixed yet, with the reason printed by the skip
-KNOWN = {
-    "cprofile": "marshal.loads of a pstats mutant with a huge container length "
-    "(b'[[[[') allocates and frees GiBs in C, uninterruptibly: needs a marshal reader "
-    "that checks lengths (issue #16, open)",
-}
-
-
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 def test_only_perfweave_errors_escape(target: Target, tmp_path):
-    if target.name in KNOWN:
-        pytest.skip(KNOWN[target.name])
     report = fuzz(
         target,
         seconds=NO_TIME_LIMIT,
@@ -70,7 +60,7 @@ def test_inputs_that_once_failed(name: str, case: Path):
 
 def test_regression_cases_are_present():
     found = {name for name, _ in _cases()}
-    assert {"cali", "caliper-json", "literal", "pyinstrument", "timemory"} <= found
+    assert {"cali", "caliper-json", "cprofile", "literal", "pyinstrument", "timemory"} <= found
 
 
 def test_every_target_has_its_seeds():

@@ -24,6 +24,7 @@ import pandas as pd
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import read_input
 from perfweave.calltree.readers._cycles import back_edges
+from perfweave.calltree.readers._marshal_check import check_lengths
 from perfweave.errors import FormatError, ParseError
 
 _SUFFIXES = {".pstats", ".prof", ".profile", ".cprof"}
@@ -58,6 +59,13 @@ def read(path: str | PathLike[str], **_: Any):
                 found=value,
             )
         cc, nc, tt, ct, callers = value
+        if not _numbers_fit(key[1], cc, nc, tt, ct):
+            raise ParseError(
+                p,
+                "integer line and call counts, finite times (within 64 bits)",
+                position=where,
+                found=(key[1], cc, nc, tt, ct),
+            )
         rows.append(
             {
                 "node": ids[key],
@@ -100,10 +108,23 @@ def read(path: str | PathLike[str], **_: Any):
     )
 
 
+def _numbers_fit(line: object, *stats: object) -> bool:
+    """Line and call counts are ints of int64, times finite numbers (ints or floats)."""
+    ints = (line, stats[0], stats[1])
+    if any(type(v) is not int or not -(2**63) <= v < 2**63 for v in ints):
+        return False
+    times = stats[2:]
+    return all(
+        (type(v) is float and abs(v) < float("inf")) or (type(v) is int and abs(v) < 2**63)
+        for v in times
+    )
+
+
 def _load(p: Path) -> dict:
     """The statistics dict, checked for shape; clear errors for Python 2 or foreign files."""
     blob = read_input(p, "pstats")
     try:
+        check_lengths(blob)  # marshal trusts declared lengths (see _marshal_check)
         stats = marshal.loads(blob)
     except (ValueError, EOFError, TypeError) as exc:
         if blob[:2] == b"{(":
