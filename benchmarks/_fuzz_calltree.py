@@ -64,6 +64,13 @@ def _ensemble_skip(path: Path) -> object:
     )
 
 
+def _ensemble_json(path: Path) -> object:
+    """An ensemble written as JSON (Thicket's layout) read back."""
+    from perfweave.ensemble import Ensemble
+
+    return Ensemble.from_json(path)
+
+
 _TAU = sorted((DATA / "tau-cpi-mpi").glob("profile.*"))
 _HPC = DATA / "hpctoolkit-cpi-database"
 _HPC_DB = sorted(_HPC.glob("*.metric-db"))
@@ -131,4 +138,9 @@ TARGETS: list[Target] = [
         companions=(_HPC / "experiment.xml", *_HPC_DB[1:]),
     ),
     Target("ensemble-skip", tuple(_SPOT[:1]), _ensemble_skip, companions=tuple(_SPOT[1:])),
+    Target(
+        "ensemble-json",
+        (DATA.parent / "thicket" / "example-json" / "user_ensemble.json",),
+        _ensemble_json,
+    ),
 ]

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.graph import Graph
+from perfweave.calltree.readers._common import load_json, to_int
 from perfweave.ensemble import _table
 from perfweave.ensemble.build import _sort_order
 from perfweave.ensemble.ensemble import Ensemble, new_statsframe
@@ -79,16 +80,13 @@ def to_json(ens: Ensemble) -> str:
 
 def from_json(text_or_path: str | os.PathLike) -> Ensemble:
     """See :meth:`Ensemble.from_json`."""
-    source = "<string>"
     text = os.fspath(text_or_path)
-    if not text.lstrip().startswith("{"):
-        source = text
-        with open(text, encoding="utf-8") as fh:
-            text = fh.read()
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(source, "JSON", line=exc.lineno, found=exc.msg) from exc
+    if not text.lstrip().startswith("{") and not os.path.exists(text):
+        raise FileNotFoundError(2, "No such file or directory", text)
+    # the readers' JSON loading: positions in errors, any depth, over-long numbers named
+    doc, source = load_json(text, "ensemble JSON")
+    if not isinstance(doc, dict):
+        raise ParseError(source, "an ensemble JSON object", found=type(doc).__name__)
     for key in ("graph", "dataframe", "dataframe_indices"):
         if key not in doc:
             raise ParseError(
@@ -169,8 +167,20 @@ def _graph(spec: Any, source: str, node_ordering: bool = False) -> tuple[Graph, 
     order) instead of being ordered by frame."""
     nodes: dict[int, dict] = {}
     for part in spec if isinstance(spec, list) else [spec]:
+        if not isinstance(part, dict):
+            raise ParseError(source, "'graph' as objects of node id -> node", found=part)
         for k, v in part.items():
-            nodes[int(k)] = v
+            nid = to_int(k, source, "an integer node id")
+            children = v.get("children", []) if isinstance(v, dict) else None
+            if not isinstance(children, list) or not isinstance(v.get("data", {}), dict):
+                raise ParseError(
+                    source,
+                    "a node object with a 'data' object and a 'children' list",
+                    position=f"node {k}",
+                    found=v,
+                )
+            v = {**v, "children": [to_int(c, source, "integer child ids") for c in children]}
+            nodes[nid] = v
     if not nodes:
         raise ParseError(source, "at least one graph node")
     nids = sorted(nodes)
@@ -197,7 +207,11 @@ def _lookup(pos_of_nid: dict, nid: np.ndarray, source: str) -> np.ndarray:
     vals = np.fromiter(pos_of_nid.values(), dtype=INT, count=len(pos_of_nid))
     order = np.argsort(keys)
     keys, vals = keys[order], vals[order]
-    nid = np.asarray(nid, dtype=INT)
+    ids = pd.to_numeric(pd.Series(nid), errors="coerce").to_numpy(dtype=float)
+    wrong = ~np.isfinite(ids) | (ids % 1 != 0) | (np.abs(ids) >= 2.0**62)
+    if wrong.any():
+        raise ParseError(source, "integer node ids", found=repr(nid[np.flatnonzero(wrong)[0]]))
+    nid = ids.astype(INT)
     at = np.clip(np.searchsorted(keys, nid), 0, len(keys) - 1)
     bad = keys[at] != nid
     if bad.any():
