@@ -340,3 +340,21 @@ def test_pyinstrument_numbers_out_of_range(tmp_path, change, match):
     with pytest.raises(ParseError, match=match) as err:
         pw.read(bad, format="pyinstrument")
     assert "root_frame.children[0]" in str(err.value)
+
+
+SW4 = DATA / "caliper-sw4-cuda-activity-cali/caliper_cuda_activity_profile.cali"
+
+
+@pytest.mark.parametrize(
+    "rank,match",
+    [("1e400", "mpi.rank"), ("-3", "mpi.rank"), ("2000000000", "rows to fill")],
+)
+def test_cali_rank_out_of_range(tmp_path, rank, match):
+    text = SW4.read_text()
+    line = "__rec=ctx,ref=44,attr=32=50=1771,data=1=102789882.000000=0.102790"
+    assert line in text
+    bad = tmp_path / SW4.name
+    bad.write_text(text.replace(line, line.replace("data=1=", f"data={rank}="), 1))
+    with pytest.raises(ParseError, match=match) as err:
+        pw.read(bad)
+    assert str(bad) in str(err.value)
