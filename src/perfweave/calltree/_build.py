@@ -47,6 +47,7 @@ def build_graphframe(
         raise ParseError(
             path, "a 'name' attribute for every node", found=f"attributes {list(table.columns)}"
         )
+    _check_frame_values(table, path)
     if (parent is None) == (edges is None):
         raise ValueError("give exactly one of parent= or edges=")
     try:
@@ -92,3 +93,24 @@ def build_graphframe(
     if default_metric is None:
         default_metric = (inc or exc or ["time"])[0]
     return GraphFrame(graph, df, exc, inc, default_metric, dict(metadata or {}))
+
+
+# pandas' inferred kinds of a column that holds only scalars
+_SCALAR_KINDS = {"string", "integer", "floating", "mixed-integer-float", "boolean", "empty"}
+
+
+def _check_frame_values(table: pd.DataFrame, path) -> None:
+    """Frame attributes are text or numbers: a list or object read from a file (a broken
+    profile) is a ParseError naming the node and attribute, not a TypeError in pandas."""
+    for col in table.columns:
+        values = table[col]
+        if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) in _SCALAR_KINDS:
+            continue
+        for node, value in enumerate(values.tolist()):
+            if not isinstance(value, (str, int, float, bool, type(None), np.generic)):
+                raise ParseError(
+                    path,
+                    f"text or a number as the frame attribute {col!r}",
+                    position=f"node {node}",
+                    found=value,
+                )

@@ -84,14 +84,16 @@ def _check_shape(spec: dict, name: str) -> None:
         raise ParseError(name, "'graph' as a list of {id: node} objects", found=graph)
     for part in graph:
         for nid, value in part.items():
+            children = value.get("children", []) if isinstance(value, dict) else None
             if (
                 not isinstance(value, dict)
                 or not isinstance(value.get("data"), dict)
-                or not isinstance(value.get("children", []), list)
+                or not isinstance(children, list)
+                or not all(isinstance(c, (int, str)) for c in children)
             ):
                 raise ParseError(
                     name,
-                    "a node object with a 'data' object and a 'children' list",
+                    "a node object with a 'data' object and a 'children' list of ids",
                     position=f"node {nid}",
                     found=value,
                 )
