@@ -358,3 +358,15 @@ def test_cali_rank_out_of_range(tmp_path, rank, match):
     with pytest.raises(ParseError, match=match) as err:
         pw.read(bad)
     assert str(bad) in str(err.value)
+
+
+def test_dot_subgraphs_nested_too_deep_are_refused_by_depth(tmp_path):
+    text = DOT.read_text()
+    body = text.index("{") + 1
+    deep = tmp_path / DOT.name
+    deep.write_text(text[:body] + "{" * 5_000 + "}" * 5_000 + text[body:])
+    with pytest.raises(ParseError, match="nested at most 200 deep.*201 levels"):
+        pw.read(deep, format="gprof-dot")
+    fine = tmp_path / "fine.dot"
+    fine.write_text(text[:body] + "{" * 150 + "}" * 150 + text[body:])
+    assert len(pw.read(fine, format="gprof-dot").graph) == len(pw.read(DOT).graph)

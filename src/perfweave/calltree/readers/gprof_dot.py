@@ -35,6 +35,10 @@ _TOKEN = re.compile(
     """,
     re.X | re.S | re.M,
 )
+#: deepest nesting of { } blocks the recursive-descent parser follows (gprof2dot writes
+#: none; a graph nested deeper is refused, naming the line, before Python's recursion
+#: limit is reached)
+MAX_NESTING = 200
 _KEYWORDS = {"strict", "graph", "digraph", "subgraph", "node", "edge"}
 _NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 _INC = re.compile(rf"^\s*({_NUM})\s*%\s*$")
@@ -69,6 +73,7 @@ class _Parser:
         self.toks = self._tokenize(text)
         self.i = 0
         self.graph = _DotGraph()
+        self.nesting = 0  # open { } blocks
 
     def _tokenize(self, text: str) -> list[tuple[str, str, int]]:
         toks: list[tuple[str, str, int]] = []
@@ -148,7 +153,15 @@ class _Parser:
 
     def _block(self) -> list[str]:
         """``{ stmt_list }``: returns the nodes it mentions (for edges to subgraphs)."""
-        self._take("{", "'{'")
+        tok = self._take("{", "'{'")
+        self.nesting += 1
+        if self.nesting > MAX_NESTING:
+            raise ParseError(
+                self.path,
+                f"subgraphs nested at most {MAX_NESTING} deep",
+                line=tok[2],
+                found=f"{self.nesting} levels of '{{'",
+            )
         members: list[str] = []
         while not self._accept("}"):
             if self._peek()[0] == "eof":
@@ -157,6 +170,7 @@ class _Parser:
                 )
             members.extend(self._statement())
             self._accept(";")
+        self.nesting -= 1
         return members
 
     def _statement(self) -> list[str]:
