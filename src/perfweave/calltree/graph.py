@@ -351,20 +351,21 @@ class Graph:
                     yield Node(self, i)
             return
         seen: set[int] = set()
-
-        def visit(n: int) -> Iterator[Node]:
-            if n in seen:
-                return
-            seen.add(n)
-            if order == "pre":
-                yield Node(self, n)
-            for c in self.children_of(n).tolist():
-                yield from visit(c)
-            if order == "post":
-                yield Node(self, n)
-
-        for s in starts:
-            yield from visit(int(s))
+        for s in starts:  # depth first with an explicit stack: any depth of graph
+            stack: list[tuple[int, bool]] = [(int(s), False)]
+            while stack:
+                n, finished = stack.pop()
+                if finished:  # all of n's children are done: n's place in postorder
+                    yield Node(self, n)
+                    continue
+                if n in seen:
+                    continue
+                seen.add(n)
+                if order == "pre":
+                    yield Node(self, n)
+                else:
+                    stack.append((n, True))
+                stack.extend((c, False) for c in reversed(self.children_of(n).tolist()))
 
     # ------------------------------------------------------------------ algebra
     def union(self, other: Graph) -> tuple[Graph, np.ndarray, np.ndarray]:

@@ -370,3 +370,12 @@ def test_dot_subgraphs_nested_too_deep_are_refused_by_depth(tmp_path):
     fine = tmp_path / "fine.dot"
     fine.write_text(text[:body] + "{" * 150 + "}" * 150 + text[body:])
     assert len(pw.read(fine, format="gprof-dot").graph) == len(pw.read(DOT).graph)
+
+
+def test_deep_tree_postorder_and_json(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text(_deepjson.dumps(_chain_literal(5_000)))
+    gf = pw.read(path, format="literal")
+    post = [n.nid for n in gf.graph.traverse(order="post")]
+    assert len(post) == 5_000 and post == sorted(post, reverse=True)  # leaf first
+    assert len(json.loads(gf.to_json())["dataframe"]) == 5_000
