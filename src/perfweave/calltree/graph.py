@@ -555,16 +555,21 @@ def _check_ids(n: int, ids: np.ndarray, what: str) -> None:
 
 
 def _canonical_by_frame(g: Graph, code: np.ndarray) -> tuple:
-    """A structure signature: nested (frame code, children...) in frame order."""
+    """A structure signature in frame order: the depth-first walk as a flat tuple of
+    (frame code, number of children) per node, ("seen", frame code) where a DAG node
+    comes again. Flat, so graphs of any depth compare without recursion."""
     rank = g._rank
     seen: set[int] = set()
-
-    def sig(n: int):
+    out: list[tuple] = []
+    stack = sorted(g._roots.tolist(), key=lambda r: (rank[r], r), reverse=True)
+    out.append(("roots", len(stack)))
+    while stack:
+        n = stack.pop()
         if n in seen:
-            return ("seen", int(code[n]))
+            out.append(("seen", int(code[n])))
+            continue
         seen.add(n)
         kids = sorted(g.children_of(n).tolist(), key=lambda c: (rank[c], c))
-        return (int(code[n]), tuple(sig(c) for c in kids))
-
-    roots = sorted(g._roots.tolist(), key=lambda r: (rank[r], r))
-    return tuple(sig(r) for r in roots)
+        out.append((int(code[n]), len(kids)))
+        stack.extend(reversed(kids))
+    return tuple(out)

@@ -379,3 +379,12 @@ def test_deep_tree_postorder_and_json(tmp_path):
     post = [n.nid for n in gf.graph.traverse(order="post")]
     assert len(post) == 5_000 and post == sorted(post, reverse=True)  # leaf first
     assert len(json.loads(gf.to_json())["dataframe"]) == 5_000
+
+
+def test_deep_node_ordered_graphs_compare(tmp_path):
+    a, b = tmp_path / "a.cali", tmp_path / "b.cali"
+    a.write_text(deep_cali(3_000))
+    b.write_text(deep_cali(3_000).replace("data=f2999,", "data=g2999,"))
+    ga, gb = pw.read(a).graph, pw.read(b).graph
+    assert ga._order_key is not None  # compared through the frame-order signature
+    assert ga == pw.read(a).graph and ga != gb
