@@ -365,6 +365,7 @@ def test_match_query_in_the_filter_box(lab: Server, page: Page, page_watch: Page
     assert len(graph) > 2 and all(n.startswith("Calc") for n in leaves)
     widget.locator("[data-action=expand-all]").click()
     state = wait_state(nb, lambda s: s["row_count"] == len(graph))
+    expect_count(widget.locator(".pw-row:not([hidden]) .pw-name"), len(graph))  # drawn
     shown = names_shown(widget)
     assert shown[0] == "main" and set(shown) == set(graph.frames["name"])
     save_screenshot(widget, "explorer_lab_match_query")
