@@ -56,10 +56,22 @@ class Node:
 
     def paths(self) -> list[tuple[Node, ...]]:
         """Every path from a root to this node, as tuples of nodes."""
-        parents = self.parents
-        if not parents:
-            return [(self,)]
-        return [path + (self,) for p in parents for path in p.paths()]
+        out: list[tuple[Node, ...]] = []
+        # depth first over the parents, without recursion (a path may be any length):
+        # a partial path is a linked (node, rest) pair from its top node down to self
+        stack: list[tuple[Node, Any]] = [(self, None)]
+        while stack:
+            link = stack.pop()
+            parents = link[0].parents
+            if parents:
+                stack.extend((p, link) for p in reversed(parents))
+                continue
+            path = []
+            while link is not None:
+                path.append(link[0])
+                link = link[1]
+            out.append(tuple(path))
+        return out
 
     def path(self) -> tuple[Node, ...]:
         """The path from the root (a tree has one; a DAG node with several raises)."""

@@ -388,3 +388,23 @@ def test_deep_node_ordered_graphs_compare(tmp_path):
     ga, gb = pw.read(a).graph, pw.read(b).graph
     assert ga._order_key is not None  # compared through the frame-order signature
     assert ga == pw.read(a).graph and ga != gb
+
+
+def test_paths_of_dag_nodes_and_of_a_deep_node(tmp_path):
+    def reference(node):  # the definition: each parent's paths, then the node
+        parents = node.parents
+        if not parents:
+            return [(node,)]
+        return [path + (node,) for p in parents for path in reference(p)]
+
+    dag = pw.read(DATA / "cprofile-hatchet-pstats/cprofile-cycle.pstats").graph
+    assert not dag.is_tree()
+    for node in dag.traverse():
+        assert [[n.nid for n in p] for p in node.paths()] == [
+            [n.nid for n in p] for p in reference(node)
+        ]
+    path = tmp_path / "deep.cali"
+    path.write_text(deep_cali(3_000))
+    g = pw.read(path).graph
+    leaf = next(n for n in g.traverse() if n.nid == int(np.argmax(g.depth)))
+    assert [n.frame["name"] for n in leaf.path()] == [f"f{d}" for d in range(3_000)]
