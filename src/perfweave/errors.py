@@ -108,6 +108,10 @@ class DependencyError(PerfweaveError, ImportError):
     """An optional package needed for this call is not installed."""
 
 
+class OptionError(PerfweaveError, TypeError):
+    """A call got an option it does not take (named, with the options it does take)."""
+
+
 class PerfweaveWarning(UserWarning):
     """Base class of every warning perfweave issues on purpose."""
 

@@ -11,7 +11,7 @@ import importlib
 from os import PathLike
 from pathlib import Path
 
-from perfweave.errors import FormatError
+from perfweave.errors import FormatError, OptionError
 
 # format name -> module under perfweave.calltree.readers (detection order)
 FORMATS: dict[str, str] = {
@@ -60,7 +60,7 @@ def detect(path: str | PathLike[str]) -> str:
 def read(path: str | PathLike[str], format: str | None = None, **options):
     """Read a profile of any supported format into a GraphFrame (format detected unless given).
 
-    ``options`` go to the format's reader; one it does not take raises TypeError naming
+    ``options`` go to the format's reader; one it does not take raises OptionError (a TypeError) naming
     the options it does take (readers accept ``**_`` for callers that pass the same
     options to several formats, so without this check a misspelt option did nothing).
     """
@@ -69,7 +69,7 @@ def read(path: str | PathLike[str], format: str | None = None, **options):
     unknown = sorted(set(options) - set(reader_options(fmt)))
     if unknown:
         takes = ", ".join(reader_options(fmt)) or "no options"
-        raise TypeError(
+        raise OptionError(
             f"the {fmt} reader has no option {', '.join(map(repr, unknown))} (it takes: {takes})"
         )
     return module.read(path, **options)
