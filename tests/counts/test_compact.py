@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -13,7 +15,7 @@ from perfweave.counts import (
     read_compact,
     write_compact,
 )
-from perfweave.errors import ParseError
+from perfweave.errors import IncompleteInputWarning, ParseError
 from tests.counts._paths import COUNTS, SET1, SET2, expected
 
 ALL_COMPACT = sorted(COUNTS.rglob("*-counters.job*.rank*.txt"))
@@ -25,7 +27,13 @@ def test_all_compact_files_found():
 
 @pytest.mark.parametrize("path", ALL_COMPACT, ids=lambda p: str(p.relative_to(COUNTS)))
 def test_read_then_write_is_byte_identical(path, tmp_path):
-    cf = read_compact(path)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        cf = read_compact(path)
+    # only the go tools' set2 files hold fewer calls than their header lists ('calls 0-3',
+    # calls 0-2 present): read as they are, and said so
+    incomplete = [w for w in caught if issubclass(w.category, IncompleteInputWarning)]
+    assert bool(incomplete) == ("set2" in path.parts), [str(w.message) for w in caught]
     out = write_compact(cf.blocks, tmp_path / path.name, style=cf.style)
     assert out.read_bytes() == path.read_bytes()
 
@@ -69,7 +77,8 @@ def test_allgatherv_send_one_count_recv_full_rows():
 
 
 def test_both_spacing_variants():
-    tools = read_compact(SET2 / "input" / "send-counters.job0.rank0.txt")
+    with pytest.warns(IncompleteInputWarning, match="header"):
+        tools = read_compact(SET2 / "input" / "send-counters.job0.rank0.txt")
     assert tools.style.gap == "  " and tools.style.sep == ","
     assert tools.blocks[1].calls.tolist() == [1, 2]
     assert tools.blocks[1].counts.dense().tolist() == [[0] * 4, [1] * 4, [0] * 4, [0] * 4]

@@ -18,6 +18,7 @@ from perfweave.errors import (
     MetadataError,
     ParseError,
     ShapeError,
+    SkippedInputWarning,
 )
 
 
@@ -201,10 +202,14 @@ def test_unreadable_file_is_named(quartz_files, tmp_path):
 
 def test_skip_collects_errors(quartz_files, tmp_path):
     bad = _broken(tmp_path, quartz_files)
-    ens = Ensemble.from_files([*quartz_files[:2], bad, *quartz_files[2:]], on_error="skip")
+    with pytest.warns(SkippedInputWarning, match="broken.cali"):  # named, never silent
+        ens = Ensemble.from_files([*quartz_files[:2], bad, *quartz_files[2:]], on_error="skip")
     assert len(ens) == 5
     assert [p for p, _ in ens.errors] == [bad]
-    with pytest.raises(ParseError, match="no.*readable|none was"):
+    with (
+        pytest.raises(ParseError, match="no.*readable|none was"),
+        pytest.warns(SkippedInputWarning),
+    ):
         Ensemble.from_files([bad], on_error="skip")
 
 
@@ -252,7 +257,10 @@ def test_one_bad_file_among_a_thousand(tmp_path):
         paths.append(str(p))
     with pytest.raises(ParseError, match="p0617.txt"):
         Ensemble.from_files(paths, reader=_tiny_reader)
-    with ThreadPoolExecutor(max_workers=2) as ex:
+    with (
+        ThreadPoolExecutor(max_workers=2) as ex,
+        pytest.warns(SkippedInputWarning, match="p0617.txt"),
+    ):
         ens = Ensemble.from_files(paths, reader=_tiny_reader, executor=ex, on_error="skip")
     assert len(ens) == 999
     assert [p for p, _ in ens.errors] == [paths[617]]

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from perfweave.ensemble import Ensemble, build
-from perfweave.errors import ParseError
+from perfweave.errors import ParseError, SkippedInputWarning
 
 
 def assert_same_ensemble(a: Ensemble, b: Ensemble) -> None:
@@ -105,10 +105,13 @@ def test_a_broken_file_read_in_a_worker_is_named(quartz_files, tmp_path):
     files = [*quartz_files, str(broken)]
     with pytest.raises(ParseError, match="broken.cali"):
         Ensemble.from_files(files, workers=2, reader="cali")
-    ens = Ensemble.from_files(files, workers=2, reader="cali", on_error="skip")
+    with pytest.warns(SkippedInputWarning, match="broken.cali"):
+        ens = Ensemble.from_files(files, workers=2, reader="cali", on_error="skip")
     assert [p for p, _ in ens.errors] == [str(broken)]
     assert len(ens) == len(quartz_files)
-    assert_same_ensemble(Ensemble.from_files(files, workers=1, on_error="skip"), ens)
+    with pytest.warns(SkippedInputWarning, match="broken.cali"):
+        serial = Ensemble.from_files(files, workers=1, on_error="skip")
+    assert_same_ensemble(serial, ens)
 
 
 def test_a_dask_distributed_executor_gives_the_same_ensemble(rajaperf_files):

@@ -76,6 +76,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     prefix = f"perfweave {args.command}: error:"
     try:
         with warnings.catch_warnings():
+            # every skipped input is printed, whatever filters the caller set
+            warnings.simplefilter("always", PerfweaveWarning)
             warnings.showwarning = _show_warning(args.command)
             return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `perfweave tree big.json | head`
