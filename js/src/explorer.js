@@ -30,7 +30,10 @@ function render({ model, el }) {
     cls: "pw-filter-input",
     attrs: {
       type: "text",
-      placeholder: "filter: `time (inc)` > 5%  or  name =~ '^MPI_'",
+      placeholder: "filter: `time (inc)` > 5%  or  name =~ '^MPI_'  or  MATCH ...",
+      title:
+        "A row query (`time (inc)` > 5%, name =~ '^MPI_', and / or / not) or a Hatchet " +
+        'call-path query: MATCH (".", p)->("*") WHERE p."name" STARTS WITH "MPI"',
       "aria-label": "filter query",
     },
   });
