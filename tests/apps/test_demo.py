@@ -24,13 +24,24 @@ URL_LINE = re.compile(
 )
 
 
+_MAKE_ENV = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "EXTRAS", "VENV", "PYTEST_ARGS"}
+
+
+def _make_dry_run(*args: str) -> str:
+    """What ``make -n`` prints for ``args``, as from a shell: the suite itself may run under
+    make (``make test-pandas3`` passes EXTRAS=... down through MAKEFLAGS), which must not leak
+    into the make under test."""
+    env = {k: v for k, v in os.environ.items() if k not in _MAKE_ENV}
+    cmd = ["make", "-s", "-n", "--no-print-directory", "-C", str(ROOT), *args]
+    return subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
+
+
 def _demo_command(port: int, notebook: Path | None) -> list[str]:
     """The last command `make demo` runs, for this Python's environment (make -n prints it)."""
-    args = ["make", "-s", "-n", "-C", str(ROOT), "demo", f"VENV={sys.prefix}", f"PORT={port}"]
+    args = ["demo", f"VENV={sys.prefix}", f"PORT={port}"]
     if notebook is not None:
         args.append(f"NOTEBOOK={notebook}")
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    return out.strip().splitlines()[-1].split()
+    return _make_dry_run(*args).strip().splitlines()[-1].split()
 
 
 def _start(cmd: list[str], tmp_path: Path) -> tuple[subprocess.Popen, Path]:
@@ -147,12 +158,10 @@ def test_make_demo_installs_only_the_demo_extra(tmp_path):
     """On a fresh machine (no venv yet) `make demo` installs `.[demo]`, never the test or
     peer extras; `make test` still installs those."""
     venv = tmp_path / "venv"
-    run = {"capture_output": True, "text": True, "check": True}
-    demo = subprocess.run(["make", "-s", "-n", "-C", str(ROOT), "demo", f"VENV={venv}"], **run)
-    installs = [line for line in demo.stdout.splitlines() if " pip install " in line]
+    demo = _make_dry_run("demo", f"VENV={venv}")
+    installs = [line for line in demo.splitlines() if " pip install " in line]
     assert installs[-1].endswith('-e ".[demo]"'), installs
-    test = subprocess.run(["make", "-s", "-n", "-C", str(ROOT), "test", f"VENV={venv}"], **run)
-    assert '-e ".[test,dev,bench]"' in test.stdout
+    assert '-e ".[test,dev,bench]"' in _make_dry_run("test", f"VENV={venv}")
     line = re.search(r"^demo = \[(.*)\]$", (ROOT / "pyproject.toml").read_text(), re.M)
     names = {re.split(r"[<>=\[ ]", req.strip().strip('"'))[0] for req in line.group(1).split(",")}
     assert {"jupyterlab", "ipykernel", "voila"} <= names
