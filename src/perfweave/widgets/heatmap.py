@@ -30,6 +30,14 @@ DIRECTIONS = ("send", "recv")
 UNITS = ("counts", "bytes")
 SCALES = ("linear", "log")
 REDUCES = ("max", "sum")
+#: the page's option controls: name -> (choices, whether a change resets zoom and selection)
+_CONTROLS = {
+    "direction": (DIRECTIONS, True),
+    "unit": (UNITS, False),
+    "scale": (SCALES, False),
+    "reduce": (REDUCES, False),
+    "group_by": (GROUP_BY, True),
+}
 #: most blocks per axis (900 x 900 int64 values + colours: 7.3 MB, under the 8 MB budget)
 MAX_CELLS = 900
 #: seconds after a matrix reply before the other direction is prepared in the background
@@ -201,21 +209,21 @@ class CountMatrixHeatmap(WidgetBase):
         return self._do(lambda: self._set_group(group))
 
     def set_direction(self, direction: str) -> CountMatrixHeatmap:
-        return self._do(lambda: self._set_option("direction", direction, DIRECTIONS, reset=True))
+        return self._do(lambda: self._set_control("direction", direction))
 
     def set_unit(self, unit: str) -> CountMatrixHeatmap:
-        return self._do(lambda: self._set_option("unit", unit, UNITS))
+        return self._do(lambda: self._set_control("unit", unit))
 
     def set_scale(self, scale: str) -> CountMatrixHeatmap:
-        return self._do(lambda: self._set_option("scale", scale, SCALES))
+        return self._do(lambda: self._set_control("scale", scale))
 
     def set_reduce(self, reduce: str) -> CountMatrixHeatmap:
-        return self._do(lambda: self._set_option("reduce", reduce, REDUCES))
+        return self._do(lambda: self._set_control("reduce", reduce))
 
     def set_group_by(self, by: str) -> CountMatrixHeatmap:
         """Rows are ranks (``"rank"``), the core's rank groups of identical rows (``"rows"``)
         or hosts (``"host"``, where a location file names them: ``hosts_known``)."""
-        return self._do(lambda: self._set_option("group_by", by, GROUP_BY, reset=True))
+        return self._do(lambda: self._set_control("group_by", by))
 
     def set_grouped(self, grouped: bool) -> CountMatrixHeatmap:
         """``set_group_by("rows")`` when ``grouped``, else ``set_group_by("rank")``."""
@@ -277,18 +285,9 @@ class CountMatrixHeatmap(WidgetBase):
         timer.start()
 
     def _on_set(self, name: str, value: Any) -> Reply:
-        setters = {
-            "lead_rank": self._set_lead,
-            "group": self._set_group,
-            "direction": lambda v: self._set_option("direction", v, DIRECTIONS, reset=True),
-            "unit": lambda v: self._set_option("unit", v, UNITS),
-            "scale": lambda v: self._set_option("scale", v, SCALES),
-            "reduce": lambda v: self._set_option("reduce", v, REDUCES),
-            "group_by": lambda v: self._set_option("group_by", v, GROUP_BY, reset=True),
-        }
-        if name not in setters:
+        if name not in ("lead_rank", "group", *_CONTROLS):
             raise ShapeError(f"unknown control {name!r}")
-        self._run(lambda: setters[name](value))
+        self._run(lambda: self._set_control(name, value))
         reply = self._reply()
         if name in ("lead_rank", "group"):
             self._warm_other_direction()
@@ -314,9 +313,6 @@ class CountMatrixHeatmap(WidgetBase):
             cols = (int(b.col_edges[col_block]), int(b.col_edges[col_block + 1]))
         self._run(lambda: self._select(rows, cols))
         return {"ok": True, "selection": self.selection_state}, []
-
-    def _failed_reply(self, message: str) -> Reply:
-        return {"ok": False, "error": message}, []
 
     # ------------------------------------------------------------------ internals
     def _do(self, fn) -> CountMatrixHeatmap:
@@ -384,6 +380,15 @@ class CountMatrixHeatmap(WidgetBase):
             raise ShapeError(f"a call group is an index or a label, not {group!r}")
         self.group_index = index
         self._show(reset=True)
+
+    def _set_control(self, name: str, value: Any) -> None:
+        """Set one control the page has (``lead_rank``, ``group`` or one of ``_CONTROLS``)."""
+        if name == "lead_rank":
+            self._set_lead(value)
+        elif name == "group":
+            self._set_group(value)
+        else:
+            self._set_option(name, value, *_CONTROLS[name])
 
     def _set_option(self, name: str, value: Any, choices, reset: bool = False) -> None:
         if choices is not None:
