@@ -55,15 +55,12 @@ def _rank_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _inclusive_name(exc: str) -> str:
-    return exc[: -len("(exc)")].strip() if exc.endswith("(exc)") else f"{exc} (inc)"
-
-
 def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, str]:
     """One value per node: the chosen rank, or the ranks/threads aggregated; the inclusive
     column of an exclusive metric derived when it is asked for. Returns (frame, note)."""
     import numpy as np
 
+    from perfweave.calltree.graphframe import _inclusive_name
     from perfweave.errors import PerfweaveError
 
     df = gf.dataframe
