@@ -100,6 +100,11 @@ def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
         raise ParseError(name, f"valid JSON numbers ({what})", found=str(exc)) from exc
 
 
+def is_int64(value: object) -> bool:
+    """Whether ``value`` is a Python ``int`` (not a bool) that fits int64."""
+    return type(value) is int and -(2**63) <= value < 2**63
+
+
 def to_int(text: str, path: Any, what: str, *, line: int | None = None) -> int:
     """``int(text)`` for a count, id or rank of a file, or ParseError naming the value.
 
@@ -113,7 +118,7 @@ def to_int(text: str, path: Any, what: str, *, line: int | None = None) -> int:
             str(text) if len(str(text)) <= 40 else f"{str(text)[:37]}... ({len(str(text))} chars)"
         )
         raise ParseError(path, what, line=line, found=shown) from None
-    if not -(2**63) <= value < 2**63:
+    if not is_int64(value):
         raise ParseError(path, f"{what} within int64", line=line, found=str(value))
     return value
 

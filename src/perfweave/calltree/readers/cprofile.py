@@ -14,6 +14,7 @@ after the code object's ``co_name`` (``<module>``), as ``pstats`` shows it.
 from __future__ import annotations
 
 import marshal
+import math
 import types
 from os import PathLike
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import read_input
+from perfweave.calltree.readers._common import is_int64, read_input
 from perfweave.calltree.readers._cycles import back_edges
 from perfweave.calltree.readers._marshal_check import check_lengths
 from perfweave.errors import FormatError, ParseError
@@ -110,14 +111,9 @@ def read(path: str | PathLike[str], **_: Any):
 
 def _numbers_fit(line: object, *stats: object) -> bool:
     """Line and call counts are ints of int64, times finite numbers (ints or floats)."""
-    ints = (line, stats[0], stats[1])
-    if any(type(v) is not int or not -(2**63) <= v < 2**63 for v in ints):
+    if not all(is_int64(v) for v in (line, stats[0], stats[1])):
         return False
-    times = stats[2:]
-    return all(
-        (type(v) is float and abs(v) < float("inf")) or (type(v) is int and abs(v) < 2**63)
-        for v in times
-    )
+    return all((type(v) is float and math.isfinite(v)) or is_int64(v) for v in stats[2:])
 
 
 def _load(p: Path) -> dict:

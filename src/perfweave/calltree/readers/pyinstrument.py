@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import load_json, sniff_json_keys
+from perfweave.calltree.readers._common import is_int64, load_json, sniff_json_keys
 from perfweave.errors import ParseError
 
 _REQUIRED = ("function", "time")
@@ -59,7 +59,7 @@ def read(source: Any, **_: Any):
         if not math.isfinite(t):
             raise ParseError(name, "a finite 'time'", position=where, found=repr(frame["time"]))
         line = frame.get("line_no")
-        if line is not None and (type(line) is not int or not 0 <= line < 2**63):
+        if line is not None and (not is_int64(line) or line < 0):
             raise ParseError(name, "an integer 'line_no'", position=where, found=repr(line)[:40])
         me = len(names)
         names.append(str(frame["function"]))

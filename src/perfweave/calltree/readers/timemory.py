@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import load_json, sniff_json_keys
+from perfweave.calltree.readers._common import is_int64, load_json, sniff_json_keys
 from perfweave.errors import ParseError
 
 _DROP_STATS = ("cereal_class_version", "count")
@@ -129,7 +129,7 @@ def _integer(value: Any, what: str, where: str, path: str) -> int:
     """A JSON integer (or whole float) within int64, else ParseError naming it."""
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    if type(value) is not int or not -(2**63) <= value < 2**63:
+    if not is_int64(value):
         raise ParseError(path, what, position=where, found=repr(value)[:40])
     return value
 
