@@ -278,10 +278,10 @@ def from_files(
     """See :meth:`Ensemble.from_files`."""
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)):
+    if workers is not None and (
+        isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
+    ):
         raise ValueError(f"workers must be None or a whole number >= 1, not {workers!r}")
-    if workers is not None and workers < 1:
-        raise ValueError(f"workers must be None or a whole number >= 1, not {workers}")
     if executor is not None and workers is not None:
         raise ValueError("give either executor= or workers=, not both")
     files = expand_paths(paths_or_glob)
