@@ -882,7 +882,7 @@ class MergePanel(w.VBox):
         y = merged[y_name].to_numpy(dtype=float)
         r = float(np.corrcoef(x, y)[0, 1]) if np.std(x) > 0 and np.std(y) > 0 else float("nan")
         self._scatter.show(x, y, x_name, y_name, r)
-        pooled = self._pooled_values()
+        pooled = self._pooled_values((x_name, y_name))
         for view, name, axis in ((self._marg_x, x_name, "x"), (self._marg_y, y_name, "y")):
             centres, dens = shares(merged[name].to_numpy(dtype=float), pooled[name])
             view.show_pair(centres, dens[0], dens[1])
@@ -902,21 +902,20 @@ class MergePanel(w.VBox):
             "merged runs vs pooled readings of the subexperiments"
         )
 
-    def _pooled_values(self) -> dict[str, np.ndarray]:
+    def _pooled_values(self, names: Sequence[str]) -> dict[str, np.ndarray]:
+        """The pooled readings of the merged columns ``names`` (a renamed copy of a HEM,
+        ``name.1``, has its HEM's readings)."""
         out: dict[str, np.ndarray] = {}
         cached = self._merger.pooled if self._cor is not None else {}
-        for name in self._result.columns:
-            key = str(name)
+        hems = {str(c) for s in self._subs for c in s.columns}
+        for key in names:
             if key in cached:
                 out[key] = np.asarray(cached[key], dtype=float)
                 continue
-            root = key.rsplit(".", 1)[0] if key not in self._all_hems() else key
+            root = key.rsplit(".", 1)[0] if key not in hems else key
             parts = [np.asarray(s[root], dtype=float) for s in self._subs if root in s.columns]
             out[key] = np.concatenate(parts) if parts else np.zeros(0)
         return out
-
-    def _all_hems(self) -> set[str]:
-        return {str(c) for s in self._subs for c in s.columns}
 
     def _draw_design(self) -> None:
         d = self._design
