@@ -24,7 +24,7 @@ import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers import cali
-from perfweave.calltree.readers._common import CALIPER_RENAMES
+from perfweave.calltree.readers._common import CALIPER_RENAMES, node_order_key
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import ParseError
 
@@ -136,13 +136,7 @@ def _blocks(records: list[dict], kept: list[dict], level: str, name: str):
 
 def _order_key(records: pd.DataFrame, n: int) -> np.ndarray:
     """Siblings in Caliper's node order where recorded, else first appearance."""
-    key = np.arange(n, dtype=np.int64)
     slot = next((a for a in cali._NODE_ORDER_ATTRS if a in records), None)
     if slot is None:
-        return key
-    big = np.iinfo(np.int64).max // 2
-    key = np.full(n, big, np.int64) + key
-    vals = records[slot].to_numpy(dtype=float)
-    ok = ~np.isnan(vals)
-    np.minimum.at(key, records["node"].to_numpy()[ok], vals[ok].astype(np.int64))
-    return key
+        return np.arange(n, dtype=np.int64)
+    return node_order_key(n, records["node"].to_numpy(), records[slot].to_numpy(dtype=float))

@@ -55,6 +55,24 @@ def check_rank_grid(n_nodes: int, ranks: Any, path: Any) -> None:
         )
 
 
+def node_order_key(n: int, node: Any, order: Any, *, by_appearance: bool = True) -> Any:
+    """Sibling order key of ``n`` nodes from Caliper's node-order attribute.
+
+    ``node`` is the node of each record and ``order`` (float, NaN where a record holds
+    none) its node-order value; a node's key is the smallest value of its records. Nodes
+    without one sort after all that have one: in first appearance (``by_appearance``), or
+    all tied.
+    """
+    import numpy as np
+
+    key = np.full(n, np.iinfo(np.int64).max // 2, np.int64)
+    if by_appearance:
+        key += np.arange(n, dtype=np.int64)
+    ok = ~np.isnan(order)
+    np.minimum.at(key, np.asarray(node)[ok], order[ok].astype(np.int64))
+    return key
+
+
 def read_input(path: str | PathLike[str], what: str) -> bytes:
     """The bytes of the file ``path``; ParseError when it is a directory, not a file."""
     p = Path(path)

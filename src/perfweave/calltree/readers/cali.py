@@ -30,7 +30,7 @@ from perfweave.calltree.readers._calistream import (
     parse_cali,
 )
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
-from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid
+from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid, node_order_key
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -210,11 +210,7 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         slot = next((a for a in _NODE_ORDER_ATTRS if a in cols), None)
         order_key = np.arange(n, dtype=INT)  # first appearance
         if slot is not None:
-            big = np.iinfo(INT).max // 2
-            order_key = np.full(n, big, INT) + np.arange(n, dtype=INT)
-            vals = _as_float(cols[slot])
-            ok = ~np.isnan(vals)
-            np.minimum.at(order_key, node[ok], vals[ok].astype(INT))
+            order_key = node_order_key(n, node, _as_float(cols[slot]))
 
     value_attrs = [c for c in cols if _is_value(reader, c)]
     rank = cols.get("mpi.rank")

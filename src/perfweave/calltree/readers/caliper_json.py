@@ -26,7 +26,12 @@ from pandas.api.types import is_numeric_dtype
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
-from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid, load_json
+from perfweave.calltree.readers._common import (
+    MAX_RANK,
+    check_rank_grid,
+    load_json,
+    node_order_key,
+)
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -455,10 +460,7 @@ def _assemble(
     order_key = None
     if node_ordering and _NODE_ORDER in df.columns:
         order = pd.to_numeric(df[_NODE_ORDER], errors="coerce").to_numpy(dtype=float)
-        big = np.iinfo(INT).max // 2
-        order_key = np.full(n, big, INT)
-        ok = ~np.isnan(order)
-        np.minimum.at(order_key, df["node"].to_numpy()[ok], order[ok].astype(INT))
+        order_key = node_order_key(n, df["node"].to_numpy(), order, by_appearance=False)
         df = df.drop(columns=_NODE_ORDER)
         value_cols = [c for c in value_cols if c != _NODE_ORDER]
 
