@@ -106,6 +106,21 @@ def test_a_file_without_the_level_is_refused():
         Ensemble.from_timeseries(LOOP_FILE, level="no.such")
 
 
+@pytest.mark.parametrize("value", ["1e400", "inf", "nan", "1e30"])
+def test_a_level_value_that_is_no_int64_is_refused(tmp_path, value):
+    """A ParseError naming the value, not an OverflowError from int(float('1e400'))."""
+    lines = LOOP_FILE.read_text().split("\n")
+    k = next(i for i, t in enumerate(lines) if t.startswith("__rec=ctx") and "=29=" in t)
+    head, data = lines[k].split(",data=")
+    values = data.split("=")
+    values[head.split("attr=")[1].split("=").index("29")] = value  # loop.start_iteration
+    lines[k] = f"{head},data={'='.join(values)}"
+    path = tmp_path / "mutant.cali"
+    path.write_text("\n".join(lines))
+    with pytest.raises(ParseError, match="whole number as the value of 'loop.start_iteration'"):
+        Ensemble.from_timeseries(path)
+
+
 @pytest.mark.peer
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_same_as_hatchet_from_timeseries(path):

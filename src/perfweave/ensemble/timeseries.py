@@ -24,7 +24,7 @@ import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers import cali
-from perfweave.calltree.readers._common import CALIPER_RENAMES, node_order_key
+from perfweave.calltree.readers._common import CALIPER_RENAMES, is_int64, node_order_key
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import ParseError
 
@@ -117,10 +117,12 @@ def _blocks(records: list[dict], kept: list[dict], level: str, name: str):
             seen_level = True
             try:
                 step = int(float(value))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):  # text, nan, inf or 1e400
+                step = None
+            if not is_int64(step):
                 raise ParseError(
                     name, f"a whole number as the value of {level!r}", found=repr(value)
-                ) from None
+                )
             if step != current:
                 starts.append(step)
                 current = step
