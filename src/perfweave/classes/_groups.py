@@ -33,9 +33,15 @@ def group_ids(
         ids, _ = pd.factorize(ids * len(uniques) + codes, sort=lexicographic)
     ids = ids.astype(np.int64)
     n = int(ids.max()) + 1 if len(ids) else 0
-    first = np.full(n, len(ids), dtype=np.int64)
-    np.minimum.at(first, ids, np.arange(len(ids), dtype=np.int64))
-    return ids, first
+    return ids, min_per_id(ids, np.arange(len(ids), dtype=np.int64), n)
+
+
+def min_per_id(ids: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """The smallest of the int64 ``values`` per id in ``0 .. n-1`` (int64's maximum for an
+    id with none), e.g. the first row of each group."""
+    out = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(out, ids, values)
+    return out
 
 
 def rows_by_group(ids: np.ndarray, n_groups: int) -> list[np.ndarray]:

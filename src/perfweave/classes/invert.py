@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfweave.classes._groups import int_bincount, sorted_codes
+from perfweave.classes._groups import int_bincount, min_per_id, sorted_codes
 from perfweave.classes.arrange import ProfileClasses, groups_in_order
 
 
@@ -84,8 +84,7 @@ def invert_table(classes: ProfileClasses) -> pd.DataFrame:
     app_rank = table.groupby(["class", "app"], sort=False).ngroup().to_numpy(dtype=np.int64)
     seen_key = cls * max(len(table), 1) + app_rank
     inverse, pairs = sorted_codes(codes.binary * width + codes.app)
-    seen = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(seen, inverse, seen_key)
+    seen = min_per_id(inverse, seen_key, len(pairs))
     binary, app = pairs // width, pairs % width
     order = np.lexsort((seen, binary))  # names are sorted codes: binary order is path order
     slot = inverse * n + cls

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from perfweave.classes._groups import int_bincount, sorted_codes
+from perfweave.classes._groups import int_bincount, min_per_id, sorted_codes
 from perfweave.classes.arrange import ProfileClasses
 from perfweave.classes.samplefile import sample_counts
 from perfweave.errors import ShapeError
@@ -72,8 +72,7 @@ def summarize(classes: ProfileClasses) -> ImageSummary:
     inverse = inverse[: len(table)]
     counts = int_bincount(inverse * n + cls, samples, len(pairs) * n).reshape(len(pairs), n)
     # first seen: the smallest (class, file position) of the pair; own images come first
-    seen = np.full(len(pairs), np.iinfo(np.int64).max, dtype=np.int64)
-    np.minimum.at(seen, inverse, cls * max(len(table), 1) + np.arange(len(table)))
+    seen = min_per_id(inverse, cls * max(len(table), 1) + np.arange(len(table)), len(pairs))
     pair_app, pair_binary = pairs // width, pairs % width
     is_app = pair_app == pair_binary
     seen[is_app] = -1
