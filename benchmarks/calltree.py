@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks._common import Table, best_time, capped_time, max_rss_mb
+from benchmarks._common import Table, best_cpu, best_time, capped_time, max_rss_mb
 from perfweave.calltree._build import build_graphframe
 
 TARGETS_1E5 = {
@@ -127,24 +127,13 @@ def _ht_tree(n):
     return time.perf_counter() - t0
 
 
-def _best_cpu(fn, repeat: int = 5) -> float:
-    """Best CPU time of this process over ``repeat`` calls (less sensitive to other jobs
-    sharing the cores than wall time)."""
-    best = float("inf")
-    for _ in range(repeat):
-        c0 = time.process_time()
-        fn()
-        best = min(best, time.process_time() - c0)
-    return best
-
-
 def _row_lambda_cases(table: Table, gf, n: int, cut: float, run_peer: bool, cap: float) -> None:
     """A Hatchet-style row lambda: the vectorised call (>= 200x Hatchet at 1e4, <= 0.05 s
     at 1e5), and a lambda that needs per-row calls against ``DataFrame.apply`` per row."""
     t, _ = best_time(lambda: gf.filter(lambda r: r["time"] > cut))
     ht = capped_time(_ht_filter_squash, (n, cut), cap) if run_peer else None
     table.add(f"row-lambda filter+squash @ {n:.0e}", t, 0.05 if n == 100_000 else None, ht)
-    cpu = _best_cpu(lambda: gf.filter(lambda r: r["time"] > cut))
+    cpu = best_cpu(lambda: gf.filter(lambda r: r["time"] > cut), repeat=5)
     table.add(f"  the same, CPU time of this process @ {n:.0e}", cpu)
     if n == 10_000 and isinstance(ht, float):
         ok = "ok" if ht / t >= 200 else "MISSED"

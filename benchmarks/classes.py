@@ -14,11 +14,10 @@ There is no peer in Python for opreport's classification, so the table has no pe
 from __future__ import annotations
 
 import argparse
-import time
 
 import numpy as np
 
-from benchmarks._common import Table, best_time, peak_traced_mb
+from benchmarks._common import Table, best_cpu, best_time, peak_traced_mb
 from perfweave.classes import (
     SpecCodes,
     arrange,
@@ -74,13 +73,6 @@ def synthetic_perf_script(n: int = 1_000_000) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cpu_time(fn) -> float:
-    """CPU seconds of one call (the machine is shared: wall time includes waiting)."""
-    t0 = time.process_time()
-    fn()
-    return time.process_time() - t0
-
-
 def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks classes")
     parser.add_argument("--paths", type=int, default=100_000)
@@ -103,7 +95,7 @@ def main(argv: list[str]) -> None:
     t_total, _ = best_time(
         lambda: invert(arrange(parse_sample_paths(paths).table, "cpu,tgid")), args.repeat
     )
-    cpu_total = cpu_time(lambda: invert(arrange(parse_sample_paths(paths).table, "cpu,tgid")))
+    cpu_total = best_cpu(lambda: invert(arrange(parse_sample_paths(paths).table, "cpu,tgid")))
     mem, _ = peak_traced_mb(lambda: invert(arrange(parse_sample_paths(paths).table, "cpu,tgid")))
 
     table.add("parse sample paths", t_parse)
@@ -131,7 +123,7 @@ def main(argv: list[str]) -> None:
 
     text = synthetic_perf_script(args.samples)
     t_perf, samples = best_time(lambda: read_perf_script(text=text), max(1, args.repeat - 2))
-    cpu_perf = cpu_time(lambda: read_perf_script(text=text))
+    cpu_perf = best_cpu(lambda: read_perf_script(text=text))
     t_fold, folded = best_time(lambda: perf_sample_specs(samples), args.repeat)
     table.add(
         f"perf script parse ({len(samples):,} samples, {len(text) / 2**20:.0f} MB)",
