@@ -11,13 +11,17 @@ cell of the wrong type (a number for ``STARTS WITH``, a string for ``<``) is an 
 from __future__ import annotations
 
 import operator
-import re
 
 import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
-from perfweave.calltree._path_query.nodes import NodeTable, holds_strings, numbers
+from perfweave.calltree._path_query.nodes import (
+    NodeTable,
+    compile_regex,
+    holds_strings,
+    numbers,
+)
 from perfweave.calltree._path_query.string_dialect import Cond
 from perfweave.errors import QueryError
 
@@ -140,10 +144,7 @@ def _string_fn(c: Cond, where: str):
         return lambda s: s.endswith(v)
     if c.kind == "contains":
         return lambda s: v in s
-    try:
-        pattern = re.compile(v)
-    except re.error as e:
-        raise QueryError(f"{where}: {v!r} is not a valid regex: {e}") from None
+    pattern = compile_regex(v, where)
     return lambda s: pattern.match(s) is not None
 
 

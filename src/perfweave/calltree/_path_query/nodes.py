@@ -8,6 +8,8 @@ with ``any`` or ``all``. Here a predicate gives a boolean mask over all rows at 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 from pandas.api.types import is_string_dtype
@@ -80,3 +82,12 @@ def holds_strings(col: pd.Series) -> bool:
     if isinstance(col.dtype, pd.CategoricalDtype):
         return is_string_dtype(col.cat.categories)
     return is_string_dtype(col.dtype) or (col.dtype == object and is_string_dtype(col))
+
+
+def compile_regex(pattern: str, where: str, *, whole: bool = False) -> re.Pattern:
+    """``pattern`` compiled (anchored at the end with ``whole``, as Hatchet's object
+    dialect matches a cell), or a QueryError naming it."""
+    try:
+        return re.compile(pattern + r"\Z" if whole else pattern)
+    except re.error as e:
+        raise QueryError(f"{where}: {pattern!r} is not a valid regex: {e}") from None

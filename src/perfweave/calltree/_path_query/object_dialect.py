@@ -25,7 +25,12 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import is_numeric_dtype
 
-from perfweave.calltree._path_query.nodes import NodeTable, holds_strings, numbers
+from perfweave.calltree._path_query.nodes import (
+    NodeTable,
+    compile_regex,
+    holds_strings,
+    numbers,
+)
 from perfweave.errors import QueryError
 
 _COMPARE = {
@@ -161,7 +166,7 @@ def _cell(x: Any, value: Any, where: str) -> bool:
     if isinstance(x, str):
         if not isinstance(value, str):
             raise QueryError(f"{where}: the column holds strings; give a regex, not {value!r}")
-        return _regex(value, where).match(x) is not None
+        return compile_regex(value, where, whole=True).match(x) is not None
     if isinstance(x, Real):
         return bool(_numeric_rows(pd.Series([x], dtype=float), value, where)[0])
     raise QueryError(
@@ -169,18 +174,11 @@ def _cell(x: Any, value: Any, where: str) -> bool:
     )
 
 
-def _regex(value: str, where: str) -> re.Pattern:
-    try:
-        return re.compile(value + r"\Z")
-    except re.error as e:
-        raise QueryError(f"{where}: {value!r} is not a valid regex: {e}") from None
-
-
 def _multi_mask(nt: NodeTable, col: pd.Series, value: Any, where: str) -> np.ndarray:
     if holds_strings(col):
         if not isinstance(value, str):
             raise QueryError(f"{where}: the column holds strings; give a regex, not {value!r}")
-        pattern = _regex(value, where)
+        pattern = compile_regex(value, where, whole=True)
         codes, uniques = pd.factorize(col, use_na_sentinel=True)
         hits = np.array(
             [isinstance(u, str) and pattern.match(u) is not None for u in uniques] + [False]
