@@ -2,7 +2,7 @@
 // Python sends window by window (see perfweave/widgets/explorer.py).
 import { errorBanner } from "./lib/banner.js";
 import { row2d } from "./lib/columns.js";
-import { button, h } from "./lib/dom.js";
+import { button, fillSelect, h } from "./lib/dom.js";
 import { compact, exact, percent } from "./lib/format.js";
 import { drawDistribution, PALETTE } from "./lib/glyph.js";
 import { Channel } from "./lib/request.js";
@@ -144,15 +144,6 @@ function render({ model, el }) {
         attrs: { role: "columnheader" },
       }));
     }
-  }
-
-  function fillSelect(select, options, value) {
-    select.replaceChildren(...options.map(([v, label]) => {
-      const o = h("option", { text: label });
-      o.value = v;
-      return o;
-    }));
-    select.value = value;
   }
 
   function drawEnsembleBar() {

@@ -19,3 +19,14 @@ export function button(label, onClick, { cls = "", title, action } = {}) {
   b.addEventListener("click", onClick);
   return b;
 }
+
+/** Give a <select> the options `[[value, label], ...]` (rebuilt only when they changed;
+ * labels are text) and, when given, the selected `value`. */
+export function fillSelect(select, options, value) {
+  const same = select.options.length === options.length &&
+    options.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
+  if (!same) {
+    select.replaceChildren(...options.map(([v, t]) => h("option", { text: t, attrs: { value: v } })));
+  }
+  if (value !== undefined) select.value = value;
+}

@@ -15,6 +15,13 @@ function button(label, onClick, { cls = "", title, action } = {}) {
   b.addEventListener("click", onClick);
   return b;
 }
+function fillSelect(select, options, value) {
+  const same = select.options.length === options.length && options.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
+  if (!same) {
+    select.replaceChildren(...options.map(([v, t]) => h("option", { text: t, attrs: { value: v } })));
+  }
+  if (value !== void 0) select.value = value;
+}
 
 // src/lib/banner.js
 function errorBanner(model) {
@@ -402,14 +409,6 @@ function render({ model, el }) {
         attrs: { role: "columnheader" }
       }));
     }
-  }
-  function fillSelect(select, options, value) {
-    select.replaceChildren(...options.map(([v, label]) => {
-      const o = h("option", { text: label });
-      o.value = v;
-      return o;
-    }));
-    select.value = value;
   }
   function drawEnsembleBar() {
     const g = model.get("glyph") || {};

@@ -15,6 +15,13 @@ function button(label, onClick, { cls = "", title, action } = {}) {
   b.addEventListener("click", onClick);
   return b;
 }
+function fillSelect(select, options, value) {
+  const same = select.options.length === options.length && options.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
+  if (!same) {
+    select.replaceChildren(...options.map(([v, t]) => h("option", { text: t, attrs: { value: v } })));
+  }
+  if (value !== void 0) select.value = value;
+}
 
 // src/lib/banner.js
 function errorBanner(model) {
@@ -204,7 +211,7 @@ function render({ model, el }) {
   const selects = {};
   const control = (name, label, options) => {
     const s = h("select", { cls: `pw-hm-${name}`, attrs: { "aria-label": label } });
-    for (const [value, text] of options) s.append(h("option", { text, attrs: { value } }));
+    fillSelect(s, options);
     s.addEventListener("change", () => {
       let v = s.value;
       if (name === "lead_rank" || name === "group") v = Number(v);
@@ -242,9 +249,9 @@ function render({ model, el }) {
     toolbar.hidden = empty;
     main.hidden = empty;
     const ranks = model.get("lead_ranks") || [];
-    fill(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
+    fillSelect(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
     const labels = model.get("group_labels") || [];
-    fill(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
+    fillSelect(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
     for (const k of ["direction", "unit", "scale", "reduce", "group_by"]) selects[k].value = model.get(k);
     const host = selects.group_by.querySelector("option[value=host]");
     host.disabled = !model.get("hosts_known");
@@ -258,13 +265,6 @@ function render({ model, el }) {
     note.textContent = model.get("note") || "";
     note.hidden = !note.textContent;
     drawSide();
-  }
-  function fill(select, options, value) {
-    const same = select.options.length === options.length && options.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
-    if (!same) {
-      select.replaceChildren(...options.map(([v, t]) => h("option", { text: t, attrs: { value: v } })));
-    }
-    select.value = value;
   }
   function drawSide() {
     const info = model.get("info") || {};
@@ -588,12 +588,11 @@ function render({ model, el }) {
   });
   canvas.addEventListener("click", (ev) => {
     const b = blockAt(ev);
-    if (b && b.area === "row-label") act("select", { row_block: b.i }, false);
+    if (b && b.area === "row-label") act("select", { row_block: b.i });
   });
-  async function act(action, args = {}, redraw = true) {
+  async function act(action, args = {}) {
     const t = performance.now();
     busy++;
-    if (redraw && action !== "matrix") args = { ...args };
     let reply;
     try {
       reply = await channel.request(action, args);
