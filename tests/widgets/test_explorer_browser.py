@@ -153,6 +153,7 @@ def test_explorer_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) 
     widget.locator("[data-action=undo]").click()
     state = wait_state(nb, lambda s: s["history"] == [] and s["nodes"] == len(gf.graph))
     expect_count(widget.locator(".pw-chip"), 0)
+    expect_rowcount(widget, state["row_count"])  # the undo's rows drawn, not just its chips
 
     # a bad query: the message shows in the widget, the view stays usable
     shown = names_shown(widget)
