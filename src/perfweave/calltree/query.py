@@ -192,7 +192,6 @@ class Query:
         (``number %``) and ignored otherwise; a share of a column in ``exclusive`` is of
         the sum over all rows instead.
         """
-        self._exclusive = frozenset(exclusive)
         if root_rows is not None:
             root_rows = np.asarray(root_rows, dtype=bool)
             if root_rows.shape != (len(df),):
@@ -200,19 +199,22 @@ class Query:
                     f"query {self.text!r}: root_rows has shape {root_rows.shape}, "
                     f"expected ({len(df)},)"
                 )
-        return np.asarray(self._eval(self._tree, df, root_rows), dtype=bool)
+        result = self._eval(self._tree, df, root_rows, frozenset(exclusive))
+        return np.asarray(result, dtype=bool)
 
-    def _eval(self, node, df: pd.DataFrame, roots: np.ndarray | None) -> np.ndarray:
+    def _eval(
+        self, node, df: pd.DataFrame, roots: np.ndarray | None, exclusive: frozenset
+    ) -> np.ndarray:
         kind = node[0]
-        if kind == "or":
-            return self._eval(node[1], df, roots) | self._eval(node[2], df, roots)
-        if kind == "and":
-            return self._eval(node[1], df, roots) & self._eval(node[2], df, roots)
+        if kind in ("or", "and"):
+            left = self._eval(node[1], df, roots, exclusive)
+            right = self._eval(node[2], df, roots, exclusive)
+            return left | right if kind == "or" else left & right
         if kind == "not":
-            return ~self._eval(node[1], df, roots)
+            return ~self._eval(node[1], df, roots, exclusive)
         _, column, op, value, pos, share = node
         if share:
-            return self._share_mask(df, roots, column, op, value, pos)
+            return self._share_mask(df, roots, column in exclusive, column, op, value, pos)
         if column in df.columns:
             series = df[column]
         elif column in df.index.names:
@@ -235,9 +237,17 @@ class Query:
         )
 
     def _share_mask(
-        self, df: pd.DataFrame, roots: np.ndarray | None, column: str, op: str, pct: float, pos: int
+        self,
+        df: pd.DataFrame,
+        roots: np.ndarray | None,
+        over_all: bool,
+        column: str,
+        op: str,
+        pct: float,
+        pos: int,
     ) -> np.ndarray:
-        """``column op pct %`` of the roots' total, per rank/thread combination."""
+        """``column op pct %`` of the roots' total (of all rows' with ``over_all``: an
+        exclusive metric), per rank/thread combination."""
         if roots is None:
             raise QueryError(
                 f"query {self.text!r}: the share ({pct:g} %) in the comparison at position "
@@ -257,7 +267,7 @@ class Query:
                 f"(position {pos}) has dtype {series.dtype}"
             )
         values = series.to_numpy(dtype=float, na_value=np.nan)
-        rows = np.ones(len(df), bool) if column in self._exclusive else roots
+        rows = np.ones(len(df), bool) if over_all else roots
         with np.errstate(invalid="ignore"):
             return _COMPARE[op](values, _totals(df, values, rows) * (pct / 100))
 
