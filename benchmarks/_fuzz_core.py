@@ -318,13 +318,6 @@ def fuzz(
     return report
 
 
-def fuzz_all(
-    targets: Sequence[Target], seconds: float, seed: int, workdir: Path, **options
-) -> list[FuzzReport]:
-    """Fuzz each target for ``seconds`` in turn (same ``seed`` for each)."""
-    return [fuzz(t, seconds, seed, workdir, **options) for t in targets]
-
-
 def format_reports(reports: Sequence[FuzzReport]) -> str:
     """A plain table: target, inputs tried, seconds, failures, then one line per failure."""
     lines = [f"{'target':<32} {'tried':>8} {'seconds':>8} {'failing':>8} {'distinct':>8}"]

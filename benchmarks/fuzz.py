@@ -1,6 +1,6 @@
 """``python -m benchmarks fuzz --seconds N``: a longer mutation fuzz of every parser.
 
-Runs each target of ``benchmarks/_fuzz_counts_classes_merge.py`` and, where it exists,
+Runs each target of ``benchmarks/_fuzz_counts_classes_merge.py`` and
 ``benchmarks/_fuzz_calltree.py`` for its share of ``--seconds`` and prints, per target, the
 inputs tried, the inputs that failed (raised anything but a ``perfweave.errors`` exception,
 or took over ``--slow`` seconds) and the distinct failures, each with the kept input. The
@@ -11,31 +11,19 @@ fails with MemoryError (and is reported) instead of taking the shared machine do
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import resource
 import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks import _fuzz_calltree, _fuzz_counts_classes_merge
 from benchmarks._fuzz_core import FuzzReport, Target, format_reports, fuzz
-
-_TARGET_MODULES = ("benchmarks._fuzz_counts_classes_merge", "benchmarks._fuzz_calltree")
 
 
 def all_targets() -> list[Target]:
-    """The targets of every fuzz target module present."""
-    targets: list[Target] = []
-    for name in _TARGET_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            print(f"(no {name}: its targets are not run)")
-            continue
-        targets.extend(module.TARGETS)
-    return targets
+    """The targets of every fuzz target module."""
+    return [*_fuzz_counts_classes_merge.TARGETS, *_fuzz_calltree.TARGETS]
 
 
 def _cap_memory(gb: float) -> None:
