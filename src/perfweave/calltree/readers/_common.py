@@ -82,6 +82,16 @@ def read_input(path: str | PathLike[str], what: str) -> bytes:
         raise ParseError(p, f"a {what} file", found="a directory") from exc
 
 
+def read_text(path: str | PathLike[str], what: str) -> str:
+    """The text of the file ``path`` (UTF-8, undecodable bytes replaced, universal
+    newlines); ParseError when it is a directory, not a file."""
+    p = Path(path)
+    try:
+        return p.read_text(encoding="utf-8", errors="replace")
+    except IsADirectoryError as exc:
+        raise ParseError(p, f"a {what} file", found="a directory") from exc
+
+
 def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
     """Parse JSON from a path, a JSON string or an already-parsed object.
 
@@ -96,12 +106,8 @@ def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
     if isinstance(source, PathLike) or (
         isinstance(source, str) and not source.lstrip().startswith(("{", "["))
     ):
-        p = Path(source)
-        name = str(p)
-        try:
-            text = p.read_text(encoding="utf-8", errors="replace")
-        except IsADirectoryError as exc:
-            raise ParseError(p, f"a {what} file", found="a directory") from exc
+        name = str(Path(source))
+        text = read_text(source, what)
     else:
         text = source
     try:

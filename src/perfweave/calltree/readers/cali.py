@@ -30,7 +30,12 @@ from perfweave.calltree.readers._calistream import (
     parse_cali,
 )
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
-from perfweave.calltree.readers._common import MAX_RANK, check_rank_grid, node_order_key
+from perfweave.calltree.readers._common import (
+    MAX_RANK,
+    check_rank_grid,
+    node_order_key,
+    read_text,
+)
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -81,13 +86,8 @@ def _load(source: Any) -> tuple[CaliContents, str]:
         if isinstance(source, cr.CaliperReader):
             return from_caliperreader(source), "<CaliperReader>"
         raise TypeError("from_cali needs a .cali path or a caliperreader.CaliperReader")
-    path = Path(source)
-    name = str(path)
-    if path.is_dir():
-        raise ParseError(path, "a .cali file", found="a directory")
-    with open(path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
-    return parse_cali(text, name), name
+    name = str(Path(source))
+    return parse_cali(read_text(source, ".cali"), name), name
 
 
 def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
