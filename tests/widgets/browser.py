@@ -441,6 +441,19 @@ class OfflineRouter:
         return [url for url in self.blocked[since:] if not is_harmless_remote(url)]
 
 
+def eventually(
+    check: Callable[[], Any], failure: str | Callable[[], str], timeout: float = 10.0
+) -> Any:
+    """``check()``'s first true value, polled every 50 ms; after ``timeout`` seconds the test
+    fails with ``failure`` (a message, or a function giving it from the page's last state)."""
+    end = time.monotonic() + timeout
+    while not (result := check()):
+        if time.monotonic() > end:
+            pytest.fail(failure() if callable(failure) else failure)
+        time.sleep(0.05)
+    return result
+
+
 def wait_state(
     notebook: Path, check: Callable[[dict], bool], timeout: float = 20.0, hide: tuple = ()
 ) -> dict:

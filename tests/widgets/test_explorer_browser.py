@@ -6,7 +6,6 @@ changes, so a test can check that what the page shows and what Python holds agre
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,6 +17,7 @@ from tests.widgets.browser import (
     PageWatch,
     Server,
     canvas_is_blank,
+    eventually,
     open_in_lab,
     open_in_notebook7,
     open_in_voila,
@@ -133,6 +133,7 @@ def test_explorer_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) 
     expected = int(gf.graph.frames["name"].str.contains("^Calc").sum())
     assert state["search"]["count"] == expected
     expect_text(widget.locator(".pw-search-count"), f"1 / {expected}")
+    expect_attr(widget, "data-last-action", "search")  # the search's rows drawn, not just its count
     assert widget.locator(".pw-row.pw-match").count() == expected
     assert widget.locator(".pw-row.pw-current").count() == 1
     widget.locator("[data-action=next]").click()
@@ -389,36 +390,32 @@ def _node(gf, name: str) -> int:
 
 
 def expect_attr(loc: Locator, attr: str, value: str, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while loc.get_attribute(attr) != value:
-        if time.monotonic() > end:
-            pytest.fail(f"{attr} is {loc.get_attribute(attr)!r}, expected {value!r}")
-        time.sleep(0.05)
+    eventually(
+        lambda: loc.get_attribute(attr) == value,
+        lambda: f"{attr} is {loc.get_attribute(attr)!r}, expected {value!r}",
+        timeout,
+    )
 
 
 def expect_text(loc: Locator, text: str, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while text not in (loc.first.inner_text() if loc.count() else ""):
-        if time.monotonic() > end:
-            pytest.fail(f"{text!r} never appeared; saw {loc.all_inner_texts()}")
-        time.sleep(0.05)
+    eventually(
+        lambda: text in (loc.first.inner_text() if loc.count() else ""),
+        lambda: f"{text!r} never appeared; saw {loc.all_inner_texts()}",
+        timeout,
+    )
 
 
 def expect_count(loc: Locator, n: int, timeout: float = 10.0) -> None:
-    end = time.monotonic() + timeout
-    while loc.count() != n:
-        if time.monotonic() > end:
-            pytest.fail(f"{loc.count()} elements, expected {n}")
-        time.sleep(0.05)
+    eventually(lambda: loc.count() == n, lambda: f"{loc.count()} elements, expected {n}", timeout)
 
 
 def expect_names(widget: Locator, names: list[str], timeout: float = 10.0) -> None:
     """The table shows ``names`` as its first rows (once the rows in flight are drawn)."""
-    end = time.monotonic() + timeout
-    while (shown := names_shown(widget)[: len(names)]) != names:
-        if time.monotonic() > end:
-            pytest.fail(f"rows shown {shown}, Python has {names}")
-        time.sleep(0.05)
+    eventually(
+        lambda: names_shown(widget)[: len(names)] == names,
+        lambda: f"rows shown {names_shown(widget)[: len(names)]}, Python has {names}",
+        timeout,
+    )
 
 
 def expect_rowcount(widget: Locator, n: int) -> None:

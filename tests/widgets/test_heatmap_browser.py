@@ -8,7 +8,6 @@ import functools
 import json
 import re
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ from tests.widgets.browser import (
     PageWatch,
     Server,
     canvas_is_blank,
+    eventually,
     open_in_lab,
     open_in_voila,
     save_screenshot,
@@ -116,11 +116,11 @@ def heatmap_notebook(path: Path, make: str) -> Path:
 
 def drawn(widget: Locator, version: int, timeout: float = 20.0) -> None:
     """Wait until the page has drawn Python's view ``version``."""
-    end = time.monotonic() + timeout
-    while int(widget.get_attribute("data-version") or -1) < version:
-        if time.monotonic() > end:
-            pytest.fail(f"the page never drew view {version}")
-        time.sleep(0.05)
+    eventually(
+        lambda: int(widget.get_attribute("data-version") or -1) >= version,
+        f"the page never drew view {version}",
+        timeout,
+    )
 
 
 def cell_point(widget: Locator, i: int, j: int, nr: int, nc: int) -> tuple[float, float]:

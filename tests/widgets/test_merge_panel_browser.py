@@ -18,6 +18,7 @@ import pytest
 from tests.widgets.browser import (
     PageWatch,
     Server,
+    eventually,
     open_in_lab,
     open_in_voila,
     save_screenshot,
@@ -144,11 +145,11 @@ def axis_labels(panel: Locator, figure: str) -> list[str]:
 
 def wait_axis_labels(panel: Locator, figure: str, want: list[str], timeout: float = 10.0):
     """Wait until the figure's axis labels (x, y) are ``want``."""
-    end = time.monotonic() + timeout
-    while (got := axis_labels(panel, figure)) != want:
-        if time.monotonic() > end:
-            pytest.fail(f"{figure} axis labels {got}, expected {want}")
-        time.sleep(0.05)
+    eventually(
+        lambda: axis_labels(panel, figure) == want,
+        lambda: f"{figure} axis labels {axis_labels(panel, figure)}, expected {want}",
+        timeout,
+    )
 
 
 def score_ticks(panel: Locator) -> list[str]:
