@@ -69,24 +69,6 @@ class ReportTable(WidgetBase):
         #: called with (column, descending) when a header is clicked (the picker sorts)
         self.on_sort: Any = None
 
-    def set_frame(self, frame: pd.DataFrame | None, note: str = "") -> None:
-        """Show ``frame``: key columns first, then ``"<class> samples"``, ``"<class> %"``."""
-        if frame is None or frame.empty and not len(frame.columns):
-            self.set_data({}, [], np.zeros((0, 0), np.int64), np.zeros((0, 0)), note=note)
-            return
-        classes = [str(c)[: -len(" samples")] for c in frame.columns if _is_samples(c)]
-        keys = {
-            str(c): frame[c].to_numpy(dtype=object)
-            for c in frame.columns
-            if not str(c).endswith((" samples", " %"))
-        }
-        n = len(frame)
-        s = [frame[f"{c} samples"].to_numpy(dtype=np.int64) for c in classes]
-        p = [frame[f"{c} %"].to_numpy(dtype=np.float64) for c in classes]
-        samples = np.stack(s, axis=1) if s else np.zeros((n, 0), np.int64)
-        pct = np.stack(p, axis=1) if p else np.zeros((n, 0), np.float64)
-        self.set_data(keys, classes, samples, pct, note=note)
-
     def set_data(
         self,
         keys: dict[str, np.ndarray],
@@ -123,10 +105,6 @@ class ReportTable(WidgetBase):
 
     def _rows_at(self, start: int, stop: int) -> np.ndarray | slice:
         return slice(start, stop) if self._order is None else self._order[start:stop]
-
-    def classes_shown(self) -> list[str]:
-        """The classes of the column page on screen."""
-        return self._names[self.col_start : self.col_start + self.page]
 
     # ------------------------------------------------------------------ requests
     def _rows(self, start: int = 0, count: int = FIRST_WINDOW, version: int = -1) -> Reply:
@@ -171,10 +149,6 @@ class ReportTable(WidgetBase):
             "rows": {"start": start, "total": total, "columns": header},
         }
         return payload, buffers
-
-
-def _is_samples(column: Any) -> bool:
-    return str(column).endswith(" samples")
 
 
 def _as_text(values: np.ndarray) -> np.ndarray:
