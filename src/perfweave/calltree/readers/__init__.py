@@ -66,9 +66,10 @@ def read(path: str | PathLike[str], format: str | None = None, **options):
     """
     fmt = format or detect(path)
     module = reader(fmt)
-    unknown = sorted(set(options) - set(reader_options(fmt)))
+    known = reader_options(fmt)
+    unknown = sorted(set(options) - set(known))
     if unknown:
-        takes = ", ".join(reader_options(fmt)) or "no options"
+        takes = ", ".join(known) or "no options"
         raise OptionError(
             f"the {fmt} reader has no option {', '.join(map(repr, unknown))} (it takes: {takes})"
         )
