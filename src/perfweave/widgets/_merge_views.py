@@ -23,8 +23,18 @@ MAX_LABELLED = 8
 CELL_FORMAT = ".2f"
 
 
+#: the style of :func:`table_html`'s tables (in the panel's style element, once)
+TABLE_CSS = (
+    ".pw-merge-table{border-collapse:collapse;font-size:12px;"
+    "font-family:var(--jp-code-font-family,monospace)}"
+    ".pw-merge-table th,.pw-merge-table td{padding:2px 8px;text-align:right;"
+    "border-bottom:1px solid #e0e0e0;white-space:normal;vertical-align:top}"
+    ".pw-merge-table th{background:#f4f4f4}"
+)
+
+
 def table_html(frame: pd.DataFrame, *, float_format: str = "{:.4g}", index: bool = False) -> str:
-    """An escaped HTML table (names are data, never markup)."""
+    """An escaped HTML table (names are data, never markup), styled by :data:`TABLE_CSS`."""
     if frame.empty:
         return '<div class="pw-merge-empty">(none)</div>'
     body = frame.to_html(
@@ -36,14 +46,7 @@ def table_html(frame: pd.DataFrame, *, float_format: str = "{:.4g}", index: bool
         na_rep="",
     )
     # long HEM names may wrap after an underscore (escaped text holds no markup "_")
-    body = body.replace("_", "_<wbr>")
-    return (
-        "<style>.pw-merge-table{border-collapse:collapse;font-size:12px;"
-        "font-family:var(--jp-code-font-family,monospace)}"
-        ".pw-merge-table th,.pw-merge-table td{padding:2px 8px;text-align:right;"
-        "border-bottom:1px solid #e0e0e0;white-space:normal;vertical-align:top}"
-        ".pw-merge-table th{background:#f4f4f4}</style>" + body
-    )
+    return body.replace("_", "_<wbr>")
 
 
 def title_html(text: str) -> str:

@@ -34,6 +34,7 @@ from perfweave.errors import MergeError, PerfweaveError
 from perfweave.merge.quantiles import r_seq_probs
 from perfweave.widgets._merge_views import (
     MERGED_COLOUR,
+    TABLE_CSS,
     LinesView,
     MatrixView,
     ScatterView,
@@ -97,7 +98,7 @@ PANEL_CSS = (
     "{height:auto!important;overflow:visible!important}"
     ".pw-merge-panel .lm-TabPanel-stackedPanel>.lm-Widget"
     "{position:relative!important;top:auto!important;left:auto!important;"
-    "width:auto!important;height:auto!important}</style>"
+    "width:auto!important;height:auto!important}" + TABLE_CSS + "</style>"
 )
 
 
