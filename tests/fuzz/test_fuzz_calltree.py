@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks._fuzz_calltree import TARGETS
-from benchmarks._fuzz_core import Target, _run_one, fuzz
-from perfweave.errors import PerfweaveError
+from benchmarks._fuzz_core import Target
+from tests.fuzz._harness import assert_only_perfweave_errors, regression_cases, replay
 
-REGRESSIONS = Path(__file__).parents[1] / "data" / "fuzz_regressions" / "calltree"
 BY_NAME = {t.name: t for t in TARGETS}
 #: mutants per target: a fixed set (same seed, same inputs), a few seconds each
 INPUTS = 60
@@ -20,42 +19,18 @@ INPUTS = 60
 NO_TIME_LIMIT = 300.0
 
 
-def _describe(failures) -> str:
-    return "\n".join(f"{f.kind} at {f.where}: {f.message} [{f.saved}]" for f in failures)
-
-
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 def test_only_perfweave_errors_escape(target: Target, tmp_path):
-    report = fuzz(
-        target,
-        seconds=NO_TIME_LIMIT,
-        seed=16,
-        workdir=tmp_path,
-        slow_seconds=NO_TIME_LIMIT,
-        max_inputs=INPUTS,
-    )
-    assert report.tried == INPUTS
-    assert not report.failures, _describe(report.failures)
+    assert_only_perfweave_errors(target, tmp_path, INPUTS, NO_TIME_LIMIT)
 
 
 def _cases() -> list[tuple[str, Path]]:
-    cases = []
-    for target_dir in sorted(p for p in REGRESSIONS.iterdir() if p.name in BY_NAME):
-        for case in sorted(p for p in target_dir.iterdir() if p.is_dir()):
-            cases.append((target_dir.name, case))
-    return cases
-
-
-def _input_of(target: Target, case: Path) -> Path:
-    names = {s.name for s in target.seeds}
-    (path,) = [p for p in case.iterdir() if p.name in names]
-    return path
+    return regression_cases("calltree", BY_NAME)
 
 
 @pytest.mark.parametrize(("name", "case"), _cases(), ids=lambda x: getattr(x, "name", x))
 def test_inputs_that_once_failed(name: str, case: Path):
-    error, _ = _run_one(BY_NAME[name].parse, _input_of(BY_NAME[name], case), NO_TIME_LIMIT)
-    assert error is None or isinstance(error, PerfweaveError), repr(error)
+    replay(BY_NAME[name], case, NO_TIME_LIMIT)
 
 
 def test_regression_cases_are_present():

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks._fuzz_core import Target, _run_one, fuzz
+from benchmarks._fuzz_core import Target, fuzz
 from benchmarks._fuzz_counts_classes_merge import TARGETS
 from perfweave.errors import PerfweaveError
+from tests.fuzz._harness import assert_only_perfweave_errors, regression_cases, replay
 
-REGRESSIONS = Path(__file__).parents[1] / "data" / "fuzz_regressions" / "counts_classes_merge"
 BY_NAME = {t.name: t for t in TARGETS}
 #: mutants per target: a fixed set (same seed, same inputs), a few seconds each
 INPUTS = 150
@@ -20,22 +20,9 @@ INPUTS = 150
 NO_TIME_LIMIT = 600.0
 
 
-def _describe(failures) -> str:
-    return "\n".join(f"{f.kind} at {f.where}: {f.message} [{f.saved}]" for f in failures)
-
-
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 def test_only_perfweave_errors_escape(target: Target, tmp_path):
-    report = fuzz(
-        target,
-        seconds=NO_TIME_LIMIT,
-        seed=16,
-        workdir=tmp_path,
-        slow_seconds=NO_TIME_LIMIT,
-        max_inputs=INPUTS,
-    )
-    assert report.tried == INPUTS
-    assert not report.failures, _describe(report.failures)
+    assert_only_perfweave_errors(target, tmp_path, INPUTS, NO_TIME_LIMIT)
 
 
 def test_the_fuzz_finds_a_parser_that_lets_other_errors_escape(tmp_path):
@@ -57,23 +44,12 @@ def test_the_fuzz_finds_a_parser_that_lets_other_errors_escape(tmp_path):
 
 
 def _cases() -> list[tuple[str, Path]]:
-    cases = []
-    for target_dir in sorted(p for p in REGRESSIONS.iterdir() if p.is_dir()):
-        for case in sorted(p for p in target_dir.iterdir() if p.is_dir()):
-            cases.append((target_dir.name, case))
-    return cases
-
-
-def _input_of(target: Target, case: Path) -> Path:
-    names = {s.name for s in target.seeds}
-    (path,) = [p for p in case.iterdir() if p.name in names]
-    return path
+    return regression_cases("counts_classes_merge", BY_NAME)
 
 
 @pytest.mark.parametrize(("name", "case"), _cases(), ids=lambda x: getattr(x, "name", x))
 def test_inputs_that_once_failed(name: str, case: Path):
-    error, _ = _run_one(BY_NAME[name].parse, _input_of(BY_NAME[name], case), NO_TIME_LIMIT)
-    assert error is None or isinstance(error, PerfweaveError), repr(error)
+    replay(BY_NAME[name], case, NO_TIME_LIMIT)
 
 
 def test_regression_cases_are_present():
