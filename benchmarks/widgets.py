@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import sys
@@ -162,22 +163,26 @@ def build_data(kind: str, n: int, profiles: int = 100) -> Any:
     raise ValueError(f"unknown data kind {kind!r}")
 
 
-def instrument(ex: Any, path: str, **info: Any) -> Any:
-    """Time every request handler of explorer ``ex`` (runs in the kernel) and keep
-    ``path`` (JSON) up to date with the timings, node count and ``info``."""
+def instrument(
+    ex: Any, path: str, traits: tuple[str, ...] = ("node_count", "row_count"), **info: Any
+) -> Any:
+    """Time every request handler of widget ``ex`` (runs in the kernel) and keep ``path``
+    (JSON) up to date with the timings, its bundle size, the ``traits`` named and ``info``."""
     py_ms: dict[str, list[float]] = {}
 
     def dump() -> None:
         state = {
             **info,
+            **{name: getattr(ex, name) for name in traits},
             "model_id": ex.model_id,
-            "node_count": ex.node_count,
-            "row_count": ex.row_count,
             "esm_bytes": len(str(ex._esm).encode()),
             "css_bytes": len(str(ex._css).encode()),
             "py_ms": py_ms,
         }
-        Path(path).write_text(json.dumps(state))
+        # whole or not at all: the page side reads this file while the kernel writes it
+        tmp = Path(f"{path}.tmp")
+        tmp.write_text(json.dumps(state))
+        os.replace(tmp, path)
 
     def timed(action: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def run(*args: Any, **kwargs: Any) -> Any:

@@ -17,7 +17,6 @@ and the rest. There is no peer: no other library draws these matrices in a noteb
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
@@ -72,31 +71,6 @@ GEOMETRY_JS = """() => {
 
 
 # ---------------------------------------------------------------------- kernel side
-def instrument(hm: Any, path: str, **info: Any) -> Any:
-    """Time every request handler of heatmap ``hm`` (runs in the kernel) into ``path``."""
-    py_ms: dict[str, list[float]] = {}
-
-    def dump() -> None:
-        state = {**info, "model_id": hm.model_id, "py_ms": py_ms, "version": hm.view_version}
-        Path(path).write_text(json.dumps(state))
-
-    def timed(action: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-        def run(*args: Any, **kwargs: Any) -> Any:
-            t0 = time.perf_counter()
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                py_ms.setdefault(action, []).append((time.perf_counter() - t0) * 1e3)
-                dump()
-
-        return run
-
-    for action, method in hm._actions.items():
-        setattr(hm, method, timed(action, getattr(hm, method)))
-    dump()
-    return hm
-
-
 def write_scenario(folder: Path, n: int) -> Path:
     from tests.widgets.browser import write_notebook
     from tests.widgets.test_heatmap_browser import SYNTHETIC
@@ -109,11 +83,11 @@ def write_scenario(folder: Path, n: int) -> Path:
             SYNTHETIC,  # the browser test's data, as a cell of its own
             f"t0 = time.perf_counter()\nprof = synthetic({n}, distinct={DISTINCT})\n"
             "data_s = time.perf_counter() - t0",
-            "from benchmarks.widgets_heatmap import instrument\n"
+            "from benchmarks.widgets import instrument\n"
             "from perfweave.widgets import CountMatrixHeatmap\n"
             "t0 = time.perf_counter()\nhm = CountMatrixHeatmap(prof)\n"
             "widget_s = time.perf_counter() - t0\n"
-            f"_ = instrument(hm, {str(state)!r}, data_s=data_s, widget_s=widget_s)",
+            f"_ = instrument(hm, {str(state)!r}, (), data_s=data_s, widget_s=widget_s)",
             "hm",
         ],
     )
