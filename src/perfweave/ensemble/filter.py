@@ -1,0 +1,147 @@
+"""Filtering an ensemble by its statistics: ``filter_stats`` and ``query_stats``.
+
+Thicket's semantics: a predicate chooses nodes by their row of the statistics table, and
+the choice reaches every part at once (thicket#147): the graph is squashed onto the kept
+nodes (each wired to its nearest kept ancestor, siblings with equal frames merged, as
+:meth:`Graph.squash`), the performance table keeps those nodes' rows (inclusive metrics
+recomputed unless told not to) and the statistics table keeps their rows, carried over
+unchanged and renumbered with the graph. Where a squash merges nodes, their statistics no
+longer describe one node: they become NaN and a warning says how many (recompute them
+with ``ens.stats``).
+
+A predicate is a callable on one statistics row (``row.name`` is the node id; run once on
+whole columns where that means the same, see :mod:`perfweave.calltree._row_filter`), a
+query string of :mod:`perfweave.calltree.query` (parsed, never evaluated:
+```` `Avg time/rank_std` > 0.1 ````), or a boolean mask over the nodes. ``query_stats``
+also takes a call-path query (an object-dialect list, a ``MATCH`` string or a
+:mod:`perfweave.calltree.path_query` object) matched against the statistics table, which
+is what Thicket's ``query_stats`` takes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree import query
+from perfweave.calltree._row_filter import row_mask
+from perfweave.calltree.graphframe import GraphFrame, _combine_duplicates, _reindex_nodes
+from perfweave.calltree.path_query import is_path_query, path_query
+from perfweave.ensemble.ensemble import Ensemble, _remap_nodes
+from perfweave.errors import QueryError, ShapeError
+
+INT = np.int64
+
+
+def node_mask(ens: Ensemble, predicate: Any, multi_index_mode: str = "off") -> np.ndarray:
+    """Boolean mask over the nodes: the statistics rows for which ``predicate`` holds."""
+    sf = ens.statsframe
+    n = len(ens.graph)
+    if len(sf) != n or not np.array_equal(np.asarray(sf.index, dtype=INT), np.arange(n)):
+        raise ShapeError(
+            f"the statistics table has {len(sf)} rows for {n} nodes; it must hold one row "
+            "per node in node order"
+        )
+    if is_path_query(predicate):
+        gf = GraphFrame(ens.graph, sf, [], [], None)
+        return path_query(predicate, multi_index_mode).node_mask(gf)
+    if isinstance(predicate, str):
+        parsed = query.parse(predicate)
+        roots = np.zeros(n, bool)
+        roots[ens.graph.root_ids] = True
+        return parsed.mask(sf, roots if parsed.has_share else None)
+    if callable(predicate):
+        return row_mask(sf, predicate)
+    if isinstance(predicate, (np.ndarray, pd.Series, list)):
+        mask = np.asarray(predicate, dtype=bool)
+        if mask.shape != (n,):
+            raise ShapeError(f"boolean mask of shape {mask.shape} for {n} nodes")
+        return mask
+    raise QueryError(
+        "filter_stats takes a callable on a statistics row, a query string or a boolean "
+        f"mask over the nodes, not {type(predicate).__name__}"
+    )
+
+
+def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool = True) -> Ensemble:
+    """The ensemble on the kept nodes: graph squashed, both tables renumbered with it."""
+    if not keep.any():
+        raise QueryError("the statistics filter kept no node: the result would be empty")
+    graph, old_to_new = ens.graph.squash(keep)
+    kept_ids = old_to_new[keep]
+    merged = len(np.unique(kept_ids)) < len(kept_ids)
+    metrics = set(ens.exc_metrics + ens.inc_metrics)
+    if merged:
+        df = _reindex_nodes(ens.dataframe, old_to_new)
+        if df.index.has_duplicates:
+            df = _combine_duplicates(df, metrics)
+    else:
+        df = _remap_nodes(ens.dataframe, old_to_new)
+    if update_inclusive_columns and ens.exc_metrics:
+        gf = GraphFrame(graph, df, list(ens.exc_metrics), list(ens.inc_metrics), None)
+        gf.update_inclusive_columns()
+        df, inc = gf.dataframe, gf.inc_metrics
+    else:
+        inc = list(ens.inc_metrics)
+    sf = _stats_rows(ens.statsframe, old_to_new, graph, merged)
+    return ens._replace(graph=graph, dataframe=df, statsframe=sf, inc_metrics=inc)
+
+
+def _stats_rows(sf: pd.DataFrame, old_to_new: np.ndarray, graph, merged: bool) -> pd.DataFrame:
+    """The kept statistics rows on the new node ids; merged nodes' statistics are NaN."""
+    if not merged:
+        return _remap_nodes(sf, old_to_new)
+    new = old_to_new[np.asarray(sf.index, dtype=INT)]
+    rows = sf[new >= 0]
+    new = new[new >= 0]
+    counts = np.bincount(new, minlength=len(graph))
+    first = ~pd.Index(new).duplicated()
+    out = rows[first].copy()
+    out.index = pd.Index(new[first], name="node")
+    out = out.sort_index()
+    multi = counts[np.asarray(out.index, dtype=INT)] > 1
+    for col in out.columns:
+        if _plain(col) == "name":
+            continue
+        out[col] = out[col].where(~multi) if out[col].dtype != object else out[col].mask(multi)
+    warnings.warn(
+        f"the squash merged {int((counts > 1).sum())} groups of nodes (siblings with equal "
+        "frames); their statistics are NaN: recompute them with ens.stats()",
+        stacklevel=3,
+    )
+    return out
+
+
+def _plain(col: Any) -> Any:
+    return col[0] if isinstance(col, tuple) else col
+
+
+def filter_stats(
+    ens: Ensemble,
+    predicate: Callable[[pd.Series], bool] | str | np.ndarray,
+    update_inclusive_columns: bool = True,
+) -> Ensemble:
+    """See :meth:`Ensemble.filter_stats`."""
+    return keep_nodes(ens, node_mask(ens, predicate), update_inclusive_columns)
+
+
+def query_stats(
+    ens: Ensemble,
+    query_obj: Any,
+    squash: bool = True,
+    update_inclusive_columns: bool = True,
+    multi_index_mode: str = "off",
+) -> Ensemble:
+    """See :meth:`Ensemble.query_stats`."""
+    keep = node_mask(ens, query_obj, multi_index_mode)
+    if squash:
+        return keep_nodes(ens, keep, update_inclusive_columns)
+    if not keep.any():
+        raise QueryError("the statistics query kept no node: the result would be empty")
+    node = np.asarray(ens.dataframe.index.get_level_values("node"), dtype=INT)
+    sf = ens.statsframe[keep]
+    return ens._replace(dataframe=ens.dataframe[keep[node]], statsframe=sf)
