@@ -32,7 +32,7 @@ from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graphframe import GraphFrame, _combine_duplicates, _reindex_nodes
 from perfweave.calltree.path_query import is_path_query, path_query
 from perfweave.ensemble.ensemble import Ensemble, _remap_nodes
-from perfweave.errors import QueryError, ShapeError
+from perfweave.errors import PerfweaveWarning, QueryError, ShapeError
 
 INT = np.int64
 
@@ -111,7 +111,8 @@ def _stats_rows(sf: pd.DataFrame, old_to_new: np.ndarray, graph, merged: bool) -
     warnings.warn(
         f"the squash merged {int((counts > 1).sum())} groups of nodes (siblings with equal "
         "frames); their statistics are NaN: recompute them with ens.stats()",
-        stacklevel=3,
+        PerfweaveWarning,
+        stacklevel=5,  # the caller of Ensemble.filter_stats / query_stats
     )
     return out
 
