@@ -28,9 +28,16 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import query
+from perfweave.calltree._inclusive import _up_sum, subgraph_sums
 from perfweave.calltree._row_filter import row_mask
-from perfweave.calltree.graphframe import GraphFrame, _combine_duplicates, _reindex_nodes
+from perfweave.calltree.graphframe import (
+    GraphFrame,
+    _combine_duplicates,
+    _inclusive_name,
+    _reindex_nodes,
+)
 from perfweave.calltree.path_query import is_path_query, path_query
+from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble, _remap_nodes
 from perfweave.errors import PerfweaveWarning, QueryError, ShapeError
 
@@ -73,22 +80,74 @@ def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool =
         raise QueryError("the statistics filter kept no node: the result would be empty")
     graph, old_to_new = ens.graph.squash(keep)
     kept_ids = old_to_new[keep]
-    merged = len(np.unique(kept_ids)) < len(kept_ids)
-    metrics = set(ens.exc_metrics + ens.inc_metrics)
-    if merged:
-        df = _reindex_nodes(ens.dataframe, old_to_new)
-        if df.index.has_duplicates:
-            df = _combine_duplicates(df, metrics)
+    merged = len(graph) < len(kept_ids)
+    dense = not merged and _table.is_dense(ens.dataframe, len(ens.graph), len(ens.metadata))
+    if dense:
+        old_of_new = np.empty(len(graph), INT)
+        old_of_new[kept_ids] = np.flatnonzero(keep)
+        df = _dense_rows(ens, old_of_new)
+        sf = ens.statsframe.take(old_of_new)
+        sf.index = pd.RangeIndex(len(graph), name="node")
     else:
-        df = _remap_nodes(ens.dataframe, old_to_new)
+        df = _rows(ens, old_to_new, merged)
+        sf = _stats_rows(ens.statsframe, old_to_new, graph, merged)
+    inc = list(ens.inc_metrics)
     if update_inclusive_columns and ens.exc_metrics:
-        gf = GraphFrame(graph, df, list(ens.exc_metrics), list(ens.inc_metrics), None)
-        gf.update_inclusive_columns()
-        df, inc = gf.dataframe, gf.inc_metrics
-    else:
-        inc = list(ens.inc_metrics)
-    sf = _stats_rows(ens.statsframe, old_to_new, graph, merged)
+        names = [_inclusive_name(m) for m in ens.exc_metrics]
+        if dense and graph.is_tree():
+            sums = _dense_inclusive(graph, df, list(ens.exc_metrics), len(ens.metadata))
+        else:
+            sums = subgraph_sums(graph, df, list(ens.exc_metrics))
+        df = df.copy(deep=False)
+        for exc, name in zip(ens.exc_metrics, names):
+            df[name] = sums[exc]
+        inc = list(dict.fromkeys(names + [m for m in inc if m not in names]))
     return ens._replace(graph=graph, dataframe=df, statsframe=sf, inc_metrics=inc)
+
+
+def _dense_rows(ens: Ensemble, old_of_new: np.ndarray) -> pd.DataFrame:
+    """The dense table's rows of the kept nodes, in the new numbering: one take per column
+    (node ``j``'s rows are old node ``old_of_new[j]``'s, profile by profile)."""
+    df = ens.dataframe
+    p = len(ens.metadata)
+    src = (old_of_new[:, None] * p + np.arange(p, dtype=INT)).ravel()
+    columns = {c: df[c].array.take(src) for c in df.columns}
+    index = _table.dense_index(len(old_of_new), list(df.index.levels[1]), ens.profile_level)
+    out = pd.DataFrame(columns, index=index, copy=False)
+    out.columns = df.columns
+    return out
+
+
+def _dense_inclusive(graph, df: pd.DataFrame, metrics: list, p: int) -> dict:
+    """Inclusive sums of a dense table's metrics (a tree): every metric's values and
+    presence as one (nodes x 2 k P) matrix summed up the tree in one pass; a sum of no
+    value stays NaN, as :func:`subgraph_sums` gives."""
+    n, k = len(graph), len(metrics)
+    values = np.empty((n, 2 * k * p))
+    for j, m in enumerate(metrics):
+        col = df[m]
+        if not pd.api.types.is_float_dtype(col.dtype):
+            col = pd.to_numeric(col, errors="coerce")
+        mat = col.to_numpy(dtype=float, na_value=np.nan).reshape(n, p)
+        ok = ~np.isnan(mat)
+        values[:, j * p : (j + 1) * p] = np.where(ok, mat, 0.0)
+        values[:, (k + j) * p : (k + j + 1) * p] = ok
+    total = _up_sum(graph, values)
+    out = {}
+    for j, m in enumerate(metrics):
+        sums, count = total[:, j * p : (j + 1) * p], total[:, (k + j) * p : (k + j + 1) * p]
+        out[m] = np.where(count > 0, sums, np.nan).ravel()
+    return out
+
+
+def _rows(ens: Ensemble, old_to_new: np.ndarray, merged: bool) -> pd.DataFrame:
+    """Any table's rows of the kept nodes, renumbered; merged nodes' rows combined."""
+    if not merged:
+        return _remap_nodes(ens.dataframe, old_to_new)
+    df = _reindex_nodes(ens.dataframe, old_to_new)
+    if df.index.has_duplicates:
+        df = _combine_duplicates(df, set(ens.exc_metrics + ens.inc_metrics))
+    return df
 
 
 def _stats_rows(sf: pd.DataFrame, old_to_new: np.ndarray, graph, merged: bool) -> pd.DataFrame:
