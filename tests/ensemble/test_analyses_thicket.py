@@ -237,6 +237,21 @@ def test_delta_scores_on_columnar_ensemble(columnar):
         assert _ours_stats(ours, col).tolist() == _their_stats(theirs, col).tolist()
 
 
+def test_filter_stats_on_columnar_ensemble(columnar):
+    ours, theirs = columnar
+    ours, theirs = ours.deepcopy(), theirs.deepcopy()
+    col = ("Cuda", A)
+    _tk().stats.mean(theirs, columns=[col])
+    ours.stats([col], stats=["mean"])
+    name = ("Cuda", f"{A}_mean")
+    t = theirs.filter_stats(lambda r: r[name] > 0.01)
+    o = ours.filter_stats(lambda r: r[name] > 0.01)
+    assert 1 < len(o.graph) < len(ours.graph)
+    assert sorted(_our_paths(o.graph)) == sorted(_their_paths(t).values())
+    np.testing.assert_allclose(_ours_stats(o, name), _their_stats(t, name), rtol=1e-12)
+    assert ("Cuda", f"{A} (inc)") in o.inc_metrics
+
+
 def test_groupby_agg_matches_thicket(quartz_files):
     th = _tk().Thicket.from_caliperreader(quartz_files, disable_tqdm=True)
     ens = Ensemble.from_files(quartz_files)

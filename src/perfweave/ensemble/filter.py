@@ -93,7 +93,7 @@ def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool =
         sf = _stats_rows(ens.statsframe, old_to_new, graph, merged)
     inc = list(ens.inc_metrics)
     if update_inclusive_columns and ens.exc_metrics:
-        names = [_inclusive_name(m) for m in ens.exc_metrics]
+        names = [_inclusive_label(m) for m in ens.exc_metrics]
         if dense and graph.is_tree():
             sums = _dense_inclusive(graph, df, list(ens.exc_metrics), len(ens.metadata))
         else:
@@ -103,6 +103,13 @@ def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool =
             df[name] = sums[exc]
         inc = list(dict.fromkeys(names + [m for m in inc if m not in names]))
     return ens._replace(graph=graph, dataframe=df, statsframe=sf, inc_metrics=inc)
+
+
+def _inclusive_label(metric: Any) -> Any:
+    """``x (inc)`` for ``x``; ``(header, x (inc))`` in a columns-concat table."""
+    if isinstance(metric, tuple):
+        return (*metric[:-1], _inclusive_name(metric[-1]))
+    return _inclusive_name(metric)
 
 
 def _dense_rows(ens: Ensemble, old_of_new: np.ndarray) -> pd.DataFrame:

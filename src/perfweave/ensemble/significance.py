@@ -61,9 +61,9 @@ def _mean_std_count(ens: Ensemble, col: Any) -> tuple[np.ndarray, np.ndarray, np
 
 
 def _joined(columns: Sequence[Any], multi: bool) -> str:
-    if multi:
-        return f"{str(columns[0]).replace(chr(39), '')} vs {str(columns[1]).replace(chr(39), '')}"
-    return f"{columns[0]} vs {columns[1]}"
+    """Thicket's comparison label: ``a vs b``; tuples printed without their quotes."""
+    a, b = (str(c).replace("'", "") if multi else str(c) for c in columns)
+    return f"{a} vs {b}"
 
 
 def _label(ens: Ensemble, name: str) -> Any:
