@@ -1,4 +1,4 @@
-// Offline widget renderer of `perfweave export` (src/perfweave/_export/): draws a notebook's
+// Offline widget renderer of `perfweave export` (src/perfweave/apps/export/): draws a notebook's
 // saved widget state in a standalone HTML page with no network and no kernel.
 //
 // The page inlines this bundle (ipywidgets' HTML manager with the core controls), then the
@@ -9,6 +9,7 @@
 // from the page, and any other action shows a message in the widget instead.
 import * as base from "@jupyter-widgets/base";
 import { HTMLManager } from "@jupyter-widgets/html-manager/lib/htmlmanager.js";
+import { needsKernel } from "./needs_kernel.js";
 
 const REPLIES_TYPE = "application/vnd.perfweave.replies+json";
 const STATE_TYPE = "application/vnd.jupyter.widget-state+json";
@@ -58,9 +59,7 @@ function replay(model, request) {
     message = { ...recorded.payload, type: "response", id: request.id };
     buffers = recorded.buffers.map(decode);
   } else {
-    const error =
-      `This is a static page exported from a notebook: "${request.action}" needs its ` +
-      "Python kernel (open the notebook in JupyterLab or `perfweave app`).";
+    const error = needsKernel(request.action);
     message = { type: "response", id: request.id, ok: false, error };
     model.set("error", error);
   }

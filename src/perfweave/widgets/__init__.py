@@ -32,7 +32,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    """The public widget names, each once (loaded or not)."""
+    return sorted(_LAZY)
 
 
 __all__ = list(_LAZY)
