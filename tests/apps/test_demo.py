@@ -193,7 +193,7 @@ def test_make_demo_installs_only_the_demo_extra(tmp_path):
     demo = _make_dry_run("demo", f"VENV={venv}")
     installs = [line for line in demo.splitlines() if " pip install " in line]
     assert installs[-1].endswith('-e ".[demo]"'), installs
-    assert '-e ".[test,dev,bench]"' in _make_dry_run("test", f"VENV={venv}")
+    assert '-e ".[test,dev,bench,docs]"' in _make_dry_run("test", f"VENV={venv}")
     line = re.search(r"^demo = \[(.*)\]$", (ROOT / "pyproject.toml").read_text(), re.M)
     names = {re.split(r"[<>=\[ ]", req.strip().strip('"'))[0] for req in line.group(1).split(",")}
     assert {"jupyterlab", "ipykernel", "voila"} <= names
