@@ -72,6 +72,41 @@ base.WidgetModel.prototype.send = function (content, callbacks, buffers) {
   if (content && content.type === "request") replay(this, content);
 };
 
+// A control of a perfweave composite (ClassPicker, MergePanel, ScalingView: a box with the
+// class pw-composite, see widgets/_base.py CompositeBase) asks Python for every change. On
+// this page its change goes nowhere: the control snaps back to the saved state and the
+// composite's banner says why, in the person's words.
+const composites = new Map(); // model of a control -> model of the composite holding it
+
+/** Note every model below each composite of the page (once the state is loaded). */
+function findComposites(models) {
+  const below = (model, top) => {
+    for (const child of model.get("children") || []) {
+      if (child && !composites.has(child)) {
+        composites.set(child, top);
+        below(child, top);
+      }
+    }
+  };
+  for (const model of models) {
+    if ((model.get("_dom_classes") || []).includes("pw-composite")) below(model, model);
+  }
+}
+
+const saveChanges = base.WidgetModel.prototype.save_changes;
+base.WidgetModel.prototype.save_changes = function (callbacks) {
+  const top = this.comm ? undefined : composites.get(this);
+  if (!top) return saveChanges.call(this, callbacks);
+  const saved = this.previousAttributes();
+  setTimeout(() => this.set(saved), 0); // the control shows the saved state again
+  for (const view of Object.values(top.views || {})) {
+    Promise.resolve(view).then((v) => {
+      const banner = v && v.el && v.el.querySelector(".pw-error");
+      if (banner && typeof banner.showLocal === "function") banner.showLocal(needsKernel("control"));
+    });
+  }
+};
+
 function loader(name) {
   return new Promise((resolve) => resolve(load(name)));
 }
@@ -84,6 +119,7 @@ async function render() {
   if (state) {
     const manager = new HTMLManager({ loader });
     const models = await manager.set_state(state);
+    findComposites(models);
     const byId = new Map(models.map((m) => [m.model_id, m]));
     for (const tag of tags) {
       const model = byId.get(JSON.parse(tag.textContent).model_id);

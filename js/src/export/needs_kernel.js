@@ -22,6 +22,7 @@ const ACTIONS = {
   set: "Changing this control",
   zoom: "Zooming in",
   zoom_out: "Zooming out",
+  control: "Changing this control",
 };
 
 /**
