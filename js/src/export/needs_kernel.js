@@ -17,7 +17,7 @@ const ACTIONS = {
   drop: "Dropping a subtree",
   select: "Selecting",
   stat: "Changing the statistic",
-  color_by: "Colouring profiles",
+  color_by: "Coloring profiles",
   matrix: "Redrawing the matrix",
   set: "Changing this control",
   zoom: "Zooming in",
