@@ -18,12 +18,14 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.counts.blocks import ROW_GROUPINGS as GROUP_BY
+from perfweave.counts.blocks import BlockAggregator, RowUnits, row_units
 from perfweave.counts.profile import CallGroup, CountsProfile
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.counts.stats import call_stats
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._heatmap_agg import GROUP_BY, Aggregator, Units, colour_index, units_of
+from perfweave.widgets._colour import colour_index
 from perfweave.widgets._transport import pack
 
 DIRECTIONS = ("send", "recv")
@@ -130,12 +132,12 @@ class CountMatrixHeatmap(WidgetBase):
             )
         errors = [str(e) for e in profile.errors]
         self._profile = profile
-        self._units: Units | None = None
+        self._units: RowUnits | None = None
         self._blocks = None
         self._stack: list[dict] = []
         self._selection: dict | None = None
         self._info_cache: dict[tuple, Any] = {}
-        self._agg = Aggregator()
+        self._agg = BlockAggregator()
         self._fallback = ""
         super().__init__(load_errors=errors, height=height, lead_ranks=profile.ranks)
         for name, value, choices in (
@@ -432,7 +434,7 @@ class CountMatrixHeatmap(WidgetBase):
                 f"rows are ranks: no location file names the hosts of "
                 f"{self.group_labels[self.group_index]}"
             )
-        self._units = units_of(m, self.group_by, hosts)
+        self._units = row_units(m, self.group_by, hosts)
         if reset or not self.view_state:
             self._stack = []
             self._selection = None
