@@ -75,7 +75,7 @@ def wrf():
 def test_wrf_state_controls_and_exact_values(wrf):
     h = CountMatrixHeatmap(wrf)
     assert h.lead_ranks == [0] and h.group_labels == [group_label(g) for g in wrf.call_groups(0)]
-    assert h.group_labels[0] == "calls 0 (1 call)"
+    assert h.group_labels[0] == "call 0"
     dense = wrf.call_groups(0)[0].send.dense()
     np.testing.assert_array_equal(h.blocks().values, dense)
     content, cols = _reply(h, "matrix")
@@ -141,7 +141,7 @@ def test_selection_by_block_and_method(wrf):
     s = h.selection
     dense = wrf.call_groups(0)[0].send.dense()
     assert s["ranks"].tolist() == [5] and s["peers"].tolist() == [7]
-    assert s["total"] == dense[5, 7] and s["label"] == "calls 0 (1 call)"
+    assert s["total"] == dense[5, 7] and s["label"] == "call 0"
     h.set_grouped(True)
     assert h.selection is None
     s = h.select((0, 1))
@@ -186,7 +186,7 @@ def test_all_zero_single_rank_int32_overflow_and_gaps():
     big = _group([[0, 2**40], [3 * 2**31, 1]], calls=[3, 5, 6])
     h = CountMatrixHeatmap(_profile(zero, one, big))
     assert "zero" in h.note and h.blocks().hi == 0
-    assert h.group_labels == ["calls 1 (1 call)", "calls 2 (1 call)", "calls 3, 5-6 (3 calls)"]
+    assert h.group_labels == ["call 1", "call 2", "calls 3, 5-6 (3 calls)"]
     h.set_call_group(1)
     assert h.blocks().values.tolist() == [[7]] and h.note == ""
     h.set_call_group("calls 3, 5-6 (3 calls)")
@@ -265,7 +265,7 @@ def test_group_by_host_without_locations_says_so(wrf):
     h = CountMatrixHeatmap(wrf)
     assert not h.hosts_known
     before = h.view_state, h.blocks().values.copy()
-    with pytest.raises(MetadataError, match="no location file names the hosts of calls 0"):
+    with pytest.raises(MetadataError, match="no location file names the hosts of call 0"):
         h.set_group_by("host")
     assert "alltoallv_locations_comm<C>_rank0.md" in h.error and h.group_by == "rank"
     assert h.view_state == before[0]
@@ -296,7 +296,7 @@ def test_host_grouping_falls_back_to_ranks_on_a_call_group_without_locations():
     assert h.blocks().row_labels == ["h1: 0", "h2: 1"]
     h.set_call_group(1)
     assert h.group_by == "rank" and not h.hosts_known
-    assert "no location file names the hosts of calls 1" in h.note
+    assert "no location file names the hosts of call 1" in h.note
     assert h.blocks().values.tolist() == [[5, 6], [7, 8]]
 
 
@@ -409,7 +409,7 @@ def test_unreadable_files_are_listed_and_the_rest_shown(tmp_path):
     assert len(h.load_errors) == 2 and h.error == ""
     assert any("counts.rank0_call1.md" in e and "many" in e for e in h.load_errors)
     assert any("alltoallv_locations_comm0_rank0.md" in e for e in h.load_errors)
-    assert h.group_labels == ["calls 0 (1 call)", "calls 3 (1 call)", "calls 4 (1 call)"]
+    assert h.group_labels == ["call 0", "call 3", "call 4"]
     assert not h.hosts_known  # the location file was the unreadable one
     np.testing.assert_array_equal(h.blocks().values, pc.read(WRF).call_groups(0)[0].send.dense())
 

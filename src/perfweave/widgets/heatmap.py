@@ -49,9 +49,11 @@ LABEL_RANGES = 6
 
 
 def group_label(group: CallGroup) -> str:
-    """``calls 0-2, 5 (3 calls)``."""
+    """``call 4`` for one call, ``calls 0-2, 5 (4 calls)`` for several."""
     n = group.n_calls
-    return f"calls {format_ranklist(group.calls)} ({n} call{'s' if n != 1 else ''})"
+    if n == 1:
+        return f"call {int(group.calls[0])}"
+    return f"calls {format_ranklist(group.calls)} ({n:,} calls)"
 
 
 class CountMatrixHeatmap(WidgetBase):
@@ -401,8 +403,8 @@ class CountMatrixHeatmap(WidgetBase):
             g = self.call_group
             raise MetadataError(
                 f"no location file names the hosts of {self.group_labels[self.group_index]} "
-                f"of lead rank {self.lead_rank}: grouping by host needs a "
-                f"{g.collective.lower()}_locations_comm<C>_rank{self.lead_rank}.md file "
+                f"of lead rank {self.lead_rank}: grouping by host needs the location file "
+                f"{g.collective.lower()}_locations_comm<C>_rank{self.lead_rank}.md "
                 f"whose calls include {int(g.calls[0])}"
             )
         self.set_trait(name, value)
@@ -602,7 +604,9 @@ class CountMatrixHeatmap(WidgetBase):
                 if first in set(int(c) for c in p.calls):
                     for direction, tally in (("send", p.send), ("recv", p.recv)):
                         for peers, ranks in tally:
-                            pats.append(f"{direction}: {ranks} ranks to {peers} peers")
+                            pats.append(
+                                f"{direction}: {_plural(ranks, 'rank')} to {_plural(peers, 'peer')}"
+                            )
                     out["pattern"] = {"number": p.number, "categories": cats[id(p)] or ["other"]}
             out["patterns"] = pats
         except PerfweaveError as exc:  # pragma: no cover - analysis is best effort
@@ -697,6 +701,10 @@ def _span(what: str, value: Any, n: int) -> tuple[int, int]:
     if not 0 <= a < b <= n:
         raise ShapeError(f"{what} ({a}, {b}) out of range: need 0 <= start < stop <= {n}")
     return a, b
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _range(a: int, b: int) -> str:
