@@ -3,16 +3,23 @@
 // package, which anywidget loads from a blob: URL (so a bundle imports nothing).
 // `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
 import { build } from "esbuild";
-import { existsSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
-const ENTRIES = ["explorer", "heatmap", "picker"];
+const ENTRIES = ["explorer", "heatmap", "picker", "banner"];
+// every widget draws the same error banner: its style is shared by all bundles
+const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
 const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
 
 /** A widget's entry: `src/<name>/index.js` once split into modules, else `src/<name>.js`. */
 function entry(name) {
   return existsSync(`src/${name}/index.js`) ? `src/${name}/index.js` : `src/${name}.js`;
+}
+
+/** A widget's style sheet, beside its entry. */
+function styles(name) {
+  return existsSync(`src/${name}/${name}.css`) ? `src/${name}/${name}.css` : `src/${name}.css`;
 }
 let stale = [];
 
@@ -27,7 +34,7 @@ for (const name of ENTRIES) {
     write: false,
   });
   const js = result.outputFiles[0].text;
-  const css = readFileSync(entry(name).replace(/(index)?\.js$/, (m, index) => (index ? `${name}.css` : ".css")), "utf8");
+  const css = SHARED_CSS + readFileSync(styles(name), "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {

@@ -7,8 +7,9 @@ export const TRAITS = [
   "reduce", "group_by", "hosts_known", "info", "selection_state", "load_errors", "note",
 ];
 
-/** Synced traits the page reads but does not redraw on (`view_version` asks for a matrix). */
-export const READ_ONLY = ["error", "height", "max_cells", "view_state", "view_version"];
+/** Synced traits the page reads but does not redraw on (`view_version` asks for a matrix).
+ * The contract's own traits (`error`, `request_timeout`) are WidgetBase's, not listed here. */
+export const READ_ONLY = ["height", "max_cells", "view_state", "view_version"];
 
 /** Requests the page sends (Python's `_actions`). */
 export const ACTIONS = ["matrix", "set", "zoom", "zoom_out", "select"];
