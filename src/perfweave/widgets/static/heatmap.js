@@ -444,7 +444,15 @@ function draw(v) {
   v.geom = { ...g, cw: g.s / nc, ch: g.s / nr };
   drawAxes(ctx, v);
   drawMarginals(ctx, v);
-  drawColourBar(ctx, v);
+  if (meta.hi > 0) {
+    drawColourBar(ctx, v);
+  } else {
+    ctx.fillStyle = th.muted;
+    ctx.font = "12px sans-serif";
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.fillText(`no messages in this view: every ${model.get("unit") === "bytes" ? "byte count" : "count"} is 0`, g.x + g.s / 2, g.y + g.s / 2);
+  }
   const w = words(model);
   ctx.fillStyle = th.fg;
   ctx.font = "bold 12px sans-serif";
