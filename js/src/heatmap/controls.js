@@ -2,6 +2,7 @@
 import { button, fillSelect, h } from "../lib/dom.js";
 import { CONTROLS } from "./protocol.js";
 
+/** @type {Record<string, string>} */
 const LABELS = {
   lead_rank: "lead rank", group: "call group", direction: "matrix", unit: "unit",
   scale: "scale", reduce: "block", group_by: "group rows by",
@@ -16,7 +17,7 @@ const LABELS = {
 export function controls(model, act) {
   /** @type {Record<string, HTMLSelectElement>} */
   const selects = {};
-  const control = (/** @type {string} */ name, /** @type {string[][]} */ options) => {
+  const control = (/** @type {string} */ name, /** @type {[string, string][]} */ options) => {
     const s = /** @type {HTMLSelectElement} */ (h("select", { cls: `pw-hm-${name}`, attrs: { "aria-label": LABELS[name] } }));
     fillSelect(s, options);
     s.addEventListener("change", () => {

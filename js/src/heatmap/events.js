@@ -30,7 +30,8 @@ function blockAt(v, ev) {
 
 /** The tooltip's lines for a hit. @param {View} v @param {Hit} b */
 function tooltipLines(v, b) {
-  const { cols, nc } = /** @type {import("./state.js").Matrix} */ (v.matrix);
+  const matrix = /** @type {import("./state.js").Matrix} */ (v.matrix);
+  const { cols, nc } = matrix;
   const unit = v.model.get("unit");
   const w = words(v.model);
   if (b.area === "cell") {
@@ -38,7 +39,7 @@ function tooltipLines(v, b) {
     const none = Number(value) === 0;
     return {
       value: exact(value),
-      lines: [`${w.rows}: ${cols.row_labels[b.i]}`, `${w.cols}: ${colRange(v.matrix, b.j)}`,
+      lines: [`${w.rows}: ${cols.row_labels[b.i]}`, `${w.cols}: ${colRange(matrix, b.j)}`,
         none ? `no messages (0 ${unit})` : `${v.model.get("reduce")} ${unit}: ${grouped(value)}`],
     };
   }
@@ -54,7 +55,7 @@ function tooltipLines(v, b) {
   }
   return {
     value: exact(cols.col_sum[b.j]),
-    lines: [`${w.cols}: ${colRange(v.matrix, b.j)}`, `sum ${unit}: ${grouped(cols.col_sum[b.j])}`,
+    lines: [`${w.cols}: ${colRange(matrix, b.j)}`, `sum ${unit}: ${grouped(cols.col_sum[b.j])}`,
       `max per column: ${grouped(cols.col_max[b.j])}`],
   };
 }

@@ -21,7 +21,8 @@ export const MATRIX_COLUMNS = [
   "col_max", "row_labels",
 ];
 
-/** The page's option controls and their choices (Python's `_CONTROLS`). */
+/** The page's option controls and their choices (Python's `_CONTROLS`).
+ * @type {Record<string, [string, string][]>} */
 export const CONTROLS = {
   direction: [["send", "send"], ["recv", "recv"]],
   unit: [["counts", "counts"], ["bytes", "bytes"]],

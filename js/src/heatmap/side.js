@@ -4,8 +4,10 @@ import { grouped, plural, seconds } from "../lib/format.js";
 
 const PATTERN_LINES = 12; // pattern tallies listed
 /** The core's pattern categories in words. */
+/** @type {Record<string, string>} */
 const CATEGORY = { "1->N": "one to many", "N->1": "many to one", "N->N": "many to many", empty: "no messages", other: "irregular" };
 /** Statistics rows: the core's name -> what a reader calls it. */
+/** @type {Record<string, string>} */
 const STAT = {
   bytes: "bytes", messages: "messages", zeros: "zero counts", min_nonzero: "smallest non-zero count",
   max: "largest count", large: "messages ≥ 200 bytes", small: "messages < 200 bytes (incl. zeros)",

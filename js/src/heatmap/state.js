@@ -53,29 +53,37 @@
  * @property {(action: string, args?: Record<string, any>) => Promise<any>} act
  */
 
-/** Words for the axes: who sends or receives, as rows and as columns. */
+/**
+ * Words for the axes: who sends or receives, as rows and as columns.
+ * @param {any} model
+ */
 export function words(model) {
   const senders = model.get("direction") === "send";
   const who = senders ? "senders" : "receivers";
+  /** @type {string} */
   const by = model.get("group_by");
+  /** @type {Record<string, string>} */
+  const rows = { rank: who, rows: `rank groups of ${who}`, host: `hosts of ${who}` };
+  /** @type {Record<string, string>} */
+  const axis = {
+    rank: `${who} (rank ranges)`,
+    rows: `rank groups of ${who} (their ranks)`,
+    host: `${who} by host (host: ranks)`,
+  };
   return {
     who,
     cols: senders ? "receivers" : "senders",
-    rows: { rank: who, rows: `rank groups of ${who}`, host: `hosts of ${who}` }[by] || who,
-    axis: {
-      rank: `${who} (rank ranges)`,
-      rows: `rank groups of ${who} (their ranks)`,
-      host: `${who} by host (host: ranks)`,
-    }[by] || who,
+    rows: rows[by] || who,
+    axis: axis[by] || who,
   };
 }
 
-/** `[a, b)` as "a" or "a-(b-1)". */
+/** `[a, b)` as "a" or "a-(b-1)". @param {number[]} r */
 export function rangeText(r) {
   return r[1] - r[0] === 1 ? `${r[0]}` : `${r[0]}-${r[1] - 1}`;
 }
 
-/** The ranks of column block `j` as text. */
+/** The ranks of column block `j` as text. @param {Matrix} matrix @param {number} j */
 export function colRange(matrix, j) {
   const e = matrix.cols.col_edges;
   return rangeText([Number(e[j]), Number(e[j + 1])]);

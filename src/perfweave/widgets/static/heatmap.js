@@ -353,15 +353,17 @@ function words(model) {
   const senders = model.get("direction") === "send";
   const who = senders ? "senders" : "receivers";
   const by = model.get("group_by");
+  const rows = { rank: who, rows: `rank groups of ${who}`, host: `hosts of ${who}` };
+  const axis = {
+    rank: `${who} (rank ranges)`,
+    rows: `rank groups of ${who} (their ranks)`,
+    host: `${who} by host (host: ranks)`
+  };
   return {
     who,
     cols: senders ? "receivers" : "senders",
-    rows: { rank: who, rows: `rank groups of ${who}`, host: `hosts of ${who}` }[by] || who,
-    axis: {
-      rank: `${who} (rank ranges)`,
-      rows: `rank groups of ${who} (their ranks)`,
-      host: `${who} by host (host: ranks)`
-    }[by] || who
+    rows: rows[by] || who,
+    axis: axis[by] || who
   };
 }
 function rangeText(r) {
@@ -605,10 +607,11 @@ function blockAt(v, ev) {
   return null;
 }
 function tooltipLines(v, b) {
-  const { cols, nc } = (
+  const matrix = (
     /** @type {import("./state.js").Matrix} */
     v.matrix
   );
+  const { cols, nc } = matrix;
   const unit = v.model.get("unit");
   const w = words(v.model);
   if (b.area === "cell") {
@@ -618,7 +621,7 @@ function tooltipLines(v, b) {
       value: exact(value),
       lines: [
         `${w.rows}: ${cols.row_labels[b.i]}`,
-        `${w.cols}: ${colRange(v.matrix, b.j)}`,
+        `${w.cols}: ${colRange(matrix, b.j)}`,
         none ? `no messages (0 ${unit})` : `${v.model.get("reduce")} ${unit}: ${grouped(value)}`
       ]
     };
@@ -638,7 +641,7 @@ function tooltipLines(v, b) {
   return {
     value: exact(cols.col_sum[b.j]),
     lines: [
-      `${w.cols}: ${colRange(v.matrix, b.j)}`,
+      `${w.cols}: ${colRange(matrix, b.j)}`,
       `sum ${unit}: ${grouped(cols.col_sum[b.j])}`,
       `max per column: ${grouped(cols.col_max[b.j])}`
     ]
