@@ -15,7 +15,7 @@ from perfweave.counts.blocks import row_units as units_of
 from perfweave.counts.profile import CallGroup, CountsProfile
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.errors import MetadataError, PerfweaveError
-from perfweave.widgets._colour import colour_index
+from perfweave.widgets._color import color_index
 from perfweave.widgets._transport import unpack
 from perfweave.widgets.heatmap import CountMatrixHeatmap, group_label
 
@@ -59,11 +59,11 @@ def test_overflowing_sums_are_float64_and_the_note_says_so():
     assert h.blocks().values.dtype == np.int64
 
 
-def test_colour_index_linear_and_log():
+def test_color_index_linear_and_log():
     v = np.array([[0, 1, 10, 100]], dtype=np.int64)
-    lin, lo, hi = colour_index(v, "linear")
+    lin, lo, hi = color_index(v, "linear")
     assert lin[0, 0] == 0 and lin[0, 3] == 255 and (lo, hi) == (0.0, 100.0)
-    log, lo, hi = colour_index(v, "log")
+    log, lo, hi = color_index(v, "log")
     assert list(log[0]) == [0, 1, 128, 255] and (lo, hi) == (1.0, 100.0)
 
 
@@ -81,7 +81,7 @@ def test_wrf_state_controls_and_exact_values(wrf):
     content, cols = _reply(h, "matrix")
     assert content["ok"] and cols["values"].dtype == np.int64
     np.testing.assert_array_equal(cols["values"], dense)
-    assert cols["colour"].dtype == np.uint8 and cols["row_labels"][:2] == ["0", "1"]
+    assert cols["color"].dtype == np.uint8 and cols["row_labels"][:2] == ["0", "1"]
     # every control, through messages
     for name, value in [
         ("direction", "recv"),

@@ -266,7 +266,7 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     side = widget.locator(".pw-hm-side").inner_text()
     assert "Pattern 2: " in side and "Statistics" in side
 
-    # JupyterLab's dark theme: the canvas redraws in the theme's text colours
+    # JupyterLab's dark theme: the canvas redraws in the theme's text colors
     assert widget.get_attribute("data-theme") == "light"
     try:
         page.evaluate(

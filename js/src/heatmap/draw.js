@@ -1,14 +1,14 @@
 // Drawing on the one canvas: the block matrix (one pixel per block, scaled without
-// smoothing), the rank-range axes, the marginal bars, the colour bar and the title.
+// smoothing), the rank-range axes, the marginal bars, the color bar and the title.
 import { lut, rgb } from "../lib/colormap.js";
 import { compact, grouped } from "../lib/format.js";
 import { colRange, rangeText, words } from "./state.js";
 
 export const LEFT = 150; // row labels
-export const TOP = 50; // title and colour-bar legend
+export const TOP = 50; // title and color-bar legend
 export const MARG = 64; // marginal bars (right of and below the matrix)
 export const AXIS = 34; // column labels
-const BAR_W = 14; // colour bar
+const BAR_W = 14; // color bar
 const BAR_LABELS = 78;
 const TABLE = lut(); // index 0 (zero) is set per theme in draw()
 const DARK_ZERO = [58, 58, 58];
@@ -19,7 +19,7 @@ const LIGHT_ZERO = [TABLE[0], TABLE[1], TABLE[2]];
 /** @typedef {import("./state.js").Theme} Theme */
 
 /**
- * Canvas colours from the theme's CSS variables (JupyterLab's light or dark theme).
+ * Canvas colors from the theme's CSS variables (JupyterLab's light or dark theme).
  * @param {HTMLElement} el
  * @returns {Theme}
  */
@@ -47,7 +47,7 @@ export function layout(v) {
   const width = Math.max(420, avail >= 1160 ? Math.min(900, avail - 370) : Math.min(900, avail - 4));
   const height = v.model.get("height") || 520;
   const s = Math.max(120, Math.min(width - LEFT - MARG - BAR_W - BAR_LABELS - 16, height - TOP - AXIS - MARG - 8));
-  // no wider than what is drawn, so the side panel sits right beside the colour bar
+  // no wider than what is drawn, so the side panel sits right beside the color bar
   return { width: Math.min(width, LEFT + s + MARG + BAR_W + BAR_LABELS + 16), height, x: LEFT, y: TOP, s };
 }
 
@@ -79,8 +79,8 @@ export function draw(v) {
   const img = new ImageData(nc, nr);
   const px = new Uint32Array(img.data.buffer);
   const lut32 = new Uint32Array(TABLE.buffer);
-  const colour = cols.colour;
-  for (let i = 0; i < colour.length; i++) px[i] = lut32[colour[i]];
+  const color = cols.color;
+  for (let i = 0; i < color.length; i++) px[i] = lut32[color[i]];
   const off = document.createElement("canvas");
   off.width = nc;
   off.height = nr;
@@ -94,8 +94,8 @@ export function draw(v) {
   drawAxes(ctx, v);
   drawMarginals(ctx, v);
   if (meta.hi > 0) {
-    drawColourBar(ctx, v);
-  } else { // nothing to colour: say so where the colours would be, not an empty scale
+    drawColorBar(ctx, v);
+  } else { // nothing to color: say so where the colors would be, not an empty scale
     ctx.fillStyle = th.muted;
     ctx.font = "12px sans-serif";
     ctx.textAlign = "center";
@@ -179,14 +179,14 @@ function drawMarginals(ctx, v) {
   ctx.textAlign = "left";
   ctx.textBaseline = "bottom";
   ctx.fillText("row sum", x0, g.y - 2);
-  ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14, MARG - 8); // clear of the colour bar
+  ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14, MARG - 8); // clear of the color bar
   ctx.textAlign = "right";
   ctx.textBaseline = "top";
   ctx.fillText(`column sum (max ${compact(cmax)})`, g.x - 4, y0 + 4);
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v */
-function drawColourBar(ctx, v) {
+function drawColorBar(ctx, v) {
   const g = /** @type {Required<Geometry>} */ (v.geom);
   const { meta } = /** @type {import("./state.js").Matrix} */ (v.matrix);
   const x = g.x + g.s + MARG + 4;
@@ -219,7 +219,7 @@ function drawColourBar(ctx, v) {
       }
       ticks.push([hi, 0]);
     } else {
-      // the bar's foot is the smallest non-zero colour: zero has its own swatch below
+      // the bar's foot is the smallest non-zero color: zero has its own swatch below
       for (const f of [0.25, 0.5, 0.75, 1]) ticks.push([lo + (hi - lo) * f, 1 - f]);
     }
   }

@@ -1,6 +1,6 @@
 // CountMatrixHeatmap front end: one canvas draws the block matrix Python aggregated to this
-// canvas's resolution (uint8 colour per block), the rank-range axes, the marginal bars and
-// the colour bar; hover reads the exact block value (int64 as BigInt) locally.
+// canvas's resolution (uint8 color per block), the rank-range axes, the marginal bars and
+// the color bar; hover reads the exact block value (int64 as BigInt) locally.
 // See perfweave/widgets/heatmap.py; the protocol is in ./protocol.js.
 import { errorBanner } from "../lib/banner.js";
 import { h } from "../lib/dom.js";
@@ -105,7 +105,7 @@ function render({ model, el }) {
   const onChange = () => syncControls();
   const onVersion = () => { if (!busy && stale()) fetchMatrix(); };
   const unlisten = listen(v);
-  // JupyterLab switches themes by attributes on <body>: redraw the canvas in the new colours
+  // JupyterLab switches themes by attributes on <body>: redraw the canvas in the new colors
   const themeWatch = new MutationObserver(() => draw(v));
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
   for (const k of TRAITS) model.on(`change:${k}`, onChange);

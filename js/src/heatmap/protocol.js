@@ -17,7 +17,7 @@ export const ACTIONS = ["matrix", "set", "zoom", "zoom_out", "select"];
 /** The reply key holding a matrix's binary columns, and the columns it holds. */
 export const MATRIX_KEY = "matrix";
 export const MATRIX_COLUMNS = [
-  "values", "colour", "row_edges", "col_edges", "row_sum", "row_max", "row_ranks", "col_sum",
+  "values", "color", "row_edges", "col_edges", "row_sum", "row_max", "row_ranks", "col_sum",
   "col_max", "row_labels",
 ];
 

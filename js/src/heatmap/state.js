@@ -2,8 +2,8 @@
 
 /**
  * @typedef {Object} Meta
- * @property {number} lo smallest positive value of the colour scale
- * @property {number} hi largest value of the colour scale
+ * @property {number} lo smallest positive value of the color scale
+ * @property {number} hi largest value of the color scale
  * @property {boolean} exact whether the values are exact (int64)
  * @property {{rows: number[], cols: number[]}} view rows (units) and columns (ranks) shown
  * @property {number} n_rows units in the matrix

@@ -3,7 +3,7 @@
 A thin view over :mod:`perfweave.counts`. Python holds the profile; the browser gets the
 view aggregated to at most its canvas resolution (``max_cells`` blocks per axis, each the
 ``max`` or ``sum`` of the cells it covers) as binary buffers: the exact block values
-(int64; float64 only when a sum could pass 2**63 - 1), a uint8 colour index per block,
+(int64; float64 only when a sum could pass 2**63 - 1), a uint8 color index per block,
 the block edges and the row/column marginals. Zooming re-aggregates the new range, so a
 16,384-rank matrix never crosses the wire whole. Every control is a trait or a method.
 """
@@ -25,7 +25,7 @@ from perfweave.counts.ranklist import format_ranklist
 from perfweave.counts.stats import call_stats
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._colour import colour_index
+from perfweave.widgets._color import color_index
 from perfweave.widgets._transport import pack
 
 DIRECTIONS = ("send", "recv")
@@ -40,7 +40,7 @@ _CONTROLS = {
     "reduce": (REDUCES, False),
     "group_by": (GROUP_BY, True),
 }
-#: most blocks per axis (900 x 900 int64 values + colours: 7.3 MB, under the 8 MB budget)
+#: most blocks per axis (900 x 900 int64 values + colors: 7.3 MB, under the 8 MB budget)
 MAX_CELLS = 900
 #: seconds after a matrix reply before the other direction is prepared in the background
 WARM_DELAY = 0.05
@@ -410,9 +410,9 @@ class CountMatrixHeatmap(WidgetBase):
         self.set_trait(name, value)
         if not self.group_labels:
             return
-        if name == "scale":  # the same blocks, new colours
+        if name == "scale":  # the same blocks, new colors
             b = self._blocks
-            b.colour, b.lo, b.hi = colour_index(b.values, self.scale)
+            b.color, b.lo, b.hi = color_index(b.values, self.scale)
             self.view_version += 1
         elif name in ("unit", "reduce", "max_cells"):
             self._aggregate()
@@ -464,7 +464,7 @@ class CountMatrixHeatmap(WidgetBase):
             self.reduce,
             factor,
         )
-        b.colour, b.lo, b.hi = colour_index(b.values, self.scale)
+        b.color, b.lo, b.hi = color_index(b.values, self.scale)
         b.row_labels = self._row_labels(b.row_edges)
         self._blocks = b
         notes = [self._fallback] if self._fallback else []
@@ -638,7 +638,7 @@ class CountMatrixHeatmap(WidgetBase):
         b = self._require_blocks()
         cols = {
             "values": b.values,
-            "colour": b.colour,
+            "color": b.color,
             "row_edges": b.row_edges,
             "col_edges": b.col_edges,
             "row_sum": b.row_sum,

@@ -432,8 +432,8 @@ function draw(v) {
   const img = new ImageData(nc, nr);
   const px = new Uint32Array(img.data.buffer);
   const lut32 = new Uint32Array(TABLE.buffer);
-  const colour = cols.colour;
-  for (let i = 0; i < colour.length; i++) px[i] = lut32[colour[i]];
+  const color = cols.color;
+  for (let i = 0; i < color.length; i++) px[i] = lut32[color[i]];
   const off = document.createElement("canvas");
   off.width = nc;
   off.height = nr;
@@ -447,7 +447,7 @@ function draw(v) {
   drawAxes(ctx, v);
   drawMarginals(ctx, v);
   if (meta.hi > 0) {
-    drawColourBar(ctx, v);
+    drawColorBar(ctx, v);
   } else {
     ctx.fillStyle = th.muted;
     ctx.font = "12px sans-serif";
@@ -541,7 +541,7 @@ function drawMarginals(ctx, v) {
   ctx.textBaseline = "top";
   ctx.fillText(`column sum (max ${compact(cmax)})`, g.x - 4, y0 + 4);
 }
-function drawColourBar(ctx, v) {
+function drawColorBar(ctx, v) {
   const g = (
     /** @type {Required<Geometry>} */
     v.geom

@@ -1,4 +1,4 @@
-"""Colour index of heatmap blocks: what the page's lookup table draws for each value."""
+"""Color index of heatmap blocks: what the page's lookup table draws for each value."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 from perfweave.errors import ShapeError
 
 
-def colour_index(values: np.ndarray, scale: str) -> tuple[np.ndarray, float, float]:
-    """uint8 colour of every value (0: zero, 1..255 low to high) and the scale's range."""
+def color_index(values: np.ndarray, scale: str) -> tuple[np.ndarray, float, float]:
+    """uint8 color of every value (0: zero, 1..255 low to high) and the scale's range."""
     v = values.astype(np.float64)
     pos = v > 0
     out = np.zeros(v.shape, np.uint8)
@@ -25,6 +25,6 @@ def colour_index(values: np.ndarray, scale: str) -> tuple[np.ndarray, float, flo
         lo = 0.0
         t = v[pos] / hi
     else:
-        raise ShapeError(f"unknown colour scale {scale!r}; choose linear or log")
+        raise ShapeError(f"unknown color scale {scale!r}; choose linear or log")
     out[pos] = 1 + np.clip(np.floor(t * 254.999), 0, 254).astype(np.uint8)
     return out, lo, hi
