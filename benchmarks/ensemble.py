@@ -222,6 +222,11 @@ def _thicket_filter_stats(gfs, cut: float) -> float:
     import thicket
 
     th = thicket.Thicket.concat_thickets(_thickets(gfs), disable_tqdm=True)
+    # the literal-built Thickets have no metadata, and filter_stats' profile check
+    # rejects an empty metadata table: one row per profile, as a read would give
+    th.metadata = pd.DataFrame(
+        {"run": range(len(th.profile))}, index=pd.Index(th.profile, name="profile")
+    )
     thicket.stats.std(th, columns=["time"])
     t0 = time.perf_counter()
     th.filter_stats(lambda row: row["time_std"] > cut)
