@@ -47,6 +47,29 @@ def rows_of(ex: CalltreeExplorer) -> pd.DataFrame:
     return ex.visible_rows()
 
 
+@pytest.mark.parametrize("which", ["tour_cpi", "allgather"])
+def test_source_line_nodes_have_names_and_are_found(which, data_dir):
+    """Statement frames have no ``name`` attribute: the explorer names them as ``tree()``
+    does (``bcast_osu.c:2446``), never ``nan``, and the search box finds them."""
+    if which == "tour_cpi":
+        gf = pw.datasets.cpi()
+    else:
+        gf = pw.read(str(data_dir / "hatchet/hpctoolkit-allgather-database"))
+    frames = gf.graph.frames
+    statements = np.flatnonzero(frames["type"].to_numpy() == "statement")
+    assert len(statements) and frames["name"].isna().sum() >= len(statements)
+    ex = CalltreeExplorer(gf)
+    ex.expand(gf.graph.root_ids.tolist(), subtree=True)
+    rows = ex.visible_rows()
+    assert not rows["name"].isin(["nan", "None", ""]).any()
+    printed = gf.dataframe["name"].groupby(level="node").first()
+    named = rows.set_index("node")["name"]
+    assert list(named.loc[statements]) == list(printed.loc[statements])
+    target = str(printed.loc[statements[-1]])
+    assert ex.search(f"^{re.escape(target)}$") >= 1
+    assert ex.search_state["node"] in set(np.flatnonzero(printed.to_numpy() == target))
+
+
 def test_hot_path_opens_no_leaf_and_no_very_wide_node():
     # main -> wide (2,000 children) and main -> small; wide has the larger time
     n = 2_003
@@ -389,12 +412,12 @@ def test_cycles_and_path_explosion_are_guarded():
     graph = pw.Graph.from_edges(
         pd.DataFrame({"name": ["a", "b", "c"]}), np.array([0, 1, 0]), np.array([1, 2, 2])
     )
-    from perfweave.widgets._rows import unroll
+    from perfweave.calltree.display import display_tree
 
-    node, parent = unroll(graph)
+    node, parent = display_tree(graph)
     assert sorted(node.tolist()) == [0, 1, 2, 2]
     with pytest.raises(GraphError, match="more than 3 distinct call paths"):
-        unroll(graph, max_paths=3)
+        display_tree(graph, max_paths=3)
 
 
 def test_bad_input_is_a_perfweave_error(lulesh):

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree.compare import side_name
+from perfweave.calltree.display import node_names
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
@@ -94,32 +96,6 @@ def total(values: np.ndarray, roots: np.ndarray, exclusive: bool) -> float:
 
 def inclusive_name(metric: str) -> str:
     return metric[: -len(" (exc)")] if metric.endswith(" (exc)") else f"{metric} (inc)"
-
-
-def side_name(metric: str, side: str) -> str:
-    """``time`` -> ``time [a]``, ``time (inc)`` -> ``time [a] (inc)`` (so the inclusive name
-    of the a-side exclusive column is the a-side inclusive column)."""
-    if metric.endswith(" (inc)"):
-        return f"{metric[: -len(' (inc)')]} [{side}] (inc)"
-    return f"{metric} [{side}]"
-
-
-def compare_frame(a: GraphFrame, b: GraphFrame) -> GraphFrame:
-    """``a - b`` on the union graph, carrying each side's own values as extra metrics."""
-    a, b = a.copy(), b.copy()
-    a.unify(b)
-    diff = a - b
-    metrics = list(dict.fromkeys(a.exc_metrics + a.inc_metrics))
-    idx = diff.dataframe.index
-    df = diff.dataframe.copy()
-    for side, frame in (("a", a), ("b", b)):
-        side_df = frame.dataframe.reindex(idx)
-        for m in metrics:
-            df[side_name(m, side)] = pd.to_numeric(side_df[m], errors="coerce").fillna(0.0)
-    out = diff._derive(diff.graph, df)
-    out.exc_metrics = a.exc_metrics + [side_name(m, s) for s in "ab" for m in a.exc_metrics]
-    out.inc_metrics = a.inc_metrics + [side_name(m, s) for s in "ab" for m in a.inc_metrics]
-    return out
 
 
 def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
@@ -219,7 +195,5 @@ def category_columns(ens: Ensemble, most: int = 12) -> list[str]:
 
 
 def names_of(data: GraphFrame | Ensemble) -> np.ndarray:
-    """Each graph node's name as text (the frame's ``name``, else its first attribute)."""
-    frames = data.graph.frames
-    col = "name" if "name" in frames.columns else frames.columns[0]
-    return frames[col].astype(str).to_numpy(dtype=object)
+    """Each graph node's name as ``tree()`` prints it (the core's node_names)."""
+    return node_names(data.graph, data.dataframe)

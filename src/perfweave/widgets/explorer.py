@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.calltree.compare import side_by_side, side_name
 from perfweave.calltree.graph import Node
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError, ShapeError
@@ -100,7 +101,7 @@ class CalltreeExplorer(WidgetBase):
             if isinstance(data, Ensemble) or isinstance(other, Ensemble):
                 raise ShapeError("compare mode takes two GraphFrames, not ensembles")
             _source.check_nonempty(other)
-            data = _source.compare_frame(data, other)
+            data = side_by_side(data, other)
         if stat not in _source.STATS:
             raise ShapeError(f"unknown statistic {stat!r}; choose from {', '.join(_source.STATS)}")
         if isinstance(data, Ensemble):
@@ -397,7 +398,7 @@ class CalltreeExplorer(WidgetBase):
         """The default metric's inclusive column (its a side when comparing), else the
         first inclusive column: the hot path then follows where the time goes."""
         preferred = _source.inclusive_name(str(data.default_metric))
-        names = {preferred, _source.side_name(preferred, "a")}
+        names = {preferred, side_name(preferred, "a")}
         shown = [c for c in columns if c.kind != "diff"]
         for c in shown:
             if c.key in names or c.key.startswith(f"{preferred}_") or c.label == preferred:
