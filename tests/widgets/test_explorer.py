@@ -479,3 +479,56 @@ def test_thicket_is_accepted(data_dir):
     tk = th.Thicket.from_caliperreader(files, disable_tqdm=True)
     ex = CalltreeExplorer(tk, metrics=["Avg time/rank"])
     assert ex.mode == "ensemble" and len(ex.glyph["profiles"]) == len(files)
+
+
+def test_extra_columns_show_sort_and_follow_call_paths(lulesh):
+    """What ScalingView puts beside the tree: a text column with a numeric sort key and a
+    numeric column, matched to call paths through a filter."""
+    ex = CalltreeExplorer(lulesh)
+    names = lulesh.graph.frames["name"]
+    nodes = [
+        _node_of(lulesh, "main"),
+        _node_of(lulesh, "LagrangeElements"),
+        _node_of(lulesh, "LagrangeNodal"),
+    ]
+    frame = pd.DataFrame({"model": ["n^2", "log n", "n"], "r2": [0.99, 0.5, 0.75]}, index=nodes)
+    ex.set_extra_columns(frame, sort_keys={"model": pd.Series([2.0, 0.5, 1.0], index=nodes)})
+    spec = {c["key"]: c for c in ex.columns}
+    assert spec["model"]["kind"] == "text" and spec["r2"]["kind"] == "extra"
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("node")
+    assert rows.loc[nodes[1], "model"] == "log n" and rows.loc[nodes[2], "r2"] == 0.75
+    other = next(n for n in rows.index if n not in nodes)
+    assert rows.loc[other, "model"] == "–" and np.isnan(rows.loc[other, "r2"])
+    # sorted by the numeric key, not the text: LagrangeNodal (n) before LagrangeElements
+    ex.sort_by("model", descending=True)
+    shown = list(ex.visible_rows()["node"])
+    assert shown.index(nodes[2]) < shown.index(nodes[1])
+    ex.sort_by("model", descending=False)
+    shown = list(ex.visible_rows()["node"])
+    assert shown.index(nodes[1]) < shown.index(nodes[2])
+    # the page receives the text
+    cols = window(ex)
+    k = [c["key"] for c in ex.columns].index("model")
+    got = dict(zip(cols["node"].tolist(), cols[f"c{k}"]))
+    assert got[nodes[0]] == "n^2"
+    # a filter renumbers the nodes: the values stay on their call paths
+    ex.filter("name == 'main' or name =~ '^Lagrange'")
+    after = ex.graphframe.graph.frames["name"]
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("name")
+    assert rows.loc["LagrangeElements", "model"] == "log n"
+    assert rows.loc["LagrangeNodal", "r2"] == 0.75
+    assert len(after) < len(names)
+    # bad input: a clear error, nothing changed
+    with pytest.raises(ShapeError, match="no node 99999"):
+        ex.set_extra_columns(pd.DataFrame({"x": [1.0]}, index=[99999]))
+    assert "model" in [c["key"] for c in ex.columns] and "no node 99999" in ex.error
+    with pytest.raises(ShapeError, match="name of a metric column"):
+        ex.set_extra_columns(pd.DataFrame({"time": [1.0]}, index=[0]))
+    ex.set_extra_columns(None)
+    assert [c["key"] for c in ex.columns] == ["time (inc)", "time"]
+
+
+def _node_of(gf, name: str) -> int:
+    return int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == name)[0])

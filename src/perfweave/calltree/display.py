@@ -7,6 +7,8 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
   source-line node of an HPCToolkit database is ``barrier.c:397``, never ``nan``);
 - :func:`display_tree`: the tree a view draws (a DAG unrolled into one display node per
   path from a root);
+- :func:`path_keys`: a key per node naming its call path, equal across frames (a view
+  that keeps per-node annotations across a filter matches them by it);
 - :func:`children_csr`, :func:`gather_children` and :func:`preorder`: the forest
   algorithms a view sorts and opens rows with, vectorised level by level.
 """
@@ -97,6 +99,29 @@ def _frame_labels(frames: pd.DataFrame, ids: np.ndarray) -> np.ndarray:
             for _, row in rows.iterrows()
         ]
     return out
+
+
+def path_keys(graph: Graph, names: np.ndarray | None = None) -> np.ndarray:
+    """A uint64 key per node for its call path (the names from its root down to it).
+
+    Two nodes of two frames (before and after a filter, or two runs) that sit on the same
+    path of names get the same key; different paths get different keys (a 64-bit hash per
+    level: a collision needs ~4e9 distinct paths). In a DAG a node's key follows its first
+    parent. ``names`` defaults to :func:`node_names` of the frames.
+    """
+    n = len(graph)
+    if names is None:
+        names = node_names(graph, pd.DataFrame(index=pd.Index([], name="node")))
+    codes = pd.util.hash_array(np.asarray(names, dtype=object)).astype(np.uint64)
+    parent = np.asarray(graph.parent, dtype=INT)
+    key = np.zeros(n, np.uint64)
+    with np.errstate(over="ignore"):
+        for level in _forest.level_order(np.asarray(graph.depth, dtype=INT)):
+            up = parent[level]
+            base = np.where(up >= 0, key[np.maximum(up, 0)], np.uint64(0x9E3779B97F4A7C15))
+            mixed = base * np.uint64(0x100000001B3) ^ codes[level]
+            key[level] = pd.util.hash_array(mixed).astype(np.uint64)
+    return key
 
 
 def display_tree(graph: Graph, max_paths: int = MAX_PATHS) -> tuple[np.ndarray, np.ndarray]:
