@@ -26,8 +26,9 @@ def test_statement_nodes_are_named_as_tree_prints_them(allgather):
     # the name tree() prints: the table's name at the node's rows (file base name:line)
     shown = allgather.dataframe["name"].groupby(level="node").first()
     assert list(names[statements]) == list(shown.loc[statements])
-    barrier = frames.index[(frames["file"].astype(str).str.endswith("/barrier.c"))
-                           & (frames["line"] == 397)][0]
+    barrier = frames.index[
+        (frames["file"].astype(str).str.endswith("/barrier.c")) & (frames["line"] == 397)
+    ][0]
     assert names[barrier] == "barrier.c:397"
     assert "barrier.c:397" in allgather.tree(expand_name=True)
 
