@@ -7,6 +7,7 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
   source-line node of an HPCToolkit database is ``barrier.c:397``, never ``nan``);
 - :func:`display_tree`: the tree a view draws (a DAG unrolled into one display node per
   path from a root);
+- :func:`metric_unit`: the unit a metric's name says it has (``s``, ``B``...);
 - :func:`path_keys`: a key per node naming its call path, equal across frames (a view
   that keeps per-node annotations across a filter matches them by it);
 - :func:`children_csr`, :func:`gather_children` and :func:`preorder`: the forest
@@ -44,6 +45,32 @@ def preorder(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarra
     children come in (``key``, id) order.
     """
     return _forest.tree_layout(np.asarray(parent, dtype=INT), np.asarray(key, dtype=INT))
+
+
+# (pattern in the metric's name, unit): only names that carry their unit unambiguously
+_UNITS = (
+    ("(usec)", "µs"),
+    ("(msec)", "ms"),
+    ("(nsec)", "ns"),
+    ("(sec)", "s"),
+    ("time.duration", "s"),  # Caliper's timer attribute (seconds)
+    ("time/rank", "s"),  # Caliper's aliases of it (Avg time/rank ...)
+    ("total time", "s"),
+    ("bytes", "B"),
+    ("flops", "flop"),
+)
+
+
+def metric_unit(name: str) -> str:
+    """The unit a metric's name declares: ``s`` for Caliper's ``time.duration`` and its
+    aliases (``Avg time/rank``, ``Total time``), ``µs`` for HPCToolkit's ``(usec)``, ``B``
+    for byte counts (``Bytes/Rep``), ``flop`` for flop counts; ``""`` when the name does
+    not say (a bare ``time`` is seconds in one format and microseconds in another)."""
+    low = str(name).lower()
+    for pattern, unit in _UNITS:
+        if pattern in low:
+            return unit
+    return ""
 
 
 def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.query import parse
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError
 
@@ -32,9 +33,24 @@ class Step:
     squash: bool = True
 
     @property
+    def keeps_inclusive(self) -> bool:
+        """A filter by a share (``> 5%``) keeps the measured inclusive values: recomputed
+        after the squash they would shrink with every filter, so the same query typed
+        twice would keep a different tree (its percentages no longer of the same total)."""
+        if self.kind != "filter" or not self.squash:
+            return False
+        try:
+            return parse(self.query or "").has_share
+        except QueryError:  # a call-path query (MATCH ...) has no shares
+            return False
+
+    @property
     def label(self) -> str:
         if self.kind == "filter":
-            return f"filter {self.query}" + ("" if self.squash else " (no squash)")
+            extra = "" if self.squash else " (no squash)"
+            if self.keeps_inclusive:
+                extra = " (inclusive values as measured)"
+            return f"filter {self.query}{extra}"
         if self.kind == "squash":
             return "squash"
         if self.kind == "focus":
@@ -46,7 +62,12 @@ class Step:
         if self.kind == "filter":
             # a call-path query's predicates on data hold for a node when one of its
             # rows (ranks, profiles) satisfies them
-            return data.filter(self.query, squash=self.squash, multi_index_mode="any")
+            return data.filter(
+                self.query,
+                squash=self.squash,
+                update_inclusive_columns=not self.keeps_inclusive,
+                multi_index_mode="any",
+            )
         if self.kind == "squash":
             return data.squash()
         if self.kind in ("focus", "drop"):

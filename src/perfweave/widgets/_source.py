@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.compare import side_name
-from perfweave.calltree.display import node_names, path_keys
+from perfweave.calltree.display import metric_unit, node_names, path_keys
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
@@ -25,6 +25,13 @@ INT = np.int64
 STATS = ("mean", "median", "min", "max", "std", "var")
 #: kinds of the columns set with set_extra_columns (no bar, no percentage)
 EXTRA_KINDS = ("extra", "text")
+_TIME_UNITS = ("s", "ms", "µs", "ns")
+#: what a column's percentages are of, by kind (said in the header)
+SHARE_OF = {
+    "inc": "% of the roots' total",
+    "exc": "% of the sum over all nodes",
+    "value": "% of the sum over all nodes",
+}
 
 
 @dataclass(frozen=True)
@@ -36,8 +43,17 @@ class Column:
     label: str
     kind: str  # "inc", "exc", "value", "diff", or "extra"/"text" (set_extra_columns)
 
+    unit: str = ""
+
     def spec(self, total: float) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "kind": self.kind, "total": total}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "kind": self.kind,
+            "total": total,
+            "unit": self.unit,
+            "share": SHARE_OF.get(self.kind, ""),
+        }
 
 
 def as_core(data: Any) -> GraphFrame | Ensemble:
@@ -108,6 +124,10 @@ def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
         return inc or base
     if isinstance(data, Ensemble):
         metrics = [m for m in metrics if m in data.performance_cols] or data.performance_cols
+        # an ensemble of benchmark runs carries many numbers per node (RAJAPerf: 11, from
+        # BlockSize to Reps): the time metrics first, the others on request (metrics=)
+        timed = [m for m in metrics if metric_unit(m) in _TIME_UNITS or "time" in str(m).lower()]
+        metrics = timed or metrics
     return metrics
 
 
@@ -122,17 +142,20 @@ def columns_for(
             shown = ", ".join(map(str, list(table)[:20]))
             raise ShapeError(f"no metric column {m!r} in the frame; its columns are: {shown}")
         kind = "exc" if m in data.exc_metrics else "inc" if m in data.inc_metrics else "value"
+        unit = metric_unit(m)
         if compare:
             a, b = side_name(m, "a"), side_name(m, "b")
             cols += [
-                Column(a, f"{m} [a]", kind),
-                Column(b, f"{m} [b]", kind),
-                Column(m, f"Δ {m} (a − b)", "diff"),
+                Column(a, f"{m} [a]", kind, unit),
+                Column(b, f"{m} [b]", kind, unit),
+                Column(m, f"Δ {m} (a − b)", "diff", unit),
             ]
         elif isinstance(data, Ensemble):
-            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind))
+            # a variance is in the unit squared: no unit rather than a wrong one
+            shown = "" if stat == "var" else unit
+            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind, shown))
         else:
-            cols.append(Column(m, m, kind))
+            cols.append(Column(m, m, kind, unit))
     return cols
 
 
@@ -180,7 +203,13 @@ def profile_categories(ens: Ensemble, color_by: str | None) -> tuple[np.ndarray,
         raise ShapeError(
             f"no metadata column {color_by!r}; columns: {', '.join(map(str, ens.metadata.columns))}"
         )
-    codes, names = pd.factorize(ens.metadata[color_by].astype(str), sort=True)
+    values = ens.metadata[color_by]
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.notna().all():  # 27 < 64 < 125, not "125" < "27" < "64"
+        codes, uniques = pd.factorize(numbers, sort=True)
+        labels = [values[numbers == u].astype(str).iloc[0] for u in uniques]
+        return codes.astype(np.int32), labels
+    codes, names = pd.factorize(values.astype(str), sort=True)
     return codes.astype(np.int32), [str(x) for x in names]
 
 

@@ -10,7 +10,7 @@ the widget and tests can drive it without a browser.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -44,6 +44,8 @@ class CalltreeExplorer(WidgetBase):
     ``data - compare`` on the union tree beside each side's values. For an ensemble,
     ``stat`` is the statistic shown per node, ``glyph_metric`` the metric whose spread
     across profiles is drawn, and ``color_by`` a metadata column colouring the profiles.
+    ``request_timeout``: seconds the page waits for Python before its banner says the
+    kernel did not answer (the widget contract; default 10).
     """
 
     _esm = static_file("explorer.js")
@@ -93,6 +95,7 @@ class CalltreeExplorer(WidgetBase):
         color_by: str | None = None,
         hot_levels: int = 4,
         height: int = 460,
+        request_timeout: float | None = None,
     ) -> None:
         data = _source.as_core(data)
         _source.check_nonempty(data)
@@ -118,7 +121,8 @@ class CalltreeExplorer(WidgetBase):
         self._viewport = (0, 100)
         self._extras: _source.Extras | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
-        super().__init__(mode=mode, height=height)
+        timeout = {} if request_timeout is None else {"request_timeout": request_timeout}
+        super().__init__(mode=mode, height=height, **timeout)
         self._show(data)
 
     # ------------------------------------------------------------------ public state
@@ -184,23 +188,35 @@ class CalltreeExplorer(WidgetBase):
 
     def filter(self, query: str, squash: bool = True) -> CalltreeExplorer:
         """Keep the rows matching a core query string (see GraphFrame.filter)."""
-        if not isinstance(query, str) or not query.strip():
-            raise self._fail(QueryError("the filter needs a query, e.g. `time (inc)` > 5%"))
-        return self._transform(Step("filter", query=query.strip(), squash=squash))
+
+        def step() -> Step:
+            if not isinstance(query, str) or not query.strip():
+                raise QueryError("the filter needs a query, e.g. `time (inc)` > 5%")
+            return Step("filter", query=query.strip(), squash=squash)
+
+        return self._transform(step)
 
     def squash(self) -> CalltreeExplorer:
-        return self._transform(Step("squash"))
+        return self._transform(lambda: Step("squash"))
 
     def focus(self, node: Any) -> CalltreeExplorer:
         """Keep only ``node`` and its descendants."""
-        nid = self._node_id(node)
-        return self._transform(Step("focus", node=nid, name=str(self._names[nid])))
+
+        def step() -> Step:
+            nid = self._node_id(node)
+            return Step("focus", node=nid, name=str(self._names[nid]))
+
+        return self._transform(step)
 
     def drop(self, node: Any, subtree: bool = True) -> CalltreeExplorer:
         """Remove ``node`` with its subtree (or, ``subtree=False``, just the node: its
         children move up to its parent)."""
-        nid = self._node_id(node)
-        return self._transform(Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree))
+
+        def step() -> Step:
+            nid = self._node_id(node)
+            return Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree)
+
+        return self._transform(step)
 
     def undo(self) -> CalltreeExplorer:
         """Take back the last transform; the view returns to what it was before it."""
@@ -356,10 +372,6 @@ class CalltreeExplorer(WidgetBase):
         self._guard(fn)
         self._refresh()
         return self
-
-    def _fail(self, exc: Exception) -> Exception:
-        self.error = str(exc)
-        return exc
 
     def _refresh(self) -> None:
         self.row_count = len(self._rows.visible())
@@ -559,8 +571,9 @@ class CalltreeExplorer(WidgetBase):
         )
         self.search_state = state
 
-    def _transform(self, step: Step) -> CalltreeExplorer:
+    def _transform(self, make_step: Callable[[], Step]) -> CalltreeExplorer:
         def run() -> None:
+            step = make_step()
             new = step.apply(self._data)
             previous = (self._data, self._rows, self._view_state())
             self._steps.append(step)
