@@ -21,6 +21,7 @@ for (const name of ENTRIES) {
     minify: false,
     legalComments: "none",
     write: false,
+    tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
   const css = SHARED_CSS + readFileSync(`src/${name}.css`, "utf8");

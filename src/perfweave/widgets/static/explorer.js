@@ -110,8 +110,15 @@ function unpack(header, buffers) {
   return out;
 }
 function row2d(arr, r) {
-  const k = arr.shape[1];
-  return Array.from(arr.subarray(r * k, (r + 1) * k), Number);
+  const k = (
+    /** @type {number[]} */
+    arr.shape[1]
+  );
+  return Array.from(
+    /** @type {ArrayLike<number | bigint>} */
+    arr.subarray(r * k, (r + 1) * k),
+    Number
+  );
 }
 
 // src/lib/format.js
@@ -167,6 +174,7 @@ function drawDistribution(canvas, quartiles, strip, codes) {
     canvas.height = hgt * ratio;
   }
   const ctx = canvas.getContext("2d");
+  if (!ctx) return;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, w, hgt);
   const [lo, q1, med, q3, hi] = quartiles;
@@ -293,6 +301,10 @@ var Channel = class {
 
 // src/lib/virtual.js
 var VirtualRows = class {
+  /**
+   * @param {HTMLElement} body the scroll container
+   * @param {VirtualOptions} options
+   */
   constructor(body, { rowHeight, overscan = 8, maxPool = 200, make, fill }) {
     this.body = body;
     this.rowHeight = rowHeight;
@@ -308,7 +320,10 @@ var VirtualRows = class {
     this.frame = 0;
     body.addEventListener("scroll", () => this.schedule());
   }
-  /** First and last (exclusive) rows in view, with overscan. */
+  /**
+   * First and last (exclusive) rows in view, with overscan.
+   * @returns {[number, number]}
+   */
   range() {
     const h2 = this.body.clientHeight || this.rowHeight * 20;
     const first = Math.floor(this.body.scrollTop / this.rowHeight);
@@ -318,6 +333,7 @@ var VirtualRows = class {
       Math.min(this.total, last + this.overscan)
     ];
   }
+  /** @param {number} total */
   setTotal(total) {
     this.total = total;
     this.spacer.style.height = `${total * this.rowHeight}px`;
@@ -329,7 +345,10 @@ var VirtualRows = class {
       this.draw();
     });
   }
-  /** Place pool elements on the rows in view; returns the range drawn. */
+  /**
+   * Place pool elements on the rows in view; returns the range drawn.
+   * @returns {[number, number]}
+   */
   draw() {
     const [start, stop] = this.range();
     const need = Math.min(this.maxPool, stop - start);
@@ -351,7 +370,11 @@ var VirtualRows = class {
     }
     return [start, start + need];
   }
-  /** Scroll so that `row` is in view (centred when it was out of view). */
+  /**
+   * Scroll so that `row` is in view (centred when it was out of view).
+   * @param {number} row
+   * @param {boolean} [centre]
+   */
   reveal(row, centre = false) {
     const top = row * this.rowHeight;
     const h2 = this.body.clientHeight;

@@ -677,6 +677,9 @@ function render({ model, el }) {
     let reply;
     try {
       reply = await channel.request(action, args);
+    } catch (err) {
+      syncControls();
+      throw err;
     } finally {
       busy--;
     }

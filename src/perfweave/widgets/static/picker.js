@@ -197,6 +197,10 @@ var Channel = class {
 
 // src/lib/virtual.js
 var VirtualRows = class {
+  /**
+   * @param {HTMLElement} body the scroll container
+   * @param {VirtualOptions} options
+   */
   constructor(body, { rowHeight, overscan = 8, maxPool = 200, make, fill }) {
     this.body = body;
     this.rowHeight = rowHeight;
@@ -212,7 +216,10 @@ var VirtualRows = class {
     this.frame = 0;
     body.addEventListener("scroll", () => this.schedule());
   }
-  /** First and last (exclusive) rows in view, with overscan. */
+  /**
+   * First and last (exclusive) rows in view, with overscan.
+   * @returns {[number, number]}
+   */
   range() {
     const h2 = this.body.clientHeight || this.rowHeight * 20;
     const first = Math.floor(this.body.scrollTop / this.rowHeight);
@@ -222,6 +229,7 @@ var VirtualRows = class {
       Math.min(this.total, last + this.overscan)
     ];
   }
+  /** @param {number} total */
   setTotal(total) {
     this.total = total;
     this.spacer.style.height = `${total * this.rowHeight}px`;
@@ -233,7 +241,10 @@ var VirtualRows = class {
       this.draw();
     });
   }
-  /** Place pool elements on the rows in view; returns the range drawn. */
+  /**
+   * Place pool elements on the rows in view; returns the range drawn.
+   * @returns {[number, number]}
+   */
   draw() {
     const [start, stop] = this.range();
     const need = Math.min(this.maxPool, stop - start);
@@ -255,7 +266,11 @@ var VirtualRows = class {
     }
     return [start, start + need];
   }
-  /** Scroll so that `row` is in view (centred when it was out of view). */
+  /**
+   * Scroll so that `row` is in view (centred when it was out of view).
+   * @param {number} row
+   * @param {boolean} [centre]
+   */
   reveal(row, centre = false) {
     const top = row * this.rowHeight;
     const h2 = this.body.clientHeight;
