@@ -312,6 +312,48 @@ class GraphFrame:
         other.dataframe = _reindex_nodes(other.dataframe, map_other)
         self.graph = other.graph = union
 
+    # ------------------------------------------------------------------ analyses
+    # (thin: the work is in perfweave.calltree.analysis and _sums; see docs/calltree.md)
+    def node_values(
+        self,
+        columns: str | Sequence[str] | None = None,
+        rank: int | None = None,
+        thread: int | None = None,
+    ) -> pd.DataFrame:
+        """One value per node (index 0..n-1): a node's rows summed per rank/thread, then
+        the mean over ranks/threads. ``.attrs["perfweave.node_values"]`` says which."""
+        from perfweave.calltree.analysis import node_values
+
+        return node_values(self, columns, rank, thread)
+
+    def load_imbalance(
+        self,
+        metric_columns: str | Sequence[str] | None = None,
+        top: int = 5,
+        threshold: float | None = None,
+    ) -> GraphFrame:
+        """Chopper's load imbalance: ``<m>.mean``, ``<m>.max``, ``<m>.imbalance`` (max /
+        mean over the node's rank/thread rows) and ``<m>.top_ranks``, one row per node."""
+        from perfweave.calltree.analysis import load_imbalance
+
+        return load_imbalance(self, metric_columns, top, threshold)
+
+    def flat_profile(
+        self, metric_columns: str | Sequence[str] | None = None, by: str = "name"
+    ) -> pd.DataFrame:
+        """Chopper's flat profile: node values summed per ``by`` value, largest first."""
+        from perfweave.calltree.analysis import flat_profile
+
+        return flat_profile(self, metric_columns, by)
+
+    def hot_path(
+        self, metric: str | None = None, threshold: float = 0.5, start: int | Node | None = None
+    ) -> list[Node]:
+        """Chopper's hot path: the nodes from a root down the hottest children."""
+        from perfweave.calltree.analysis import hot_path
+
+        return hot_path(self, metric, threshold, start)
+
     # ------------------------------------------------------------------ arithmetic
     def _binary(self, other: GraphFrame, op: str) -> GraphFrame:
         if not isinstance(other, GraphFrame):
