@@ -88,7 +88,11 @@ def describe(gf: GraphFrame, df: pd.DataFrame | None = None, chosen: str = "") -
         parts.append(f"mean over {counts}")
     if lay.has_duplicates():
         cells = int((lay.rows_per_cell > 0).sum())
-        parts.append(f"sum of several rows per node ({len(df)} rows in {cells} cells)")
+        if lay.levels:
+            where = f"per {'/'.join(lay.levels)} ({len(df)} rows, {cells} node-{lay.levels[0]}s)"
+        else:
+            where = f"({len(df)} rows, {cells} nodes)"
+        parts.append(f"the sum of each node's rows {where}")
     return "; ".join(parts)
 
 
@@ -252,7 +256,7 @@ def flat_profile(
     has_rows[gf.node_ids()] = True
     values = values[has_rows]
     values.insert(0, by, keys[has_rows])
-    out = values.groupby(by, sort=False)[cols].sum(min_count=1)
+    out = values.groupby(by, sort=False, dropna=False)[cols].sum(min_count=1)  # keep NaN keys
     out = out.sort_values(cols[0], ascending=False, kind="stable") if cols else out
     out.attrs[DESCRIPTION] = describe(gf)
     return out

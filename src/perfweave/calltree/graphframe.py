@@ -354,6 +354,38 @@ class GraphFrame:
 
         return hot_path(self, metric, threshold, start)
 
+    def groupby_aggregate(self, by: str | Sequence[str], agg: Any = "sum") -> GraphFrame:
+        """Hatchet's groupby_aggregate: one node per value of ``by``, rows aggregated with
+        ``agg`` per rank/thread, edges between the groups of related nodes."""
+        from perfweave.calltree._regroup import groupby_aggregate
+
+        return groupby_aggregate(self, by, agg)
+
+    def subtree_sum(
+        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+    ) -> None:
+        """Hatchet's subtree_sum, in place: each row's node plus its descendants, summed
+        along every path (a DAG node reached twice counts twice)."""
+        from perfweave.calltree._sums import subtree_sum
+
+        subtree_sum(self, columns, out_columns, per_path=True)
+
+    def subgraph_sum(
+        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+    ) -> None:
+        """Hatchet's subgraph_sum, in place: each row's node plus its descendants, each
+        descendant once."""
+        from perfweave.calltree._sums import subtree_sum
+
+        subtree_sum(self, columns, out_columns, per_path=False)
+
+    def generate_exclusive_columns(self, inc_metrics: str | Sequence[str] | None = None) -> None:
+        """Hatchet's generate_exclusive_columns, in place: ``x (inc)`` gives ``x``, an
+        inclusive ``y`` gives ``y (exc)``: the value minus the children's."""
+        from perfweave.calltree._sums import generate_exclusive_columns
+
+        generate_exclusive_columns(self, inc_metrics)
+
     # ------------------------------------------------------------------ arithmetic
     def _binary(self, other: GraphFrame, op: str) -> GraphFrame:
         if not isinstance(other, GraphFrame):
@@ -437,14 +469,17 @@ class GraphFrame:
         color: bool | None = None,
         name_column: str = "name",
         invert_colormap: bool = False,
-        rank: int = 0,
-        thread: int = 0,
+        rank: int | None = None,
+        thread: int | None = None,
         expand_name: bool = False,
         context_column: str | None = "file",
         render_header: bool = False,
     ) -> str:
         """The calltree as indented text, one line per node: ``value name [context]``.
 
+        Values are :meth:`node_values`: a node's rows summed, the mean over ranks/threads
+        (or the ``rank``/``thread`` given); a first line ``# <metric>: mean over 4 ranks``
+        says so wherever a node has more than one row (Hatchet prints rank 0, unsaid).
         ``color`` None colours when printing to a terminal or a notebook. ``depth``
         limits the levels shown; ``threshold`` hides nodes whose metric is below that
         fraction of the largest value (and their subtrees).
