@@ -26,16 +26,18 @@ def printable(text: object) -> str:
 
 
 def node_view(
-    gf: GraphFrame, columns: Sequence[str], rank: int = 0, thread: int = 0
+    gf: GraphFrame, columns: Sequence[str], rank: int | None = 0, thread: int | None = 0
 ) -> pd.DataFrame:
-    """One row per graph node (reindexed 0..n-1) for one rank/thread; NaN where absent."""
+    """One row per graph node (reindexed 0..n-1) for one rank/thread (None: any, the
+    node's first row); NaN where absent."""
     df = gf.dataframe
     levels = gf.index_levels
     if levels:
         key = tuple(rank if lvl == "rank" else thread if lvl == "thread" else 0 for lvl in levels)
         mask = np.ones(len(df), bool)
         for lvl, value in zip(levels, key):
-            mask &= np.asarray(df.index.get_level_values(lvl)) == value
+            if value is not None:
+                mask &= np.asarray(df.index.get_level_values(lvl)) == value
         df = df[mask].droplevel(levels)
     cols = [c for c in columns if c in df.columns]
     df = df[cols]
