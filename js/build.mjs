@@ -1,8 +1,9 @@
-// Bundle each widget entry (src/<widget>.js + its CSS) into one ESM file in the Python
+// Bundle each widget entry (src/<widget>/index.js + src/<widget>/<widget>.css for a widget
+// split into modules, else src/<widget>.js + src/<widget>.css) into one ESM file in the Python
 // package, which anywidget loads from a blob: URL (so a bundle imports nothing).
 // `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
 import { build } from "esbuild";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
 const ENTRIES = ["explorer", "heatmap", "picker", "banner"];
@@ -12,9 +13,17 @@ const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
 let stale = [];
 
+/** The entry module and stylesheet of a widget (its folder when it is split into modules). */
+function sources(name) {
+  return existsSync(`src/${name}/index.js`)
+    ? [`src/${name}/index.js`, `src/${name}/${name}.css`]
+    : [`src/${name}.js`, `src/${name}.css`];
+}
+
 for (const name of ENTRIES) {
+  const [entry, style] = sources(name);
   const result = await build({
-    entryPoints: [`src/${name}.js`],
+    entryPoints: [entry],
     bundle: true,
     format: "esm",
     target: "es2020",
@@ -24,7 +33,7 @@ for (const name of ENTRIES) {
     tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
-  const css = SHARED_CSS + readFileSync(`src/${name}.css`, "utf8");
+  const css = SHARED_CSS + readFileSync(style, "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {

@@ -561,7 +561,7 @@ def test_caliper_aliases_are_inclusive_and_the_root_is_the_whole(mpi_ensemble):
     ex = CalltreeExplorer(mpi_ensemble)
     cols = {c["label"]: c for c in ex.columns}
     avg = cols["Avg time/rank (mean)"]
-    assert avg["kind"] == "inc" and avg["share"] == "% of the roots' total"
+    assert avg["kind"] == "inc" and avg["share"] == "% of the whole run"
     assert avg["unit"] == "s"
     root = ex.visible_rows().iloc[0]
     assert root["name"] == "main"

@@ -344,6 +344,46 @@ def test_ensemble_and_compare_modes(
     page_watch.assert_clean()
 
 
+def test_queries_typed_ahead_of_slow_replies_all_reach_python(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """A reply never takes the keyboard focus from the filter box: 30 queries typed while
+    earlier ones are still being answered (each takes 0.2 s in Python) all arrive, in order,
+    and the filter box keeps the focus (issue 23, defect 10)."""
+    state = tmp_path / "typeahead.state.json"
+    nb = write_notebook(
+        tmp_path / "typeahead.ipynb",
+        [
+            "import time\nimport perfweave as pw\nfrom perfweave.widgets import CalltreeExplorer",
+            STATE_HOOK,
+            lulesh_frame(),
+            f"ex = watch(CalltreeExplorer(gf), {str(state)!r})\n"
+            "answer = ex._on_filter\n"
+            "def slow_filter(**args):\n"
+            "    time.sleep(0.2)\n"
+            "    return answer(**args)\n"
+            "ex._on_filter = slow_filter\n"
+            "ex",
+        ],
+    )
+    server = voila_server(nb)
+    widget = open_in_voila(page, server.url(), READY)
+    box = widget.locator(".pw-filter-input")
+    box.click()
+    queries = [f"`time (inc)` >= {i} or name == 'main'" for i in range(30)]
+    for query in queries:
+        page.keyboard.press("Control+A")
+        page.keyboard.type(query, delay=0)
+        page.keyboard.press("Enter")
+    state = wait_state(nb, lambda s: len(s["history"]) >= 30, timeout=60)
+    assert state["history"] == [f"filter {q}" for q in queries]
+    assert state["selected"] == [] and state["error"] == ""
+    expect_attr(widget, "data-actions", "30")  # every reply drawn
+    assert box.evaluate("el => document.activeElement === el")
+    save_screenshot(widget, "explorer_voila_typeahead")
+    page_watch.assert_clean()
+
+
 def test_match_query_in_the_filter_box(lab: Server, page: Page, page_watch: PageWatch) -> None:
     """Hatchet's string dialect typed into the filter box; a bad one is shown in place."""
     nb = explorer_notebook(lab.root_dir / "explorer_match.ipynb", lulesh_frame())

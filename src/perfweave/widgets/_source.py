@@ -28,9 +28,9 @@ EXTRA_KINDS = ("extra", "text")
 _TIME_UNITS = ("s", "ms", "µs", "ns")
 #: what a column's percentages are of, by kind (said in the header)
 SHARE_OF = {
-    "inc": "% of the roots' total",
-    "exc": "% of the sum over all nodes",
-    "value": "% of the sum over all nodes",
+    "inc": "% of the whole run",
+    "exc": "% of all nodes' sum",
+    "value": "% of all nodes' sum",
 }
 
 

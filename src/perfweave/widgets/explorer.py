@@ -63,6 +63,8 @@ class CalltreeExplorer(WidgetBase):
     #: ids of the selected nodes (kept in Python; observe it to react to clicks)
     selected_nodes = traitlets.List()
     glyph = traitlets.Dict().tag(sync=True)
+    #: what the page shows under the table about the selection ({"title", "lines"})
+    details = traitlets.Dict().tag(sync=True)
     height = traitlets.Int(460).tag(sync=True)
     #: bumped whenever the rows change on the Python side; the browser then asks again
     view_version = traitlets.Int(0).tag(sync=True)
