@@ -610,3 +610,66 @@ def test_failed_node_actions_set_error_and_raise(lulesh):
     assert "needs a query" in ex.error
     ex.sort_by("time")
     assert ex.error == ""
+
+
+def test_ranks_show_their_spread_imbalance_and_top_ranks(cpi):
+    """Issue 22: a frame with rank levels draws each node's values over its ranks, an
+    imbalance column (max / mean, GraphFrame.load_imbalance) sortable, and a selected row
+    lists its largest ranks."""
+    ex = CalltreeExplorer(cpi)
+    keys = [c["key"] for c in ex.columns]
+    assert keys[-1] == "time (inc).imbalance" and ex.columns[-1]["kind"] == "ratio"
+    assert ex.glyph["what"] == "ranks" and ex.glyph["profiles"] == [f"rank {r}" for r in range(4)]
+    li = cpi.load_imbalance(["time (inc)"]).dataframe["time (inc).imbalance"]
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("node")
+    np.testing.assert_allclose(rows["time (inc).imbalance"], li.loc[rows.index], equal_nan=True)
+    # the glyph's points are the node's values on each rank
+    cols = window(ex)
+    per_rank = cpi.dataframe["time (inc)"].unstack("rank")
+    nodes = cols["node"].astype(np.int64)
+    np.testing.assert_allclose(cols["quartiles"][:, 4], per_rank.loc[nodes].max(axis=1))
+    np.testing.assert_allclose(cols["quartiles"][:, 0], per_rank.loc[nodes].min(axis=1))
+    assert cols["strip"].shape == (len(nodes), 4)
+    # one header click away: the most imbalanced children first
+    ex.sort_by("time (inc).imbalance")
+    shown = ex.visible_rows()
+    for parent in shown.loc[shown["expanded"], "node"]:
+        kids = shown[shown["node"].isin(cpi.graph.children_of(parent))]["time (inc).imbalance"]
+        kids = kids.dropna()
+        assert list(kids) == sorted(kids, reverse=True)
+    # selecting a row lists its top ranks, largest first
+    main = _node_of(cpi, "main")
+    ex.select(main)
+    top = per_rank.loc[main].sort_values(ascending=False)
+    assert ex.details["title"].startswith("main: time (inc) on its 4 ranks")
+    assert [line.split(":")[0] for line in ex.details["lines"]] == [f"rank {r}" for r in top.index]
+    ex.clear_selection()
+    assert ex.details == {}
+
+
+def test_frames_without_ranks_have_no_rank_view(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    assert ex.glyph == {} and not any(c["kind"] == "ratio" for c in ex.columns)
+
+
+def test_ensemble_filter_box_takes_statistics(mpi_ensemble):
+    """Issue 22: `Avg time/rank_std` > 0.1 in the filter box keeps what filter_stats keeps
+    (the statistic computed when missing); the views stay consistent."""
+    ex = CalltreeExplorer(mpi_ensemble)
+    query = "`Avg time/rank_std` > 0.1"
+    ex.filter(query)
+    ref = mpi_ensemble.copy()
+    ref.stats(["Avg time/rank"], stats=["std"])
+    expected = ref.filter_stats(query)
+    assert ex.graphframe.graph == expected.graph
+    assert ex.history_labels == [f"filter statistics {query}"]
+    assert len(replay(mpi_ensemble.copy(), ex.history).graph) == len(expected.graph)
+    # the shown statistic and the glyph follow the kept nodes
+    assert len(ex.graphframe.statsframe) == len(ex.graphframe.graph) == ex.node_count
+    assert ex.visible_rows()["Avg time/rank_mean"].notna().all()
+    with pytest.raises(QueryError, match="one kind at a time"):
+        ex.filter("`Avg time/rank_std` > 0.1 and `Avg time/rank` > 1")
+    assert ex.graphframe.graph == expected.graph  # unchanged
+    ex.filter("`Avg time/rank` > 1")  # a per-profile query still filters the profiles' rows
+    assert ex.history_labels[-1] == "filter `Avg time/rank` > 1"

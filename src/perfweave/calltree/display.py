@@ -7,6 +7,7 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
   source-line node of an HPCToolkit database is ``barrier.c:397``, never ``nan``);
 - :func:`display_tree`: the tree a view draws (a DAG unrolled into one display node per
   path from a root);
+- :func:`rank_matrix`: a metric per node and rank/thread, for drawing its spread;
 - :func:`metric_unit`: the unit a metric's name says it has (``s``, ``B``...);
 - :func:`path_keys`: a key per node naming its call path, equal across frames (a view
   that keeps per-node annotations across a filter matches them by it);
@@ -23,10 +24,12 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import _forest
-from perfweave.errors import GraphError
+from perfweave.calltree._layout import layout
+from perfweave.errors import GraphError, ShapeError
 
 if TYPE_CHECKING:
     from perfweave.calltree.graph import Graph
+    from perfweave.calltree.graphframe import GraphFrame
 
 INT = np.int64
 
@@ -71,6 +74,25 @@ def metric_unit(name: str) -> str:
         if pattern in low:
             return unit
     return ""
+
+
+def rank_matrix(gf: GraphFrame, metric: str) -> tuple[np.ndarray, list[str]]:
+    """(nodes x ranks/threads) values of ``metric`` and a label per column (``rank 3``,
+    ``rank 3, thread 1``): a node's rows on one rank/thread summed (as ``node_values``
+    does), NaN where the node has no row there. A frame without rank/thread levels has one
+    column (label ``""``).
+    """
+    df = gf.dataframe
+    if metric not in df.columns:
+        raise ShapeError(f"no metric column {metric!r}; the metrics are {gf.show_metric_columns()}")
+    lay = layout(df, len(gf.graph))
+    values = pd.to_numeric(df[metric], errors="coerce").to_numpy(dtype=float)
+    total, present = lay.dense(values)
+    matrix = np.where(present, total, np.nan)
+    if not lay.levels:
+        return matrix, [""]
+    parts = [[f"{lvl} {v}" for v in lay.combo_values[lvl]] for lvl in lay.levels]
+    return matrix, [", ".join(p) for p in zip(*parts)]
 
 
 def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:

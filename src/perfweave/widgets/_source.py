@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.compare import side_name
-from perfweave.calltree.display import metric_unit, node_names, path_keys
+from perfweave.calltree.display import metric_unit, node_names, path_keys, rank_matrix
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
@@ -25,6 +25,8 @@ INT = np.int64
 STATS = ("mean", "median", "min", "max", "std", "var")
 #: kinds of the columns set with set_extra_columns (no bar, no percentage)
 EXTRA_KINDS = ("extra", "text")
+#: kinds without a total (no bar, no percentage)
+PLAIN_KINDS = (*EXTRA_KINDS, "ratio")
 _TIME_UNITS = ("s", "ms", "µs", "ns")
 #: what a column's percentages are of, by kind (said in the header)
 SHARE_OF = {
@@ -80,12 +82,14 @@ def check_nonempty(data: GraphFrame | Ensemble) -> None:
         raise GraphError("the frame has no nodes or no rows: there is nothing to explore")
 
 
-def per_node(df: pd.DataFrame, column: Any, n: int) -> np.ndarray:
-    """One value of ``column`` per graph node: the mean over ranks/threads/profiles.
+def per_node(gf: GraphFrame, column: Any) -> np.ndarray:
+    """One value of ``column`` per graph node, as the core defines it (``node_values``: a
+    node's rows summed per rank/thread, then the mean over ranks/threads).
 
     Integer columns of a one-row-per-node table stay int64 (exact); nodes without a row
     get NaN (which makes the column float).
     """
+    df, n = gf.dataframe, len(gf.graph)
     series = df[column]
     if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
         raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
@@ -96,12 +100,7 @@ def per_node(df: pd.DataFrame, column: Any, n: int) -> np.ndarray:
         out = np.full(n, np.nan)
         out[node] = series.to_numpy(dtype=float, na_value=np.nan)
         return out
-    vals = series.to_numpy(dtype=float, na_value=np.nan)
-    ok = ~np.isnan(vals)
-    sums = np.bincount(node[ok], weights=vals[ok], minlength=n)
-    counts = np.bincount(node[ok], minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return gf.node_values(column)[column].to_numpy(dtype=float)
 
 
 def total(values: np.ndarray, roots: np.ndarray, exclusive: bool) -> float:
@@ -165,7 +164,7 @@ def node_table(data: GraphFrame | Ensemble, columns: Sequence[Column]) -> dict[s
     keys = list(dict.fromkeys(c.key for c in columns))
     if isinstance(data, Ensemble):
         return {k: _stat_column(data, k, n) for k in keys}
-    return {k: per_node(data.dataframe, k, n) for k in keys}
+    return {k: per_node(data, k) for k in keys}
 
 
 def _stat_column(ens: Ensemble, key: str, n: int) -> np.ndarray:
@@ -299,3 +298,63 @@ class Extras:
             cols.append(Column(name, name, "text" if text else "extra"))
             table[name], sort[name] = out, key
         return cols, table, sort
+
+
+@dataclass(frozen=True)
+class RankView:
+    """A frame's spread over ranks/threads: the glyph's matrix, the imbalance column."""
+
+    metric: str
+    matrix: np.ndarray  # nodes x ranks/threads
+    labels: list[str]
+    imbalance: np.ndarray  # max / mean per node (GraphFrame.load_imbalance)
+
+    @classmethod
+    def of(cls, gf: GraphFrame, metric: str) -> RankView | None:
+        """None for a frame without rank/thread levels."""
+        if not gf.index_levels:
+            return None
+        matrix, labels = rank_matrix(gf, metric)
+        li = gf.load_imbalance([metric]).dataframe
+        imbalance = np.full(len(gf.graph), np.nan)
+        imbalance[np.asarray(li.index, dtype=INT)] = li[f"{metric}.imbalance"].to_numpy(float)
+        return cls(metric, matrix, labels, imbalance)
+
+    @property
+    def column(self) -> Column:
+        return Column(f"{self.metric}.imbalance", f"{self.metric} imbalance", "ratio")
+
+    def glyph_state(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "unit": metric_unit(self.metric),
+            "stat": "",
+            "what": "ranks" if all(lbl.count(",") == 0 for lbl in self.labels) else "ranks/threads",
+            "profiles": list(self.labels),
+            "color_by": "",
+            "categories": [],
+            "codes": [0] * len(self.labels),
+            "stats": [],
+            "color_columns": [],
+        }
+
+    def top(self, node: int, name: str, most: int = 5) -> dict[str, Any]:
+        """The details of a selected node: its ``most`` largest ranks, largest first."""
+        row = self.matrix[node]
+        ok = np.flatnonzero(~np.isnan(row))
+        if not len(ok):
+            return {}
+        order = ok[np.argsort(-row[ok], kind="stable")][:most]
+        mean = float(np.nanmean(row))
+        unit = metric_unit(self.metric)
+        lines = []
+        for i in order:
+            v = row[i]
+            text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
+            times = f" ({v / mean:.2f}× the mean)" if mean else ""
+            lines.append(f"{self.labels[i]}: {text}{' ' + unit if unit else ''}{times}")
+        what = self.glyph_state()["what"]
+        title = f"{name}: {self.metric} on its {len(ok)} {what}, largest first"
+        if np.isfinite(self.imbalance[node]):
+            title += f" (imbalance {self.imbalance[node]:.2f})"
+        return {"title": title, "lines": lines}

@@ -23,7 +23,7 @@ from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError, ShapeError
 from perfweave.widgets import _source
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._history import Step
+from perfweave.widgets._history import Step, statistics_columns
 from perfweave.widgets._rows import TreeRows
 from perfweave.widgets._transport import pack
 
@@ -122,6 +122,7 @@ class CalltreeExplorer(WidgetBase):
         self._stack: list[tuple[Any, TreeRows, dict]] = []
         self._viewport = (0, 100)
         self._extras: _source.Extras | None = None
+        self._ranks: _source.RankView | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
         timeout = {} if request_timeout is None else {"request_timeout": request_timeout}
         super().__init__(mode=mode, height=height, **timeout)
@@ -189,12 +190,15 @@ class CalltreeExplorer(WidgetBase):
         return self.next_match(-1)
 
     def filter(self, query: str, squash: bool = True) -> CalltreeExplorer:
-        """Keep the rows matching a core query string (see GraphFrame.filter)."""
+        """Keep the rows matching a core query string (see GraphFrame.filter). On an
+        ensemble, a query on statistics (```Avg time/rank_std` > 0.1``, computed when
+        missing) keeps the nodes whose statistics match, as ``Ensemble.filter_stats``."""
 
         def step() -> Step:
             if not isinstance(query, str) or not query.strip():
                 raise QueryError("the filter needs a query, e.g. `time (inc)` > 5%")
-            return Step("filter", query=query.strip(), squash=squash)
+            stats = bool(statistics_columns(self._data, query.strip()))
+            return Step("filter", query=query.strip(), squash=squash or stats, stats=stats)
 
         return self._transform(step)
 
@@ -383,6 +387,12 @@ class CalltreeExplorer(WidgetBase):
     def _sync_selection(self) -> None:
         self.selected_nodes = np.flatnonzero(self._selected).tolist()
         self.selected_count = len(self.selected_nodes)
+        details: dict = {}
+        if self._ranks is not None and len(self.selected_nodes) == 1:
+            node = self.selected_nodes[0]
+            details = self._ranks.top(node, str(self._names[node]))
+        if details != self.details:
+            self.details = details
 
     def _port(self, viewport: list | None) -> tuple[int, int]:
         if viewport:
@@ -396,6 +406,12 @@ class CalltreeExplorer(WidgetBase):
         table = _source.node_table(data, columns)
         names = _source.names_of(data)
         sort_keys: dict[str, np.ndarray] = {}
+        ranks = None
+        if not self._compare and not isinstance(data, Ensemble) and data.index_levels:
+            metric = self._glyph_metric or self._default_sort(columns, data)
+            ranks = _source.RankView.of(data, metric)
+            columns = columns + [ranks.column]
+            table[ranks.column.key] = ranks.imbalance
         if self._extras is not None:
             extra_cols, extra_table, sort_keys = self._extras.on(data.graph, names)
             columns = columns + extra_cols
@@ -403,6 +419,8 @@ class CalltreeExplorer(WidgetBase):
         if rows is None:
             rows = TreeRows(data.graph)
         glyph = self._glyph_state(data, metrics) if isinstance(data, Ensemble) else None
+        if ranks is not None:
+            glyph = {"matrix": ranks.matrix, "state": ranks.glyph_state()}
         # nothing above changed the widget: a failure leaves the previous view intact
         self._data, self._columns, self._table, self._names, self._rows = (
             data,
@@ -413,6 +431,7 @@ class CalltreeExplorer(WidgetBase):
         )
         self._sort_keys = sort_keys
         self._glyph_data = glyph
+        self._ranks = ranks
         self._selected = np.zeros(len(data.graph), bool)
         self._matches = np.zeros(0, np.int64)
         self._current = -1
@@ -466,12 +485,13 @@ class CalltreeExplorer(WidgetBase):
         first inclusive column: the hot path then follows where the time goes."""
         preferred = _source.inclusive_name(str(data.default_metric))
         names = {preferred, side_name(preferred, "a")}
-        shown = [c for c in columns if c.kind != "diff"]
+        shown = [c for c in columns if c.kind not in ("diff", *_source.PLAIN_KINDS)]
         for c in shown:
             if c.key in names or c.key.startswith(f"{preferred}_") or c.label == preferred:
                 return c.key
         incl = [c.key for c in shown if c.kind == "inc"]
-        return (incl or [c.key for c in shown])[0]
+        own = [c.key for c in shown if c.key == str(data.default_metric)]
+        return (incl or own or [c.key for c in shown])[0]
 
     def _glyph_state(self, ens: Ensemble, metrics: Sequence[str]) -> dict:
         metric = self._glyph_metric or metrics[0]
@@ -498,7 +518,7 @@ class CalltreeExplorer(WidgetBase):
     def _total(self, column: _source.Column) -> float:
         """What bars and percentages of a column are relative to (for a difference: the
         largest difference, so that small changes still show)."""
-        if column.kind in _source.EXTRA_KINDS:
+        if column.kind in _source.PLAIN_KINDS:
             return 0.0
         if column.kind == "diff":
             diff = np.asarray(self._table[column.key], dtype=float)
