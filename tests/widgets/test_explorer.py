@@ -574,10 +574,10 @@ def test_ensemble_defaults_to_time_metrics_with_units(data_dir):
     assert len([m for m in ens.performance_cols if m != "nid"]) == 11
     ex = CalltreeExplorer(ens)
     labels = [c["label"] for c in ex.columns]
-    assert labels == [
+    assert labels == [  # the default metric first
+        "Avg time/rank (mean)",
         "Min time/rank (mean)",
         "Max time/rank (mean)",
-        "Avg time/rank (mean)",
         "Total time (mean)",
     ]
     assert {c["unit"] for c in ex.columns} == {"s"}

@@ -384,6 +384,50 @@ def test_queries_typed_ahead_of_slow_replies_all_reach_python(
     page_watch.assert_clean()
 
 
+def test_ranks_spread_imbalance_and_top_ranks(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """Issue 22 in the explorer: per row the values over the ranks (hover names the rank),
+    an imbalance column one header click away, the selected row's top ranks."""
+    # the tour's cpi profile: Caliper, 4 ranks, rank 3 spends 11 % longer in main
+    nb = explorer_notebook(tmp_path / "ranks.ipynb", "gf = pw.datasets.cpi()")
+    server = voila_server(nb)
+    widget = open_in_voila(page, server.url(), READY)
+    gf = pw.datasets.cpi()
+    assert "time across 4 ranks" in widget.locator(".pw-hglyph").inner_text()
+    header = widget.locator(".pw-hcell[data-col='time.imbalance']")
+    assert "max / mean" in header.inner_text()
+    canvases = widget.locator(".pw-row:not([hidden]) canvas.pw-canvas")
+    assert not canvas_is_blank(canvases.first)
+    # hovering a point names its rank: main's largest rank sits alone at the right end
+    row = row_named(widget, "main")
+    node = int(row.get_attribute("data-node"))
+    values = gf.dataframe["time"].xs(node, level="node")
+    glyph = row.locator(".pw-glyph canvas")
+    box = glyph.bounding_box()
+    # drawDistribution's scale: [min(0, lowest), highest] over 4 .. width-4
+    lo, hi = min(0.0, values.min()), values.max()
+    x = 4 + (values.max() - lo) / (hi - lo) * (box["width"] - 8)
+    page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
+    tip = widget.locator(".pw-tooltip")
+    expect_text(tip, f"here: rank {int(values.idxmax())}")
+    save_screenshot(widget, "explorer_voila_ranks_hover")
+    # one header click: the children of every open row by imbalance, largest first
+    header.click()
+    wait_state(nb, lambda s: s["row_count"] > 0)
+    expect_attr(header, "aria-sort", "descending")
+    # selecting a row lists its top ranks, largest first
+    row_named(widget, "main").click()
+    wait_state(nb, lambda s: s["selected"] == [node])
+    details = widget.locator(".pw-details")
+    expect_text(details, "main: time on its 4 ranks, largest first")
+    lines = details.locator(".pw-details-line").all_inner_texts()
+    order = values.sort_values(ascending=False).index
+    assert [line.split(":")[0] for line in lines] == [f"rank {r}" for r in order]
+    save_screenshot(widget, "explorer_voila_ranks")
+    page_watch.assert_clean()
+
+
 def test_match_query_in_the_filter_box(lab: Server, page: Page, page_watch: PageWatch) -> None:
     """Hatchet's string dialect typed into the filter box; a bad one is shown in place."""
     nb = explorer_notebook(lab.root_dir / "explorer_match.ipynb", lulesh_frame())

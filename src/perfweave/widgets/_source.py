@@ -117,6 +117,9 @@ def inclusive_name(metric: str) -> str:
 
 def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
     metrics = list(dict.fromkeys(list(data.inc_metrics) + list(data.exc_metrics)))
+    # the default metric (and its inclusive column) first: where the time goes
+    first = {str(data.default_metric), inclusive_name(str(data.default_metric))}
+    metrics.sort(key=lambda m: (m not in data.inc_metrics, str(m) not in first))
     if compare:
         base = [m for m in metrics if "[a]" not in m and "[b]" not in m]
         inc = [m for m in base if m in data.inc_metrics]

@@ -381,9 +381,10 @@ function buildControls(model, el) {
   };
 }
 function drawFilterHint(els, state) {
-  const sorted = state.columns().find((c) => c.key === state.model.get("sort_column"));
-  const inc = state.columns().find((c) => c.kind === "inc");
-  const metric = state.mode() === "ensemble" ? (inc || sorted)?.label.replace(/ \([a-z]+\)$/, "") : (inc || sorted)?.key;
+  const metrics = state.columns().filter((c) => ["inc", "exc", "value"].includes(c.kind));
+  const sorted = metrics.find((c) => c.key === state.model.get("sort_column"));
+  const col = metrics.find((c) => c.kind === "inc") || sorted || metrics[0];
+  const metric = state.mode() === "ensemble" ? col?.label.replace(/ \([a-z]+\)$/, "") : col?.key;
   const hint = metric ? `e.g. \`${metric}\` > 5%` : "e.g. name =~ '^MPI_'";
   els.filterInput.placeholder = hint;
   els.filterInput.style.width = `${Math.max(30, hint.length + 4)}ch`;
