@@ -576,7 +576,7 @@ var ExplorerState = class {
 
 // src/explorer/draw.js
 function layout(ctx) {
-  const widths = ctx.state.columns().map((c) => c.kind === "ratio" ? "110px" : `${Math.min(230, Math.max(140, 4 * c.label.length + 40))}px`);
+  const widths = ctx.state.columns().map((c) => c.kind === "ratio" ? "110px" : `${Math.round(Math.min(240, Math.max(140, 7 * c.label.length + 24)))}px`);
   const tpl = ["minmax(240px, 1fr)", ...widths];
   if (ctx.state.hasGlyph()) tpl.push("150px");
   ctx.els.root.style.setProperty("--pw-cols", tpl.join(" "));
