@@ -80,45 +80,57 @@ def rank_matrix(gf: GraphFrame, metric: str) -> tuple[np.ndarray, list[str]]:
     """(nodes x ranks/threads) values of ``metric`` and a label per column (``rank 3``,
     ``rank 3, thread 1``): a node's rows on one rank/thread summed (as ``node_values``
     does), NaN where the node has no row there. A frame without rank/thread levels has one
-    column (label ``""``).
+    column (label ``""``). The mean of a row over its non-NaN cells is the node's value.
     """
+    matrices, labels = rank_matrices(gf, [metric])
+    return matrices[metric], labels
+
+
+def rank_matrices(gf: GraphFrame, metrics: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """:func:`rank_matrix` of several metrics, the rows laid out once."""
     df = gf.dataframe
-    if metric not in df.columns:
-        raise ShapeError(f"no metric column {metric!r}; the metrics are {gf.show_metric_columns()}")
+    for metric in metrics:
+        if metric not in df.columns:
+            raise ShapeError(
+                f"no metric column {metric!r}; the metrics are {gf.show_metric_columns()}"
+            )
     lay = layout(df, len(gf.graph))
-    values = pd.to_numeric(df[metric], errors="coerce").to_numpy(dtype=float)
-    total, present = lay.dense(values)
-    matrix = np.where(present, total, np.nan)
+    out = {}
+    for metric in metrics:
+        values = pd.to_numeric(df[metric], errors="coerce").to_numpy(dtype=float)
+        total, present = lay.dense(values)
+        out[metric] = np.where(present, total, np.nan)
     if not lay.levels:
-        return matrix, [""]
+        return out, [""]
     parts = [[f"{lvl} {v}" for v in lay.combo_values[lvl]] for lvl in lay.levels]
-    return matrix, [", ".join(p) for p in zip(*parts)]
+    return out, [", ".join(p) for p in zip(*parts)]
 
 
 def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:
     """One name per graph node (object array of ``str``), as ``tree()`` names them.
 
-    The dataframe's ``column`` at the node's first row comes first: readers put the
-    displayed name there (HPCToolkit names a statement ``barrier.c:397`` in the table while
-    its frame has no ``name``). A node without a row, or whose row has no name, takes its
-    frame's ``column``; a frame without one is named from its ``file`` and ``line``
-    (``barrier.c:397``), else from all its attributes. No node is ever named ``nan``.
+    A node's frame ``column`` comes first. Where the frame has none, the dataframe's
+    ``column`` at the node's first row: readers put the displayed name there (HPCToolkit
+    names a statement ``barrier.c:397`` in the table while its frame has no ``name``). A
+    node with neither is named from its frame's ``file`` and ``line`` (``barrier.c:397``),
+    else from all its attributes. No node is ever named ``nan``.
     """
     n = len(graph)
-    names = np.full(n, None, dtype=object)
-    if column in dataframe.columns and len(dataframe):
-        node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
-        first = ~pd.Index(node).duplicated()
-        values = dataframe[column].to_numpy(dtype=object)[first]
-        ok = ~pd.isna(values)
-        names[node[first][ok]] = values[ok]
     frames = graph.frames
+    if column in frames.columns:
+        names = frames[column].to_numpy(dtype=object).copy()
+    else:
+        names = np.full(n, None, dtype=object)
     missing = pd.isna(names)
-    if missing.any() and column in frames.columns:
-        from_frames = frames[column].to_numpy(dtype=object)
-        take = missing & ~pd.isna(from_frames)
-        names[take] = from_frames[take]
-        missing &= ~take
+    if missing.any() and column in dataframe.columns and len(dataframe):
+        node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
+        rows = np.flatnonzero(missing[node])  # only the rows of nodes still unnamed
+        if len(rows):
+            nodes, first = np.unique(node[rows], return_index=True)
+            values = dataframe[column].to_numpy(dtype=object)[rows[first]]
+            ok = ~pd.isna(values)
+            names[nodes[ok]] = values[ok]
+            missing = pd.isna(names)
     if missing.any():
         names[missing] = _frame_labels(frames, np.flatnonzero(missing))
     return np.array([str(x) for x in names], dtype=object) if n else names

@@ -8,6 +8,7 @@ GraphFrame or Ensemble directly, so the three modes share every other line.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,13 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.compare import side_name
-from perfweave.calltree.display import metric_unit, node_names, path_keys, rank_matrix
+from perfweave.calltree.display import (
+    metric_unit,
+    node_names,
+    path_keys,
+    rank_matrices,
+    rank_matrix,
+)
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
@@ -82,6 +89,13 @@ def check_nonempty(data: GraphFrame | Ensemble) -> None:
         raise GraphError("the frame has no nodes or no rows: there is nothing to explore")
 
 
+def _check_numeric(df: pd.DataFrame, column: Any) -> pd.Series:
+    series = df[column]
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+        raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
+    return series
+
+
 def per_node(gf: GraphFrame, column: Any) -> np.ndarray:
     """One value of ``column`` per graph node, as the core defines it (``node_values``: a
     node's rows summed per rank/thread, then the mean over ranks/threads).
@@ -90,9 +104,7 @@ def per_node(gf: GraphFrame, column: Any) -> np.ndarray:
     get NaN (which makes the column float).
     """
     df, n = gf.dataframe, len(gf.graph)
-    series = df[column]
-    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
-        raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
+    series = _check_numeric(df, column)
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
     if df.index.nlevels == 1 and not pd.Series(node).duplicated().any():
         if len(node) == n and series.dtype.kind in "iu" and np.array_equal(node, np.arange(n)):
@@ -161,13 +173,33 @@ def columns_for(
     return cols
 
 
-def node_table(data: GraphFrame | Ensemble, columns: Sequence[Column]) -> dict[str, np.ndarray]:
-    """Per-node values of every shown column."""
+def node_table(
+    data: GraphFrame | Ensemble, columns: Sequence[Column], matrices: dict | None = None
+) -> dict[str, np.ndarray]:
+    """Per-node values of every shown column. For a frame with several rows per node,
+    ``matrices`` (when given) receives the (node x rank/thread) matrix of each column and,
+    under ``""``, their labels (the rank view reuses them)."""
     n = len(data.graph)
     keys = list(dict.fromkeys(c.key for c in columns))
     if isinstance(data, Ensemble):
         return {k: _stat_column(data, k, n) for k in keys}
-    return {k: per_node(data, k) for k in keys}
+    df = data.dataframe
+    node = (
+        np.asarray(df.index.get_level_values("node"), dtype=INT) if df.index.nlevels == 1 else None
+    )
+    if node is not None and not pd.Series(node).duplicated().any():
+        return {k: per_node(data, k) for k in keys}
+    # several rows per node: node_values' definition (rows summed per rank/thread, then the
+    # mean over ranks/threads), from one layout of the rows for all columns
+    for k in keys:
+        _check_numeric(df, k)
+    found, labels = rank_matrices(data, keys)
+    if matrices is not None:
+        matrices.update(found)
+        matrices[""] = labels
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a node without rows: NaN
+        return {k: np.nanmean(m, axis=1) for k, m in found.items()}
 
 
 def _stat_column(ens: Ensemble, key: str, n: int) -> np.ndarray:
@@ -313,11 +345,14 @@ class RankView:
     imbalance: np.ndarray  # max / mean per node (GraphFrame.load_imbalance)
 
     @classmethod
-    def of(cls, gf: GraphFrame, metric: str) -> RankView | None:
-        """None for a frame without rank/thread levels."""
+    def of(cls, gf: GraphFrame, metric: str, matrices: dict | None = None) -> RankView | None:
+        """None for a frame without rank/thread levels (``matrices``: node_table's)."""
         if not gf.index_levels:
             return None
-        matrix, labels = rank_matrix(gf, metric)
+        if matrices and metric in matrices:
+            matrix, labels = matrices[metric], matrices[""]
+        else:
+            matrix, labels = rank_matrix(gf, metric)
         li = gf.load_imbalance([metric]).dataframe
         imbalance = np.full(len(gf.graph), np.nan)
         imbalance[np.asarray(li.index, dtype=INT)] = li[f"{metric}.imbalance"].to_numpy(float)

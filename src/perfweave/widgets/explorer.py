@@ -403,13 +403,14 @@ class CalltreeExplorer(WidgetBase):
         """Make ``data`` the shown frame: columns, per-node table, display rows."""
         metrics = self._metrics or _source.default_metrics(data, self._compare)
         columns = _source.columns_for(data, metrics, self._compare, self._stat)
-        table = _source.node_table(data, columns)
+        matrices: dict = {}
+        table = _source.node_table(data, columns, matrices)
         names = _source.names_of(data)
         sort_keys: dict[str, np.ndarray] = {}
         ranks = None
         if not self._compare and not isinstance(data, Ensemble) and data.index_levels:
             metric = self._glyph_metric or self._default_sort(columns, data)
-            ranks = _source.RankView.of(data, metric)
+            ranks = _source.RankView.of(data, metric, matrices)
             columns = columns + [ranks.column]
             table[ranks.column.key] = ranks.imbalance
         if self._extras is not None:
