@@ -381,6 +381,13 @@ def test_queries_typed_ahead_of_slow_replies_all_reach_python(
     assert state["selected"] == [] and state["error"] == ""
     expect_attr(widget, "data-actions", "30")  # every reply drawn
     assert box.evaluate("el => document.activeElement === el")
+    # 30 steps fold into one line of chips: the first, "+25 more" (all on hover), the last 4
+    chips = widget.locator(".pw-chip")
+    expect_count(chips, 6)
+    assert chips.nth(1).inner_text() == "+25 more"
+    assert chips.nth(1).get_attribute("title").splitlines() == [
+        f"filter {q}" for q in queries[1:26]
+    ]
     save_screenshot(widget, "explorer_voila_typeahead")
     page_watch.assert_clean()
 

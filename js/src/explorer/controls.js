@@ -25,6 +25,9 @@ import { button, fillSelect, h } from "../lib/dom.js";
  * @property {Record<string, HTMLButtonElement>} buttons by action name
  */
 
+/** chips shown before a long history is folded */
+const MAX_CHIPS = 5;
+
 const FILTER_HELP =
   "A row query (`time (inc)` > 5%, name =~ '^MPI_', and / or / not), in an ensemble also " +
   "on statistics (`Avg time/rank_std` > 0.1), or a Hatchet call-path query: " +
@@ -152,6 +155,21 @@ export function drawHistory(els, model, onUndo) {
   bar.hidden = !labels.length;
   if (!labels.length) return;
   bar.append(h("span", { cls: "pw-history-title", text: "History:" }));
-  for (const label of labels) bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
+  // a long history keeps one line: its first step, "+N", and the last steps (all on hover)
+  const shown = labels.length > MAX_CHIPS
+    ? [labels[0], null, ...labels.slice(labels.length - (MAX_CHIPS - 1))]
+    : labels;
+  for (const label of shown) {
+    if (label === null) {
+      const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
+      bar.append(h("span", {
+        cls: "pw-chip pw-chip-more",
+        text: `+${hidden.length} more`,
+        title: hidden.join("\n"),
+      }));
+    } else {
+      bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
+    }
+  }
   bar.append(button("Undo", onUndo, { action: "undo", title: "take back the last step" }));
 }

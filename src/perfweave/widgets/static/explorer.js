@@ -299,6 +299,7 @@ var VirtualRows = class {
 };
 
 // src/explorer/controls.js
+var MAX_CHIPS = 5;
 var FILTER_HELP = 'A row query (`time (inc)` > 5%, name =~ \'^MPI_\', and / or / not), in an ensemble also on statistics (`Avg time/rank_std` > 0.1), or a Hatchet call-path query: MATCH (".", p)->("*") WHERE p."name" STARTS WITH "MPI"';
 function buildControls(model, el) {
   const root = h("div", { cls: "pw-explorer" });
@@ -410,7 +411,19 @@ function drawHistory(els, model, onUndo) {
   bar.hidden = !labels.length;
   if (!labels.length) return;
   bar.append(h("span", { cls: "pw-history-title", text: "History:" }));
-  for (const label of labels) bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
+  const shown = labels.length > MAX_CHIPS ? [labels[0], null, ...labels.slice(labels.length - (MAX_CHIPS - 1))] : labels;
+  for (const label of shown) {
+    if (label === null) {
+      const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
+      bar.append(h("span", {
+        cls: "pw-chip pw-chip-more",
+        text: `+${hidden.length} more`,
+        title: hidden.join("\n")
+      }));
+    } else {
+      bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
+    }
+  }
   bar.append(button("Undo", onUndo, { action: "undo", title: "take back the last step" }));
 }
 
