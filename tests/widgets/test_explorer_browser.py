@@ -436,6 +436,39 @@ def test_ranks_spread_imbalance_and_top_ranks(
     page_watch.assert_clean()
 
 
+def test_ensemble_without_metrics_shows_time_and_the_glyph(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """RAJAPerf profiles carry 11 numeric columns: without metrics= the explorer shows the
+    time metrics, with units, and the distribution glyph stays on screen."""
+    files = sorted(str(p) for p in (DATA / "thicket/rajaperf/quartz").rglob("*.cali"))[:6]
+    nb = write_notebook(
+        tmp_path / "rajaperf.ipynb",
+        [
+            "import perfweave as pw\nfrom perfweave.widgets import CalltreeExplorer",
+            f"ens = pw.Ensemble.from_files({files!r})\nCalltreeExplorer(ens)",
+        ],
+    )
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1100, "height": 800})
+    widget = open_in_voila(page, server.url(), READY)
+    heads = widget.locator(".pw-hmetric .pw-hlabel").all_inner_texts()
+    assert [h.replace(" ▼", "") for h in heads] == [
+        "Avg time/rank (mean)",
+        "Min time/rank (mean)",
+        "Max time/rank (mean)",
+        "Total time (mean)",
+    ]
+    assert "% of the whole run" in widget.locator(".pw-hmetric").first.inner_text()
+    glyph = widget.locator(".pw-hglyph").bounding_box()
+    box = widget.bounding_box()
+    assert glyph["x"] + glyph["width"] <= box["x"] + box["width"]  # on screen, not pushed off
+    value = widget.locator(".pw-row:not([hidden]) .pw-metric .pw-val").first.inner_text()
+    assert value.split()[1] in ("s", "ms", "µs", "ns")  # a unit with the value
+    save_screenshot(widget, "explorer_voila_rajaperf_default")
+    page_watch.assert_clean()
+
+
 def test_match_query_in_the_filter_box(lab: Server, page: Page, page_watch: PageWatch) -> None:
     """Hatchet's string dialect typed into the filter box; a bad one is shown in place."""
     nb = explorer_notebook(lab.root_dir / "explorer_match.ipynb", lulesh_frame())
