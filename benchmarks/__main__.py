@@ -15,6 +15,7 @@ PARTS = (
     "classes",
     "merge",
     "widgets",
+    "explorer_kernel",
     "fuzz",  # last: it caps the address space of the process
 )
 
