@@ -55,7 +55,7 @@ def main(argv: list[str]) -> None:
         key = ex.columns[-1]["key"]
         wall, _ = best_time(lambda e=ex, k=key: e.sort_by(k))
         print(f"{'  sort by ' + key:<44} {wall:8.4f} {'':>8}")
-        wall, _ = best_time(lambda e=ex: e.select(int(e.visible_rows()['node'].iloc[1])))
+        wall, _ = best_time(lambda e=ex: e.select(int(e.visible_rows()["node"].iloc[1])))
         print(f"{'  select a row (top ranks)':<44} {wall:8.4f} {'':>8}")
     ex = CalltreeExplorer(one)
     extra = pd.DataFrame(
