@@ -16,6 +16,7 @@ from perfweave.errors import FormatError, OptionError
 # format name -> module under perfweave.calltree.readers (detection order)
 FORMATS: dict[str, str] = {
     "hpctoolkit": "hpctoolkit",
+    "hpctoolkit4": "hpctoolkit4",
     "tau": "tau",
     "cali": "cali",
     "caliper": "caliper_json",

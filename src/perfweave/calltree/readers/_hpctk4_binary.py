@@ -1,0 +1,220 @@
+"""Bounds-checked access to one HPCToolkit v4 ``*.db`` file (meta.db, profile.db, cct.db).
+
+Every such file opens with a 16-byte header (``HPCTOOLKIT``, a 4-byte kind, major and
+minor version) and a table of (size, offset) pairs, one per section. :class:`DbFile`
+checks the header and the sections against the file's length once; after that the
+readers fetch structures with :meth:`DbFile.records`, which gathers fixed-size records at
+many offsets in one numpy step (a structured dtype over a byte gather, so unaligned
+offsets, as the format allows for values, cost nothing extra) and raises a
+:class:`~perfweave.errors.ParseError` naming the file, the section and the offset when a
+record would reach past its section or the file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from perfweave.errors import ParseError
+
+MAGIC = b"HPCTOOLKIT"
+MAJOR_VERSION = 4
+HEADER = 16
+
+#: section names of each file kind, in the order of the header's (size, offset) table
+SECTIONS = {
+    b"meta": (
+        "General",
+        "IdNames",
+        "Metrics",
+        "Context",
+        "Strings",
+        "Modules",
+        "Files",
+        "Functions",
+    ),
+    b"prof": ("ProfileInfos", "IdTuples"),
+    b"ctxt": ("CtxInfos",),
+}
+FILE_NAMES = {b"meta": "meta.db", b"prof": "profile.db", b"ctxt": "cct.db"}
+
+
+class DbFile:
+    """One ``*.db`` file: its bytes, kind, version and sections ``name -> (offset, size)``."""
+
+    def __init__(self, path: Path, kind: bytes) -> None:
+        self.path = path
+        try:
+            self.data = path.read_bytes()
+        except FileNotFoundError:
+            raise ParseError(
+                path.parent,
+                f"an HPCToolkit database directory with {FILE_NAMES[kind]}",
+                found=f"no {path.name}",
+            ) from None
+        except IsADirectoryError:
+            raise ParseError(path, f"an HPCToolkit {FILE_NAMES[kind]} file", found="a directory")
+        self.buf = np.frombuffer(self.data, dtype=np.uint8)
+        head = self.data[:HEADER]
+        if len(head) < HEADER or not head.startswith(MAGIC):
+            raise ParseError(
+                path,
+                "an HPCToolkit database file starting with 'HPCTOOLKIT'",
+                position="header",
+                found=repr(head[:16]),
+            )
+        if head[10:14] != kind:
+            raise ParseError(
+                path,
+                f"file kind {kind.decode()!r} ({FILE_NAMES[kind]})",
+                position="header, offset 10",
+                found=repr(head[10:14]),
+            )
+        self.major, self.minor = head[14], head[15]
+        if self.major != MAJOR_VERSION:
+            raise ParseError(
+                path,
+                f"database format major version {MAJOR_VERSION}",
+                position="header, offset 14",
+                found=f"version {self.major}.{self.minor}",
+            )
+        names = SECTIONS[kind]
+        table = self.records(HEADER, "<u8", 2 * len(names), "header").reshape(-1, 2)
+        self.sections: dict[str, tuple[int, int]] = {}
+        for k, (name, (size, offset)) in enumerate(zip(names, table.tolist())):
+            if offset + size > len(self.data):
+                raise ParseError(
+                    path,
+                    f"section {name} within the file ({len(self.data)} bytes)",
+                    position=f"header, offset {HEADER + 16 * k}",
+                    found=f"{size} bytes at offset {offset}",
+                )
+            self.sections[name] = (offset, size)
+
+    # ------------------------------------------------------------------ access
+    def error(self, section: str, offset: int, expected: str, found: object = None) -> ParseError:
+        """A ParseError naming this file, ``section`` and ``offset``."""
+        return ParseError(
+            self.path, expected, position=f"section {section}, offset {int(offset)}", found=found
+        )
+
+    def section_start(self, name: str) -> int:
+        return self.sections[name][0]
+
+    def records(
+        self,
+        offsets,
+        dtype,
+        count: int | None = None,
+        section: str = "",
+        *,
+        within: tuple[int, int] | None = None,
+    ) -> np.ndarray:
+        """Records of ``dtype`` at ``offsets`` (an int or an array), or ``count`` records from
+        one offset. ``within`` (start, end) bounds them (default: the file)."""
+        dt = np.dtype(dtype)
+        lo, hi = within if within is not None else (0, len(self.data))
+        if np.ndim(offsets) == 0:
+            start = int(offsets)
+            n = 1 if count is None else int(count)
+            end = start + n * dt.itemsize
+            if start < lo or end > hi or n < 0:
+                raise self.error(
+                    section,
+                    start,
+                    f"{n} record(s) of {dt.itemsize} bytes within bytes {lo}..{hi}",
+                    found=f"they would end at {end}",
+                )
+            out = np.frombuffer(self.data, dtype=dt, count=n, offset=start)
+            return out if count is not None else out[0]
+        pos = np.asarray(offsets, dtype=np.int64)
+        if not len(pos):
+            return np.zeros(0, dt)
+        bad = (pos < lo) | (pos + dt.itemsize > hi)
+        if bad.any():
+            k = int(pos[bad][0])
+            raise self.error(
+                section,
+                k,
+                f"a record of {dt.itemsize} bytes within bytes {lo}..{hi}",
+                found=f"one at offset {k}",
+            )
+        grab = pos[:, None] + np.arange(dt.itemsize, dtype=np.int64)
+        return self.buf[grab].view(dt).reshape(len(pos))
+
+    def ragged(
+        self,
+        starts: np.ndarray,
+        counts: np.ndarray,
+        dtype,
+        section: str,
+    ) -> np.ndarray:
+        """The concatenation of ``counts[i]`` records of ``dtype`` from each ``starts[i]``."""
+        dt = np.dtype(dtype)
+        counts = np.asarray(counts, dtype=np.int64)
+        starts = np.asarray(starts, dtype=np.int64)
+        total = int(counts.sum())
+        ends = starts + counts * dt.itemsize
+        bad = (starts < 0) | (ends > len(self.data)) | (counts < 0)
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            raise self.error(
+                section,
+                int(starts[k]),
+                f"{int(counts[k])} record(s) of {dt.itemsize} bytes within the file "
+                f"({len(self.data)} bytes)",
+                found=f"they would end at {int(ends[k])}",
+            )
+        if total == 0:
+            return np.zeros(0, dt)
+        first = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])) * dt.itemsize, counts)
+        pos = first + np.arange(total, dtype=np.int64) * dt.itemsize
+        if np.all(np.diff(pos) == dt.itemsize):  # one contiguous run: no gather needed
+            return np.frombuffer(self.data, dtype=dt, count=total, offset=int(pos[0]))
+        grab = pos[:, None] + np.arange(dt.itemsize, dtype=np.int64)
+        return self.buf[grab].view(dt).reshape(total)
+
+    def strings(self, offsets, section: str) -> np.ndarray:
+        """NUL-terminated UTF-8 strings at ``offsets`` (absolute), within ``section``.
+
+        The section is split at its NUL bytes once (C speed); each distinct offset is
+        looked up among the pieces. Returns an object array of ``str``.
+        """
+        lo, size = self.sections[section]
+        hi = lo + size
+        pos = np.asarray(offsets, dtype=np.int64)
+        if not len(pos):
+            return np.zeros(0, object)
+        uniq, inverse = np.unique(pos, return_inverse=True)
+        bad = (uniq < lo) | (uniq >= hi)
+        if bad.any():
+            k = int(uniq[bad][0])
+            raise self.error(
+                section,
+                k,
+                f"a string pointer into section {section} (bytes {lo}..{hi})",
+                found=f"pointer {k}",
+            )
+        blob = self.data[lo:hi]
+        pieces = blob.split(b"\0")
+        lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        starts = lo + np.concatenate(([0], np.cumsum(lengths + 1)[:-1]))
+        k = np.searchsorted(starts, uniq, side="right") - 1
+        if not blob.endswith(b"\0"):
+            last = len(pieces) - 1
+            if np.any(k == last):
+                raise self.error(
+                    section, int(starts[last]), "a NUL-terminated string", found="no NUL"
+                )
+        exact = starts[k] == uniq
+        texts = np.empty(len(uniq), object)
+        hit = np.flatnonzero(exact)
+        texts[hit] = [pieces[i].decode("utf-8", "replace") for i in k[hit].tolist()]
+        for j in np.flatnonzero(~exact).tolist():  # a pointer into the middle of a string
+            i = int(k[j])
+            texts[j] = pieces[i][int(uniq[j] - starts[i]) :].decode("utf-8", "replace")
+        return texts[inverse.reshape(-1)]
+
+    def string(self, offset: int, section: str) -> str:
+        return str(self.strings(np.array([offset]), section)[0])
