@@ -12,6 +12,8 @@ record would reach past its section or the file.
 
 from __future__ import annotations
 
+import mmap
+import os
 from pathlib import Path
 
 import numpy as np
@@ -40,13 +42,23 @@ SECTIONS = {
 FILE_NAMES = {b"meta": "meta.db", b"prof": "profile.db", b"ctxt": "cct.db"}
 
 
+def _map(path: Path):
+    """The file's bytes, memory-mapped (only the pages a reader touches are read: the
+    summary profile of a large profile.db, the header of a cct.db not needed)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size < 4096:
+            return f.read()
+        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+
+
 class DbFile:
     """One ``*.db`` file: its bytes, kind, version and sections ``name -> (offset, size)``."""
 
     def __init__(self, path: Path, kind: bytes) -> None:
         self.path = path
         try:
-            self.data = path.read_bytes()
+            self.data = _map(path)
         except FileNotFoundError:
             raise ParseError(
                 path.parent,
@@ -56,6 +68,7 @@ class DbFile:
         except IsADirectoryError:
             raise ParseError(path, f"an HPCToolkit {FILE_NAMES[kind]} file", found="a directory")
         self.buf = np.frombuffer(self.data, dtype=np.uint8)
+        self.words = np.frombuffer(self.data, dtype="<u8", count=len(self.data) // 8)
         head = self.data[:HEADER]
         if len(head) < HEADER or not head.startswith(MAGIC):
             raise ParseError(
@@ -140,8 +153,18 @@ class DbFile:
                 f"a record of {dt.itemsize} bytes within bytes {lo}..{hi}",
                 found=f"one at offset {k}",
             )
-        grab = pos[:, None] + np.arange(dt.itemsize, dtype=np.int64)
-        return self.buf[grab].view(dt).reshape(len(pos))
+        return self._gather(pos, dt)
+
+    def _gather(self, pos: np.ndarray, dt: np.dtype) -> np.ndarray:
+        """Records at checked offsets: whole 8-byte words when all offsets are aligned
+        (an eighth of the index work), else bytes."""
+        words = -(-dt.itemsize // 8)
+        if len(pos) > 64 and not np.any(pos & 7) and int(pos.max()) + 8 * words <= len(self.words) * 8:
+            grab = (pos >> 3)[:, None] + np.arange(words, dtype=np.int64)
+            raw = self.words[grab].view(np.uint8)[:, : dt.itemsize]
+        else:
+            raw = self.buf[pos[:, None] + np.arange(dt.itemsize, dtype=np.int64)]
+        return np.ascontiguousarray(raw).view(dt).reshape(len(pos))
 
     def ragged(
         self,
@@ -172,8 +195,7 @@ class DbFile:
         pos = first + np.arange(total, dtype=np.int64) * dt.itemsize
         if np.all(np.diff(pos) == dt.itemsize):  # one contiguous run: no gather needed
             return np.frombuffer(self.data, dtype=dt, count=total, offset=int(pos[0]))
-        grab = pos[:, None] + np.arange(dt.itemsize, dtype=np.int64)
-        return self.buf[grab].view(dt).reshape(total)
+        return self._gather(pos, dt)
 
     def strings(self, offsets, section: str) -> np.ndarray:
         """NUL-terminated UTF-8 strings at ``offsets`` (absolute), within ``section``.

@@ -12,6 +12,7 @@ that HPCToolkit writes into every database (meta.db version 4.0).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,7 +125,7 @@ class MetaDb:
 
     title: str
     kinds: list[str]
-    metrics: pd.DataFrame
+    metrics: list[dict]
     tree: ContextTree
     db: DbFile
 
@@ -147,7 +148,7 @@ def _id_names(db: DbFile) -> list[str]:
     return [str(s) for s in db.strings(ptrs, "IdNames")]
 
 
-def _metrics(db: DbFile) -> pd.DataFrame:
+def _metrics(db: DbFile) -> list[dict]:
     """One row per (metric, scope, propagated or summary value): the ids profile.db and
     cct.db use, with the metric's name and unit, the scope's name and type, and for
     summary values the combination (sum, min, max)."""
@@ -157,6 +158,8 @@ def _metrics(db: DbFile) -> pd.DataFrame:
     base = int(head["pMetrics"])
     md = db.records(base + int(head["szMetric"]) * np.arange(n), _METRIC, None, "Metrics", within=sec)
     names = db.strings(md["pName"], "Metrics") if n else np.zeros(0, object)
+    if not n:
+        return []
     # propagated sub-metrics and summary statistics of every metric, as two ragged tables
     n_inst = md["nScopeInsts"].astype(np.int64)
     n_summ = md["nSummaries"].astype(np.int64)
@@ -168,22 +171,27 @@ def _metrics(db: DbFile) -> pd.DataFrame:
     scopes = db.records(scope_ptr, _SCOPE, None, "Metrics", within=sec)
     scope_names = db.strings(scopes["pScopeName"], "Metrics") if len(scopes) else np.zeros(0, object)
     metric_of = np.concatenate([np.repeat(np.arange(n), n_inst), np.repeat(np.arange(n), n_summ)])
-    table = pd.DataFrame(
-        {
-            "raw_name": names[metric_of] if n else np.zeros(0, object),
-            "scope": pd.Series(scope_names, dtype=object).str.lower().str.strip().to_numpy(),
-            "scope_type": scopes["type"].astype(np.int64),
-            "summary": np.r_[np.zeros(len(inst), bool), np.ones(len(summ), bool)],
-            "combine": np.r_[np.full(len(inst), -1), summ["combine"].astype(np.int64)],
-            "id": np.r_[inst["propMetricId"], summ["statMetricId"]].astype(np.int64),
-        }
-    )
-    raw = table["raw_name"].astype(str).str.strip()
-    unit = raw.str.extract(r"\(([^()]*)\)\s*$", expand=False)
-    base_name = raw.where(unit.isna(), raw.str.replace(r"\s*\([^()]*\)\s*$", "", regex=True))
-    table["name"] = base_name.str.lower().str.strip()
-    table["unit"] = unit
+    combine = np.r_[np.full(len(inst), -1), summ["combine"].astype(np.int64)].tolist()
+    ids = np.r_[inst["propMetricId"], summ["statMetricId"]].astype(np.int64).tolist()
+    table = []
+    for k, (m, scope) in enumerate(zip(metric_of.tolist(), scope_names.tolist())):
+        raw = str(names[m]).strip()
+        unit = _UNIT.search(raw)
+        base = raw[: unit.start()] if unit else raw
+        table.append(
+            {
+                "name": base.lower().strip(),
+                "unit": unit.group(1) if unit else None,
+                "scope": str(scope).lower().strip(),
+                "summary": k >= len(inst),
+                "combine": combine[k],
+                "id": ids[k],
+            }
+        )
     return table
+
+
+_UNIT = re.compile(r"\s*\(([^()]*)\)\s*$")
 
 
 def _ragged_offsets(starts: np.ndarray, counts: np.ndarray, stride: int) -> np.ndarray:
@@ -206,18 +214,114 @@ def _context_tree(db: DbFile) -> ContextTree:
         within=sec,
     )
     entry_names = db.strings(entries["pPrettyName"], "Strings") if n_entries else np.zeros(0, object)
-    rows = [
-        {
-            "pos": np.full(n_entries, -1, np.int64),
-            "parent": np.full(n_entries, -1, np.int64),
-            "rec": None,
-        }
-    ]
+    found = _records_packed(db, head, entries, sec)
+    if found is None:
+        found = _records_by_level(db, entries, sec)
+    pos, parent, level = found
+    ctx = db.records(pos, _CTX, None, "Context", within=sec)
+    return _tree_arrays(db, entries, entry_names, pos, parent, level, ctx, sec)
+
+
+def _records_packed(db: DbFile, head, entries, sec):
+    """The records when they fill the section from the first children array on, as
+    hpcprof writes them (one pass over the whole section); None when they do not."""
+    p = entries["pChildren"].astype(np.int64)
+    p = p[entries["szChildren"] > 0]
+    if not len(p):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    lo = sec[0] + (int(p.min()) - sec[0]) % 8  # slots aligned like the first children array
+    if np.any((p < lo) | ((p - lo) % 8 != 0)):
+        return None
+    n = (sec[1] - lo) // 8
+    if n < 4:
+        return None
+    slots = lo + 8 * np.arange(n, dtype=np.int64)
+    step = 4 + db.buf[np.minimum(slots + 23, len(db.buf) - 1)].astype(np.int64)
+    jumps = [np.append(np.minimum(np.arange(n) + step, n), n)]
+    for _ in range(int(np.ceil(np.log2(n)))):
+        jumps.append(jumps[-1][jumps[-1]])
+    reach = np.zeros(n + 1, bool)
+    seeds = (p - lo) // 8
+    after = int(head["pEntryPoints"]) + int(head["szEntryPoint"]) * len(entries)  # hpcprof's first record
+    if lo <= after < int(p.min()) and (after - lo) % 8 == 0:
+        seeds = np.r_[seeds, (after - lo) // 8]
+    for _ in range(8):  # each round follows the chains from children arrays not yet reached
+        reach[seeds] = True
+        for jump in jumps:
+            reach[jump[np.flatnonzero(reach)]] = True
+        reach[n] = False
+        first = np.flatnonzero(reach)
+        kids = db.records(slots[first], _CTX, None, "Context", within=sec)
+        cp = kids["pChildren"][kids["szChildren"] > 0].astype(np.int64)
+        if np.any((cp < lo) | ((cp - lo) % 8 != 0) | (cp >= sec[1])):
+            return None
+        seeds = (cp - lo) // 8
+        seeds = seeds[~reach[seeds]]
+        if not len(seeds):
+            break
+    else:
+        return None
+    pos = slots[first]
+    end = pos[-1] + 8 * step[first[-1]]
+    if end > sec[1]:
+        return None
+    head = kids
+    # children arrays: of the entry points, then of the records (parent rows after the entries)
+    n_e = len(entries)
+    bp = np.r_[entries["pChildren"], head["pChildren"]].astype(np.int64)
+    bs = np.r_[entries["szChildren"], head["szChildren"]].astype(np.int64)
+    owner = np.flatnonzero(bs > 0)
+    bp, bs = bp[owner], bs[owner]
+    bounds = np.r_[pos, end]
+    i0 = np.searchsorted(bounds, bp)
+    i1 = np.searchsorted(bounds, bp + bs)
+    exact = (i0 < len(bounds)) & (i1 < len(bounds))
+    exact &= bounds[np.minimum(i0, len(bounds) - 1)] == bp
+    exact &= bounds[np.minimum(i1, len(bounds) - 1)] == bp + bs
+    if not exact.all():
+        return None
+    counts = i1 - i0
+    order = np.argsort(i0, kind="stable")
+    covered = np.zeros(len(pos) + 1, np.int64)
+    np.add.at(covered, i0, 1)
+    np.add.at(covered, i1, -1)
+    if np.any(np.cumsum(covered)[:-1] != 1) or np.any(counts <= 0):
+        return None  # records outside every children array, or in two: read level by level
+    parent = np.repeat(owner[order], counts[order])  # rows: entries, then records
+    level = _levels(parent, n_e, db, pos)
+    return pos, parent, level
+
+
+def _levels(parent: np.ndarray, n_e: int, db: DbFile, pos: np.ndarray) -> np.ndarray:
+    """Depth of every record (1 under an entry point) by pointer doubling over parents;
+    a parent chain that never reaches an entry point is a cycle."""
+    n = len(parent)
+    up = np.r_[np.full(n_e, -1), parent]  # rows: entries, then records
+    hop = up.copy()
+    dist = (up >= 0).astype(np.int64)
+    for _ in range(int(np.ceil(np.log2(max(n, 2)))) + 2):
+        live = np.flatnonzero(hop >= 0)
+        if not len(live):
+            break
+        target = hop[live]
+        dist[live] += dist[target]
+        hop[live] = hop[target]
+    if np.any(hop >= 0):
+        k = int(np.flatnonzero(hop >= 0)[0]) - n_e
+        raise db.error("Context", int(pos[max(k, 0)]), "a context tree without cycles", found="a cycle")
+    return dist[n_e:]
+
+
+def _records_by_level(db: DbFile, entries, sec):
+    """The records of any layout, one tree level at a time."""
+    n_entries = len(entries)
     p_children = entries["pChildren"].astype(np.int64)
     sz_children = entries["szChildren"].astype(np.int64)
     parents = np.arange(n_entries, dtype=np.int64)
     count = n_entries
     limit = (sec[1] - sec[0]) // 32 + n_entries  # more records than fit: a cycle
+    all_pos, all_parent, all_level = [], [], []
+    level = 1
     while True:
         has = sz_children > 0
         p, sz, par = p_children[has], sz_children[has], parents[has]
@@ -225,14 +329,19 @@ def _context_tree(db: DbFile) -> ContextTree:
             break
         pos, block = _level_records(db, p, sz, sec)
         recs = db.records(pos, _CTX, None, "Context", within=sec)
-        rows.append({"pos": pos, "parent": par[block], "rec": recs})
+        all_pos.append(pos)
+        all_parent.append(par[block])
+        all_level.append(np.full(len(pos), level, np.int64))
         parents = count + np.arange(len(pos), dtype=np.int64)
         count += len(pos)
+        level += 1
         if count > limit:
             raise db.error("Context", int(pos[0]), "a context tree without cycles", found="a cycle")
         p_children = recs["pChildren"].astype(np.int64)
         sz_children = recs["szChildren"].astype(np.int64)
-    return _tree_arrays(db, entries, entry_names, rows, sec)
+    if not all_pos:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(all_pos), np.concatenate(all_parent), np.concatenate(all_level)
 
 
 def _level_records(db: DbFile, p: np.ndarray, sz: np.ndarray, sec) -> tuple[np.ndarray, np.ndarray]:
@@ -277,10 +386,16 @@ def _level_records(db: DbFile, p: np.ndarray, sz: np.ndarray, sec) -> tuple[np.n
     return slot_pos[first], block[first]
 
 
-def _tree_arrays(db, entries, entry_names, rows, sec) -> ContextTree:
-    recs = [r["rec"] for r in rows[1:]]
-    ctx = np.concatenate(recs) if recs else np.zeros(0, _CTX)
-    pos = np.concatenate([r["pos"] for r in rows[1:]]) if recs else np.zeros(0, np.int64)
+def _tree_arrays(db, entries, entry_names, pos, parent, level, ctx, sec) -> ContextTree:
+    """The tree's columns, rows ordered by level (entry points first)."""
+    order = np.argsort(level, kind="stable")
+    n_e = len(entries)
+    if np.any(order != np.arange(len(order))):
+        new_row = np.empty(len(order), np.int64)
+        new_row[order] = np.arange(len(order))
+        pos, level, ctx = pos[order], level[order], ctx[order]
+        parent = parent[order]
+        parent = np.where(parent < n_e, parent, n_e + new_row[np.maximum(parent - n_e, 0)])
     n_e = len(entries)
     flags = ctx["flags"].astype(np.int64)
     n_flex = ctx["nFlexWords"].astype(np.int64)
@@ -311,22 +426,28 @@ def _tree_arrays(db, entries, entry_names, rows, sec) -> ContextTree:
     if unknown.any():
         k = int(np.flatnonzero(unknown)[0])
         raise db.error("Context", int(pos[k]), "lexical type 0-3", found=str(int(lexical[k])))
-    level_sizes = [n_e] + [len(r["pos"]) for r in rows[1:]]
+    level_sizes = np.bincount(level, minlength=1)
+    level_sizes[0] = n_e
+    def col(head, body):  # entry points' values, then the records'
+        return np.concatenate([np.asarray(head), np.asarray(body)])
+
+    none = np.full(len(ctx), None, object)
+    zeros, minus = np.zeros(n_e, np.int64), np.full(n_e, -1, np.int64)
     return ContextTree(
-        ctx_id=np.r_[entries["ctxId"].astype(np.int64), ctx["ctxId"].astype(np.int64)],
-        parent=np.concatenate([r["parent"] for r in rows]),
-        level=np.repeat(np.arange(len(level_sizes)), level_sizes),
-        lexical=np.r_[np.full(n_e, -1), lexical],
-        relation=np.r_[np.full(n_e, -1), ctx["relation"].astype(np.int64)],
-        entry_kind=np.r_[entries["entryPoint"].astype(np.int64), np.full(len(ctx), -1)],
-        has_children=np.r_[entries["szChildren"] > 0, ctx["szChildren"] > 0],
-        p_function=np.r_[np.zeros(n_e, np.int64), word(zero, has_fn)],
-        p_file=np.r_[np.zeros(n_e, np.int64), word(w_file, has_src)],
-        line=np.r_[np.zeros(n_e, np.int64), word(w_file + 1, has_src, "<u4")],
-        p_module=np.r_[np.zeros(n_e, np.int64), word(w_mod, has_pt)],
-        offset=np.r_[np.zeros(n_e, np.int64), word(w_mod + 1, has_pt)],
-        entry_name=np.r_[entry_names.astype(object), np.full(len(ctx), None, object)],
-        level_starts=np.r_[0, np.cumsum(level_sizes)],
+        ctx_id=col(entries["ctxId"].astype(np.int64), ctx["ctxId"].astype(np.int64)),
+        parent=col(minus, parent),
+        level=col(zeros, level),
+        lexical=col(minus, lexical),
+        relation=col(minus, ctx["relation"].astype(np.int64)),
+        entry_kind=col(entries["entryPoint"].astype(np.int64), np.full(len(ctx), -1, np.int64)),
+        has_children=col(entries["szChildren"] > 0, ctx["szChildren"] > 0),
+        p_function=col(zeros, word(zero, has_fn)),
+        p_file=col(zeros, word(w_file, has_src)),
+        line=col(zeros, word(w_file + 1, has_src, "<u4")),
+        p_module=col(zeros, word(w_mod, has_pt)),
+        offset=col(zeros, word(w_mod + 1, has_pt)),
+        entry_name=col(entry_names.astype(object), none),
+        level_starts=np.concatenate([[0], np.cumsum(level_sizes)]),
     )
 
 

@@ -19,6 +19,7 @@ GPU context, GPU stream ...); absent values are 0, not NaN. See docs/calltree-re
 
 from __future__ import annotations
 
+import re
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -121,7 +122,8 @@ def read(
         summary_cols = _choose_metrics(
             meta.metrics, metric_names, metric_scopes or ["i", "e"], ["sum"], False
         )
-        need = pd.concat([columns, summary_cols]).drop_duplicates("column") if not by_profile else summary_cols
+        extra = [c for c in summary_cols if c["column"] not in {d["column"] for d in columns}]
+        need = (columns + extra) if not by_profile else summary_cols
         summary = _dense(sparse, need, row_of, len(tree.ctx_id))
     names = _node_names(meta, label_function_nodes, directory_mapping or {})
     keep, graph_parent = _select_nodes(
@@ -146,14 +148,14 @@ def read(
     new_id = np.full(len(keep), -1, np.int64)
     new_id[rows] = np.arange(len(rows))
     parent = np.where(graph_parent[rows] >= 0, new_id[np.maximum(graph_parent[rows], 0)], -1)
-    frames = pd.DataFrame({"name": names["name"][rows], "type": names["type"][rows]})
+    frames = pd.DataFrame({"name": names["name"][rows], "type": names["type"][rows]}, dtype=object)
     metadata = {
         "hpctoolkit_database": str(directory),
         "title": meta.title,
-        "metric_units": dict(zip(columns["column"], columns["unit"].fillna(""))),
+        "metric_units": {c["column"]: c["unit"] or "" for c in columns},
     }
     if not by_profile:
-        data = pd.DataFrame({c: summary[c][rows] for c in columns["column"]})
+        data = pd.DataFrame({c["column"]: summary[c["column"]][rows] for c in columns})
         data["node"] = np.arange(len(rows))
         levels: tuple[str, ...] = ()
     else:
@@ -162,8 +164,8 @@ def read(
             cct_file, tree.ctx_id[rows], columns, ids, parallel_profiles_mode, profile_ranks
         )
         metadata["profiles"] = ids.drop(columns="summary").iloc[1:].reset_index().to_dict("list")
-    inc = [c for c in columns["column"] if c.endswith(" (inc)")]
-    exc = [c for c in columns["column"] if c not in inc]
+    inc = [c["column"] for c in columns if c["column"].endswith(" (inc)")]
+    exc = [c["column"] for c in columns if c["column"] not in inc]
     default = "time (inc)" if "time (inc)" in inc else (inc or exc or ["time (inc)"])[0]
     return build_graphframe(
         frames,
@@ -179,24 +181,30 @@ def read(
 
 
 # ---------------------------------------------------------------------- metrics
-def _choose_metrics(table, names, scopes, combines, by_profile) -> pd.DataFrame:
-    """Rows of the metric table to read, each with its column name (Hatchet's naming)."""
-    t = table[table["summary"] != by_profile].copy()
-    t["short"] = t["name"].where(~t["name"].isin(TIME_METRICS), "time")
-    if isinstance(names, str):
-        if names != "all":
-            raise OptionError(f"metric_names takes a list of names or 'all', not {names!r}")
-    else:
-        wanted = [str(n).lower() for n in (names or ["time"])]
-        t = t[t["short"].isin(wanted)]
-    t["letter"] = t["scope"].map(SCOPES).fillna(t["scope"])
-    t = t[t["letter"].isin(scopes)]
-    if not by_profile:
-        t["combine_name"] = t["combine"].map(meta_db.COMBINE)
-        t = t[t["combine_name"].isin(combines)]
-        t["short"] = t["short"].where(t["combine_name"] == "sum", t["short"] + ":" + t["combine_name"].astype(str))
-    t["column"] = t["short"] + t["letter"].map(_SCOPE_SUFFIX).fillna(" (" + t["letter"] + ")")
-    return t.drop_duplicates("column")[["column", "id", "unit"]].reset_index(drop=True)
+def _choose_metrics(table, names, scopes, combines, by_profile) -> list[dict]:
+    """Entries of the metric table to read, each with its column name (Hatchet's naming):
+    ``x (inc)`` for the execution scope, ``x`` for function, ``x:min`` for a min summary."""
+    if isinstance(names, str) and names != "all":
+        raise OptionError(f"metric_names takes a list of names or 'all', not {names!r}")
+    wanted = None if isinstance(names, str) else {str(n).lower() for n in (names or ["time"])}
+    out, seen = [], set()
+    for m in table:
+        if m["summary"] == by_profile:
+            continue
+        short = "time" if m["name"] in TIME_METRICS else m["name"]
+        letter = SCOPES.get(m["scope"], m["scope"])
+        if (wanted is not None and short not in wanted) or letter not in scopes:
+            continue
+        if not by_profile:
+            combine = meta_db.COMBINE.get(m["combine"], str(m["combine"]))
+            if combine not in combines:
+                continue
+            short = short if combine == "sum" else f"{short}:{combine}"
+        column = short + _SCOPE_SUFFIX.get(letter, f" ({letter})")
+        if column not in seen:
+            seen.add(column)
+            out.append({"column": column, "id": m["id"], "unit": m["unit"]})
+    return out
 
 
 def _row_lookup(ctx_id: np.ndarray, db: DbFile):
@@ -216,27 +224,32 @@ def _row_lookup(ctx_id: np.ndarray, db: DbFile):
     return lookup
 
 
-def _dense(sparse, columns: pd.DataFrame, row_of, n_rows: int) -> dict[str, np.ndarray]:
+def _column_of(columns: list[dict], metric: np.ndarray) -> np.ndarray:
+    """Column index of each metric id (-1 for metrics not read); ids are u16."""
+    lookup = np.full(1 << 16, -1, np.int64)
+    for k, c in reversed(list(enumerate(columns))):
+        lookup[c["id"]] = k
+    return lookup[metric]
+
+
+def _dense(sparse, columns: list[dict], row_of, n_rows: int) -> dict[str, np.ndarray]:
     """Column name -> values per tree row (0 where the file has none)."""
-    col_of = pd.Series(np.arange(len(columns)), index=columns["id"].to_numpy())
-    col_of = col_of[~col_of.index.duplicated()]
-    col = col_of.reindex(sparse.metric).to_numpy()
+    col = _column_of(columns, sparse.metric)
     row = row_of(sparse.ctx)
-    ok = ~np.isnan(col) & (row >= 0)
+    ok = (col >= 0) & (row >= 0)
     out = np.zeros((len(columns), n_rows))
-    out[col[ok].astype(np.int64), row[ok]] = sparse.value[ok]
-    # metrics sharing one id (a summary equal to its propagated value) fill every column
-    for k, (name, mid) in enumerate(zip(columns["column"], columns["id"])):
-        first = int(col_of[mid])
+    out[col[ok], row[ok]] = sparse.value[ok]
+    firsts = _column_of(columns, np.array([c["id"] for c in columns], np.int64))
+    for k, first in enumerate(firsts.tolist()):  # columns sharing one metric id
         if first != k:
             out[k] = out[first]
-    return dict(zip(columns["column"], out))
+    return {c["column"]: out[k] for k, c in enumerate(columns)}
 
 
 def _profile_rows(cct, ctx_ids, columns, ids, by_index, profile_ranks):
     """(node, profile) rows from cct.db: indexed by profile number (Hatchet's
     ``parallel_profiles_mode``) or by the identifier kinds of the profiles."""
-    sparse = values_db.cct_values(cct, ctx_ids, columns["id"].to_numpy())
+    sparse = values_db.cct_values(cct, ctx_ids, np.array([c["id"] for c in columns], np.int64))
     if profile_ranks:
         if "rank" not in ids.columns:
             raise OptionError("profile_ranks: the profiles of this database have no rank identifier")
@@ -250,22 +263,21 @@ def _profile_rows(cct, ctx_ids, columns, ids, by_index, profile_ranks):
     node = order[np.searchsorted(ctx_ids[order], sparse.ctx)]
     key = node * len(ids) + sparse.profile
     uniq, pair = np.unique(key, return_inverse=True)
-    col_of = pd.Series(np.arange(len(columns)), index=columns["id"].to_numpy())
-    col_of = col_of[~col_of.index.duplicated()]
-    col = col_of.reindex(sparse.metric).to_numpy().astype(np.int64)
+    col = _column_of(columns, sparse.metric)
     mat = np.zeros((len(uniq), len(columns)))
     mat[pair.reshape(-1), col] = sparse.value
-    data = pd.DataFrame(mat, columns=columns["column"].to_list())
+    data = pd.DataFrame(mat, columns=[c["column"] for c in columns])
     data["node"] = uniq // len(ids)
     profile = uniq % len(ids)
     if by_index:
         data["profile"] = profile
         return data, ("profile",)
     physical = set(ids.attrs.get("physical", []))
-    kinds = [k for k in ids.columns if k not in physical and k not in ("summary", "summary".upper())]
-    kinds = [k for k in kinds if ids.loc[profile, k].notna().any()] if len(profile) else kinds
+    present = ids.loc[np.unique(profile)]
+    kinds = [k for k in ids.columns if k not in physical and k != "summary"]
+    kinds = [k for k in kinds if present[k].notna().any()]
     levels = []
-    if not kinds or ids.loc[1:, kinds].duplicated().any():
+    if not kinds or present[kinds].duplicated().any():  # identifiers do not tell them apart
         data["profile"] = profile
         levels.append("profile")
     for k in kinds:
@@ -277,71 +289,90 @@ def _profile_rows(cct, ctx_ids, columns, ids, by_index, profile_ranks):
 
 
 # ---------------------------------------------------------------------- names
-def _node_names(meta, label_functions: bool, mapping: dict[str, str]) -> dict[str, np.ndarray]:
-    """Name and type of every tree row, and the facts the exclude options test."""
+def _node_names(meta, label_functions: bool, mapping: dict[str, str]) -> dict[str, Any]:
+    """Name and type of every tree row, and the facts the exclude options test.
+
+    Names are built once per distinct (lexical type, function / file / module, line or
+    offset), then spread to the rows by index.
+    """
     tree, db = meta.tree, meta.db
-    n = len(tree.ctx_id)
     lex = tree.lexical
-    fn = meta_db.functions(db, tree.p_function)
-    fn_name = _short_function_names(fn["name"])
-    fn_file = _source_paths(fn["file"], mapping)
-    fidx = pd.Index(fn.index)
-    k = fidx.get_indexer(tree.p_function)
-    file_path = _source_paths(pd.Series(meta_db.paths(db, tree.p_file, "Files")), mapping)
-    module = meta_db.paths(db, tree.p_module, "Modules")
-    name = np.full(n, "", object)
-    is_fn = lex == 0
-    has_fn = is_fn & (k >= 0)
-    base = np.full(n, None, object)
-    base[has_fn] = fn_name.to_numpy()[k[has_fn]]
-    base[is_fn & (k < 0)] = "<unknown function>"
-    func_file = np.full(n, None, object)
-    func_file[has_fn] = fn_file.to_numpy()[k[has_fn]]
-    name[is_fn] = ("function: " if label_functions else "") + pd.Series(base[is_fn], dtype=object).astype(str)
-    src = (lex == 1) | (lex == 2)
-    kind = np.where(lex == 1, "loop", "line")
-    fp = file_path.to_numpy()
-    name[src] = (
-        pd.Series(kind[src]) + " " + pd.Series(fp[src]).fillna("<unknown file>").astype(str) + ":" + pd.Series(tree.line[src]).astype(str)
-    ).to_numpy()
-    ins = lex == 3
-    name[ins] = (pd.Series(module[ins]).fillna("<unknown module>").astype(str) + ":" + pd.Series(tree.offset[ins]).astype(str)).to_numpy()
-    entry = lex == -1
-    name[entry] = "entry"
-    types = np.array(["entry", "function", "loop", "line", "instruction"], dtype=object)[lex + 1]
     label = "function: " if label_functions else ""
-    return {"name": name, "type": types, "base": base, "func_file": func_file, "file": fp, "label": label}
+    fn = meta_db.functions(db, tree.p_function)
+    fn_name = np.array([_short_function_name(n) for n in fn["name"].tolist()] + ["<unknown function>"], object)
+    fn_file = np.array(_source_paths(fn["file"].tolist(), mapping) + [None], object)
+    k = np.searchsorted(fn.index.to_numpy(), tree.p_function)
+    k = np.where((k < len(fn)) & (fn.index.to_numpy()[np.minimum(k, max(len(fn) - 1, 0))] == tree.p_function) if len(fn) else False, k, len(fn))
+    file_ptr, file_idx = np.unique(tree.p_file, return_inverse=True)
+    files = np.array(_source_paths(list(meta_db.paths(db, file_ptr, "Files")), mapping), object)
+    mod_ptr, mod_idx = np.unique(tree.p_module, return_inverse=True)
+    modules = meta_db.paths(db, mod_ptr, "Modules")
+    is_fn, is_src, is_ins = lex == 0, (lex == 1) | (lex == 2), lex == 3
+    file_idx, mod_idx = file_idx.reshape(-1), mod_idx.reshape(-1)
+    name = np.full(len(lex), "entry", object)
+    # one string per distinct name: functions by function, sources by (type, file, line),
+    # instructions by (module, offset)
+    fn_texts = np.array([label + t for t in fn_name.tolist()], object)
+    name[is_fn] = fn_texts[k[is_fn]]
+    src_key = (lex[is_src] * (len(files) + 1) + file_idx[is_src]) * (1 << 32) + tree.line[is_src]
+    uniq, inv = np.unique(src_key, return_inverse=True)
+    kinds, line = np.divmod(uniq, 1 << 32)
+    t, f = np.divmod(kinds, len(files) + 1)
+    shown = [x if x is not None else "<unknown file>" for x in files.tolist()]
+    name[is_src] = np.array(
+        [f"{'loop' if a == 1 else 'line'} {shown[b]}:{c}" for a, b, c in zip(t.tolist(), f.tolist(), line.tolist())],
+        object,
+    )[inv.reshape(-1)]
+    pairs = np.zeros(int(is_ins.sum()), dtype=[("m", "<i8"), ("o", "<i8")])
+    pairs["m"], pairs["o"] = mod_idx[is_ins], tree.offset[is_ins]
+    uniq, inv = np.unique(pairs, return_inverse=True)
+    mods = [m if m is not None else "<unknown module>" for m in modules.tolist()]
+    name[is_ins] = np.array(
+        [f"{mods[m]}:{o}" for m, o in zip(uniq["m"].tolist(), uniq["o"].tolist())], object
+    )[inv.reshape(-1)]
+    types = np.array(["entry", "function", "loop", "line", "instruction"], dtype=object)[lex + 1]
+    return {
+        "name": name,
+        "type": types,
+        "base": np.where(is_fn, fn_name[k], None),
+        "func_file": np.where(is_fn, fn_file[k], None),
+        "file": np.where(is_src, files[file_idx], None),
+        "label": label,
+    }
 
 
-def _short_function_names(names: pd.Series) -> pd.Series:
-    """Hatchet's display names: MPI routines cut to ``MPI_Xxx``; a name cut before the
+_MPI = re.compile(r"P?MPI_[a-zA-Z_]+")
+
+
+def _short_function_name(name: str) -> str:
+    """Hatchet's display name: an MPI routine cut to ``MPI_Xxx``; a name cut before the
     first `` [``, ``.``, ``@``, ``(`` or ``<`` that does not start it."""
-    s = names.astype(str)
-    mpi = s.str.fullmatch(r"P?MPI_.+")
-    if mpi.any():
-        s = s.where(~mpi, s.str.extract(r"^(P?MPI_[a-zA-Z_]+)", expand=False).fillna(s))
-    for cut in _NAME_CUTS:
-        at = s.str.find(cut)
-        s = s.where(~(at > 0), s.str.split(cut, n=1, regex=False).str[0])
-    return s
+    if name.startswith(("MPI_", "PMPI_")) and len(name) > 4 + name.startswith("P"):
+        m = _MPI.match(name)
+        if m and "\n" not in name:
+            name = name[: m.end()]
+    cuts = [i for i in (name.find(c) for c in _NAME_CUTS) if i > 0]
+    return name[: min(cuts)] if cuts else name
 
 
-def _source_paths(paths: pd.Series, mapping: dict[str, str]) -> pd.Series:
-    """File paths as Hatchet shows them: a leading ``src`` dropped, ``mapping`` applied."""
-    s = paths.reset_index(drop=True)
-    text = s.astype(object).where(s.notna(), None)
-    present = text.notna()
-    t = text[present].astype(str)
-    t = t.where(~t.str.startswith("src"), t.str.slice(3))
-    done = pd.Series(False, index=t.index)
+def _source_paths(paths: list, mapping: dict[str, str]) -> list:
+    """File paths as Hatchet shows them: a leading ``src`` dropped, ``mapping`` applied
+    (one entry per distinct file)."""
+    prefixes = []
     for item, target in mapping.items():
         prefix = item if item.startswith("/") else f"/{item}"
-        prefix = prefix if prefix.endswith("/") else f"{prefix}/"
-        hit = ~done & t.str.startswith(prefix)
-        t = t.where(~hit, target + "/" + t.str.slice(len(prefix)))
-        done |= hit
-    out = text.copy()
-    out[present] = t
+        prefixes.append((prefix if prefix.endswith("/") else f"{prefix}/", target))
+    out = []
+    for p in paths:
+        if p is None:
+            out.append(None)
+            continue
+        p = p[3:] if p.startswith("src") else p
+        for prefix, target in prefixes:
+            if p.startswith(prefix):
+                p = f"{target}/{p[len(prefix):]}"
+                break
+        out.append(p)
     return out
 
 
