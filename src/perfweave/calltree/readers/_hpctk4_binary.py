@@ -40,6 +40,8 @@ SECTIONS = {
     b"ctxt": ("CtxInfos",),
 }
 FILE_NAMES = {b"meta": "meta.db", b"prof": "profile.db", b"ctxt": "cct.db"}
+#: the 8 bytes every file of a kind ends with (a file cut short lacks them)
+FOOTERS = {b"meta": b"_meta.db", b"prof": b"_prof.db", b"ctxt": b"__ctx.db"}
 
 
 def _map(path: Path):
@@ -66,7 +68,9 @@ class DbFile:
                 found=f"no {path.name}",
             ) from None
         except IsADirectoryError:
-            raise ParseError(path, f"an HPCToolkit {FILE_NAMES[kind]} file", found="a directory")
+            raise ParseError(
+                path, f"an HPCToolkit {FILE_NAMES[kind]} file", found="a directory"
+            ) from None
         self.buf = np.frombuffer(self.data, dtype=np.uint8)
         self.words = np.frombuffer(self.data, dtype="<u8", count=len(self.data) // 8)
         head = self.data[:HEADER]
@@ -91,6 +95,14 @@ class DbFile:
                 f"database format major version {MAJOR_VERSION}",
                 position="header, offset 14",
                 found=f"version {self.major}.{self.minor}",
+            )
+        size = len(self.data)
+        if self.data[size - 8 : size] != FOOTERS[kind] or size < HEADER + 8:
+            raise ParseError(
+                path,
+                f"the footer {FOOTERS[kind].decode()!r} in its last 8 bytes (a file cut short?)",
+                position=f"offset {max(size - 8, 0)}",
+                found=repr(bytes(self.data[max(size - 8, 0) : size])),
             )
         names = SECTIONS[kind]
         table = self.records(HEADER, "<u8", 2 * len(names), "header").reshape(-1, 2)
@@ -159,7 +171,11 @@ class DbFile:
         """Records at checked offsets: whole 8-byte words when all offsets are aligned
         (an eighth of the index work), else bytes."""
         words = -(-dt.itemsize // 8)
-        if len(pos) > 64 and not np.any(pos & 7) and int(pos.max()) + 8 * words <= len(self.words) * 8:
+        if (
+            len(pos) > 64
+            and not np.any(pos & 7)
+            and int(pos.max()) + 8 * words <= len(self.words) * 8
+        ):
             grab = (pos >> 3)[:, None] + np.arange(words, dtype=np.int64)
             raw = self.words[grab].view(np.uint8)[:, : dt.itemsize]
         else:
@@ -191,7 +207,9 @@ class DbFile:
             )
         if total == 0:
             return np.zeros(0, dt)
-        first = np.repeat(starts - np.concatenate(([0], np.cumsum(counts)[:-1])) * dt.itemsize, counts)
+        first = np.repeat(
+            starts - np.concatenate(([0], np.cumsum(counts)[:-1])) * dt.itemsize, counts
+        )
         pos = first + np.arange(total, dtype=np.int64) * dt.itemsize
         if np.all(np.diff(pos) == dt.itemsize):  # one contiguous run: no gather needed
             return np.frombuffer(self.data, dtype=dt, count=total, offset=int(pos[0]))

@@ -43,7 +43,12 @@ _METRIC = np.dtype(
     }
 )
 _SCOPE_INST = np.dtype(
-    {"names": ["pScope", "propMetricId"], "formats": ["<u8", "<u2"], "offsets": [0, 8], "itemsize": 10}
+    {
+        "names": ["pScope", "propMetricId"],
+        "formats": ["<u8", "<u2"],
+        "offsets": [0, 8],
+        "itemsize": 10,
+    }
 )
 _SUMMARY = np.dtype(
     {
@@ -57,7 +62,12 @@ _SCOPE = np.dtype(
     {"names": ["pScopeName", "type"], "formats": ["<u8", "u1"], "offsets": [0, 8], "itemsize": 9}
 )
 _TABLE = np.dtype(
-    {"names": ["pArray", "n", "size"], "formats": ["<u8", "<u4", "<u2"], "offsets": [0, 8, 12], "itemsize": 14}
+    {
+        "names": ["pArray", "n", "size"],
+        "formats": ["<u8", "<u4", "<u2"],
+        "offsets": [0, 8, 12],
+        "itemsize": 14,
+    }
 )
 _CONTEXT_HEAD = np.dtype(
     {
@@ -77,7 +87,15 @@ _ENTRY = np.dtype(
 )
 _CTX = np.dtype(
     {
-        "names": ["szChildren", "pChildren", "ctxId", "flags", "relation", "lexicalType", "nFlexWords"],
+        "names": [
+            "szChildren",
+            "pChildren",
+            "ctxId",
+            "flags",
+            "relation",
+            "lexicalType",
+            "nFlexWords",
+        ],
         "formats": ["<u8", "<u8", "<u4", "u1", "u1", "u1", "u1"],
         "offsets": [0, 8, 16, 20, 21, 22, 23],
         "itemsize": 32,
@@ -143,8 +161,12 @@ def _sect(db: DbFile, name: str) -> tuple[int, int]:
 
 
 def _id_names(db: DbFile) -> list[str]:
-    head = db.records(db.section_start("IdNames"), _ID_NAMES, None, "IdNames", within=_sect(db, "IdNames"))
-    ptrs = db.records(int(head["ppNames"]), "<u8", int(head["nKinds"]), "IdNames", within=_sect(db, "IdNames"))
+    head = db.records(
+        db.section_start("IdNames"), _ID_NAMES, None, "IdNames", within=_sect(db, "IdNames")
+    )
+    ptrs = db.records(
+        int(head["ppNames"]), "<u8", int(head["nKinds"]), "IdNames", within=_sect(db, "IdNames")
+    )
     return [str(s) for s in db.strings(ptrs, "IdNames")]
 
 
@@ -156,7 +178,9 @@ def _metrics(db: DbFile) -> list[dict]:
     head = db.records(sec[0], _METRICS, None, "Metrics", within=sec)
     n = int(head["nMetrics"])
     base = int(head["pMetrics"])
-    md = db.records(base + int(head["szMetric"]) * np.arange(n), _METRIC, None, "Metrics", within=sec)
+    md = db.records(
+        base + int(head["szMetric"]) * np.arange(n), _METRIC, None, "Metrics", within=sec
+    )
     names = db.strings(md["pName"], "Metrics") if n else np.zeros(0, object)
     if not n:
         return []
@@ -169,7 +193,9 @@ def _metrics(db: DbFile) -> list[dict]:
     summ = db.records(summ_pos, _SUMMARY, None, "Metrics", within=sec)
     scope_ptr = np.concatenate([inst["pScope"], summ["pScope"]]).astype(np.int64)
     scopes = db.records(scope_ptr, _SCOPE, None, "Metrics", within=sec)
-    scope_names = db.strings(scopes["pScopeName"], "Metrics") if len(scopes) else np.zeros(0, object)
+    scope_names = (
+        db.strings(scopes["pScopeName"], "Metrics") if len(scopes) else np.zeros(0, object)
+    )
     metric_of = np.concatenate([np.repeat(np.arange(n), n_inst), np.repeat(np.arange(n), n_summ)])
     combine = np.r_[np.full(len(inst), -1), summ["combine"].astype(np.int64)].tolist()
     ids = np.r_[inst["propMetricId"], summ["statMetricId"]].astype(np.int64).tolist()
@@ -213,7 +239,9 @@ def _context_tree(db: DbFile) -> ContextTree:
         "Context",
         within=sec,
     )
-    entry_names = db.strings(entries["pPrettyName"], "Strings") if n_entries else np.zeros(0, object)
+    entry_names = (
+        db.strings(entries["pPrettyName"], "Strings") if n_entries else np.zeros(0, object)
+    )
     found = _records_packed(db, head, entries, sec)
     if found is None:
         found = _records_by_level(db, entries, sec)
@@ -230,8 +258,8 @@ def _records_packed(db: DbFile, head, entries, sec):
     if not len(p):
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     lo = sec[0] + (int(p.min()) - sec[0]) % 8  # slots aligned like the first children array
-    if np.any((p < lo) | ((p - lo) % 8 != 0)):
-        return None
+    if np.any((p < lo) | ((p - lo) % 8 != 0) | (p >= sec[1])):
+        return None  # the level walk names the bad pointer
     n = (sec[1] - lo) // 8
     if n < 4:
         return None
@@ -242,7 +270,9 @@ def _records_packed(db: DbFile, head, entries, sec):
         jumps.append(jumps[-1][jumps[-1]])
     reach = np.zeros(n + 1, bool)
     seeds = (p - lo) // 8
-    after = int(head["pEntryPoints"]) + int(head["szEntryPoint"]) * len(entries)  # hpcprof's first record
+    after = int(head["pEntryPoints"]) + int(head["szEntryPoint"]) * len(
+        entries
+    )  # hpcprof's first record
     if lo <= after < int(p.min()) and (after - lo) % 8 == 0:
         seeds = np.r_[seeds, (after - lo) // 8]
     for _ in range(8):  # each round follows the chains from children arrays not yet reached
@@ -308,7 +338,9 @@ def _levels(parent: np.ndarray, n_e: int, db: DbFile, pos: np.ndarray) -> np.nda
         hop[live] = hop[target]
     if np.any(hop >= 0):
         k = int(np.flatnonzero(hop >= 0)[0]) - n_e
-        raise db.error("Context", int(pos[max(k, 0)]), "a context tree without cycles", found="a cycle")
+        raise db.error(
+            "Context", int(pos[max(k, 0)]), "a context tree without cycles", found="a cycle"
+        )
     return dist[n_e:]
 
 
@@ -428,6 +460,7 @@ def _tree_arrays(db, entries, entry_names, pos, parent, level, ctx, sec) -> Cont
         raise db.error("Context", int(pos[k]), "lexical type 0-3", found=str(int(lexical[k])))
     level_sizes = np.bincount(level, minlength=1)
     level_sizes[0] = n_e
+
     def col(head, body):  # entry points' values, then the records'
         return np.concatenate([np.asarray(head), np.asarray(body)])
 
@@ -491,5 +524,7 @@ def functions(db: DbFile, pointers: np.ndarray) -> pd.DataFrame:
     if anon.any():
         module = table.loc[anon, "module"].fillna("<unknown module>").astype(str)
         offs = table.loc[anon, "offset"].map("{:#x}".format)
-        table.loc[anon, "name"] = "<unknown function> [" + module.str.rsplit("/", n=1).str[-1] + "+" + offs + "]"
+        table.loc[anon, "name"] = (
+            "<unknown function> [" + module.str.rsplit("/", n=1).str[-1] + "+" + offs + "]"
+        )
     return table

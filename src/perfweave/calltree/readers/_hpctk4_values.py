@@ -16,7 +16,12 @@ import pandas as pd
 from perfweave.calltree.readers._hpctk4_binary import DbFile
 
 _INFOS = np.dtype(
-    {"names": ["p", "n", "size"], "formats": ["<u8", "<u4", "u1"], "offsets": [0, 8, 12], "itemsize": 13}
+    {
+        "names": ["p", "n", "size"],
+        "formats": ["<u8", "<u4", "u1"],
+        "offsets": [0, 8, 12],
+        "itemsize": 13,
+    }
 )
 _BLOCK = np.dtype(
     {
@@ -46,7 +51,9 @@ _PROF_VALUE = np.dtype([("id", "<u2"), ("value", "<f8")])  # packed: 10 bytes
 _PROF_INDEX = np.dtype([("ctx", "<u4"), ("start", "<u8")])  # packed: 12 bytes
 _CCT_VALUE = np.dtype([("profile", "<u4"), ("value", "<f8")])  # packed: 12 bytes
 _CCT_INDEX = np.dtype([("metric", "<u2"), ("start", "<u8")])  # packed: 10 bytes
-_ID = np.dtype([("kind", "u1"), ("pad", "u1"), ("flags", "<u2"), ("logical", "<u4"), ("physical", "<u8")])
+_ID = np.dtype(
+    [("kind", "u1"), ("pad", "u1"), ("flags", "<u2"), ("logical", "<u4"), ("physical", "<u8")]
+)
 
 
 @dataclass
@@ -69,14 +76,23 @@ def profile_infos(db: DbFile) -> np.ndarray:
     head = db.records(sec[0], _INFOS, None, "ProfileInfos", within=sec)
     n = int(head["n"])
     return db.records(
-        int(head["p"]) + int(head["size"]) * np.arange(n), _PROFILE, None, "ProfileInfos", within=sec
+        int(head["p"]) + int(head["size"]) * np.arange(n),
+        _PROFILE,
+        None,
+        "ProfileInfos",
+        within=sec,
     )
 
 
 def summary_values(db: DbFile, infos: np.ndarray) -> Sparse:
     """The canonical summary profile (profile 0): (context, statistic metric id, value)."""
     if not len(infos):
-        raise db.error("ProfileInfos", db.section_start("ProfileInfos"), "a summary profile", found="no profiles")
+        raise db.error(
+            "ProfileInfos",
+            db.section_start("ProfileInfos"),
+            "a summary profile",
+            found="no profiles",
+        )
     return _profile_block(db, infos[0], 0)
 
 
@@ -87,10 +103,17 @@ def _profile_block(db: DbFile, info, index: int) -> Sparse:
     index_arr = db.records(int(info["pIdx"]), _PROF_INDEX, n_ctx, where)
     counts = _run_lengths(db, index_arr["start"], n_values, where, int(info["pIdx"]))
     ctx = np.repeat(index_arr["ctx"].astype(np.int64), counts)
-    return Sparse(ctx, values["id"].astype(np.int64), np.full(n_values, index, np.int64), values["value"].astype(np.float64))
+    return Sparse(
+        ctx,
+        values["id"].astype(np.int64),
+        np.full(n_values, index, np.int64),
+        values["value"].astype(np.float64),
+    )
 
 
-def _run_lengths(db: DbFile, start: np.ndarray, n_values: int, where: str, offset: int) -> np.ndarray:
+def _run_lengths(
+    db: DbFile, start: np.ndarray, n_values: int, where: str, offset: int
+) -> np.ndarray:
     """Lengths of the runs that begin at ``start`` (sorted) and end at ``n_values``."""
     start = start.astype(np.int64)
     if not len(start):
@@ -120,24 +143,35 @@ def id_tuples(db: DbFile, infos: np.ndarray, kinds: list[str]) -> pd.DataFrame:
     has = ptr != 0
     n_ids = np.zeros(len(infos), np.int64)
     n_ids[has] = db.records(ptr[has], "<u2", None, "IdTuples", within=sec)
-    pos = np.repeat(ptr + 8, n_ids) + 16 * (np.arange(int(n_ids.sum())) - np.repeat(np.cumsum(n_ids) - n_ids, n_ids))
+    pos = np.repeat(ptr + 8, n_ids) + 16 * (
+        np.arange(int(n_ids.sum())) - np.repeat(np.cumsum(n_ids) - n_ids, n_ids)
+    )
     ids = db.records(pos, _ID, None, "IdTuples", within=sec)
     kind = ids["kind"].astype(np.int64)
     bad = kind >= len(kinds)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
-        raise db.error("IdTuples", int(pos[k]), f"an identifier kind below {len(kinds)} (meta.db lists {len(kinds)})", found=str(int(kind[k])))
+        raise db.error(
+            "IdTuples",
+            int(pos[k]),
+            f"an identifier kind below {len(kinds)} (meta.db lists {len(kinds)})",
+            found=str(int(kind[k])),
+        )
     physical = (ids["flags"] & 1) > 0
     value = np.where(physical, ids["physical"].astype(np.int64), ids["logical"].astype(np.int64))
     long = pd.DataFrame(
         {
             "profile": np.repeat(np.arange(len(infos)), n_ids),
-            "kind": np.array([k.lower() for k in kinds], dtype=object)[kind] if len(kind) else np.zeros(0, object),
+            "kind": np.array([k.lower() for k in kinds], dtype=object)[kind]
+            if len(kind)
+            else np.zeros(0, object),
             "value": value,
             "physical": physical,
         }
     )
-    table = long.pivot_table(index="profile", columns="kind", values="value", aggfunc="first", sort=False)
+    table = long.pivot_table(
+        index="profile", columns="kind", values="value", aggfunc="first", sort=False
+    )
     order = list(dict.fromkeys(long["kind"]))
     table = table.reindex(index=np.arange(len(infos)), columns=order)
     table.index.name = "profile"
@@ -156,8 +190,15 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
     ctx_ids = np.asarray(ctx_ids, np.int64)
     outside = ctx_ids >= n_ctx
     if outside.any():
-        raise db.error("CtxInfos", sec[0], f"context ids below {n_ctx} (its number of contexts)", found=f"context {int(ctx_ids[outside][0])} of meta.db")
-    blocks = db.records(int(head["p"]) + int(head["size"]) * ctx_ids, _CTX_BLOCK, None, "CtxInfos", within=sec)
+        raise db.error(
+            "CtxInfos",
+            sec[0],
+            f"context ids below {n_ctx} (its number of contexts)",
+            found=f"context {int(ctx_ids[outside][0])} of meta.db",
+        )
+    blocks = db.records(
+        int(head["p"]) + int(head["size"]) * ctx_ids, _CTX_BLOCK, None, "CtxInfos", within=sec
+    )
     n_values = blocks["nValues"].astype(np.int64)
     n_metrics = blocks["nIdx"].astype(np.int64)
     values = db.ragged(blocks["pValues"], n_values, _CCT_VALUE, "context values")
@@ -182,12 +223,27 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
     starts_ok = start[np.cumsum(n_metrics)[first] - n_metrics[first]] == 0
     if not starts_ok.all():
         k = int(first[np.flatnonzero(~starts_ok)[0]])
-        raise db.error("context metric indices", int(blocks["pIdx"][k]), "a first metric starting at value 0", found=f"context {int(ctx_ids[k])}")
+        raise db.error(
+            "context metric indices",
+            int(blocks["pIdx"][k]),
+            "a first metric starting at value 0",
+            found=f"context {int(ctx_ids[k])}",
+        )
     no_index = (n_metrics == 0) & (n_values > 0)
     if no_index.any():
         k = int(np.flatnonzero(no_index)[0])
-        raise db.error("CtxInfos", int(blocks["pValues"][k]), "metric indices for the values of a context", found=f"context {int(ctx_ids[k])}: none")
+        raise db.error(
+            "CtxInfos",
+            int(blocks["pValues"][k]),
+            "metric indices for the values of a context",
+            found=f"context {int(ctx_ids[k])}: none",
+        )
     metric = np.repeat(index["metric"].astype(np.int64), counts)
     ctx = np.repeat(ctx_ids[owner], counts)
     keep = np.isin(metric, metric_ids)
-    return Sparse(ctx[keep], metric[keep], values["profile"].astype(np.int64)[keep], values["value"].astype(np.float64)[keep])
+    return Sparse(
+        ctx[keep],
+        metric[keep],
+        values["profile"].astype(np.int64)[keep],
+        values["value"].astype(np.float64)[keep],
+    )

@@ -49,6 +49,9 @@ _CUDA_FILES = (
 )
 _SYSTEM_SOURCES = ("/usr/src/debug", "/usr/tce")
 _NAME_CUTS = (" [", ".", "@", "(", "<")
+#: identifier kinds that say where a thread ran, not which thread it is: kept in
+#: ``metadata["profiles"]``, never index levels
+_PLACEMENT = {"node", "core"}
 
 
 def sniff(path: Path) -> bool:
@@ -163,7 +166,8 @@ def read(
         data, levels = _profile_rows(
             cct_file, tree.ctx_id[rows], columns, ids, parallel_profiles_mode, profile_ranks
         )
-        metadata["profiles"] = ids.drop(columns="summary").iloc[1:].reset_index().to_dict("list")
+        table = ids.drop(columns="summary").iloc[1:].fillna(-1).astype(np.int64)
+        metadata["profiles"] = table.reset_index().to_dict("list")
     inc = [c["column"] for c in columns if c["column"].endswith(" (inc)")]
     exc = [c["column"] for c in columns if c["column"] not in inc]
     default = "time (inc)" if "time (inc)" in inc else (inc or exc or ["time (inc)"])[0]
@@ -213,7 +217,12 @@ def _row_lookup(ctx_id: np.ndarray, db: DbFile):
     sorted_ids = ctx_id[order]
     dup = sorted_ids[1:] == sorted_ids[:-1]
     if dup.any():
-        raise db.error("Context", db.section_start("Context"), "unique context ids", found=f"context id {int(sorted_ids[1:][dup][0])} twice")
+        raise db.error(
+            "Context",
+            db.section_start("Context"),
+            "unique context ids",
+            found=f"context id {int(sorted_ids[1:][dup][0])} twice",
+        )
 
     def lookup(ids: np.ndarray) -> np.ndarray:
         k = np.minimum(np.searchsorted(sorted_ids, ids), max(len(sorted_ids) - 1, 0))
@@ -252,13 +261,22 @@ def _profile_rows(cct, ctx_ids, columns, ids, by_index, profile_ranks):
     sparse = values_db.cct_values(cct, ctx_ids, np.array([c["id"] for c in columns], np.int64))
     if profile_ranks:
         if "rank" not in ids.columns:
-            raise OptionError("profile_ranks: the profiles of this database have no rank identifier")
+            raise OptionError(
+                "profile_ranks: the profiles of this database have no rank identifier"
+            )
         chosen = ids.index[ids["rank"].isin(list(profile_ranks))].to_numpy()
         keep = np.isin(sparse.profile, chosen)
-        sparse = values_db.Sparse(sparse.ctx[keep], sparse.metric[keep], sparse.profile[keep], sparse.value[keep])
+        sparse = values_db.Sparse(
+            sparse.ctx[keep], sparse.metric[keep], sparse.profile[keep], sparse.value[keep]
+        )
     bad = (sparse.profile <= 0) | (sparse.profile >= len(ids))
     if bad.any():
-        raise ParseError(cct.path, f"profile indices 1..{len(ids) - 1} (profile.db's profiles)", position="context values", found=str(int(sparse.profile[bad][0])))
+        raise ParseError(
+            cct.path,
+            f"profile indices 1..{len(ids) - 1} (profile.db's profiles)",
+            position="context values",
+            found=str(int(sparse.profile[bad][0])),
+        )
     order = np.argsort(ctx_ids, kind="stable")
     node = order[np.searchsorted(ctx_ids[order], sparse.ctx)]
     key = node * len(ids) + sparse.profile
@@ -274,7 +292,7 @@ def _profile_rows(cct, ctx_ids, columns, ids, by_index, profile_ranks):
         return data, ("profile",)
     physical = set(ids.attrs.get("physical", []))
     present = ids.loc[np.unique(profile)]
-    kinds = [k for k in ids.columns if k not in physical and k != "summary"]
+    kinds = [k for k in ids.columns if k not in physical | _PLACEMENT and k != "summary"]
     kinds = [k for k in kinds if present[k].notna().any()]
     levels = []
     if not kinds or present[kinds].duplicated().any():  # identifiers do not tell them apart
@@ -299,10 +317,18 @@ def _node_names(meta, label_functions: bool, mapping: dict[str, str]) -> dict[st
     lex = tree.lexical
     label = "function: " if label_functions else ""
     fn = meta_db.functions(db, tree.p_function)
-    fn_name = np.array([_short_function_name(n) for n in fn["name"].tolist()] + ["<unknown function>"], object)
+    fn_name = np.array(
+        [_short_function_name(n) for n in fn["name"].tolist()] + ["<unknown function>"], object
+    )
     fn_file = np.array(_source_paths(fn["file"].tolist(), mapping) + [None], object)
     k = np.searchsorted(fn.index.to_numpy(), tree.p_function)
-    k = np.where((k < len(fn)) & (fn.index.to_numpy()[np.minimum(k, max(len(fn) - 1, 0))] == tree.p_function) if len(fn) else False, k, len(fn))
+    k = np.where(
+        (k < len(fn)) & (fn.index.to_numpy()[np.minimum(k, max(len(fn) - 1, 0))] == tree.p_function)
+        if len(fn)
+        else False,
+        k,
+        len(fn),
+    )
     file_ptr, file_idx = np.unique(tree.p_file, return_inverse=True)
     files = np.array(_source_paths(list(meta_db.paths(db, file_ptr, "Files")), mapping), object)
     mod_ptr, mod_idx = np.unique(tree.p_module, return_inverse=True)
@@ -320,7 +346,10 @@ def _node_names(meta, label_functions: bool, mapping: dict[str, str]) -> dict[st
     t, f = np.divmod(kinds, len(files) + 1)
     shown = [x if x is not None else "<unknown file>" for x in files.tolist()]
     name[is_src] = np.array(
-        [f"{'loop' if a == 1 else 'line'} {shown[b]}:{c}" for a, b, c in zip(t.tolist(), f.tolist(), line.tolist())],
+        [
+            f"{'loop' if a == 1 else 'line'} {shown[b]}:{c}"
+            for a, b, c in zip(t.tolist(), f.tolist(), line.tolist())
+        ],
         object,
     )[inv.reshape(-1)]
     pairs = np.zeros(int(is_ins.sum()), dtype=[("m", "<i8"), ("o", "<i8")])
@@ -370,7 +399,7 @@ def _source_paths(paths: list, mapping: dict[str, str]) -> list:
         p = p[3:] if p.startswith("src") else p
         for prefix, target in prefixes:
             if p.startswith(prefix):
-                p = f"{target}/{p[len(prefix):]}"
+                p = f"{target}/{p[len(prefix) :]}"
                 break
         out.append(p)
     return out
@@ -390,7 +419,6 @@ def _select_nodes(meta, names, inc_time, *, all_entry_points, max_depth, min_pct
         roots = np.flatnonzero(entry)
     else:
         roots = mains[:1]
-    typ = names["type"]
     base = pd.Series(names["base"], dtype=object)
     ffile = pd.Series(names["func_file"], dtype=object).fillna("")
     fpath = pd.Series(names["file"], dtype=object).fillna("")
