@@ -130,6 +130,12 @@ class IncompleteInputWarning(PerfweaveWarning):
     """
 
 
+class UnterminatedTraceWarning(IncompleteInputWarning):
+    """A trace file ends inside its event array (no closing ``]``): the run that wrote it
+    died or is still running. Its complete events are read; the message names the file and
+    how many events it holds."""
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib
@@ -158,5 +164,6 @@ __all__ = [
     "ShapeError",
     "SkippedInputWarning",
     "SpecError",
+    "UnterminatedTraceWarning",
     "require",
 ]
