@@ -353,3 +353,18 @@ def test_a_cycle_in_the_context_tree(tmp_path):
     _patch(db / "meta.db", p_children, struct.pack("<QQ", sz_children, p_children))
     with pytest.raises(ParseError, match=r"section Context.*(cycle|children array|exactly)"):
         perfweave.read(db)
+
+
+def test_calltree_explorer_opens_both_modes():
+    from perfweave.widgets import CalltreeExplorer
+
+    summary = CalltreeExplorer(perfweave.read(GAMESS))
+    rows = summary.visible_rows()
+    assert rows["name"].iloc[0] == "entry" and rows["time (inc)"].iloc[0] > 1600
+    each = perfweave.read(GAMESS, per_profile=True, metric_names="all")
+    ex = CalltreeExplorer(each)
+    first = ex.visible_rows()
+    # per-profile rows show the mean over (rank, thread) profiles, time first
+    mean = each.dataframe["time (inc)"].groupby(level="node").mean()
+    assert first["time (inc)"].iloc[0] == pytest.approx(mean.loc[first["node"].iloc[0]])
+    assert [c for c in first.columns if c.endswith("(inc)")][0] == "time (inc)"

@@ -255,3 +255,13 @@ def test_bad_input(tmp_path):
     with pytest.warns(SkippedInputWarning, match="skipped 1 B/E events"):
         gf = perfweave.read(bad)
     assert gf.dataframe["name"].tolist() == ["b"]
+
+
+def test_calltree_explorer_opens_calls_and_merged_paths():
+    from perfweave.widgets import CalltreeExplorer
+
+    merged = perfweave.read(AMS_RANKS, merge_calls=True)
+    rows = CalltreeExplorer(merged).visible_rows()
+    assert rows["name"].iloc[0] == "main" and {"time (inc)", "calls"} <= set(rows.columns)
+    calls = CalltreeExplorer(perfweave.read(DATA / "perfflowaspect-laghos/laghos_1iter.pfw"))
+    assert "dur" in calls.visible_rows().columns

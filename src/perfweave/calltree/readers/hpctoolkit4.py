@@ -207,7 +207,16 @@ def _choose_metrics(table, names, scopes, combines, by_profile) -> list[dict]:
         column = short + _SCOPE_SUFFIX.get(letter, f" ({letter})")
         if column not in seen:
             seen.add(column)
-            out.append({"column": column, "id": m["id"], "unit": m["unit"]})
+            rank = "iepc".find(letter) % 5
+            out.append(
+                {
+                    "column": column,
+                    "id": m["id"],
+                    "unit": m["unit"],
+                    "_key": (short != "time", short, rank),
+                }
+            )
+    out.sort(key=lambda c: c.pop("_key"))  # time first, then by name; inclusive before exclusive
     return out
 
 
