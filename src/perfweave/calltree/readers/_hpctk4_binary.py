@@ -182,6 +182,31 @@ class DbFile:
             raw = self.buf[pos[:, None] + np.arange(dt.itemsize, dtype=np.int64)]
         return np.ascontiguousarray(raw).view(dt).reshape(len(pos))
 
+    def table(
+        self, base: int, stride: int, n: int, dtype, section: str, within: tuple[int, int]
+    ) -> np.ndarray:
+        """An array of ``n`` records of ``dtype`` from ``base``, ``stride`` bytes apart (the
+        format's "expandable" structures), all inside ``within``."""
+        dt = np.dtype(dtype)
+        self.check_array(base, stride, n, dt.itemsize, section, within)
+        base, stride = int(base), int(stride)
+        return self.records(
+            base + stride * np.arange(int(n), dtype=np.int64), dt, None, section, within=within
+        )
+
+    def check_array(self, base, stride, n, itemsize: int, section: str, within) -> None:
+        """ParseError unless ``n`` records of ``itemsize`` bytes, ``stride`` apart from
+        ``base``, lie inside ``within`` (checked before anything is allocated)."""
+        lo, hi = within
+        base, stride, n = int(base), int(stride), int(n)
+        if n and (stride < itemsize or base < lo or base + (n - 1) * stride + itemsize > hi):
+            raise self.error(
+                section,
+                base,
+                f"{n} records of {stride} bytes (at least {itemsize}) within bytes {lo}..{hi}",
+                found=f"an array at offset {base}",
+            )
+
     def ragged(
         self,
         starts: np.ndarray,
@@ -193,7 +218,7 @@ class DbFile:
         dt = np.dtype(dtype)
         counts = np.asarray(counts, dtype=np.int64)
         starts = np.asarray(starts, dtype=np.int64)
-        total = int(counts.sum())
+        counts = np.where((counts < 0) | (counts > len(self.data)), -1, counts)
         ends = starts + counts * dt.itemsize
         bad = (starts < 0) | (ends > len(self.data)) | (counts < 0)
         if bad.any():
@@ -204,6 +229,14 @@ class DbFile:
                 f"{int(counts[k])} record(s) of {dt.itemsize} bytes within the file "
                 f"({len(self.data)} bytes)",
                 found=f"they would end at {int(ends[k])}",
+            )
+        total = int(counts.sum())
+        if total * dt.itemsize > len(self.data):  # blocks overlap: more values than bytes
+            raise self.error(
+                section,
+                int(starts[0]),
+                f"value blocks that fit in the file together ({len(self.data)} bytes)",
+                found=f"{total} records of {dt.itemsize} bytes",
             )
         if total == 0:
             return np.zeros(0, dt)

@@ -178,9 +178,7 @@ def _metrics(db: DbFile) -> list[dict]:
     head = db.records(sec[0], _METRICS, None, "Metrics", within=sec)
     n = int(head["nMetrics"])
     base = int(head["pMetrics"])
-    md = db.records(
-        base + int(head["szMetric"]) * np.arange(n), _METRIC, None, "Metrics", within=sec
-    )
+    md = db.table(base, int(head["szMetric"]), n, _METRIC, "Metrics", sec)
     names = db.strings(md["pName"], "Metrics") if n else np.zeros(0, object)
     if not n:
         return []
@@ -232,12 +230,8 @@ def _context_tree(db: DbFile) -> ContextTree:
     sec = _sect(db, "Context")
     head = db.records(sec[0], _CONTEXT_HEAD, None, "Context", within=sec)
     n_entries = int(head["nEntryPoints"])
-    entries = db.records(
-        int(head["pEntryPoints"]) + int(head["szEntryPoint"]) * np.arange(n_entries),
-        _ENTRY,
-        None,
-        "Context",
-        within=sec,
+    entries = db.table(
+        head["pEntryPoints"], head["szEntryPoint"], n_entries, _ENTRY, "Context", sec
     )
     entry_names = (
         db.strings(entries["pPrettyName"], "Strings") if n_entries else np.zeros(0, object)

@@ -75,13 +75,7 @@ def profile_infos(db: DbFile) -> np.ndarray:
     sec = _sect(db, "ProfileInfos")
     head = db.records(sec[0], _INFOS, None, "ProfileInfos", within=sec)
     n = int(head["n"])
-    return db.records(
-        int(head["p"]) + int(head["size"]) * np.arange(n),
-        _PROFILE,
-        None,
-        "ProfileInfos",
-        within=sec,
-    )
+    return db.table(head["p"], head["size"], n, _PROFILE, "ProfileInfos", sec)
 
 
 def summary_values(db: DbFile, infos: np.ndarray) -> Sparse:
@@ -115,14 +109,17 @@ def _run_lengths(
     db: DbFile, start: np.ndarray, n_values: int, where: str, offset: int
 ) -> np.ndarray:
     """Lengths of the runs that begin at ``start`` (sorted) and end at ``n_values``."""
-    start = start.astype(np.int64)
+    raw = start.astype(np.uint64)
+    # compared unsigned, before any conversion (a wrapped int64 difference could look valid)
+    too_big = raw > np.uint64(n_values)
+    start = np.where(too_big, -1, raw.astype(np.int64))
     if not len(start):
         if n_values:
             raise db.error(where, offset, "an index for its values", found="none")
         return start
     ends = np.append(start[1:], n_values)
     counts = ends - start
-    wrong = np.r_[start[0] != 0, counts[:-1] < 0, counts[-1] < 0]
+    wrong = np.r_[start[0] != 0, (counts[:-1] < 0) | too_big[1:], counts[-1] < 0]
     if wrong.any():
         k = int(np.flatnonzero(wrong)[0])
         k = min(k, len(start) - 1)
@@ -130,7 +127,7 @@ def _run_lengths(
             where,
             offset,
             f"start indices rising from 0 to at most {n_values} (the number of values)",
-            found=f"start {int(start[k])} at entry {k}",
+            found=f"start {int(raw[k])} at entry {k}",
         )
     return counts
 
@@ -196,9 +193,14 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
             f"context ids below {n_ctx} (its number of contexts)",
             found=f"context {int(ctx_ids[outside][0])} of meta.db",
         )
-    blocks = db.records(
-        int(head["p"]) + int(head["size"]) * ctx_ids, _CTX_BLOCK, None, "CtxInfos", within=sec
-    )
+    size = int(head["size"])
+    if not len(ctx_ids):
+        blocks = np.zeros(0, _CTX_BLOCK)
+    else:
+        db.check_array(head["p"], size, n_ctx, _CTX_BLOCK.itemsize, "CtxInfos", sec)
+        blocks = db.records(
+            int(head["p"]) + size * ctx_ids, _CTX_BLOCK, None, "CtxInfos", within=sec
+        )
     n_values = blocks["nValues"].astype(np.int64)
     n_metrics = blocks["nIdx"].astype(np.int64)
     values = db.ragged(blocks["pValues"], n_values, _CCT_VALUE, "context values")
@@ -210,7 +212,7 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
     end = np.append(start[1:], 0)
     end[last] = n_values[owner[last]]
     counts = end - start
-    bad = (counts < 0) | (start < 0) | (end > n_values[owner])
+    bad = (counts < 0) | (start < 0) | (start > n_values[owner]) | (end > n_values[owner])
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise db.error(

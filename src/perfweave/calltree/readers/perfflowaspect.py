@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree import _deepjson
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import read_text
 from perfweave.errors import ParseError, SkippedInputWarning, UnterminatedTraceWarning
@@ -104,11 +105,11 @@ def _load(file: Path) -> tuple[list, dict]:
     """Events and ``otherData`` of one trace; an unterminated array is closed (warning)."""
     text = read_text(file, "PerfFlowAspect trace")
     try:
-        data = json.loads(text)
+        data = _parse(text, file)
     except json.JSONDecodeError as exc:
         repaired = _close(text)
         try:
-            data = json.loads(repaired)
+            data = _parse(repaired, file)
         except json.JSONDecodeError:
             raise ParseError(
                 file,
@@ -135,6 +136,19 @@ def _load(file: Path) -> tuple[list, dict]:
         "an array of events or an object with a traceEvents array",
         found=f"a JSON {type(data).__name__}",
     )
+
+
+def _parse(text: str, file: Path):
+    """JSON of any depth (see ``_deepjson``); a number too long for Python (over 4,300
+    digits) is a ParseError."""
+    try:
+        return _deepjson.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        raise ParseError(
+            file, "trace-event JSON with numbers Python can read", found=str(exc)
+        ) from None
 
 
 def _close(text: str) -> str:
