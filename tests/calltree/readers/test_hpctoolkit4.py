@@ -119,6 +119,13 @@ def test_unlabelled_functions_and_all_metrics():
     assert 0 < gf.dataframe.loc[root, "gker (inc)"] <= gf.dataframe.loc[root, "gpuop (inc)"]
 
 
+def test_directory_mapping():
+    gf = perfweave.read(CPI, directory_mapping={"home/ocankur/apps": "/apps"})
+    names = gf.dataframe["name"]
+    assert names.str.startswith("line /apps/test/hatchet_cpi/cpi.c:").any()
+    assert not names.str.contains("/home/ocankur/apps/").any()
+
+
 def test_summary_statistics_and_scopes_options():
     gf = perfweave.read(CPI, summary_metrics=["sum"], metric_scopes=["i"])
     assert gf.inc_metrics == ["time (inc)"] and gf.exc_metrics == []
@@ -217,6 +224,7 @@ PEER_OPTIONS = [
         "metric_names": ["time", "gpuop", "gker", "gxcopy", "gxcopy:count"],
     },
     {"summary_metrics": ["sum"], "metric_scopes": ["i"]},
+    {"directory_mapping": {"home/ocankur/apps": "/apps"}},
 ]
 
 

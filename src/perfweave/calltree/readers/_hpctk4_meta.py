@@ -61,14 +61,6 @@ _SUMMARY = np.dtype(
 _SCOPE = np.dtype(
     {"names": ["pScopeName", "type"], "formats": ["<u8", "u1"], "offsets": [0, 8], "itemsize": 9}
 )
-_TABLE = np.dtype(
-    {
-        "names": ["pArray", "n", "size"],
-        "formats": ["<u8", "<u4", "<u2"],
-        "offsets": [0, 8, 12],
-        "itemsize": 14,
-    }
-)
 _CONTEXT_HEAD = np.dtype(
     {
         "names": ["pEntryPoints", "nEntryPoints", "szEntryPoint"],
