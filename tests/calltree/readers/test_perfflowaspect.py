@@ -168,6 +168,12 @@ def test_cli(tmp_path, capsys):
     assert "mfem::" in capsys.readouterr().out
     assert main(["convert", path, "--to", "json", "-o", str(tmp_path / "l.json")]) == 0
     assert len(json.loads((tmp_path / "l.json").read_text())["dataframe"]) == 27
+    # reader options on the command line: merged call paths of three ranks
+    assert main(["info", str(AMS_RANKS), "-O", "merge_calls=true"]) == 0
+    out = capsys.readouterr().out
+    assert "44 nodes" in out and "calls" in out
+    assert main(["tree", path, "-O", "merge_call=1"]) == 1
+    assert "no option 'merge_call'" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------- nesting, property
