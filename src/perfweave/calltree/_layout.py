@@ -66,7 +66,8 @@ class Layout:
         flat = self.flat[~nan] if any_nan else self.flat
         count = np.bincount(flat, minlength=size) if any_nan else self.rows_per_cell.ravel()
         total = np.bincount(flat, weights=values[~nan] if any_nan else values, minlength=size)
-        return total.reshape(shape), (count > 0).reshape(shape)
+        # (bincount of no rows gives integers, whatever the weights)
+        return total.astype(float, copy=False).reshape(shape), (count > 0).reshape(shape)
 
     def first_rows(self) -> np.ndarray:
         """Boolean per row: the first row of its (node, combination) cell."""

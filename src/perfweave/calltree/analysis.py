@@ -227,15 +227,13 @@ def _top(masked: np.ndarray, present: np.ndarray, lay: Layout, top: int):
     n, k = masked.shape
     t = min(top, k)
     best = np.empty((n, t), INT)
+    valid = np.empty((n, t), bool)
     rows = np.arange(n)
     for i in range(t):
         col = masked.argmax(axis=1)
         best[:, i] = col
+        valid[:, i] = masked[rows, col] > -np.inf  # a cell with a value not taken yet
         masked[rows, col] = -np.inf
-        present_here = present[rows, col]
-        if i == 0:
-            valid = np.empty((n, t), bool)
-        valid[:, i] = present_here
     full = valid.all()
 
     def per_node(level: str):
