@@ -152,3 +152,44 @@ def test_groupby_aggregate_on_the_four_rank_cpi_profile():
     assert len(means.graph) == len(grouped.graph)
     with pytest.raises(pw.errors.ShapeError, match="'nope'"):
         gf.groupby_aggregate("nope")
+
+
+ALLGATHER = "tests/data/hatchet/hpctoolkit-allgather-database"  # 10 ranks x 2 threads
+
+
+@pytest.fixture(scope="module")
+def allgather_top():
+    """The allgather database's top six levels (33 nodes x 20 rank/threads): Hatchet's
+    per-node loops take seconds per column on the whole database."""
+    gf = pw.read(ALLGATHER)
+    return gf.filter(gf.graph.depth[gf.node_ids()] <= 5)
+
+
+@pytest.mark.peer
+def test_generate_exclusive_columns_on_ranks_and_threads(allgather_top):
+    ours = allgather_top.copy()
+    theirs = ours.to_hatchet()
+    for gf in (ours, theirs):
+        gf.exc_metrics = []
+        gf.dataframe = gf.dataframe.drop(columns=["time"])
+    ours.generate_exclusive_columns()
+    theirs.generate_exclusive_columns()
+    assert_same(ours, theirs, ["time"])
+
+
+@pytest.mark.peer
+def test_sums_on_ranks_and_threads(allgather_top):
+    import hatchet as ht
+
+    with pytest.raises(AttributeError):  # Hatchet's (node, rank, thread) lookups fail
+        ht.GraphFrame.from_hpctoolkit(ALLGATHER).subtree_sum(["time"], ["summed"])
+    gf = allgather_top.copy()
+    gf.subtree_sum(["time"], ["summed"])
+    time = gf.dataframe["time"]
+    g = gf.graph
+    for node in range(len(g)):
+        below = time.loc[g.subtree(node).tolist()].groupby(level=["rank", "thread"]).sum()
+        got = gf.dataframe["summed"].loc[node]
+        np.testing.assert_allclose(got.to_numpy(), below.loc[got.index].to_numpy(), rtol=1e-12)
+    # the inclusive column read by Hatchet from the database is the same sum
+    np.testing.assert_allclose(gf.dataframe["summed"], gf.dataframe["time (inc)"], rtol=1e-9)

@@ -309,7 +309,7 @@ def hot_path(
 
         inc = _inclusive_name(gf.default_metric)
         metric = inc if inc in gf.dataframe.columns else gf.default_metric
-    value = node_values(gf, metric)[metric].to_numpy()
+    value = _node_values(gf, metric_list(gf, metric, "hot_path"))[0][metric].to_numpy()
     value = np.where(np.isnan(value), -np.inf, value)
     g = gf.graph
     if start is None:
