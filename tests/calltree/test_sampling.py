@@ -95,6 +95,16 @@ def test_tree_prints_the_sums_and_says_so():
     assert any(line.endswith("39 pthread_cond_timedwait") for line in lines)
 
 
+def test_writers_give_the_sums():
+    gf, _ = _read()
+    folded = dict(line.rsplit(" ", 1) for line in gf.to_flamegraph("count").splitlines())
+    assert folded["main;solve;relax_kernel"] == "72"
+    assert folded["(no region);pthread_cond_timedwait"] == "39"
+    literal = gf.to_literal()
+    main = next(entry for entry in literal if entry["name"] == "main")
+    assert main["metrics"]["count"] == 2
+
+
 @pytest.mark.parametrize("extra", [[], ["--aggregate", "sum"], ["--aggregate", "max"]])
 def test_cli_tree_prints_the_sums(extra):
     out = subprocess.run(
