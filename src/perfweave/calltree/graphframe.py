@@ -480,7 +480,7 @@ class GraphFrame:
         Values are :meth:`node_values`: a node's rows summed, the mean over ranks/threads
         (or the ``rank``/``thread`` given); a first line ``# <metric>: mean over 4 ranks``
         says so wherever a node has more than one row (Hatchet prints rank 0, unsaid).
-        ``color`` None colours when printing to a terminal or a notebook. ``depth``
+        ``color`` None colors the text when printing to a terminal or a notebook. ``depth``
         limits the levels shown; ``threshold`` hides nodes whose metric is below that
         fraction of the largest value (and their subtrees).
         """
