@@ -1,0 +1,11 @@
+"""Performance models of scaling studies: Extra-P's single-parameter PMNF models, fitted
+for many functions (call paths x metrics) at once with array arithmetic.
+
+:func:`fit_models` fits a table of functions, :func:`fit_model` one function,
+:func:`predict` evaluates a table of models; :mod:`.terms` is the search space.
+"""
+
+from perfweave.scaling.fit import LogTermsSkipped, fit_model, fit_models
+from perfweave.scaling.model import ScalingModel, evaluate, predict
+
+__all__ = ["LogTermsSkipped", "ScalingModel", "evaluate", "fit_model", "fit_models", "predict"]
