@@ -25,6 +25,9 @@ _LAZY: dict[str, str] = {
     "path_query": "perfweave.calltree.path_query",
     "Ensemble": "perfweave.ensemble",
     "read_timeseries": "perfweave.ensemble.timeseries",
+    # performance models (Extra-P's single-parameter PMNF)
+    "fit_models": "perfweave.scaling",
+    "fit_model": "perfweave.scaling",
     # count matrices
     "CountsProfile": "perfweave.counts",
     "CallGroup": "perfweave.counts",
@@ -49,7 +52,17 @@ _LAZY: dict[str, str] = {
     "CountMatrixHeatmap": "perfweave.widgets",
 }
 
-_SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli", "datasets")
+_SUBPACKAGES = (
+    "calltree",
+    "ensemble",
+    "scaling",
+    "counts",
+    "classes",
+    "merge",
+    "widgets",
+    "cli",
+    "datasets",
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from perfweave.calltree.frame import Frame  # noqa: F401

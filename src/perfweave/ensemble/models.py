@@ -35,9 +35,12 @@ def parameter(ens: Ensemble, param: Any) -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         i = int(bad[0])
+        profile, value = (
+            v.item() if hasattr(v, "item") else v for v in (raw.index[i], raw.iloc[i])
+        )
         raise MetadataError(
-            f"metadata column {param!r} is not numeric: profile {raw.index[i]!r} has "
-            f"{raw.iloc[i]!r} (expected a number such as 64; {len(bad)} such value"
+            f"metadata column {param!r} is not numeric: profile {profile!r} has "
+            f"{value!r} (expected a number such as 64; {len(bad)} such value"
             f"{'s' if len(bad) > 1 else ''})"
         )
     return values

@@ -37,8 +37,9 @@ def parameter_values(x: Any, name: str = "x") -> np.ndarray:
     bad = np.flatnonzero(~np.isfinite(values))
     if len(bad):
         i = int(bad[0])
+        value = raw[i].item() if hasattr(raw[i], "item") else raw[i]
         raise ShapeError(
-            f"{name}[{i}] is {raw[i]!r}: expected a finite number (a parameter value such as 64)"
+            f"{name}[{i}] is {value!r}: expected a finite number (a parameter value such as 64)"
         )
     return values
 

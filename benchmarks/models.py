@@ -1,0 +1,114 @@
+"""Performance-model benchmark (issue 20): perfweave's Extra-P models against Extra-P.
+
+``python -m benchmarks models`` times
+
+1. ``Ensemble.models`` on the MPI scaling ensemble (45 nodes, 5 runs; target 20 ms),
+2. ``fit_models`` on 10,000 synthetic functions x 7 parameter values (target 0.5 s),
+
+and Extra-P 4.2.x (its default single-parameter modeler) on the same functions in the
+same run, in a subprocess of Extra-P's own venv (``benchmarks/extrap_reference.py``
+creates it). Extra-P needs about 0.1 s per function, so in case 2 it models
+``--extrap-functions`` of them (200 by default) and its time is scaled to all 10,000;
+the table says so. Without Extra-P's venv the ratios are left out, with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import extrap_reference as ref
+from benchmarks._common import Table, best_cpu, best_time
+from perfweave.ensemble import Ensemble
+from perfweave.ensemble.models import metric_matrix, parameter
+from perfweave.scaling import fit_models, terms
+
+X7 = np.array([4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0])
+
+
+def synthetic(n: int, x: np.ndarray, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` functions ``c0 + c1 * term`` (random hypotheses, some constants) with 2 %
+    multiplicative noise over ``x``; returns (Y, true hypothesis index or -1)."""
+    rng = np.random.default_rng(seed)
+    H = len(terms.POLY)
+    hyp = rng.integers(-1, H, n)
+    T = terms.term_values(x)
+    c0 = np.exp(rng.uniform(np.log(0.1), np.log(10.0), n))
+    tmax = np.where(hyp >= 0, T[np.maximum(hyp, 0), -1], 1.0)
+    c1 = np.where(hyp >= 0, rng.uniform(1.0, 20.0, n) * c0 / tmax, 0.0)
+    clean = c0[:, None] + c1[:, None] * np.where(hyp[:, None] >= 0, T[np.maximum(hyp, 0)], 0.0)
+    return clean * (1.0 + 0.02 * rng.standard_normal(clean.shape)), hyp
+
+
+def _extrap(py: Path | None, x: np.ndarray, Y: np.ndarray) -> float | str:
+    if py is None:
+        return "n/a"
+    return float(ref.run_extrap(py, x, Y)["seconds"])
+
+
+def main(argv: list[str]) -> None:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks models")
+    ap.add_argument("--venv", type=Path, default=ref.DEFAULT_VENV, help="Extra-P's venv")
+    ap.add_argument("--functions", type=int, default=10_000)
+    ap.add_argument(
+        "--extrap-functions",
+        type=int,
+        default=200,
+        help="how many of the synthetic functions Extra-P models (its time is scaled)",
+    )
+    args = ap.parse_args(argv)
+    warnings.simplefilter("ignore")
+    py = ref.venv_python(args.venv)
+    if not py.exists():
+        print(
+            f"Extra-P's venv {args.venv} is missing: no Extra-P times or ratios "
+            "(create it with `python -m benchmarks.extrap_reference`)"
+        )
+        py = None
+    table = Table(
+        "performance models (issue 20)",
+        header=("case", "perfweave", "target", "Extra-P", "Extra-P/perfweave"),
+    )
+
+    # 1. the MPI scaling ensemble, every node, one metric
+    ens = Ensemble.from_files(str(ref.MPI_DIR))
+    metric = "Avg time/rank"
+    t, fits = best_time(lambda: ens.models(metric, ref.PARAM), repeat=20)
+    cpu = best_cpu(lambda: ens.models(metric, ref.PARAM), repeat=20)
+    x = parameter(ens, ref.PARAM)
+    peer = _extrap(py, x, metric_matrix(ens, metric))
+    table.add(f"MPI scaling ensemble: {len(fits)} nodes x {len(x)} runs, {metric!r}", t, 0.02, peer)
+    table.add("  same, CPU time", cpu, 0.02)
+
+    # 2. many functions at once
+    Y, _ = synthetic(args.functions, X7)
+    t, _ = best_time(lambda: fit_models(X7, Y), repeat=3)
+    k = min(args.extrap_functions, args.functions)
+    peer = _extrap(py, X7, Y[:k])
+    if isinstance(peer, float):
+        peer *= args.functions / k
+    label = f"{args.functions:,} functions x {len(X7)} points"
+    if py is not None and k < args.functions:
+        label += f" (Extra-P: {k} of them, time x{args.functions / k:g})"
+    table.add(label, t, 0.5, peer)
+    cpu = best_cpu(lambda: fit_models(X7, Y), repeat=3)
+    table.add("  same, CPU time of this process (the machine is shared)", cpu, 0.5)
+
+    # 3. repeats: 5 measurements per parameter value, folded by their mean
+    Yr = np.repeat(Y[:2000], 5, axis=1) * (
+        1 + 0.01 * np.random.default_rng(1).standard_normal((2000, 35))
+    )
+    t, _ = best_time(lambda: fit_models(np.repeat(X7, 5), Yr), repeat=3)
+    table.add("2,000 functions x 7 points x 5 repeats", t)
+    table.print()
+    if py is None:
+        print("\nExtra-P ratios left out: its venv is missing (see above).")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    main(sys.argv[1:])
