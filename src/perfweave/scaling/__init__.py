@@ -2,10 +2,19 @@
 for many functions (call paths x metrics) at once with array arithmetic.
 
 :func:`fit_models` fits a table of functions, :func:`fit_model` one function,
-:func:`predict` evaluates a table of models; :mod:`.terms` is the search space.
+:func:`predict` evaluates a table of models, :func:`growth_order` ranks them by
+asymptotic growth; :mod:`.terms` is the search space.
 """
 
 from perfweave.scaling.fit import LogTermsSkipped, fit_model, fit_models
-from perfweave.scaling.model import ScalingModel, evaluate, predict
+from perfweave.scaling.model import ScalingModel, evaluate, growth_order, predict
 
-__all__ = ["LogTermsSkipped", "ScalingModel", "evaluate", "fit_model", "fit_models", "predict"]
+__all__ = [
+    "LogTermsSkipped",
+    "ScalingModel",
+    "evaluate",
+    "fit_model",
+    "fit_models",
+    "growth_order",
+    "predict",
+]

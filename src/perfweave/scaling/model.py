@@ -90,3 +90,17 @@ class ScalingModel:
     def from_row(cls, row: pd.Series) -> ScalingModel:
         kinds = {"term": str, "model": str, "reason": str, "note": str, "n": int}
         return cls(**{k: kinds.get(k, float)(row[k]) for k in cls.__dataclass_fields__})
+
+
+def growth_order(models: pd.DataFrame) -> pd.Series:
+    """A sort key of asymptotic growth per model: larger grows faster. Terms order by
+    their exponent of p, then of log2(p); a constant is 0, a term with a negative
+    coefficient (shrinking) is below 0, no model is NaN."""
+    pe = models["p_exp"].to_numpy(dtype=float)
+    le = models["log_exp"].to_numpy(dtype=float)
+    c1 = models["c1"].to_numpy(dtype=float)
+    # log exponents (<= 2) move the key by at most 0.02, less than the smallest gap
+    # between two exponents of p (1/12), so p^a always outranks p^b log2(p)^j for a > b
+    key = np.sign(c1) * (pe + 0.01 * le + 1.0)
+    key = np.where(c1 == 0, 0.0, key)
+    return pd.Series(key, index=models.index, name="growth")
