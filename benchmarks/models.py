@@ -112,3 +112,34 @@ if __name__ == "__main__":  # pragma: no cover
     import sys
 
     main(sys.argv[1:])
+
+
+def scaling_ensemble(n_nodes: int = 10_000, n_runs: int = 50, seed: int = 0):
+    """A synthetic scaling study: a random calltree of ``n_nodes`` nodes measured in
+    ``n_runs`` runs at 10 scales (``mpi.world.size`` 2..1024, repeats at each), each node a
+    random model of the search space with 3 % noise (metric ``time``)."""
+    import pandas as pd
+
+    from perfweave.calltree.graph import Graph
+    from perfweave.ensemble import Ensemble
+    from perfweave.ensemble._table import dense_index
+
+    rng = np.random.default_rng(seed)
+    parent = np.full(n_nodes, -1, np.int64)
+    parent[1:] = (rng.random(n_nodes - 1) * np.arange(1, n_nodes)).astype(np.int64)
+    frames = pd.DataFrame({"name": [f"f{i}" for i in range(n_nodes)], "type": "function"})
+    graph, _ = Graph._new(frames, parent, None)
+    sizes = np.resize(2.0 ** np.arange(1, 11), n_runs)
+    Y, _ = synthetic(n_nodes, np.sort(np.unique(sizes)), seed)
+    at = np.searchsorted(np.sort(np.unique(sizes)), sizes)
+    values = Y[:, at] * (1 + 0.03 * rng.standard_normal((n_nodes, n_runs)))
+    profiles = list(range(n_runs))
+    df = pd.DataFrame(
+        {"time": values.ravel(), "name": np.repeat(graph.frames["name"].to_numpy(), n_runs)},
+        index=dense_index(n_nodes, profiles),
+    )
+    meta = pd.DataFrame(
+        {"mpi.world.size": sizes.astype(int), "machine": np.where(np.arange(n_runs) % 2, "a", "b")},
+        index=pd.Index(profiles, name="profile"),
+    )
+    return Ensemble(graph, df, meta, exc_metrics=["time"], default_metric="time")

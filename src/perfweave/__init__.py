@@ -50,6 +50,7 @@ _LAZY: dict[str, str] = {
     "MergePanel": "perfweave.widgets",
     "ClassPicker": "perfweave.widgets",
     "CountMatrixHeatmap": "perfweave.widgets",
+    "ScalingView": "perfweave.widgets",
 }
 
 _SUBPACKAGES = (
