@@ -44,7 +44,9 @@ def _grouped_study(n_nodes: int = 60, seed: int = 4):
         {"time": values.ravel(), "name": np.repeat(graph.frames["name"].to_numpy(), 20)},
         index=dense_index(n_nodes, profiles),
     )
-    meta = pd.DataFrame({"size": sizes, "machine": machine}, index=pd.Index(profiles, name="profile"))
+    meta = pd.DataFrame(
+        {"size": sizes, "machine": machine}, index=pd.Index(profiles, name="profile")
+    )
     return Ensemble(graph, df, meta, exc_metrics=["time"], default_metric="time")
 
 
