@@ -114,9 +114,12 @@ def test_chart_draws_points_fit_and_extrapolation(view):
     )
     assert sorted(points[0].x) == [27, 64, 125, 216, 343]
     assert "1.92e-05 + 9.09e-09 * p^(9/4)" in view._model_text.value
-    assert "SMAPE 45.1%" in view._model_text.value
-    view.set_log_axes(True)
-    assert isinstance(view.chart.axes[0].scale, bq.LogScale) and view._axes_box.value is True
+    assert "SMAPE 45.1%" in view._figures.value
+    assert isinstance(view.chart.axes[0].scale, bq.LogScale)  # the default
+    view.set_log_axes(False)
+    assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and view._axes_box.value is False
+    view._axes_box.value = True  # the toggle does the same
+    assert view.log_axes and isinstance(view.chart.axes[0].scale, bq.LogScale)
 
 
 def test_excluding_runs_refits_every_model(view, mpi):

@@ -75,8 +75,8 @@ class ScalingView(CompositeBase):
     target = traitlets.Float(1.0)
     #: metadata column grouping the runs (None: one group)
     group_by = traitlets.Any(None)
-    #: log (True) or linear axes in the chart
-    log_axes = traitlets.Bool(False)
+    #: log (True, the default: runs span decades) or linear axes in the chart
+    log_axes = traitlets.Bool(True)
     #: node id (of the ensemble) shown in the chart
     focused = traitlets.Int(0)
     #: ids of the runs the models are fitted to
@@ -93,6 +93,7 @@ class ScalingView(CompositeBase):
         *,
         target: float | None = None,
         agg: str = "mean",
+        log_axes: bool = True,
         height: int = 420,
     ) -> None:
         from perfweave.widgets import _source
@@ -109,6 +110,7 @@ class ScalingView(CompositeBase):
         self._keys = path_keys(ens.graph)
         self._pause = True
         self.set_trait("target", tgt)
+        self.set_trait("log_axes", bool(log_axes))
         self.set_trait("group_by", self._study.group_by)
         self.set_trait("selected_profiles", list(self._study.runs))
         self.set_trait("focused", self._initial_focus())
@@ -311,6 +313,7 @@ class ScalingView(CompositeBase):
         self._title = w.Label(layout=w.Layout(width="100%"))
         self._model_text = w.Label(layout=w.Layout(width="100%"))
         self._model_text.add_class("pw-scaling-model")
+        self._figures = w.Label(layout=w.Layout(width="100%"))
         self.chart = bq.Figure(
             marks=[],
             axes=[],
@@ -326,22 +329,19 @@ class ScalingView(CompositeBase):
         self._runs_note = w.Label()
         self._draw_runs()
         controls = w.HBox([self._target_box, self._axes_box, self._group_box])
-        right = w.VBox(
-            [
-                self._title,
-                self.chart,
-                self._model_text,
-                w.HBox([self._all_button, self._runs_note]),
-                self._runs_box,
-            ],
-            layout=w.Layout(width="44%", min_width="380px"),
+        chart_box = w.VBox(
+            [self._title, self.chart, self._model_text, self._figures],
+            layout=w.Layout(flex="3 1 420px", min_width="360px"),
         )
-        left = w.VBox([self.explorer], layout=w.Layout(width="56%"))
-        body = w.Box(
-            [left, right],
+        runs = w.VBox(
+            [w.HBox([self._all_button, self._runs_note]), self._runs_box],
+            layout=w.Layout(flex="2 1 280px", min_width="260px"),
+        )
+        below = w.Box(
+            [chart_box, runs],
             layout=w.Layout(display="flex", flex_flow="row wrap", width="100%"),
         )
-        self._set_children(w.HTML(CSS), controls, body)
+        self._set_children(w.HTML(CSS), controls, self.explorer, below)
 
     def _resync(self) -> None:
         """Put the controls to Python's state without their observers acting."""
@@ -371,7 +371,9 @@ class ScalingView(CompositeBase):
         rows = []
         for i in order:
             group = f"  [{study.groups[i]}]" if study.group_by is not None else ""
-            text = f"{study.param}={study.x[i]:g}  {study.labels[i]}{group}"
+            label = study.labels[i]
+            head = f"{study.param}={study.x[i]:g}"
+            text = f"{label}{group}" if label == head else f"{head}  {label}{group}"
             box = w.Checkbox(
                 value=bool(self._selected[i]),
                 description=text,
@@ -440,7 +442,11 @@ class ScalingView(CompositeBase):
                            scales={"x": sx, "y": sy}, colors=[EXCLUDED], default_size=48,
                            marker="cross")
             )  # fmt: skip
-        ax_x = bq.Axis(scale=sx, label=str(self.param), tick_format=".3~s" if not log else None)
+        if log:  # ticks at the measured scales and the target (d3's log ticks crowd)
+            ticks = sorted({*self._study.x[self._study.x > 0].tolist(), self.target})
+            ax_x = bq.Axis(scale=sx, label=str(self.param), tick_format=".4~s", tick_values=ticks)
+        else:
+            ax_x = bq.Axis(scale=sx, label=str(self.param), tick_format=".3~s", num_ticks=6)
         ax_y = bq.Axis(
             scale=sy, orientation="vertical", label=str(self.metric), tick_format=".3~s",
             label_offset="55px",
@@ -453,11 +459,13 @@ class ScalingView(CompositeBase):
         self._title.value = f"node {node}: {self._path(node)}"
         if row["reason"]:
             self._model_text.value = f"no model: {row['reason']}"
+            self._figures.value = ""
         else:
             at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
-            self._model_text.value = (
-                f"{row['model']}   SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  "
-                f"at {self.target:g}: {at:.4g}"
+            self._model_text.value = row["model"]
+            self._figures.value = (
+                f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  "
+                f"at {self.param}={self.target:g}: {at:.4g}  ({row['n']} scales)"
             )
 
     def _path(self, node: int) -> str:
