@@ -133,3 +133,41 @@ def test_scaling_view_in_voila(
     wait_state(nb, lambda s: s["selected"] == 4)
     save_screenshot(view, "scaling_view_voila")
     page_watch.assert_clean()
+
+
+def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watch: PageWatch):
+    """``perfweave export``: the saved page draws the view (explorer columns, chart, runs)
+    with the network cut off."""
+    import functools
+    import http.server
+    import threading
+
+    from perfweave.cli import main
+
+    nb = write_notebook(
+        tmp_path / "scaling.ipynb",
+        [
+            "import perfweave as pw",
+            "pw.ScalingView(pw.datasets.mpi_scaling(), 'mpi.world.size', 'Avg time/rank')",
+        ],
+    )
+    assert main(["export", str(nb), str(tmp_path / "scaling.html")]) == 0
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        page.goto(f"http://127.0.0.1:{server.server_address[1]}/scaling.html")
+        view = page.locator(".pw-scaling").first
+        view.locator(".pw-explorer[data-ready='1']").wait_for(timeout=60_000)
+        view.locator(".pw-hcell", has_text="growth").wait_for()
+        view.locator(".pw-scaling-chart path.line").first.wait_for()
+        assert view.locator(".pw-scaling-chart .dot").count() == 5
+        assert view.get_by_text("1.92e-05 + 9.09e-09 * p^(9/4)").count() == 1
+        assert view.locator(".pw-scaling-runs input[type=checkbox]").count() == 5
+        page.wait_for_timeout(300)
+        save_screenshot(view, "scaling_view_export")
+        page_watch.assert_clean()
+    finally:
+        server.shutdown()
+        server.server_close()
