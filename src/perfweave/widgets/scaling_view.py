@@ -394,66 +394,56 @@ class ScalingView(CompositeBase):
         self._from_control(lambda: self.select_profiles(runs))
 
     def _draw_chart(self) -> None:
-        """Points of the focused node per run, a curve per group, dashed to the target."""
-        import bqplot as bq
+        """Points of the focused node per run, a curve per group, dashed to the target.
 
+        Scales, axes and marks are bqplot widgets: they are made once per kind and then only
+        given new data, so a redraw sends a few arrays instead of new widget models."""
         if getattr(self, "_pause", True) or not hasattr(self, "chart"):
             return
         log = self.log_axes
-        Scale = bq.LogScale if log else bq.LinearScale
-        sx, sy = Scale(), Scale()
+        sx, sy, ax_x, ax_y = self._axes(log)
         data = self.chart_data
         positive = (data["param"] > 0) & (data["value"] > 0) if log else data["value"].notna()
         data = data[positive & data["value"].notna()]
         fits = self.group_models
-        marks = []
         groups = list(fits.index)
         colours = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
         lo = float(data["param"].min()) if len(data) else np.nan
         hi = float(data["param"].max()) if len(data) else np.nan
+        specs: list[tuple[str, dict]] = []
         for g in groups:
             fit = fits.loc[g]
             name = str(g) if self._study.group_by is not None else "fit"
             if fit["reason"] == "":
                 xs, ys = ScalingStudy.curve(fit, lo, hi, log=log)
-                marks.append(
-                    bq.Lines(x=xs, y=ys, scales={"x": sx, "y": sy}, colors=[colours[g]],
-                             labels=[name], stroke_width=2)
-                )  # fmt: skip
+                specs.append(("fit", {"x": xs, "y": ys, "colors": [colours[g]], "labels": [name]}))
                 if self.target > hi:
                     xs, ys = ScalingStudy.curve(fit, hi, self.target, log=log)
-                    marks.append(
-                        bq.Lines(x=xs, y=ys, scales={"x": sx, "y": sy}, colors=[colours[g]],
-                                 line_style="dashed", stroke_width=2)
-                    )  # fmt: skip
+                    specs.append(("extrapolation", {"x": xs, "y": ys, "colors": [colours[g]]}))
         for g in groups:
             pts = data[(data["group"] == g) & data["selected"]]
             if len(pts):
-                marks.append(
-                    bq.Scatter(x=pts["param"].to_numpy(), y=pts["value"].to_numpy(),
-                               scales={"x": sx, "y": sy}, colors=[colours[g]],
-                               default_size=48, stroke="white",
-                               tooltip=bq.Tooltip(fields=["x", "y"], labels=[self.param, "value"]))
-                )  # fmt: skip
+                xy = {"x": pts["param"].to_numpy(), "y": pts["value"].to_numpy()}
+                specs.append(("runs", {**xy, "colors": [colours[g]]}))
         out = data[~data["selected"]]
         if len(out):
-            marks.append(
-                bq.Scatter(x=out["param"].to_numpy(), y=out["value"].to_numpy(),
-                           scales={"x": sx, "y": sy}, colors=[EXCLUDED], default_size=48,
-                           marker="cross")
-            )  # fmt: skip
+            specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))
+        marks = self._marks([kind for kind, _ in specs], sx, sy)
         if log:  # ticks at the measured scales and the target (d3's log ticks crowd)
             ticks = sorted({*self._study.x[self._study.x > 0].tolist(), self.target})
-            ax_x = bq.Axis(scale=sx, label=str(self.param), tick_format=".4~s", tick_values=ticks)
         else:
-            ax_x = bq.Axis(scale=sx, label=str(self.param), tick_format=".3~s", num_ticks=6)
-        ax_y = bq.Axis(
-            scale=sy, orientation="vertical", label=str(self.metric), tick_format=".3~s",
-            label_offset="55px",
-        )  # fmt: skip
+            ticks = None
         with self.chart.hold_sync():
-            self.chart.marks = marks
-            self.chart.axes = [ax_x, ax_y]
+            for mark, (_, values) in zip(marks, specs):
+                with mark.hold_sync():
+                    for name, value in values.items():
+                        setattr(mark, name, value)
+            if ax_x.tick_values is not None or ticks is not None:
+                ax_x.tick_values = ticks
+            if list(self.chart.marks) != marks:
+                self.chart.marks = marks
+            if list(self.chart.axes) != [ax_x, ax_y]:
+                self.chart.axes = [ax_x, ax_y]
         node = self.focused
         row = self._models.loc[node]
         self._title.value = f"node {node}: {self._path(node)}"
@@ -467,6 +457,55 @@ class ScalingView(CompositeBase):
                 f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  "
                 f"at {self.param}={self.target:g}: {at:.4g}  ({row['n']} scales)"
             )
+
+    def _axes(self, log: bool):
+        """The (x scale, y scale, x axis, y axis) of linear or log axes, made once each."""
+        import bqplot as bq
+
+        cache = self.__dict__.setdefault("_axes_cache", {})
+        if log not in cache:
+            Scale = bq.LogScale if log else bq.LinearScale
+            sx, sy = Scale(), Scale()
+            fmt = {"tick_format": ".4~s"} if log else {"tick_format": ".3~s", "num_ticks": 6}
+            ax_x = bq.Axis(scale=sx, label=str(self.param), **fmt)
+            ax_y = bq.Axis(
+                scale=sy, orientation="vertical", label=str(self.metric), tick_format=".3~s",
+                label_offset="55px",
+            )  # fmt: skip
+            cache[log] = (sx, sy, ax_x, ax_y)
+        return cache[log]
+
+    def _marks(self, kinds: list[str], sx: Any, sy: Any) -> list[Any]:
+        """Marks of the given kinds on these scales: the current ones when they are of the
+        same kinds and scales, new ones otherwise."""
+        import bqplot as bq
+
+        current = list(self.chart.marks)
+        same = len(current) == len(kinds) and all(
+            getattr(m, "_pw_kind", None) == k and m.scales["x"] is sx
+            for m, k in zip(current, kinds)
+        )
+        if same:
+            return current
+        scales = {"x": sx, "y": sy}
+        made = []
+        for kind in kinds:
+            if kind == "fit":
+                mark = bq.Lines(x=[], y=[], scales=scales, stroke_width=2)
+            elif kind == "extrapolation":
+                mark = bq.Lines(x=[], y=[], scales=scales, stroke_width=2, line_style="dashed")
+            elif kind == "runs":
+                tip = bq.Tooltip(fields=["x", "y"], labels=[str(self.param), "value"])
+                mark = bq.Scatter(
+                    x=[], y=[], scales=scales, default_size=48, stroke="white", tooltip=tip
+                )
+            else:
+                mark = bq.Scatter(
+                    x=[], y=[], scales=scales, colors=[EXCLUDED], default_size=48, marker="cross"
+                )
+            mark._pw_kind = kind
+            made.append(mark)
+        return made
 
     def _path(self, node: int) -> str:
         from perfweave.calltree.graph import Node
