@@ -464,8 +464,12 @@ class ScalingView(CompositeBase):
 
         cache = self.__dict__.setdefault("_axes_cache", {})
         if log not in cache:
-            Scale = bq.LogScale if log else bq.LinearScale
-            sx, sy = Scale(), Scale()
+            # a linear x axis starts at 0: scales are counts of ranks or sizes
+            sx, sy = (
+                (bq.LogScale(), bq.LogScale())
+                if log
+                else (bq.LinearScale(min=0.0), bq.LinearScale())
+            )
             fmt = {"tick_format": ".4~s"} if log else {"tick_format": ".3~s", "num_ticks": 6}
             ax_x = bq.Axis(scale=sx, label=str(self.param), **fmt)
             ax_y = bq.Axis(
