@@ -88,3 +88,16 @@ def test_bad_metric(mpi):
         mpi.copy().models("time", PARAM)
     with pytest.raises(ShapeError, match="not numeric"):
         mpi.copy().models("spot.channel", PARAM)
+
+
+def test_model_columns_survive_a_json_round_trip(mpi):
+    ens = mpi.copy()
+    ens.models(METRIC, PARAM)
+    back = Ensemble.from_json(ens.to_json())
+    cols = [c for c in ens.statsframe.columns if str(c).endswith("_extrap-model")]
+    assert len(cols) == 4
+    assert back.statsframe.loc[2, f"{METRIC}_extrap-model"] == "1.92e-05 + 9.09e-09 * p^(9/4)"
+    np.testing.assert_allclose(
+        back.statsframe[f"{METRIC}_SMAPE_extrap-model"],
+        ens.statsframe[f"{METRIC}_SMAPE_extrap-model"],
+    )
