@@ -146,6 +146,32 @@ def synthetic_inputs(seed: int = SYNTH_SEED) -> pd.DataFrame:
     return frame
 
 
+def edge_inputs(seed: int = 9) -> pd.DataFrame:
+    """Functions at the edges of the method: all zero, mostly zero, shrinking, negative,
+    nearly constant, a term far below its constant, random magnitudes; at p = 1..32 (log
+    terms allowed at 1) and at p = 0.25..8 (log terms left out below 1)."""
+    rng = np.random.default_rng(seed)
+    parts = []
+    for x in (np.array([1.0, 2, 4, 8, 16, 32]), np.array([0.25, 0.5, 1, 2, 4, 8])):
+        rows = [
+            [0, 0, 0, 0, 0, 0],
+            [0, 0, 1e-3, 0, 0, 2e-3],
+            [5, 4, 3, 2, 1, 0.5],
+            [-1, -2, -3, -5, -8, -13],
+            [1, 1, 1, 1, 1, 1.0000001],
+            list(100 + rng.standard_normal(6)),
+            list(1e-9 * x**3 + 1e-12),
+            list(7 + 1e-6 * x),
+        ]
+        rows += [
+            list(np.abs(rng.standard_normal(6)) * 10.0 ** rng.integers(-6, 3)) for _ in range(20)
+        ]
+        rows += [list(np.abs(rng.standard_normal(6)) + x) for _ in range(8)]
+        frame = pd.DataFrame(rows, columns=[f"y{i}_{v:g}" for i, v in enumerate(x)])
+        parts.append(frame)
+    return pd.concat(parts, keys=["from_1", "below_1"], names=["set", "row"]).reset_index()
+
+
 def value_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c.startswith("y")]
 
@@ -198,6 +224,19 @@ def main(argv: list[str] | None = None) -> int:
         "Gaussian noise of 1, 2 or 5 %, 3 repeats at p = 8..512"
     )
     prov["files"]["synthetic_extrap.csv"] = "Extra-P's model of each synthetic function"
+    edge = edge_inputs()
+    edge.to_csv(args.out / "edge_inputs.csv", index=False)
+    refs = []
+    for _, part in edge.groupby("set", sort=False):
+        cols = [c for c in value_columns(part) if part[c].notna().all()]
+        x_part = np.array([float(c.rsplit("_", 1)[1]) for c in cols])
+        refs.append(_extrap_frame(run_extrap(py, x_part, part[cols].to_numpy(float))))
+    pd.concat(refs, ignore_index=True).to_csv(args.out / "edge_extrap.csv", index=False)
+    prov["files"]["edge_inputs.csv"] = (
+        "seed 9: zeros, shrinking, negative, nearly constant and random-magnitude functions at "
+        "p = 1..32 (set from_1) and p = 0.25..8 (set below_1, no log terms)"
+    )
+    prov["files"]["edge_extrap.csv"] = "Extra-P's model of each edge function, in input order"
     (args.out / "PROVENANCE.json").write_text(json.dumps(prov, indent=2) + "\n")
     print(
         f"wrote reference tables to {os.path.relpath(args.out)} (Extra-P {prov['extrap_venv']['extrap']})"

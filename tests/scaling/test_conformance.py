@@ -104,3 +104,30 @@ def test_true_terms_recovered_at_least_as_often_as_extrap():
     # Extra-P)
     const = (truth_p == 0) & (truth_l == 0)
     assert (fits.loc[const, "c1"] == 0).sum() > const.sum() / 2
+
+
+def test_edge_functions_conform_to_extrap():
+    """Zeros, shrinking and negative functions, near-constants, random magnitudes; p from 1
+    (log terms allowed) and from 0.25 (no log terms): the same models as Extra-P."""
+    import warnings
+
+    from perfweave.scaling import LogTermsSkipped
+
+    frame = pd.read_csv(DATA / "edge_inputs.csv")
+    ref = _reference("edge")
+    parts = []
+    for name, part in frame.groupby("set", sort=False):
+        cols = [c for c in part.columns if c.startswith("y") and part[c].notna().all()]
+        x = np.array([float(c.rsplit("_", 1)[1]) for c in cols])
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", LogTermsSkipped)
+            parts.append(fit_models(x, part[cols].to_numpy(float)))
+        assert bool(seen) == (name == "below_1")
+    fits = pd.concat(parts, ignore_index=True)
+    same_term = np.isclose(fits["p_exp"], ref["p_exp"]) & (fits["log_exp"] == ref["log"])
+    assert same_term.all(), pd.concat([fits[~same_term], ref[~same_term]], axis=1)
+    np.testing.assert_allclose(fits["c0"], ref["c0"], rtol=1e-6, atol=1e-12)
+    np.testing.assert_allclose(fits["c1"], ref["c1"], rtol=1e-6, atol=1e-15)
+    np.testing.assert_allclose(fits["smape"], ref["smape"], rtol=1e-6, atol=1e-9)
+    below = (frame["set"] == "below_1").to_numpy()
+    assert (fits.loc[below, "log_exp"] == 0).all() and (fits.loc[~below, "log_exp"] > 0).any()
