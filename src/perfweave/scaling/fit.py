@@ -23,7 +23,10 @@ Unlike Extra-P, a function with fewer than 5 distinct parameter values gets no m
 The work is array arithmetic over (functions, hypotheses, points): the two-coefficient
 least-squares fit has a closed form in five sums, and leaving one point out subtracts
 that point's share from each sum, so every fit of every fold is a few whole-array
-operations. Functions are processed in blocks to bound memory.
+operations. Functions measured at the same points (the same NaN pattern) are fitted
+together on those points, in blocks of 512 that stay in the CPU's cache; rows of rare
+patterns are fitted with masks. Only the leading candidates' term contributions are
+checked (a rejected one makes way for the next best).
 """
 
 from __future__ import annotations
@@ -48,11 +51,6 @@ CLEAN_CONSTANT = 0.0005
 MIN_TERM_CONTRIBUTION = 0.0005
 #: functions per block of the array computation
 _BLOCK = 512  # (512, 42, 7) float arrays stay in cache: twice as fast as 2048
-
-COLUMNS = (
-    "c0", "c1", "p_exp", "log_exp", "term", "model", "rss", "smape", "ar2", "n", "reason", "note",
-)  # fmt: skip
-
 
 class LogTermsSkipped(PerfweaveWarning):
     """Log terms were left out of some fits because a parameter value is below 1."""
