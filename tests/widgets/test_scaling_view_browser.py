@@ -164,7 +164,14 @@ def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watc
         view.locator(".pw-scaling-chart path.line").first.wait_for()
         assert view.locator(".pw-scaling-chart .dot").count() == 5
         assert view.get_by_text("1.92e-05 + 9.09e-09 * p^(9/4)").count() == 1
-        assert view.locator(".pw-scaling-runs input[type=checkbox]").count() == 5
+        boxes = view.locator(".pw-scaling-runs input[type=checkbox]")
+        assert boxes.count() == 5
+        # a run box needs the kernel: the page says so and the box snaps back
+        boxes.first.click()
+        banner = view.locator(".pw-error-text").first
+        banner.wait_for(state="visible")
+        assert "needs the notebook's running Python kernel" in banner.inner_text()
+        page.wait_for_function("(el) => el.checked", arg=boxes.first.element_handle())
         page.wait_for_timeout(300)
         save_screenshot(view, "scaling_view_export")
         page_watch.assert_clean()
