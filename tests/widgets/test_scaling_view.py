@@ -202,3 +202,20 @@ def test_thicket_param_errors_show_before_building(mpi):
         ScalingView(mpi, param="ranks", metric=METRIC)
     with pytest.raises(ShapeError, match="no metric 'time'"):
         ScalingView(mpi, param="mpi.world.size", metric="time")
+
+
+def test_columns_follow_the_explorers_focus(view):
+    """After the explorer focuses on a subtree (its tree renumbered), a refit still puts each
+    call path's model on its row, and a click there focuses the chart on that call path."""
+    view.explorer.focus(14)  # LagrangeLeapFrog
+    view.explorer.expand(0, subtree=True)
+    view.select_profiles(view.selected_profiles[1:])  # 4 runs: no models
+    rows = view.explorer.visible_rows()
+    assert (rows["growth"] == "–").all()
+    view.select_profiles(None)
+    rows = view.explorer.visible_rows()
+    names = view.models.set_index("name")
+    calc = rows[rows["name"] == "CalcForceForNodes"].iloc[0]
+    assert calc["growth"] == names.loc["CalcForceForNodes", "term"]
+    view.explorer.select([int(calc["node"])])
+    assert view.models.loc[view.focused, "name"] == "CalcForceForNodes"

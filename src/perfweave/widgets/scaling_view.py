@@ -33,7 +33,6 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from perfweave.calltree.display import path_keys
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
@@ -107,7 +106,6 @@ class ScalingView(CompositeBase):
         super().__init__()
         self.add_class("pw-scaling")
         self.explorer = CalltreeExplorer(ens, metrics=[metric], height=height)
-        self._keys = path_keys(ens.graph)
         self._pause = True
         self.set_trait("target", tgt)
         self.set_trait("log_axes", bool(log_axes))
@@ -243,44 +241,52 @@ class ScalingView(CompositeBase):
         raise ShapeError(f"{len(hits)} nodes are named {node!r}: give a node id ({hits[:5]})")
 
     def _refit(self, mask: np.ndarray) -> None:
+        """Refit every model to the runs of ``mask``; the explorer's columns are replaced
+        before anything else changes (if that fails, the view stays as it was)."""
         t0 = time.perf_counter()
         models = self._study.models(mask)
+        self._update_columns(models)
         self._selected = mask
         self._models = models
         self.selected_profiles = [r for r, s in zip(self._study.runs, mask) if s]
-        self._update_columns()
         self._draw_chart()
         self.last_refit_ms = (time.perf_counter() - t0) * 1000
 
-    def _extra_columns(self) -> tuple[pd.DataFrame, dict]:
-        """The explorer's extra columns, indexed by the node ids of the tree it shows."""
-        at = self._study.predict(self._models, self.target)
-        frame = pd.DataFrame({GROWTH: self._models["term"], f"at {self.target:g}": at})
-        frame[GROWTH] = frame[GROWTH].where(self._models["reason"] == "", None)
-        keys = {GROWTH: self._models[GROWTH]}
+    def _shown_to_ensemble(self) -> np.ndarray | None:
+        """For each node of the tree the explorer shows now, its ensemble node id (-1: none);
+        None while the explorer shows the ensemble's own tree."""
         shown = self.explorer.graphframe.graph
-        if shown is not self._study.ensemble.graph:  # the explorer filtered: match by path
-            at_node = pd.Index(self._keys).get_indexer(path_keys(shown))
-            found = at_node >= 0
-            frame = frame.iloc[at_node[found]].set_axis(np.flatnonzero(found))
-            keys = {GROWTH: keys[GROWTH].iloc[at_node[found]].set_axis(frame.index)}
-        return frame, keys
+        if shown is self._study.ensemble.graph:
+            return None
+        return self._study.match_nodes(shown)
 
-    def _update_columns(self) -> None:
-        frame, keys = self._extra_columns()
+    def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+        """The explorer's extra columns, indexed by the node ids of the tree it shows."""
+        at = self._study.predict(models, self.target)
+        frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
+        frame[GROWTH] = frame[GROWTH].where(models["reason"] == "", None)
+        key = models[GROWTH]
+        to_ens = self._shown_to_ensemble()
+        if to_ens is not None:  # the explorer filtered, focused or dropped: match by path
+            found = to_ens >= 0
+            frame = frame.iloc[to_ens[found]].set_axis(np.flatnonzero(found))
+            key = key.iloc[to_ens[found]].set_axis(frame.index)
+        return frame, {GROWTH: key}
+
+    def _update_columns(self, models: pd.DataFrame | None = None) -> None:
+        frame, keys = self._extra_columns(self._models if models is None else models)
         self.explorer.set_extra_columns(frame, sort_keys=keys)
 
     def _on_explorer_select(self, change: dict) -> None:
         nodes = change["new"]
         if not nodes:
             return
-        shown = self.explorer.graphframe.graph
         nid = int(nodes[-1])
-        if shown is not self._study.ensemble.graph:
-            at = pd.Index(self._keys).get_indexer(path_keys(shown)[[nid]])
-            if at[0] < 0:
+        to_ens = self._shown_to_ensemble()
+        if to_ens is not None:
+            nid = int(to_ens[nid])
+            if nid < 0:
                 return
-            nid = int(at[0])
         self._from_control(lambda: self.focus_node(nid))
 
     # ------------------------------------------------------------------ layout
