@@ -166,14 +166,15 @@ def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watc
         assert view.get_by_text("1.92e-05 + 9.09e-09 * p^(9/4)").count() == 1
         boxes = view.locator(".pw-scaling-runs input[type=checkbox]")
         assert boxes.count() == 5
+        page.wait_for_timeout(300)
+        save_screenshot(view, "scaling_view_export")  # (docs/img/scaling_view.png)
         # a run box needs the kernel: the page says so and the box snaps back
         boxes.first.click()
         banner = view.locator(".pw-error-text").first
         banner.wait_for(state="visible")
         assert "needs the notebook's running Python kernel" in banner.inner_text()
         page.wait_for_function("(el) => el.checked", arg=boxes.first.element_handle())
-        page.wait_for_timeout(300)
-        save_screenshot(view, "scaling_view_export")
+        save_screenshot(view, "scaling_view_export_needs_kernel")
         page_watch.assert_clean()
     finally:
         server.shutdown()
