@@ -52,6 +52,7 @@ MIN_TERM_CONTRIBUTION = 0.0005
 #: functions per block of the array computation
 _BLOCK = 512  # (512, 42, 7) float arrays stay in cache: twice as fast as 2048
 
+
 class LogTermsSkipped(PerfweaveWarning):
     """Log terms were left out of some fits because a parameter value is below 1."""
 
