@@ -11,6 +11,7 @@ PARTS = (
     "calltree_readers2",
     "calltree_deep",
     "ensemble",
+    "models",
     "counts",
     "classes",
     "merge",
