@@ -12,6 +12,7 @@ PARTS = (
     "calltree_deep",
     "calltree_analysis",
     "ensemble",
+    "models",
     "counts",
     "classes",
     "merge",
