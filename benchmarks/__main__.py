@@ -10,6 +10,7 @@ PARTS = (
     "calltree_readers",
     "calltree_readers2",
     "calltree_deep",
+    "calltree_analysis",
     "ensemble",
     "models",
     "counts",
