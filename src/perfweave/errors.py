@@ -136,6 +136,11 @@ class UnterminatedTraceWarning(IncompleteInputWarning):
     how many events it holds."""
 
 
+class NoRegionWarning(PerfweaveWarning):
+    """A sampling profile has samples outside any annotated region: they are kept under a
+    "(no region)" root node (Hatchet drops them); the message counts them."""
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib
@@ -157,6 +162,7 @@ __all__ = [
     "IncompleteInputWarning",
     "MergeError",
     "MetadataError",
+    "NoRegionWarning",
     "ParseError",
     "PerfweaveError",
     "PerfweaveWarning",
