@@ -9,6 +9,7 @@ PARTS = (
     "calltree",
     "calltree_readers",
     "calltree_readers2",
+    "calltree_readers3",
     "calltree_deep",
     "calltree_analysis",
     "ensemble",
