@@ -98,8 +98,8 @@ CASES = [
 def test_each_control_change_equals_core_and_cli(sessions, name, spec, merge):
     session = sessions[name]
     picker = ClassPicker(session, merge="all")
+    picker.set_spec(spec)  # under --merge=all every selection is valid
     picker.set_merge(merge)
-    picker.set_spec(spec)
     assert_same(picker, session, spec, merge)
     assert picker.spec == spec and picker.merge == MergeOptions.parse(merge)
     # the spec as typed text works the same
@@ -114,12 +114,18 @@ def test_exclude_dependent_and_merge_toggles(sessions):
     assert "-x" in shlex.split(picker.command_line)
     # the toggle buttons drive set_merge
     picker._toggles["all"].value = False
-    assert picker.error is not None  # sep without merging: opreport's axis conflict
-    for flag in ("cpu", "tgid"):
-        picker._toggles[flag].value = True
+    assert isinstance(picker.error, AxisConflict)  # sep unmerged: opreport's conflict
+    # nothing changed: the toggles snap back to the merge on screen
+    assert str(picker.merge) == "all" and all(t.value for t in picker._toggles.values())
+    for flag in ("lib", "unitmask"):
+        picker._toggles[flag].value = False
+    assert picker.error is None and str(picker.merge) == "cpu,tgid"
     picker._xdep_box.value = False
     assert picker._toggles["tid"].value  # tgid implies tid
     assert_same(picker, session, [], "cpu,tgid")
+    # on and off read differently (not only by a shade of grey)
+    assert picker._toggles["cpu"].description == "✓ cpu"
+    assert picker._toggles["lib"].description == "lib" and picker._xdep_box.description == "-x"
 
 
 def test_axis_conflict_inline_previous_result_kept(sessions):
@@ -244,16 +250,20 @@ def test_table_sort_filter_and_chart(sessions):
     shown = picker.table_view()
     assert len(shown) and shown["image"].str.contains("libc").all()
     assert f"{len(shown)} of {len(picker.report)} rows" == picker._rows_label.value
+    bars = picker._chart.marks[0]
+    assert list(bars.x) == ["libc.so.6"]  # the chart shows what the filter keeps
+    assert "matching 'LIBC'" in picker._chart.title
     picker.sort_by("nope")
     assert "no column" in str(picker.error)
-    bars = picker._chart.marks[0]
+    picker.set_filter("")
     assert list(picker._chart_class.options) == picker.classes.names
     for name in picker.classes.names:  # the chart follows the class picked beside it
         picker._chart_class.value = name
         samples = picker.report[(name, "samples")].groupby(level="image", sort=False).sum()
         top = samples[samples > 0].sort_values(ascending=False, kind="stable").head(10)
-        assert list(bars.x) == short_names(list(top.index))
-        assert list(bars.y) == list(top.to_numpy(float))
+        # horizontal bars, the largest at the top: the ordinal axis lists them bottom-up
+        assert list(bars.x) == short_names(list(top.index))[::-1]
+        assert list(bars.y) == list(top.to_numpy(float))[::-1]
     picker.set_by("application")
     assert picker.report.index.name == "application"
     picker.set_by("symbol")  # OProfile data names no symbols
@@ -431,13 +441,21 @@ def test_perf_report_output_with_and_without_sample_counts():
     expected = arrange(perf_report_specs(read_perf_report(path)))
     assert picker.error is None and picker.classes.names == expected.names
     assert picker.axis == "cpu" and picker.report is None
-    assert "no sample counts" in picker._rows_label.value
+    # one message saying how to get counts, instead of an empty table and chart
+    assert "perf report --stdio -n" in picker._no_counts.value
+    assert "perf script" in picker._no_counts.value
+    assert picker._no_counts.layout.display != "none"
+    assert picker._table.layout.display == "none" and picker._chart.layout.display == "none"
+    assert "no sample counts" in picker._axis_label.value
 
 
 def test_perf_json_source():
     path = PERF / "perf_data_convert.json"
-    picker = ClassPicker(path)  # two threads on two cpus: opreport's conflict, shown
-    assert isinstance(picker.error, AxisConflict) and picker.classes is None
+    picker = ClassPicker(path)  # two threads on two cpus: opens on a view that resolves it
+    assert picker.error is None and picker.classes is not None
+    assert "picked for you" in picker._axis_label.value and picker.resolutions
+    picker.set_merge("")  # unmerged: opreport's conflict, shown with the ways out
+    assert isinstance(picker.error, AxisConflict)
     assert "Suggestion:" in picker._error_box.value
     picker.set_merge("cpu")
     expected = arrange(perf_sample_specs(read_perf_json(path)), "cpu")
@@ -524,3 +542,68 @@ def test_selection_per_distinct_value_equals_the_spec_mask(sessions, words, xdep
     table = picker._source.table(["current"])
     got = picker._source.mask(spec, ["current"], exclude_dependent=xdep)
     assert got.tolist() == spec.mask(table, exclude_dependent=xdep).tolist()
+
+
+ARCHIVES = DATA / "synthetic_sessions"
+
+
+def test_session_archive_opens_like_its_directory(sessions):
+    """ClassPicker("session.tar.gz") reads the archive the CLI reads (it used to parse it
+    as perf script text and fail with binary bytes in the message)."""
+    archive = ARCHIVES / "opsession_sep.tar.gz"
+    picker = ClassPicker(archive, merge="cpu,tgid")
+    assert picker.error is None and picker._source.kind == "session"
+    assert_same(picker, sessions["sep"], [], "cpu,tgid")
+    # the command shown names the archive, and runs
+    assert f"--session-dir={archive}" in shlex.split(picker.command_line)
+
+
+@pytest.mark.parametrize(
+    "name,default,others",
+    [
+        (
+            "sep",
+            ("event", "cpu,tgid", []),
+            ["2 classes along tgid (event:CPU_CLK_UNHALTED, --merge=cpu,tid)"],
+        ),
+        ("many", ("tid", "cpu", []), ["7 classes along tgid (--merge=cpu,tid)"]),
+    ],
+)
+def test_a_session_that_needs_a_merge_opens_on_a_valid_default(sessions, name, default, others):
+    picker = ClassPicker(sessions[name])
+    axis, merge, spec = default
+    assert picker.error is None and picker._error_box.layout.display == "none"
+    assert (picker.axis, str(picker.merge), picker.spec) == (axis, merge, spec)
+    assert_same(picker, sessions[name], spec, merge)
+    # the status line says what is shown and why the picker chose it
+    status = picker._axis_label.value
+    assert f"along the {axis} axis" in status and f"--merge={merge}" in status
+    assert "picked for you" in status
+    # the other resolutions are one click away
+    offered = [b.description for b in picker._offer_buttons]
+    assert offered[: len(others)] == others and picker._offers_box.layout.display != "none"
+    picker._offer_buttons[0].click()
+    res_axis = others[0].split(" along ")[1].split()[0]
+    assert picker.error is None and picker.axis == res_axis
+    assert picker._axis_box.value == res_axis  # the dropdown agrees with the status line
+    assert f"along the {res_axis} axis" in picker._axis_label.value
+    assert "picked for you" not in picker._axis_label.value
+
+
+def test_an_axis_that_cannot_be_shown_changes_nothing(sessions):
+    """Choosing an axis used to switch the merge toggles, fail, and leave toggles, dropdown
+    and status line disagreeing with the result on screen."""
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+    before = (picker.axis, str(picker.merge), picker._axis_label.value)
+    toggles = {f: t.value for f, t in picker._toggles.items()}
+    picker._axis_box.value = "cpu"  # two events along cpu: opreport's conflict
+    assert isinstance(picker.error, AxisConflict)
+    assert (picker.axis, str(picker.merge), picker._axis_label.value) == before
+    assert {f: t.value for f, t in picker._toggles.items()} == toggles
+    assert picker._axis_box.value == "auto"
+    # the ways out are offered, and one click is not stuck
+    assert any("along cpu" in b.description for b in picker._offer_buttons)
+    picker.resolve(next(r for r in picker.resolutions if r.axis == "cpu"))
+    assert picker.error is None and picker.axis == "cpu" and picker._axis_box.value == "cpu"
+    assert picker.spec == ["event:CPU_CLK_UNHALTED"]
+    assert str(picker.merge) == "tgid" and picker._toggles["tgid"].value
