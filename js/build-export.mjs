@@ -32,6 +32,7 @@ export async function buildExport(check) {
     minify: true,
     legalComments: "none",
     write: false,
+    tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
     outdir: OUT,
     plugins: [noWidgets7],
     loader: { ".woff": "dataurl", ".woff2": "dataurl", ".ttf": "dataurl", ".eot": "dataurl", ".svg": "dataurl" },

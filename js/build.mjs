@@ -2,10 +2,12 @@
 // package, which anywidget loads from a blob: URL (so a bundle imports nothing).
 // `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
 import { build } from "esbuild";
-import { readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
-const ENTRIES = ["explorer", "heatmap", "picker"];
+const ENTRIES = ["explorer", "heatmap", "picker", "banner"];
+// every widget draws the same error banner: its style is shared by all bundles
+const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
 const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
 let stale = [];
@@ -19,9 +21,10 @@ for (const name of ENTRIES) {
     minify: false,
     legalComments: "none",
     write: false,
+    tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
-  const css = readFileSync(`src/${name}.css`, "utf8");
+  const css = SHARED_CSS + readFileSync(`src/${name}.css`, "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {

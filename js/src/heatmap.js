@@ -445,6 +445,11 @@ function render({ model, el }) {
     let reply;
     try {
       reply = await channel.request(action, args);
+    } catch (err) {
+      // no answer from the kernel (lib/request.js shows it in the banner): the selects show
+      // Python's last state again, as after a refused change
+      syncControls();
+      throw err;
     } finally {
       busy--;
     }

@@ -1,6 +1,10 @@
 // Number formatting: compact for cells, exact for tooltips.
 
-/** Exact text of a value as Python holds it (int64 as BigInt, float64 shortest repr). */
+/**
+ * Exact text of a value as Python holds it (int64 as BigInt, float64 shortest repr).
+ * @param {number | bigint} v
+ * @returns {string}
+ */
 export function exact(v) {
   if (typeof v === "bigint") return v.toString();
   if (Number.isNaN(v)) return "NaN";
@@ -11,7 +15,11 @@ export function exact(v) {
 
 const SUFFIX = ["", "k", "M", "G", "T"];
 
-/** Short text for a cell: 3 significant digits with a k/M/G suffix. */
+/**
+ * Short text for a cell: 3 significant digits with a k/M/G suffix.
+ * @param {number | bigint} v
+ * @returns {string}
+ */
 export function compact(v) {
   if (typeof v === "bigint") {
     if (v > -10000n && v < 10000n) return v.toString();
@@ -27,7 +35,12 @@ export function compact(v) {
   return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
 }
 
-/** Percent of a total, or "" when the total is not usable. */
+/**
+ * Percent of a total, or "" when the total is not usable.
+ * @param {number | bigint} v
+ * @param {number} total
+ * @returns {string}
+ */
 export function percent(v, total) {
   const x = Number(v);
   if (!total || !Number.isFinite(x)) return "";
