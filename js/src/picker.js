@@ -181,7 +181,7 @@ function render({ model, el }) {
     try {
       const [first] = rows.range();
       const start = Math.max(0, first - FETCH_BEFORE);
-      const resp = await channel.request(action, { start, count: FETCH_COUNT, ...extra });
+      const resp = await channel.request(action, { start, count: FETCH_COUNT, ...extra }, { columns: "rows" });
       accept(resp, resp.columns || {});
     } finally {
       fetching = false;
@@ -212,7 +212,7 @@ function render({ model, el }) {
 
   function sortBy(column) {
     body.scrollTop = 0;
-    channel.request("sort", { column, start: 0, count: FETCH_COUNT })
+    channel.request("sort", { column, start: 0, count: FETCH_COUNT }, { columns: "rows" })
       .then((resp) => accept(resp, resp.columns || {}));
   }
 

@@ -18,12 +18,13 @@ screen, shows opreport's message inline and keeps the exception in :attr:`ClassP
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import shlex
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
 import ipywidgets as widgets
 import numpy as np
@@ -41,6 +42,7 @@ from perfweave.classes.resolve import Resolution, axis_merge, resolutions
 from perfweave.classes.source import ClassSource, load_source, text
 from perfweave.classes.spec_codes import SpecCodes
 from perfweave.errors import AxisConflict, PerfweaveError, ShapeError, SpecError
+from perfweave.widgets._base import CompositeBase
 from perfweave.widgets._picker_table import ReportTable, TableData
 
 MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
@@ -93,8 +95,6 @@ _STYLE = """<style>
 .pw-picker-table td{padding:1px 8px;border-bottom:1px solid var(--jp-border-color2,#ddd);
   white-space:nowrap}
 .pw-picker-table td.pw-num{text-align:right}
-.pw-picker-error{background:#fde8e8;border:1px solid #c0392b;color:#7b1a10;padding:6px 10px;
-  margin:4px 0;white-space:pre-wrap;font:12px/1.4 var(--jp-code-font-family,monospace)}
 .pw-picker-hint{color:var(--jp-ui-font-color2,#555);font-size:12px}
 .pw-picker-nocounts{background:#fff8e1;border:1px solid #e0b000;color:#5c4400;
   padding:6px 10px;margin:4px 0;font-size:13px;line-height:1.45;white-space:normal}
@@ -108,7 +108,17 @@ _STYLE = """<style>
 </style>"""
 
 
-class ClassPicker(widgets.VBox):
+def _action(fn: Callable[..., ClassPicker]) -> Callable[..., ClassPicker]:
+    """A public action under the widget contract (:meth:`CompositeBase._guard`)."""
+
+    @functools.wraps(fn)
+    def run(self: ClassPicker, *args: Any, **kwargs: Any) -> ClassPicker:
+        return self._guard(lambda: fn(self, *args, **kwargs))
+
+    return run
+
+
+class ClassPicker(CompositeBase):
     """Pick opreport's profile classes (spec, merge options, axis) and see the report live.
 
     ``source``: an OProfile session directory, a sample-file listing, a spec table (or
@@ -118,6 +128,10 @@ class ClassPicker(widgets.VBox):
     (opreport's choice) or the axis to show (``event``, ``tgid``, ``tid``, ``cpu``: the
     other thread/cpu axes are merged). ``kind`` forces how a file path is read
     (``"session"``, ``"listing"``, ``"perf"``).
+
+    The widget contract (:mod:`perfweave.widgets._base`): a method that fails raises the
+    :mod:`perfweave.errors` exception and changes nothing; a control that fails shows the
+    message in the banner and snaps back; :attr:`error` is the last message (``""``).
     """
 
     #: bumped after every redraw (and failed change), once ``last_update_ms`` is set
@@ -142,7 +156,6 @@ class ClassPicker(widgets.VBox):
         self._offers: list[Resolution] = []
         #: how the view on screen came about, when the picker chose it (said in the status)
         self._chosen_note = ""
-        self.error: PerfweaveError | None = None
         self._classes: ProfileClasses | None = None
         self._applied: dict[str, Any] | None = None
         self._report: ReportArrays | None = None
@@ -153,20 +166,27 @@ class ClassPicker(widgets.VBox):
         self._sorts: dict[str, tuple[str, bool] | None] = dict.fromkeys(TABLES)
         self._filters: dict[str, str] = dict.fromkeys(TABLES, "")
         self._data: dict[str, TableData | None] = dict.fromkeys(TABLES)
-        self._syncing = False
         self._selection: tuple[tuple, SpecCodes] | None = None
         #: milliseconds the last control change took in Python (arrange + redraw built)
         self.last_update_ms = 0.0
+        #: whether the offered views are ways out of a conflict (else alternatives)
+        self._offers_fix = False
+        super().__init__()
         self._build()
-        super().__init__(children=self._children)
+        self._set_children(*self._children)
         self.add_class("pw-picker")
-        if axis != "auto":
-            self.set_axis(axis)
-        else:
-            self._attempt(self._words, self._merge, self._xdep, "auto")
-        if self._classes is None and isinstance(self.error, AxisConflict) and self._offers:
-            # a session that needs a merge opens on the first view that resolves it
-            self._apply_resolution(self._offers[0], note=_conflict_note(text(self.error)))
+        try:
+            if axis != "auto":
+                self.set_axis(axis)
+            else:
+                self._guard(lambda: self._attempt(self._words, self._merge, self._xdep, "auto"))
+        except AxisConflict as exc:
+            if self._offers:  # a session that needs a merge opens on a view that resolves it
+                first = self._offers[0]
+                note = _conflict_note(str(exc))
+                self._from_control(lambda: self._apply_resolution(first, note=note))
+        except PerfweaveError:
+            pass  # an empty session, a spec that selects nothing: said in the banner
 
     # ------------------------------------------------------------------ public state
     @property
@@ -262,6 +282,7 @@ class ClassPicker(widgets.VBox):
         return _complete(typed, self._source.values())
 
     # ------------------------------------------------------------------ actions (Python)
+    @_action
     def set_spec(self, spec: str | Iterable[str]) -> ClassPicker:
         """Apply profile words (``"event:CPU_CLK_UNHALTED tgid:100"`` or a list)."""
         try:
@@ -270,6 +291,7 @@ class ClassPicker(widgets.VBox):
             return self._fail(SpecError(f"cannot split the specification: {exc}"))
         return self._attempt(words, self._merge, self._xdep, self._axis_choice)
 
+    @_action
     def set_merge(
         self, merge: str | Iterable[str] | None = None, *, exclude_dependent: bool | None = None
     ) -> ClassPicker:
@@ -281,6 +303,7 @@ class ClassPicker(widgets.VBox):
             return self._fail(exc)
         return self._attempt(self._words, opts, xdep, "auto")
 
+    @_action
     def set_axis(self, axis: str) -> ClassPicker:
         """Show the classes along ``axis``: merge the other tgid/tid/cpu axes (keeping the
         lib and unitmask choices); ``"auto"`` leaves the merge options as they are. When
@@ -297,6 +320,7 @@ class ClassPicker(widgets.VBox):
         view the picker opened on when the source needs a merge)."""
         return list(self._offers)
 
+    @_action
     def resolve(self, which: int | Resolution = 0) -> ClassPicker:
         """Show one of :attr:`resolutions` (its index or itself): what its button does."""
         if isinstance(which, Resolution):
@@ -313,11 +337,11 @@ class ClassPicker(widgets.VBox):
         if res.event:
             words = [w for w in words if not w.startswith("event:")] + res.words
         self._attempt(words, res.merge, self._xdep, res.axis, offers=offers)
-        if self.error is None:
-            self._chosen_note = note
-            self._draw_status()
+        self._chosen_note = note
+        self._draw_status()
         return self
 
+    @_action
     def set_by(self, by: str) -> ClassPicker:
         """Report rows per ``"image"``, ``"application"`` or ``"symbol"`` (perf data)."""
         if by not in ("image", "application", "symbol"):
@@ -332,12 +356,11 @@ class ClassPicker(widgets.VBox):
             return self._fail(exc)
         self._set_report(rep)
         self._sorts["report"] = None
-        self._clear_error()
         self._sync_controls()
         self._draw()
-        self.updates += 1
         return self
 
+    @_action
     def sort_by(self, column: str, descending: bool = True, view: str = "report") -> ClassPicker:
         """Sort a table (``"report"`` or ``"inverted"``) by a column of :meth:`table_view`
         (e.g. ``"tgid:100 samples"``); ``""`` restores the core's order."""
@@ -351,9 +374,9 @@ class ClassPicker(widgets.VBox):
         self._sorts[view] = (column, bool(descending)) if column else None
         self._sync_controls()
         self._draw_table(view)
-        self.updates += 1
         return self
 
+    @_action
     def set_filter(self, needle: str, view: str = "report") -> ClassPicker:
         """Keep the rows of a table whose names contain ``needle`` (case-insensitive)."""
         if view not in TABLES:
@@ -363,9 +386,9 @@ class ClassPicker(widgets.VBox):
         self._draw_table(view)
         if view == "report":
             self._draw_chart()  # the chart shows the images the filter keeps
-        self.updates += 1
         return self
 
+    @_action
     def show(self, view: str) -> ClassPicker:
         """Open a tab: ``"report"``, ``"classes"``, ``"inverted"`` or ``"opreport"``."""
         if view not in VIEWS:
@@ -401,18 +424,17 @@ class ClassPicker(widgets.VBox):
                     f"these classes differ along the {classes.axis} axis, not {axis_choice}"
                 )
             rep = self._make_report(classes)
-        except AxisConflict as exc:
+        except AxisConflict:
             try:
                 found = resolutions(selected, merge, exclude_dependent=xdep)
             except PerfweaveError:
                 found = []
-            self._offers = found
-            return self._fail(exc)
-        except PerfweaveError as exc:
-            return self._fail(exc)
+            self._offers, self._offers_fix = found, True
+            self._draw_offers()
+            raise
         self._words, self._merge, self._xdep = list(words), merge, xdep
         self._axis_choice = axis_choice
-        self._offers = list(offers or [])
+        self._offers, self._offers_fix = list(offers or []), False
         self._chosen_note = ""
         self._classes = classes
         self._set_report(rep)
@@ -422,10 +444,8 @@ class ClassPicker(widgets.VBox):
             "merge": str(self._merge),
             "exclude_dependent": self._xdep,
         }
-        self._clear_error()
         self._draw()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
-        self.updates += 1
         return self
 
     def _selected(self, spec: ProfileSpec, words: list[str], xdep: bool) -> SpecCodes:
@@ -454,25 +474,16 @@ class ClassPicker(widgets.VBox):
             return None
         return report_arrays(classes, by=self._by)
 
-    def _fail(self, exc: PerfweaveError) -> ClassPicker:
-        self.error = exc
-        self._sync_controls()  # the controls snap back to the choice on screen
-        self._draw_offers()
-        shown = text(exc)
-        if self._applied is not None:
-            shown += (
-                "\n\n(The result below is still the previous one: " + _describe(self._applied) + ")"
-            )
-        self._error_box.value = f'<div class="pw-picker-error">{_esc(shown)}</div>'
-        self._error_box.layout.display = ""
-        self.updates += 1
-        return self
+    def _fail(self, exc: PerfweaveError) -> NoReturn:
+        raise exc
 
-    def _clear_error(self) -> None:
-        self.error = None
-        self._error_box.value = ""
-        self._error_box.layout.display = "none"
-        self._draw_offers()
+    def _failed(self, exc: BaseException) -> None:
+        super()._failed(exc)
+        self.updates += 1  # after the message is set (notebook hooks read both)
+
+    def _succeeded(self) -> None:
+        super()._succeeded()
+        self.updates += 1
 
     # ------------------------------------------------------------------ building the view
     def _build(self) -> None:
@@ -528,8 +539,6 @@ class ClassPicker(widgets.VBox):
             layout=widgets.Layout(display="none", flex_flow="row wrap", align_items="center"),
         )
         self._offers_box.add_class("pw-picker-offers")
-        self._error_box = widgets.HTML(layout=widgets.Layout(display="none"))
-        self._error_box.add_class("pw-picker-errorbox")
         self._classes_html = widgets.HTML()
         self._classes_html.add_class("pw-picker-classes")
         # report tab
@@ -551,7 +560,7 @@ class ClassPicker(widgets.VBox):
         self._rows_label.add_class("pw-picker-rowcount")
         self._table = ReportTable(layout=widgets.Layout(width="100%"))
         self._table.add_class("pw-picker-report")
-        self._table.on_sort = lambda col, desc: self.sort_by(col, desc)
+        self._table.on_sort = lambda col, desc: self._from_control(lambda: self.sort_by(col, desc))
         self._inv_filter = widgets.Text(
             placeholder="filter binaries and applications",
             description="filter",
@@ -563,7 +572,9 @@ class ClassPicker(widgets.VBox):
         self._inv_rows.add_class("pw-picker-inv-rowcount")
         self._inv_table = ReportTable(kind="inverted", layout=widgets.Layout(width="100%"))
         self._inv_table.add_class("pw-picker-inverted")
-        self._inv_table.on_sort = lambda col, desc: self.sort_by(col, desc, view="inverted")
+        self._inv_table.on_sort = lambda col, desc: self._from_control(
+            lambda: self.sort_by(col, desc, view="inverted")
+        )
         self._chart = _chart()
         self._chart_class = widgets.Dropdown(
             description="chart of", layout=widgets.Layout(width="360px")
@@ -629,19 +640,20 @@ class ClassPicker(widgets.VBox):
             widgets.HBox(
                 [self._axis_box, self._axis_label], layout=widgets.Layout(align_items="center")
             ),
-            self._error_box,
             self._offers_box,
             self._tabs,
         ]
-        self._apply.on_click(lambda _b: self.set_spec(self._spec_box.value))
+        self._apply.on_click(
+            lambda _b: self._from_control(lambda: self.set_spec(self._spec_box.value))
+        )
         self._spec_box.observe(self._on_typing, "value")
         self._axis_box.observe(self._on_axis, "value")
         self._by_box.observe(self._on_by, "value")
         self._filter_box.observe(
-            lambda ch: None if self._syncing else self.set_filter(ch["new"]), "value"
+            lambda ch: self._from_control(lambda: self.set_filter(ch["new"])), "value"
         )
         self._inv_filter.observe(
-            lambda ch: None if self._syncing else self.set_filter(ch["new"], "inverted"), "value"
+            lambda ch: self._from_control(lambda: self.set_filter(ch["new"], "inverted")), "value"
         )
         self._on_typing({"new": self._spec_box.value})
         self._sync_controls()
@@ -659,15 +671,14 @@ class ClassPicker(widgets.VBox):
             words = [f for f in MERGE_FLAGS[:-1] if self._toggles[f].value]
             if owner is self._toggles["tid"] and not change["new"] and self._merge.tgid:
                 words = [w for w in words if w != "tgid"]  # tgid implies tid
-        self.set_merge(words, exclude_dependent=self._xdep_box.value)
+        xdep = self._xdep_box.value
+        self._from_control(lambda: self.set_merge(words, exclude_dependent=xdep))
 
     def _on_axis(self, change: dict) -> None:
-        if not self._syncing:
-            self.set_axis(change["new"])
+        self._from_control(lambda: self.set_axis(change["new"]))
 
     def _on_by(self, change: dict) -> None:
-        if not self._syncing:
-            self.set_by(change["new"])
+        self._from_control(lambda: self.set_by(change["new"]))
 
     def _on_typing(self, change: dict) -> None:
         typed = change["new"] or ""
@@ -762,12 +773,11 @@ class ClassPicker(widgets.VBox):
                     layout=widgets.Layout(width="auto"),
                 )
                 b.add_class("pw-picker-fix")
-                b.on_click(lambda _b, r=res: self.resolve(r))
+                b.on_click(lambda _b, r=res: self._from_control(lambda: self.resolve(r)))
                 buttons.append(b)
             self._offer_buttons = buttons
             self._offers_box.children = [self._offers_label, *buttons]
-        conflict = isinstance(self.error, AxisConflict)
-        self._offers_label.value = "resolve with:" if conflict else "or show:"
+        self._offers_label.value = "resolve with:" if self._offers_fix else "or show:"
         self._offers_box.layout.display = "" if offers else "none"
 
     def _draw_tab(self, _change: Any = None) -> None:
