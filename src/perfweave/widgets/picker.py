@@ -19,7 +19,6 @@ screen, shows opreport's message inline and keeps the exception in :attr:`ClassP
 from __future__ import annotations
 
 import functools
-import html
 import re
 import shlex
 import time
@@ -43,6 +42,9 @@ from perfweave.classes.source import ClassSource, load_source, text
 from perfweave.classes.spec_codes import SpecCodes
 from perfweave.errors import AxisConflict, PerfweaveError, ShapeError, SpecError
 from perfweave.widgets._base import CompositeBase
+from perfweave.widgets._html import STYLE as TABLE_STYLE
+from perfweave.widgets._html import esc as _esc
+from perfweave.widgets._html import table as html_table
 from perfweave.widgets._picker_table import ReportTable, TableData
 
 MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
@@ -65,36 +67,10 @@ _TAG_COLUMN = {
 }
 
 
-def _esc(value: Any) -> str:
-    return html.escape(text(value), quote=True)
-
-
-def _html_table(frame: pd.DataFrame, cls: str, numeric: Sequence[str] = ()) -> str:
-    """An HTML table whose every header and cell is escaped text."""
-    head = "".join(f"<th>{_esc(c)}</th>" for c in frame.columns)
-    rows = []
-    for values in frame.itertuples(index=False, name=None):
-        cells = []
-        for col, v in zip(frame.columns, values):
-            if col in numeric:
-                shown = f"{v:.4g}" if isinstance(v, float) else f"{v}"
-                cells.append(f'<td class="pw-num">{_esc(shown)}</td>')
-            else:
-                cells.append(f"<td>{_esc(v)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f'<table class="pw-picker-table {cls}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-_STYLE = """<style>
-.pw-picker-table{border-collapse:collapse;font:12px/1.4 var(--jp-code-font-family,monospace)}
-.pw-picker-table th{text-align:left;border-bottom:1px solid #888;padding:2px 8px;
-  background:var(--jp-layout-color2,#eee);position:sticky;top:0}
-.pw-picker-table td{padding:1px 8px;border-bottom:1px solid var(--jp-border-color2,#ddd);
-  white-space:nowrap}
-.pw-picker-table td.pw-num{text-align:right}
+_STYLE = (
+    "<style>"
+    + TABLE_STYLE
+    + """
 .pw-picker-hint{color:var(--jp-ui-font-color2,#555);font-size:12px}
 .pw-picker-nocounts{background:#fff8e1;border:1px solid #e0b000;color:#5c4400;
   padding:6px 10px;margin:4px 0;font-size:13px;line-height:1.45;white-space:normal}
@@ -106,6 +82,7 @@ _STYLE = """<style>
 .pw-picker .pw-picker-offers .widget-label{font-weight:600}
 .pw-picker .pw-picker-axis-shown{font-size:13px}
 </style>"""
+)
 
 
 def _action(fn: Callable[..., ClassPicker]) -> Callable[..., ClassPicker]:
@@ -788,9 +765,7 @@ class ClassPicker(CompositeBase):
         self._drawn_tabs.add(view)
         if view == "classes":
             desc = self._classes.describe().reset_index()
-            self._classes_html.value = _html_table(
-                desc, "pw-picker-classlist", ("class", "files", "applications", "samples")
-            )
+            self._classes_html.value = html_table(desc, cls="pw-picker-classlist")
         elif view == "inverted":
             self._draw_table("inverted")
         elif view == "opreport":
