@@ -5,16 +5,23 @@ import { build } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
-const ENTRIES = ["explorer", "heatmap", "picker", "banner"];
+// bundle name -> its source (src/<source>.js and src/<source>.css)
+const ENTRIES = {
+  explorer: "explorer",
+  heatmap: "heatmap",
+  picker: "picker",
+  banner: "banner",
+  matrix: "merge/matrix",
+};
 // every widget draws the same error banner: its style is shared by all bundles
 const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
 const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
 let stale = [];
 
-for (const name of ENTRIES) {
+for (const [name, source] of Object.entries(ENTRIES)) {
   const result = await build({
-    entryPoints: [`src/${name}.js`],
+    entryPoints: [`src/${source}.js`],
     bundle: true,
     format: "esm",
     target: "es2020",
@@ -24,7 +31,7 @@ for (const name of ENTRIES) {
     tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
-  const css = SHARED_CSS + readFileSync(`src/${name}.css`, "utf8");
+  const css = SHARED_CSS + readFileSync(`src/${source}.css`, "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {

@@ -1,7 +1,7 @@
 """ClassPicker: opreport's profile classes and axis, picked and seen live in a notebook.
 
 A thin view over :mod:`perfweave.classes`: the source is parsed once and coded once
-(:mod:`perfweave.widgets._picker_source`, :class:`~perfweave.classes.SpecCodes`); a spec
+(:func:`perfweave.classes.load_source`, :class:`~perfweave.classes.SpecCodes`); a spec
 change cuts the codes to the rows it selects, a merge or axis change re-arranges that
 selection, and the widget draws from the core's report arrays. Controls are ipywidgets (the
 spec with completion from the values present, merge toggles, the axis) and a bqplot bar
