@@ -366,20 +366,19 @@ def test_a_merge_that_is_not_available_is_one_line(hrm_subs):
     matrices, a diagonal 'score' line and 2-point scatters under the message."""
     panel = MergePanel(hrm_subs)
     assert panel.result is None
-    assert panel._none.layout.display != "none"
+    assert panel._tabs.children[0] is panel._none  # no placeholder chart or matrix
     assert "MUCH not available" in panel._none.value
     assert "never read in the same subexperiment" in panel._none.value
-    assert panel._merge_body.layout.display == "none"  # no placeholder chart or matrix
     # HRM works; its pooled correlation does not exist for those pairs: one line for it
     panel.set_anchor("PROCESSOR_CYCLES")
-    assert panel._none.layout.display == "none" and panel._merge_body.layout.display != "none"
+    assert panel._tabs.children[0] is panel._merge_body
     assert panel._target.note.startswith("not available: 75 HEM pair(s) never read")
     assert panel._target.matrix().size == 0 and panel._diff.layout.display == "none"
     assert panel._achieved.note == "" and len(panel._achieved.names) == 16
     # a failed switch back keeps HRM on screen
     with pytest.raises(MergeError):
         panel.set_method("much")
-    assert panel._none.layout.display == "none" and panel.method == "hrm"
+    assert panel._tabs.children[0] is panel._merge_body and panel.method == "hrm"
 
 
 def test_hem_labels_are_short_unique_names():

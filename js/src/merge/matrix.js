@@ -15,7 +15,7 @@ const RDBU = [
 /** cells at least this wide show their value */
 const VALUE_CELL = 30;
 /** the grid's side in pixels (cells shrink to fit, within MIN_CELL..MAX_CELL) */
-const SIDE = 260, MIN_CELL = 12, MAX_CELL = 40;
+const SIDE = 210, MIN_CELL = 12, MAX_CELL = 36;
 
 /** @param {string} hex @returns {[number, number, number]} */
 function rgb(hex) {
@@ -34,10 +34,12 @@ export function cellColour(v, top) {
   const k = Math.min(RDBU.length - 2, Math.floor(t));
   const a = rgb(RDBU[k]), b = rgb(RDBU[k + 1]), f = t - k;
   const c = a.map((x, i) => Math.round(x + (b[i] - x) * f));
-  // relative luminance (sRGB): white text on dark cells, black on light ones
+  // relative luminance (sRGB), then the text (white or black) of the higher contrast ratio:
+  // with pure black and white one of them always reaches 4.5:1 (WCAG AA)
   const lin = c.map((x) => { const s = x / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; });
   const lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
-  return { bg: `rgb(${c[0]},${c[1]},${c[2]})`, light: lum < 0.3 };
+  const onWhite = 1.05 / (lum + 0.05), onBlack = (lum + 0.05) / 0.05;
+  return { bg: `rgb(${c[0]},${c[1]},${c[2]})`, light: onWhite > onBlack };
 }
 
 /** @param {DataView | ArrayBuffer | null} data @returns {Float64Array} */
@@ -84,7 +86,8 @@ function render({ model, el }) {
       for (let j = 0; j < n; j++) {
         const v = values[i * n + j];
         const { bg, light } = cellColour(v, top);
-        const shown = Number.isFinite(v) ? v.toFixed(2) : "–";
+        // no "-0.00": a value that rounds to zero reads 0.00
+        const shown = Number.isFinite(v) ? (Math.abs(v) < 0.005 ? 0 : v).toFixed(2) : "–";
         const cell = h("div", {
           cls: "pw-matrix-cell" + (light ? " pw-light" : ""),
           text: showValues ? shown : "",

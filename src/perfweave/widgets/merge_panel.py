@@ -170,7 +170,7 @@ class MergePanel(CompositeBase):
         self.last_compute_ms = 0.0
         self.last_draw_ms = 0.0
         self._build_widgets()
-        self._set_children(self._style, self._header, self._status, self._none, self._tabs)
+        self._set_children(self._style, self._header, self._status, self._tabs)
         self.add_class("pw-merge-panel")
         self._load(subs, n_pmcs)
         first = (self._anchors or [None])[0]
@@ -486,8 +486,8 @@ class MergePanel(CompositeBase):
         self._status = widgets.Label("")
         self._status.add_class("pw-merge-status")
         self._style = widgets.HTML(PANEL_CSS, layout=widgets.Layout(display="none"))
-        #: "<method> not available: why" when no merge could be computed yet
-        self._none = widgets.HTML("", layout=widgets.Layout(display="none"))
+        #: "<method> not available: why": the Merge tab while no merge could be computed
+        self._none = widgets.HTML("")
         self._none.add_class("pw-merge-unavailable")
 
         # merge tab
@@ -589,6 +589,7 @@ class MergePanel(CompositeBase):
                 self._design_table,
             ]
         )
+        self._design_tab = design_tab
         self._tabs = widgets.Tab(
             children=[self._merge_body, design_tab], titles=("Merge", "Design")
         )
@@ -615,20 +616,23 @@ class MergePanel(CompositeBase):
         self._pmcs_w.layout.display = "none" if self._raw is None else ""
 
     def _draw_unavailable(self) -> None:
-        """No merge yet: one line saying which and why, instead of empty charts."""
+        """No merge yet: the Merge tab is one line saying which and why, instead of empty
+        charts (the charts are left out, not hidden: a bqplot figure first drawn hidden
+        draws negative sizes)."""
+        first = self._none if self._result is None else self._merge_body
+        if self._tabs.children[0] is not first:
+            self._tabs.children = (first, self._design_tab)
+            self._tabs.titles = ("Merge", "Design")
         if self._result is not None:
-            self._none.layout.display = "none"
-            self._merge_body.layout.display = ""
             return
         name = "MUCH" if self._settings.method == "much" else "HRM"
-        why = self.error or "no merge computed"
+        why = (self.error or "no merge computed").split(":")[0]  # the details: the banner
         other = "HRM (pick an anchor)" if name == "MUCH" else "MUCH"
         self._none.value = (
-            f'<div class="pw-merge-na"><b>{name} not available</b>: {_esc(why)}. '
-            f"Try {other}, or the Design tab to plan runs that read every pair.</div>"
+            f'<div class="pw-merge-na"><b>{name} not available</b>: {_esc(why)} '
+            f"(the banner above has the details). Try {other}, or plan runs that read every "
+            "pair together in the Design tab.</div>"
         )
-        self._none.layout.display = ""
-        self._merge_body.layout.display = "none"
 
     def _on_control(self, key: str):
         def handler(change: dict) -> None:
@@ -735,9 +739,15 @@ class MergePanel(CompositeBase):
                 self._kept_html.value = title_html(
                     f"{len(self._result.columns)} merged columns; first copy of each HEM:"
                 ) + html_table(kept)
+                repeats = len(self._result.columns) > len(names)
                 self._preview_title.value = title_html(
-                    f"merged table (first {PREVIEW_ROWS} runs); a HEM read in several "
-                    "subexperiments has one column per reading: NAME, NAME (2), ..."
+                    f"merged table (first {PREVIEW_ROWS} runs)"
+                    + (
+                        "; a HEM read in several subexperiments has one column per "
+                        "reading: NAME, NAME (2), ..."
+                        if repeats
+                        else ""
+                    )
                 )
             if self._legend.value != legend:
                 self._legend.value = legend

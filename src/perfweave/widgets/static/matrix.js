@@ -58,9 +58,9 @@ var RDBU = [
   "#053061"
 ];
 var VALUE_CELL = 30;
-var SIDE = 260;
+var SIDE = 210;
 var MIN_CELL = 12;
-var MAX_CELL = 40;
+var MAX_CELL = 36;
 function rgb(hex) {
   const n = parseInt(hex.slice(1), 16);
   return [n >> 16 & 255, n >> 8 & 255, n & 255];
@@ -76,7 +76,8 @@ function cellColour(v, top) {
     return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   });
   const lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
-  return { bg: `rgb(${c[0]},${c[1]},${c[2]})`, light: lum < 0.3 };
+  const onWhite = 1.05 / (lum + 0.05), onBlack = (lum + 0.05) / 0.05;
+  return { bg: `rgb(${c[0]},${c[1]},${c[2]})`, light: onWhite > onBlack };
 }
 function floats(data) {
   if (!data) return new Float64Array(0);
@@ -118,7 +119,7 @@ function render({ model, el }) {
       for (let j = 0; j < n; j++) {
         const v = values[i * n + j];
         const { bg, light } = cellColour(v, top);
-        const shown = Number.isFinite(v) ? v.toFixed(2) : "\u2013";
+        const shown = Number.isFinite(v) ? (Math.abs(v) < 5e-3 ? 0 : v).toFixed(2) : "\u2013";
         const cell = h("div", {
           cls: "pw-matrix-cell" + (light ? " pw-light" : ""),
           text: showValues ? shown : "",
