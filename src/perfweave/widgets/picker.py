@@ -566,20 +566,20 @@ class ClassPicker(CompositeBase):
             description="command", rows=2, layout=widgets.Layout(width="100%", height="auto")
         )
         self._cmd.add_class("pw-picker-command")
-        self._no_counts = widgets.HTML(layout=widgets.Layout(display="none"))
+        self._no_counts = widgets.HTML()
         self._no_counts.add_class("pw-picker-nocounts")
-        report_tab = widgets.VBox(
-            [
-                self._no_counts,
-                widgets.HBox(
-                    [self._by_box, self._filter_box, self._rows_label],
-                    layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
-                ),
-                self._table,
-                self._chart_class,
-                self._chart,
-            ]
+        #: the report tab with counts (without, it is the one _no_counts line: the table and
+        #: the chart are left out, not hidden, as a bqplot figure drawn hidden breaks)
+        self._report_parts = (
+            widgets.HBox(
+                [self._by_box, self._filter_box, self._rows_label],
+                layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+            ),
+            self._table,
+            self._chart_class,
+            self._chart,
         )
+        report_tab = self._report_tab = widgets.VBox(list(self._report_parts))
         self._tabs = widgets.Tab(
             children=[
                 report_tab,
@@ -789,12 +789,11 @@ class ClassPicker(CompositeBase):
             label.value = ""
             if view == "report":
                 self._no_counts.value = _esc(self._no_counts_text())
-                self._no_counts.layout.display = ""
-                table.layout.display = "none"
+                if tuple(self._report_tab.children) != (self._no_counts,):
+                    self._report_tab.children = (self._no_counts,)
             return
-        if view == "report":
-            self._no_counts.layout.display = "none"
-            table.layout.display = ""
+        if view == "report" and tuple(self._report_tab.children) != self._report_parts:
+            self._report_tab.children = self._report_parts
         order = data.order(self._filters[view], self._sorts[view])
         label.value = f"{len(order)} of {len(data)} rows"
         sort = self._sorts[view]
@@ -812,7 +811,7 @@ class ClassPicker(CompositeBase):
                 "folder), so there are no sample counts"
             )
         why = why or "this source has no sample counts"
-        return f"No report: {why}. The Classes and Inverted tabs list the files per class."
+        return f"No report: {why}. The Classes and Inverted tabs still show what each class holds."
 
     def _draw_chart(self, _change: Any = None) -> None:
         """Bars of the top images (those the name filter keeps) of the class picked beside
@@ -822,11 +821,7 @@ class ClassPicker(CompositeBase):
         data = self._data["report"]
         if data is None or self._classes is None:
             bars.x, bars.y = [], []
-            fig.layout.display = "none"
-            self._chart_class.layout.display = "none"
             return
-        fig.layout.display = ""
-        self._chart_class.layout.display = ""
         labels = [text(n) for n in self._classes.names]
         self._syncing = True
         try:
@@ -848,12 +843,17 @@ class ClassPicker(CompositeBase):
             bars.y = counts.astype(np.float64)[::-1]
         fig.fig_margin = {"top": 40, "bottom": 50, "left": min(300, 16 + 7 * longest), "right": 30}
         fig.layout.height = f"{max(160, 90 + 26 * len(names))}px"
+        top = float(counts.max()) if len(counts) else 1.0
+        with fig.axes[1].scale.hold_sync():
+            fig.axes[1].scale.min, fig.axes[1].scale.max = 0.0, top * 1.05
+        fig.axes[1].tick_values = _count_ticks(top)  # whole samples, no repeated labels
         matching = f" matching {needle!r}" if needle else ""
-        fig.title = (
-            f"top {len(names)} images{matching} of {labels[k]} by samples"
-            if names
-            else f"no image{matching} has samples in {labels[k]}"
-        )
+        if len(names) > 1:
+            fig.title = f"top {len(names)} images{matching} of {labels[k]} by samples"
+        elif names:
+            fig.title = f"the one image{matching} with samples in {labels[k]}"
+        else:
+            fig.title = f"no image{matching} has samples in {labels[k]}"
 
 
 # ---------------------------------------------------------------------- helpers
@@ -913,6 +913,14 @@ def top_images(
     kept = np.flatnonzero(per_image > 0)
     top = kept[np.argsort(-per_image[kept], kind="stable")[:n]]
     return [str(names[i]) for i in top], per_image[top]
+
+
+def _count_ticks(top: float, n: int = 5) -> np.ndarray:
+    """About ``n`` whole-number ticks from 0 to ``top`` at a round step (1, 2, 5, 10, ...)."""
+    raw = max(top / n, 1.0)
+    mag = 10 ** np.floor(np.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    return np.arange(0.0, top + step * 1e-9, step)
 
 
 def short_names(paths: list[str]) -> list[str]:
