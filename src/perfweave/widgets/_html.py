@@ -23,10 +23,10 @@ STYLE = (
     ".pw-table{border-collapse:collapse;font:12px/1.45 var(--jp-code-font-family,monospace);"
     "color:var(--jp-ui-font-color1,#1f2328)}"
     ".pw-table th,.pw-table td{padding:2px 8px;border-bottom:1px solid "
-    "var(--jp-border-color2,#e0e0e0);vertical-align:top;text-align:left;white-space:nowrap}"
+    "var(--jp-border-color2,#e0e0e0);vertical-align:top;text-align:left;min-width:4ch}"
     ".pw-table th{background:var(--jp-layout-color2,#f3f4f6);font-weight:600;"
     "white-space:normal;position:sticky;top:0}"
-    ".pw-table .pw-num{text-align:right;font-variant-numeric:tabular-nums}"
+    ".pw-table .pw-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
     ".pw-table-empty{color:var(--jp-ui-font-color2,#59636e);font-style:italic}"
 )
 

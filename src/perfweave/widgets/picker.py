@@ -406,6 +406,8 @@ class ClassPicker(CompositeBase):
                 found = resolutions(selected, merge, exclude_dependent=xdep)
             except PerfweaveError:
                 found = []
+            if self._classes is not None:  # the view on screen is no way out to offer
+                found = [r for r in found if r.event or r.merge != self._merge]
             self._offers, self._offers_fix = found, True
             self._draw_offers()
             raise
@@ -516,7 +518,7 @@ class ClassPicker(CompositeBase):
             layout=widgets.Layout(display="none", flex_flow="row wrap", align_items="center"),
         )
         self._offers_box.add_class("pw-picker-offers")
-        self._classes_html = widgets.HTML()
+        self._classes_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
         self._classes_html.add_class("pw-picker-classes")
         # report tab
         self._by_box = widgets.Dropdown(
