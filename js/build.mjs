@@ -5,13 +5,13 @@ import { build } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
-// bundle name -> its source (src/<source>.js and src/<source>.css)
+// bundle name -> its entry module and its style sheet (under src/)
 const ENTRIES = {
-  explorer: "explorer",
-  heatmap: "heatmap",
-  picker: "picker",
-  banner: "banner",
-  matrix: "merge/matrix",
+  explorer: ["explorer.js", "explorer.css"],
+  heatmap: ["heatmap.js", "heatmap.css"],
+  picker: ["picker/index.js", "picker/picker.css"],
+  banner: ["banner.js", "banner.css"],
+  matrix: ["merge/matrix.js", "merge/matrix.css"],
 };
 // every widget draws the same error banner: its style is shared by all bundles
 const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
@@ -19,9 +19,9 @@ const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
 let stale = [];
 
-for (const [name, source] of Object.entries(ENTRIES)) {
+for (const [name, [entry, style]] of Object.entries(ENTRIES)) {
   const result = await build({
-    entryPoints: [`src/${source}.js`],
+    entryPoints: [`src/${entry}`],
     bundle: true,
     format: "esm",
     target: "es2020",
@@ -31,7 +31,7 @@ for (const [name, source] of Object.entries(ENTRIES)) {
     tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
-  const css = SHARED_CSS + readFileSync(`src/${source}.css`, "utf8");
+  const css = SHARED_CSS + readFileSync(`src/${style}`, "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {
