@@ -4,11 +4,11 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= test,dev,bench
+EXTRAS ?= test,dev,bench,docs
 comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 clean js
+.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 clean js docs
 
 venv: $(STAMP)
 
@@ -65,10 +65,15 @@ test: lint pytest
 # Browser tests are left out too: pandas only touches the kernel side of a widget, which the
 # unit tests cover here, and a second Lab + Chromium pass would only add minutes.
 test-pandas3:
-	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev PYTEST_ARGS='-m "not peer and not browser"'
+	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev,docs PYTEST_ARGS='-m "not peer and not browser"'
+
+# The documentation site with its API reference (from the docstrings) in site/; `make test`
+# builds it too (tests/test_docs.py).
+docs: $(STAMP)
+	$(BIN)/python -m mkdocs build --strict -f mkdocs.yml
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks all
 
 clean:
-	rm -rf $(VENV) .venv-pandas3 .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-pandas3 .pytest_cache .ruff_cache site

@@ -4,7 +4,7 @@
 import { build } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 
-const OUT = "../src/perfweave/_export/static";
+const OUT = "../src/perfweave/apps/export/static";
 
 // ipywidgets 7 states are never written by this package's kernels: leave their copies out.
 const noWidgets7 = {

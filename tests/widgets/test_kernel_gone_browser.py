@@ -1,7 +1,8 @@
 """A widget whose kernel is gone (issue 24): in JupyterLab, an explorer and a heatmap are drawn,
-the kernel is shut down, then a person expands a row and changes a heatmap control. Each
-request gives up after the widget's ``request_timeout`` (set short here, 2 s), the banner says
-the kernel did not answer, and the view drawn before stays usable."""
+the kernel is shut down (or restarted: the new kernel does not know the widgets), then a person
+expands a row and changes a heatmap control. Each request gives up after the widget's
+``request_timeout`` (set short here, 2 s), the banner says the kernel did not answer, and the
+view drawn before stays usable."""
 
 from __future__ import annotations
 
@@ -50,11 +51,19 @@ def kernel_state(page: Page) -> str:
     )
 
 
+def restart_kernels(lab: Server) -> None:
+    """Restart every session's kernel, as JupyterLab's "Restart Kernel" does."""
+    for session in lab._api("GET", "api/sessions") or []:
+        lab._api("POST", f"api/kernels/{session['kernel']['id']}/restart")
+
+
+@pytest.mark.parametrize("how", ["shut down", "restarted"])
 def test_requests_time_out_with_a_banner_when_the_kernel_is_gone(
-    lab: Server, page: Page, page_watch: PageWatch
+    how: str, lab: Server, page: Page, page_watch: PageWatch
 ) -> None:
+    name = f"kernel_{how.replace(' ', '_')}"
     write_notebook(
-        lab.root_dir / "kernel_gone.ipynb",
+        lab.root_dir / f"{name}.ipynb",
         [
             "import perfweave as pw\n"
             "from perfweave.widgets import CalltreeExplorer, CountMatrixHeatmap",
@@ -64,7 +73,7 @@ def test_requests_time_out_with_a_banner_when_the_kernel_is_gone(
             "hm = CountMatrixHeatmap(synthetic(64, distinct=8))\nhm.request_timeout = 2\nhm",
         ],
     )
-    open_in_lab(page, lab, "kernel_gone.ipynb", ".pw-heatmap[data-ready='1']")
+    open_in_lab(page, lab, f"{name}.ipynb", ".pw-heatmap[data-ready='1']")
     explorer = page.locator(".pw-explorer[data-ready='1']").first
     heatmap = page.locator(".pw-heatmap[data-ready='1']").first
     eventually(lambda: len(visible_names(explorer)) > 3, "the explorer drew no rows")
@@ -73,9 +82,15 @@ def test_requests_time_out_with_a_banner_when_the_kernel_is_gone(
     closed_name = closed.locator(".pw-name").inner_text()
     assert banner_text(explorer) == "" and banner_text(heatmap) == ""
 
-    # the kernel goes away (as "Shut Down Kernel" does); the page keeps its widgets
-    lab.shutdown_kernels()
-    eventually(lambda: kernel_state(page) != "connected/idle", "the page never saw the kernel go")
+    # the kernel goes away (as "Shut Down Kernel" or "Restart Kernel" do); the page keeps its
+    # widgets
+    if how == "shut down":
+        lab.shutdown_kernels()
+        eventually(
+            lambda: kernel_state(page) != "connected/idle", "the page never saw the kernel go"
+        )
+    else:
+        restart_kernels(lab)  # returns once the new kernel is up
 
     # expanding a row needs Python: it gives up after 2 s and says why
     closed.locator(".pw-toggle").click()
@@ -112,6 +127,6 @@ def test_requests_time_out_with_a_banner_when_the_kernel_is_gone(
     assert heatmap.locator(".pw-hm-canvas").screenshot() == canvas_before
     assert heatmap.locator(".pw-hm-scale").input_value() == "linear"  # snapped back
     heatmap.locator(".pw-hm-canvas").hover()  # tooltips still read the drawn blocks
-    save_screenshot(explorer, "kernel_gone_explorer")
-    save_screenshot(heatmap, "kernel_gone_heatmap")
+    save_screenshot(explorer, f"{name}_explorer")
+    save_screenshot(heatmap, f"{name}_heatmap")
     page_watch.assert_clean()

@@ -1,4 +1,4 @@
-// A sequential colour map (viridis control points, interpolated) as a 256-entry RGBA
+// A sequential color map (viridis control points, interpolated) as a 256-entry RGBA
 // lookup table: index 0 is "zero / no data" (light grey), 1..255 low to high.
 
 const STOPS = [
@@ -22,7 +22,7 @@ export function lut() {
 }
 
 /**
- * CSS colour of entry `i` of a lookup table.
+ * CSS color of entry `i` of a lookup table.
  * @param {Uint8ClampedArray} table
  * @param {number} i
  */

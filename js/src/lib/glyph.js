@@ -1,5 +1,5 @@
 // Small canvas glyphs: a box plot of a node's values across profiles with the profiles as
-// points (strip), coloured by a metadata category.
+// points (strip), colored by a metadata category.
 
 export const PALETTE = [
   "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",

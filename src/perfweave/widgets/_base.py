@@ -197,6 +197,7 @@ class CompositeBase(widgets.VBox, ContractMixin):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.add_class("pw-composite")  # a saved page (perfweave export) finds its controls by it
         #: the single error display of this widget (linked to ``error``)
         self.banner = ErrorBanner(error=self.error)
         traitlets.dlink((self, "error"), (self.banner, "error"))

@@ -43,7 +43,7 @@ function errorBanner(model) {
   return el;
 }
 
-// src/merge/matrix.js
+// src/matrix/index.js
 var RDBU = [
   "#67001f",
   "#b2182b",
@@ -155,8 +155,8 @@ function render({ model, el }) {
     grid.removeEventListener("click", onClick);
   };
 }
-var matrix_default = { render };
+var index_default = { render };
 export {
   cellColour,
-  matrix_default as default
+  index_default as default
 };
