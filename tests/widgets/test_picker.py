@@ -256,6 +256,9 @@ def test_table_sort_filter_and_chart(sessions):
     assert len(shown) and shown["image"].str.contains("libc").all()
     assert f"{len(shown)} of {len(picker.report)} rows" == picker._rows_label.value
     bars = picker._chart.marks[0]
+    # horizontal bars: names read level beside them, no rotated labels over the axis
+    assert bars.orientation == "horizontal" and picker._chart.axes[0].tick_rotate == 0
+    assert picker._chart.fig_margin["left"] >= 7 * len("libc.so.6")  # room for the names
     assert list(bars.x) == ["libc.so.6"]  # the chart shows what the filter keeps
     assert "matching 'LIBC'" in picker._chart.title
     with pytest.raises(ShapeError, match="no column"):
