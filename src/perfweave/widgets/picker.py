@@ -10,10 +10,14 @@ draw only the rows and the page of class columns in view, from binary windows; t
 tab is an HTML table whose every value is escaped text.
 
 Each control has a Python method (:meth:`ClassPicker.set_spec`, :meth:`~ClassPicker.set_merge`,
-:meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.sort_by`, :meth:`~ClassPicker.set_filter`,
-:meth:`~ClassPicker.set_by`, :meth:`~ClassPicker.show`). A change that opreport rejects
-(axis conflict, a spec that selects nothing, an unknown tag) leaves the previous result on
-screen, shows opreport's message inline and keeps the exception in :attr:`ClassPicker.error`.
+:meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.resolve`, :meth:`~ClassPicker.sort_by`,
+:meth:`~ClassPicker.set_filter`, :meth:`~ClassPicker.set_by`, :meth:`~ClassPicker.show`).
+The widget contract (:mod:`._base`): a change that opreport rejects (axis conflict, a spec
+that selects nothing, an unknown tag) changes nothing; the method raises the
+:mod:`perfweave.errors` exception, a control shows the message in the banner and snaps back.
+After an axis conflict (and when a session that needs a merge opens on a view that resolves
+it, said in the status line) the views that work are offered as buttons
+(:func:`perfweave.classes.resolutions`).
 """
 
 from __future__ import annotations
