@@ -24,11 +24,11 @@ function rgb(hex) {
 }
 
 /**
- * The colour of `v` on -top..top, and whether white text reads on it.
+ * The color of `v` on -top..top, and whether white text reads on it.
  * @param {number} v @param {number} top
  * @returns {{ bg: string, light: boolean }}
  */
-export function cellColour(v, top) {
+export function cellColor(v, top) {
   if (!Number.isFinite(v)) return { bg: "#d0d0d0", light: false };
   const t = Math.min(1, Math.max(0, (v / (top || 1) + 1) / 2)) * (RDBU.length - 1);
   const k = Math.min(RDBU.length - 2, Math.floor(t));
@@ -85,7 +85,7 @@ function render({ model, el }) {
       cells.push(h("div", { cls: "pw-matrix-row", text: labels[i] || names[i], title: names[i] }));
       for (let j = 0; j < n; j++) {
         const v = values[i * n + j];
-        const { bg, light } = cellColour(v, top);
+        const { bg, light } = cellColor(v, top);
         // no "-0.00": a value that rounds to zero reads 0.00
         const shown = Number.isFinite(v) ? (Math.abs(v) < 0.005 ? 0 : v).toFixed(2) : "–";
         const cell = h("div", {

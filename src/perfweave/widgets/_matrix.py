@@ -1,9 +1,9 @@
 """MergePanel's correlation matrices: a small anywidget drawing an HTML grid.
 
 Rows and columns are labelled with abbreviated HEM names (:func:`abbreviate`; the full name
-on hover), each cell is coloured on a diverging red-white-blue scale from ``-top`` to
+on hover), each cell is colored on a diverging red-white-blue scale from ``-top`` to
 ``+top`` and, while cells are large enough, shows its value in black or white, whichever
-reads on that colour. A click on a cell sets :attr:`CorrelationMatrix.selected`; a matrix
+reads on that color. A click on a cell sets :attr:`CorrelationMatrix.selected`; a matrix
 that cannot be computed shows one "not available: why" line (:meth:`unavailable`) instead
 of a grid. The values travel as one float64 buffer (row-major), never as a JSON list.
 """
@@ -55,7 +55,7 @@ class CorrelationMatrix(WidgetBase):
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     #: the n x n values, float64 row-major (NaN: no value)
     values = traitlets.Bytes(b"").tag(sync=True)
-    #: the colour scale runs from -top (red) through 0 (white) to +top (blue)
+    #: the color scale runs from -top (red) through 0 (white) to +top (blue)
     top = traitlets.Float(1.0).tag(sync=True)
     title = traitlets.Unicode("").tag(sync=True)
     #: "" or why the matrix is not available (shown instead of the grid)

@@ -65,7 +65,7 @@ function rgb(hex) {
   const n = parseInt(hex.slice(1), 16);
   return [n >> 16 & 255, n >> 8 & 255, n & 255];
 }
-function cellColour(v, top) {
+function cellColor(v, top) {
   if (!Number.isFinite(v)) return { bg: "#d0d0d0", light: false };
   const t = Math.min(1, Math.max(0, (v / (top || 1) + 1) / 2)) * (RDBU.length - 1);
   const k = Math.min(RDBU.length - 2, Math.floor(t));
@@ -118,7 +118,7 @@ function render({ model, el }) {
       cells.push(h("div", { cls: "pw-matrix-row", text: labels[i] || names[i], title: names[i] }));
       for (let j = 0; j < n; j++) {
         const v = values[i * n + j];
-        const { bg, light } = cellColour(v, top);
+        const { bg, light } = cellColor(v, top);
         const shown = Number.isFinite(v) ? (Math.abs(v) < 5e-3 ? 0 : v).toFixed(2) : "\u2013";
         const cell = h("div", {
           cls: "pw-matrix-cell" + (light ? " pw-light" : ""),
@@ -157,6 +157,6 @@ function render({ model, el }) {
 }
 var index_default = { render };
 export {
-  cellColour,
+  cellColor,
   index_default as default
 };
