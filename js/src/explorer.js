@@ -315,6 +315,14 @@ function render({ model, el }) {
   }
 
   function fillMetric(cell, col, v) {
+    if (col.kind === "text" || col.kind === "extra") {
+      // a column set with set_extra_columns: its value (text as text), no bar, no share
+      cell._val.textContent = col.kind === "text" ? String(v) : compact(v);
+      cell._pct.textContent = "";
+      cell._bar.className = "pw-bar";
+      cell._bar.style.width = "0";
+      return;
+    }
     cell._val.textContent = compact(v);
     cell._pct.textContent = col.kind === "diff" ? "" : percent(v, col.total);
     const x = Number(v);
@@ -347,7 +355,9 @@ function render({ model, el }) {
     const v = state.cols[`c${cell._index}`][row._k];
     const lines = [
       `${col.label}: ${exact(v)}`,
-      col.kind === "diff" ? "" : `${percent(v, col.total) || "–"} of the total ${exact(col.total)}`,
+      col.kind === "diff" || col.kind === "text" || col.kind === "extra"
+        ? ""
+        : `${percent(v, col.total) || "–"} of the total ${exact(col.total)}`,
       `node ${row.dataset.node}: ${state.cols.name[row._k]}`,
     ].filter(Boolean);
     tooltip.replaceChildren(...lines.map((t) => h("div", { text: t })));

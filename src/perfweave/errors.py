@@ -130,6 +130,11 @@ class IncompleteInputWarning(PerfweaveWarning):
     """
 
 
+class NoRegionWarning(PerfweaveWarning):
+    """A sampling profile has samples outside any annotated region: they are kept under a
+    "(no region)" root node (Hatchet drops them); the message counts them."""
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib
@@ -151,6 +156,7 @@ __all__ = [
     "IncompleteInputWarning",
     "MergeError",
     "MetadataError",
+    "NoRegionWarning",
     "ParseError",
     "PerfweaveError",
     "PerfweaveWarning",

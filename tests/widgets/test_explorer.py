@@ -47,6 +47,29 @@ def rows_of(ex: CalltreeExplorer) -> pd.DataFrame:
     return ex.visible_rows()
 
 
+@pytest.mark.parametrize("which", ["tour_cpi", "allgather"])
+def test_source_line_nodes_have_names_and_are_found(which, data_dir):
+    """Statement frames have no ``name`` attribute: the explorer names them as ``tree()``
+    does (``bcast_osu.c:2446``), never ``nan``, and the search box finds them."""
+    if which == "tour_cpi":
+        gf = pw.datasets.cpi()
+    else:
+        gf = pw.read(str(data_dir / "hatchet/hpctoolkit-allgather-database"))
+    frames = gf.graph.frames
+    statements = np.flatnonzero(frames["type"].to_numpy() == "statement")
+    assert len(statements) and frames["name"].isna().sum() >= len(statements)
+    ex = CalltreeExplorer(gf)
+    ex.expand(gf.graph.root_ids.tolist(), subtree=True)
+    rows = ex.visible_rows()
+    assert not rows["name"].isin(["nan", "None", ""]).any()
+    printed = gf.dataframe["name"].groupby(level="node").first()
+    named = rows.set_index("node")["name"]
+    assert list(named.loc[statements]) == list(printed.loc[statements])
+    target = str(printed.loc[statements[-1]])
+    assert ex.search(f"^{re.escape(target)}$") >= 1
+    assert ex.search_state["node"] in set(np.flatnonzero(printed.to_numpy() == target))
+
+
 def test_hot_path_opens_no_leaf_and_no_very_wide_node():
     # main -> wide (2,000 children) and main -> small; wide has the larger time
     n = 2_003
@@ -389,12 +412,12 @@ def test_cycles_and_path_explosion_are_guarded():
     graph = pw.Graph.from_edges(
         pd.DataFrame({"name": ["a", "b", "c"]}), np.array([0, 1, 0]), np.array([1, 2, 2])
     )
-    from perfweave.widgets._rows import unroll
+    from perfweave.calltree.display import display_tree
 
-    node, parent = unroll(graph)
+    node, parent = display_tree(graph)
     assert sorted(node.tolist()) == [0, 1, 2, 2]
     with pytest.raises(GraphError, match="more than 3 distinct call paths"):
-        unroll(graph, max_paths=3)
+        display_tree(graph, max_paths=3)
 
 
 def test_bad_input_is_a_perfweave_error(lulesh):
@@ -456,3 +479,56 @@ def test_thicket_is_accepted(data_dir):
     tk = th.Thicket.from_caliperreader(files, disable_tqdm=True)
     ex = CalltreeExplorer(tk, metrics=["Avg time/rank"])
     assert ex.mode == "ensemble" and len(ex.glyph["profiles"]) == len(files)
+
+
+def test_extra_columns_show_sort_and_follow_call_paths(lulesh):
+    """What ScalingView puts beside the tree: a text column with a numeric sort key and a
+    numeric column, matched to call paths through a filter."""
+    ex = CalltreeExplorer(lulesh)
+    names = lulesh.graph.frames["name"]
+    nodes = [
+        _node_of(lulesh, "main"),
+        _node_of(lulesh, "LagrangeElements"),
+        _node_of(lulesh, "LagrangeNodal"),
+    ]
+    frame = pd.DataFrame({"model": ["n^2", "log n", "n"], "r2": [0.99, 0.5, 0.75]}, index=nodes)
+    ex.set_extra_columns(frame, sort_keys={"model": pd.Series([2.0, 0.5, 1.0], index=nodes)})
+    spec = {c["key"]: c for c in ex.columns}
+    assert spec["model"]["kind"] == "text" and spec["r2"]["kind"] == "extra"
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("node")
+    assert rows.loc[nodes[1], "model"] == "log n" and rows.loc[nodes[2], "r2"] == 0.75
+    other = next(n for n in rows.index if n not in nodes)
+    assert rows.loc[other, "model"] == "–" and np.isnan(rows.loc[other, "r2"])
+    # sorted by the numeric key, not the text: LagrangeNodal (n) before LagrangeElements
+    ex.sort_by("model", descending=True)
+    shown = list(ex.visible_rows()["node"])
+    assert shown.index(nodes[2]) < shown.index(nodes[1])
+    ex.sort_by("model", descending=False)
+    shown = list(ex.visible_rows()["node"])
+    assert shown.index(nodes[1]) < shown.index(nodes[2])
+    # the page receives the text
+    cols = window(ex)
+    k = [c["key"] for c in ex.columns].index("model")
+    got = dict(zip(cols["node"].tolist(), cols[f"c{k}"]))
+    assert got[nodes[0]] == "n^2"
+    # a filter renumbers the nodes: the values stay on their call paths
+    ex.filter("name == 'main' or name =~ '^Lagrange'")
+    after = ex.graphframe.graph.frames["name"]
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("name")
+    assert rows.loc["LagrangeElements", "model"] == "log n"
+    assert rows.loc["LagrangeNodal", "r2"] == 0.75
+    assert len(after) < len(names)
+    # bad input: a clear error, nothing changed
+    with pytest.raises(ShapeError, match="no node 99999"):
+        ex.set_extra_columns(pd.DataFrame({"x": [1.0]}, index=[99999]))
+    assert "model" in [c["key"] for c in ex.columns] and "no node 99999" in ex.error
+    with pytest.raises(ShapeError, match="name of a metric column"):
+        ex.set_extra_columns(pd.DataFrame({"time": [1.0]}, index=[0]))
+    ex.set_extra_columns(None)
+    assert [c["key"] for c in ex.columns] == ["time (inc)", "time"]
+
+
+def _node_of(gf, name: str) -> int:
+    return int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == name)[0])

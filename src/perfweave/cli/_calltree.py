@@ -60,9 +60,15 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
     column of an exclusive metric derived when it is asked for. Returns (frame, note)."""
     import numpy as np
 
+    from perfweave.calltree.analysis import combine_rows
     from perfweave.calltree.graphframe import _inclusive_name
     from perfweave.errors import PerfweaveError
 
+    notes = []
+    combined = combine_rows(gf)  # a node's several rows per rank/thread are its parts
+    if combined is not gf.dataframe:
+        notes.append(f"each node: the sum of its rows ({len(gf.dataframe)} rows)")
+        gf = gf._derive(gf.graph, combined)
     df = gf.dataframe
     note = ""
     if args.rank is not None:
@@ -89,7 +95,7 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
     derivable = {_inclusive_name(m) for m in gf.exc_metrics}
     if metric and metric not in gf.dataframe.columns and metric in derivable:
         gf.update_inclusive_columns()
-    return gf, note
+    return gf, "; ".join(notes + ([note] if note else []))
 
 
 def _load(args):

@@ -15,12 +15,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree.compare import side_name
+from perfweave.calltree.display import node_names, path_keys
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
 
 INT = np.int64
 STATS = ("mean", "median", "min", "max", "std", "var")
+#: kinds of the columns set with set_extra_columns (no bar, no percentage)
+EXTRA_KINDS = ("extra", "text")
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,7 @@ class Column:
 
     key: str
     label: str
-    kind: str  # "inc", "exc", "value", "diff"
+    kind: str  # "inc", "exc", "value", "diff", or "extra"/"text" (set_extra_columns)
 
     def spec(self, total: float) -> dict[str, Any]:
         return {"key": self.key, "label": self.label, "kind": self.kind, "total": total}
@@ -94,32 +98,6 @@ def total(values: np.ndarray, roots: np.ndarray, exclusive: bool) -> float:
 
 def inclusive_name(metric: str) -> str:
     return metric[: -len(" (exc)")] if metric.endswith(" (exc)") else f"{metric} (inc)"
-
-
-def side_name(metric: str, side: str) -> str:
-    """``time`` -> ``time [a]``, ``time (inc)`` -> ``time [a] (inc)`` (so the inclusive name
-    of the a-side exclusive column is the a-side inclusive column)."""
-    if metric.endswith(" (inc)"):
-        return f"{metric[: -len(' (inc)')]} [{side}] (inc)"
-    return f"{metric} [{side}]"
-
-
-def compare_frame(a: GraphFrame, b: GraphFrame) -> GraphFrame:
-    """``a - b`` on the union graph, carrying each side's own values as extra metrics."""
-    a, b = a.copy(), b.copy()
-    a.unify(b)
-    diff = a - b
-    metrics = list(dict.fromkeys(a.exc_metrics + a.inc_metrics))
-    idx = diff.dataframe.index
-    df = diff.dataframe.copy()
-    for side, frame in (("a", a), ("b", b)):
-        side_df = frame.dataframe.reindex(idx)
-        for m in metrics:
-            df[side_name(m, side)] = pd.to_numeric(side_df[m], errors="coerce").fillna(0.0)
-    out = diff._derive(diff.graph, df)
-    out.exc_metrics = a.exc_metrics + [side_name(m, s) for s in "ab" for m in a.exc_metrics]
-    out.inc_metrics = a.inc_metrics + [side_name(m, s) for s in "ab" for m in a.inc_metrics]
-    return out
 
 
 def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
@@ -219,7 +197,76 @@ def category_columns(ens: Ensemble, most: int = 12) -> list[str]:
 
 
 def names_of(data: GraphFrame | Ensemble) -> np.ndarray:
-    """Each graph node's name as text (the frame's ``name``, else its first attribute)."""
-    frames = data.graph.frames
-    col = "name" if "name" in frames.columns else frames.columns[0]
-    return frames[col].astype(str).to_numpy(dtype=object)
+    """Each graph node's name as ``tree()`` prints it (the core's node_names)."""
+    return node_names(data.graph, data.dataframe)
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Extra per-node columns, keyed by call path so that they survive filters."""
+
+    names: list[str]
+    keys: np.ndarray  # path key of each row of ``values``
+    values: dict[str, np.ndarray]  # float64 or object (text)
+    sort: dict[str, np.ndarray]  # float64 sort key per column
+
+    @classmethod
+    def of(cls, frame: Any, sort_keys: Any, graph: Any, names: np.ndarray) -> Extras:
+        if not isinstance(frame, pd.DataFrame):
+            raise ShapeError(
+                f"extra columns come as a pandas DataFrame indexed by node id, not "
+                f"{type(frame).__name__}"
+            )
+        n = len(graph)
+        try:
+            node = np.asarray(frame.index, dtype=INT)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError("extra columns: the DataFrame's index must be node ids") from exc
+        bad = node[(node < 0) | (node >= n)]
+        if len(bad):
+            raise ShapeError(f"extra columns: no node {bad[0]} (the tree has nodes 0..{n - 1})")
+        if pd.Index(node).has_duplicates:
+            raise ShapeError("extra columns: a node id appears twice in the index")
+        sort_keys = dict(sort_keys.items()) if sort_keys is not None else {}
+        unknown = set(map(str, sort_keys)) - set(map(str, frame.columns))
+        if unknown:
+            raise ShapeError(f"sort key for {sorted(unknown)[0]!r}, which is not an extra column")
+        values: dict[str, np.ndarray] = {}
+        sort: dict[str, np.ndarray] = {}
+        for col in frame.columns:
+            series = frame[col]
+            name = str(col)
+            if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+                series.dtype
+            ):
+                values[name] = series.to_numpy(dtype=float, na_value=np.nan)
+            else:
+                text = series.to_numpy(dtype=object)
+                values[name] = np.where(pd.isna(text), "–", text.astype(str)).astype(object)
+            if col in sort_keys:
+                key = pd.Series(sort_keys[col]).reindex(frame.index)
+                if not pd.api.types.is_numeric_dtype(key.dtype):
+                    raise ShapeError(f"the sort key of extra column {name!r} must be numeric")
+                sort[name] = key.to_numpy(dtype=float, na_value=np.nan)
+            elif values[name].dtype == object:
+                codes, _ = pd.factorize(pd.Series(values[name]), sort=True)
+                sort[name] = np.where(pd.isna(series.to_numpy()), np.nan, codes.astype(float))
+        return cls([str(c) for c in frame.columns], path_keys(graph, names)[node], values, sort)
+
+    def on(
+        self, graph: Any, names: np.ndarray
+    ) -> tuple[list[Column], dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Columns, per-node values and sort keys on ``graph`` (matched by call path)."""
+        at = pd.Index(self.keys).get_indexer(path_keys(graph, names))
+        found = at >= 0
+        cols, table, sort = [], {}, {}
+        for name in self.names:
+            src = self.values[name]
+            text = src.dtype == object
+            out = np.full(len(graph), "–" if text else np.nan, dtype=object if text else float)
+            out[found] = src[at[found]]
+            key = np.full(len(graph), np.nan)
+            key[found] = self.sort[name][at[found]] if name in self.sort else src[at[found]]
+            cols.append(Column(name, name, "text" if text else "extra"))
+            table[name], sort[name] = out, key
+        return cols, table, sort

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.calltree.compare import side_by_side, side_name
 from perfweave.calltree.graph import Node
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError, ShapeError
@@ -100,7 +101,7 @@ class CalltreeExplorer(WidgetBase):
             if isinstance(data, Ensemble) or isinstance(other, Ensemble):
                 raise ShapeError("compare mode takes two GraphFrames, not ensembles")
             _source.check_nonempty(other)
-            data = _source.compare_frame(data, other)
+            data = side_by_side(data, other)
         if stat not in _source.STATS:
             raise ShapeError(f"unknown statistic {stat!r}; choose from {', '.join(_source.STATS)}")
         if isinstance(data, Ensemble):
@@ -115,6 +116,7 @@ class CalltreeExplorer(WidgetBase):
         self._steps: list[Step] = []
         self._stack: list[tuple[Any, TreeRows, dict]] = []
         self._viewport = (0, 100)
+        self._extras: _source.Extras | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
         super().__init__(mode=mode, height=height)
         self._show(data)
@@ -242,6 +244,43 @@ class CalltreeExplorer(WidgetBase):
         """Colour the profiles in the distribution glyphs by a metadata column (None: one colour)."""
         return self._do(lambda: self._restyle(color_by=column or None))
 
+    def set_extra_columns(
+        self, frame: pd.DataFrame | None, sort_keys: pd.DataFrame | dict | None = None
+    ) -> CalltreeExplorer:
+        """Show extra per-node columns after the metrics (another view's results beside
+        the calltree: a scaling model per node, a label, a score).
+
+        ``frame``: indexed by node ids of the frame shown now (:attr:`graphframe`), one
+        column per extra column, numeric or text; nodes it lacks show a dash. ``sort_keys``
+        (optional): a numeric sort key per text column (a DataFrame with the same index or
+        a dict of column -> Series); a text column without one sorts alphabetically.
+        Every extra column sorts like a metric (header click or :meth:`sort_by`). The
+        columns follow their call paths through later filters, focus and drops. ``None``
+        removes them.
+        """
+
+        def run() -> None:
+            at = self._sort_position()
+            extras = None
+            if frame is not None:
+                metric_keys = {c.key for c in self._columns if c.kind not in _source.EXTRA_KINDS}
+                extras = _source.Extras.of(frame, sort_keys, self._data.graph, self._names)
+                clash = metric_keys & set(extras.names)
+                if clash:
+                    raise ShapeError(
+                        f"extra column {sorted(clash)[0]!r} has the name of a metric column"
+                    )
+            before = self._extras
+            self._extras = extras
+            try:
+                self._show(self._data, rows=self._rows, state=self._view_state())
+            except Exception:
+                self._extras = before
+                raise
+            self._resort(at)
+
+        return self._do(run)
+
     # ------------------------------------------------------------------ actions (browser)
     def _reply(self, viewport: list | None, action=None, scroll: bool = False) -> Reply:
         """Run ``action`` (a widget method, or a change of rows), then answer with the rows
@@ -342,6 +381,11 @@ class CalltreeExplorer(WidgetBase):
         columns = _source.columns_for(data, metrics, self._compare, self._stat)
         table = _source.node_table(data, columns)
         names = _source.names_of(data)
+        sort_keys: dict[str, np.ndarray] = {}
+        if self._extras is not None:
+            extra_cols, extra_table, sort_keys = self._extras.on(data.graph, names)
+            columns = columns + extra_cols
+            table.update(extra_table)
         if rows is None:
             rows = TreeRows(data.graph)
         glyph = self._glyph_state(data, metrics) if isinstance(data, Ensemble) else None
@@ -353,6 +397,7 @@ class CalltreeExplorer(WidgetBase):
             names,
             rows,
         )
+        self._sort_keys = sort_keys
         self._glyph_data = glyph
         self._selected = np.zeros(len(data.graph), bool)
         self._matches = np.zeros(0, np.int64)
@@ -381,8 +426,7 @@ class CalltreeExplorer(WidgetBase):
                 "statistics and colours are for ensembles; this explorer shows a frame"
             )
         before = {k: getattr(self, f"_{k}") for k in options}
-        keys = [c.key for c in self._columns]
-        at = keys.index(self.sort_column) if self.sort_column in keys else 0
+        at = self._sort_position()
         for k, v in options.items():
             setattr(self, f"_{k}", v)
         try:
@@ -391,13 +435,23 @@ class CalltreeExplorer(WidgetBase):
             for k, v in before.items():
                 setattr(self, f"_{k}", v)
             raise
-        self._sort(self._columns[min(at, len(self._columns) - 1)].key, self.sort_descending)
+        self._resort(at)
+
+    def _sort_position(self) -> tuple[int, str]:
+        keys = [c.key for c in self._columns]
+        return (keys.index(self.sort_column) if self.sort_column in keys else 0, self.sort_column)
+
+    def _resort(self, at: tuple[int, str]) -> None:
+        """Sort again by the same column (by key, else by the same position)."""
+        keys = [c.key for c in self._columns]
+        key = at[1] if at[1] in keys else keys[min(at[0], len(keys) - 1)]
+        self._sort(key, self.sort_descending)
 
     def _default_sort(self, columns: Sequence[_source.Column], data: Any) -> str:
         """The default metric's inclusive column (its a side when comparing), else the
         first inclusive column: the hot path then follows where the time goes."""
         preferred = _source.inclusive_name(str(data.default_metric))
-        names = {preferred, _source.side_name(preferred, "a")}
+        names = {preferred, side_name(preferred, "a")}
         shown = [c for c in columns if c.kind != "diff"]
         for c in shown:
             if c.key in names or c.key.startswith(f"{preferred}_") or c.label == preferred:
@@ -430,6 +484,8 @@ class CalltreeExplorer(WidgetBase):
     def _total(self, column: _source.Column) -> float:
         """What bars and percentages of a column are relative to (for a difference: the
         largest difference, so that small changes still show)."""
+        if column.kind in _source.EXTRA_KINDS:
+            return 0.0
         if column.kind == "diff":
             diff = np.asarray(self._table[column.key], dtype=float)
             finite = np.abs(diff[np.isfinite(diff)])
@@ -446,7 +502,9 @@ class CalltreeExplorer(WidgetBase):
         )
 
     def _sort_values(self) -> np.ndarray:
-        return np.asarray(self._table[self.sort_column], dtype=float)[self._rows.node]
+        key = self.sort_column
+        values = self._sort_keys[key] if key in self._sort_keys else self._table[key]
+        return np.asarray(values, dtype=float)[self._rows.node]
 
     def _sort(self, column: str, descending: bool) -> None:
         key = self._column(column).key
@@ -584,7 +642,8 @@ class CalltreeExplorer(WidgetBase):
             "name": self._names[nodes].tolist(),
         }
         for i, c in enumerate(self._columns):
-            cols[f"c{i}"] = self._table[c.key][nodes]
+            values = self._table[c.key][nodes]
+            cols[f"c{i}"] = values.tolist() if values.dtype == object else values
         if self._glyph_data is not None:
             matrix = self._glyph_data["matrix"][nodes]
             with np.errstate(all="ignore"):

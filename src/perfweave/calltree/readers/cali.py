@@ -118,6 +118,15 @@ def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
     return tuple(path), "function", False
 
 
+NO_REGION = "(no region)"
+
+
+def _no_region(rec: dict) -> tuple[tuple[str, ...], str, bool]:
+    """A sampled record without a region path: its function under the "(no region)" root
+    (Hatchet drops these records; here they are kept, and counted in a warning)."""
+    return (NO_REGION, rec.get("source.function#cali.sampler.pc", "unknown")), "function", True
+
+
 class _Tree:
     """The call tree of a profile's records: a node per distinct call path.
 
@@ -134,6 +143,7 @@ class _Tree:
         self.kept: list[dict] = []  # the records placed in the tree
         self.row_node: list[int] = []  # and their nodes
         self.sampling = False
+        self.no_region: list[int] = []  # positions in kept of sampled records without a path
         # records of one context node share its path object: id(path) -> (path, node)
         seen: dict[int, tuple[Any, int]] = {}
         for rec in records:
@@ -152,7 +162,10 @@ class _Tree:
             else:
                 found = _callpath(rec)
                 if found is None:
-                    continue
+                    if _SAMPLE not in rec:
+                        continue
+                    found = _no_region(rec)
+                    self.no_region.append(len(self.kept))
                 cp, ntype, sampled = found
                 self.sampling |= sampled
                 me = self._node(cp, ntype)
@@ -202,6 +215,8 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
 
     cols = _attribute_columns(reader, tree.kept, strings, name)
+    if tree.no_region:
+        _warn_no_region(name, tree, cols)
     node = np.asarray(tree.row_node, dtype=INT)
     n = len(labels)
 
@@ -277,6 +292,31 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         metadata=parse_globals(reader.globals),
         order_key=order_key,
         path=name,
+    )
+
+
+def _warn_no_region(name: str, tree: _Tree, cols: dict) -> None:
+    """Say how many sampled records (and samples, where ``count`` is recorded) had no
+    region path and were put under the "(no region)" node."""
+    import warnings
+
+    from perfweave.errors import NoRegionWarning
+
+    rows = np.asarray(tree.no_region, dtype=INT)
+    text = f"{len(rows)} of {len(tree.kept)} sampled records"
+    count = cols.get("count")
+    if count is not None:
+        counts = _as_float(count)
+        text = (
+            f"{np.nansum(counts[rows]):.0f} of {np.nansum(counts):.0f} samples "
+            f"({len(rows)} of {len(tree.kept)} records)"
+        )
+    warnings.warn(
+        NoRegionWarning(
+            f"{name}: {text} have no region path; they are kept under the "
+            f"{NO_REGION!r} root, by sampled function"
+        ),
+        stacklevel=5,  # the caller of perfweave.read
     )
 
 
