@@ -130,6 +130,12 @@ class IncompleteInputWarning(PerfweaveWarning):
     """
 
 
+class UnterminatedTraceWarning(IncompleteInputWarning):
+    """A trace file ends inside its event array (no closing ``]``): the run that wrote it
+    died or is still running. Its complete events are read; the message names the file and
+    how many events it holds."""
+
+
 class NoRegionWarning(PerfweaveWarning):
     """A sampling profile has samples outside any annotated region: they are kept under a
     "(no region)" root node (Hatchet drops them); the message counts them."""
@@ -164,5 +170,6 @@ __all__ = [
     "ShapeError",
     "SkippedInputWarning",
     "SpecError",
+    "UnterminatedTraceWarning",
     "require",
 ]

@@ -132,6 +132,7 @@ def test_tree_says_what_it_shows(cpi):
     assert rank1[0] == "# time: rank 1"
     one_row = pw.read(H + "json/hatchet-graph-literal.json")
     assert not one_row.tree(color=False).startswith("#")  # one row per node: nothing to say
+    assert one_row.tree(color=False, rank=0) == one_row.tree(color=False)  # as Hatchet: ignored
 
 
 # ---------------------------------------------------------------------- flat profile
@@ -194,3 +195,5 @@ def test_hot_path_stops_at_the_first_child_below_the_threshold():
         assert values[path[-1]] < 0.9 * values[path[-2]]
     start = gf.hot_path(start=path[2])
     assert start[0].nid == path[2]
+    with pytest.raises(ShapeError, match=r"hot_path: no column 'tim'"):
+        gf.hot_path("tim")

@@ -29,6 +29,7 @@ class Layout:
     n_nodes: int
     levels: list[str]  # index levels besides node, in index order
     combo_values: dict[str, np.ndarray]  # level -> its value for each combination column
+    level_counts: dict[str, int]  # level -> how many distinct values the rows have
 
     @property
     def k(self) -> int:
@@ -65,7 +66,8 @@ class Layout:
         flat = self.flat[~nan] if any_nan else self.flat
         count = np.bincount(flat, minlength=size) if any_nan else self.rows_per_cell.ravel()
         total = np.bincount(flat, weights=values[~nan] if any_nan else values, minlength=size)
-        return total.reshape(shape), (count > 0).reshape(shape)
+        # (bincount of no rows gives integers, whatever the weights)
+        return total.astype(float, copy=False).reshape(shape), (count > 0).reshape(shape)
 
     def first_rows(self) -> np.ndarray:
         """Boolean per row: the first row of its (node, combination) cell."""
@@ -99,8 +101,9 @@ def layout(df: pd.DataFrame, n_nodes: int) -> Layout:
     else:
         node = np.asarray(index.get_level_values("node"), dtype=INT)
     if not levels:
-        return Layout(node, np.zeros(len(df), INT), n_nodes, [], {})
+        return Layout(node, np.zeros(len(df), INT), n_nodes, [], {}, {})
     combo = np.zeros(len(df), INT)
+    used: dict[str, int] = {}
     width = 1
     parts: list[tuple[str, np.ndarray, int]] = []
     for lvl in levels:
@@ -110,10 +113,11 @@ def layout(df: pd.DataFrame, n_nodes: int) -> Layout:
         if (codes < 0).any():
             raise ShapeError(f"the {lvl!r} index level has missing values")
         parts.append((lvl, values, width))
+        used[lvl] = int((np.bincount(codes, minlength=len(values)) > 0).sum())
         combo = combo * len(values) + codes
         width *= len(values)
     combo_values = {}
     for pos, (lvl, values, _) in enumerate(parts):
         inner = int(np.prod([len(v) for _, v, _ in parts[pos + 1 :]], dtype=INT))
         combo_values[lvl] = np.repeat(np.tile(values, width // (len(values) * inner)), inner)
-    return Layout(node, combo, n_nodes, levels, combo_values)
+    return Layout(node, combo, n_nodes, levels, combo_values, used)

@@ -49,6 +49,10 @@ def metric_list(gf: GraphFrame, columns: str | Sequence[str] | None, op: str) ->
     return cols
 
 
+def _layout_of(gf: GraphFrame) -> Layout:
+    return layout(gf.dataframe, len(gf.graph))
+
+
 def _values(df: pd.DataFrame, col: str) -> np.ndarray:
     return np.asarray(df[col], dtype=float)
 
@@ -75,16 +79,16 @@ def _select(gf: GraphFrame, rank: int | None, thread: int | None) -> tuple[pd.Da
     return df, ", ".join(said)
 
 
-def describe(gf: GraphFrame, df: pd.DataFrame | None = None, chosen: str = "") -> str:
+def describe(
+    gf: GraphFrame, df: pd.DataFrame | None = None, chosen: str = "", lay: Layout | None = None
+) -> str:
     """What :func:`node_values` shows for this frame, in words ('' when each node has
     exactly one row: its value is that row)."""
     df = gf.dataframe if df is None else df
-    lay = layout(df, len(gf.graph))
+    lay = layout(df, len(gf.graph)) if lay is None else lay
     parts = [chosen] if chosen else []
     if lay.levels:
-        counts = ", ".join(
-            f"{df.index.get_level_values(lvl).nunique()} {lvl}s" for lvl in lay.levels
-        )
+        counts = ", ".join(f"{lay.level_counts[lvl]} {lvl}s" for lvl in lay.levels)
         parts.append(f"mean over {counts}")
     if lay.has_duplicates():
         cells = int((lay.rows_per_cell > 0).sum())
@@ -108,7 +112,13 @@ def node_values(
     rank or thread first (the other level is still averaged). ``result.attrs`` holds under
     ``"perfweave.node_values"`` what the values are ("mean over 4 ranks"), for a header.
     """
-    cols = metric_list(gf, columns, "node_values")
+    return _node_values(gf, metric_list(gf, columns, "node_values"), rank, thread)[0]
+
+
+def _node_values(
+    gf: GraphFrame, cols: list[str], rank: int | None = None, thread: int | None = None
+) -> tuple[pd.DataFrame, Layout]:
+    """:func:`node_values` and the layout of the rows it read."""
     df, chosen = _select(gf, rank, thread)
     n = len(gf.graph)
     lay = layout(df, n)
@@ -119,8 +129,8 @@ def node_values(
         with np.errstate(invalid="ignore", divide="ignore"):
             out[c] = np.where(n_present > 0, total.sum(axis=1) / np.maximum(n_present, 1), np.nan)
     result = pd.DataFrame(out, index=pd.RangeIndex(n, name="node"), columns=cols)
-    result.attrs[DESCRIPTION] = describe(gf, df, chosen)
-    return result
+    result.attrs[DESCRIPTION] = describe(gf, df, chosen, lay)
+    return result, lay
 
 
 def combine_rows(gf: GraphFrame) -> pd.DataFrame:
@@ -164,7 +174,7 @@ def load_imbalance(
     if not isinstance(top, (int, np.integer)) or top < 1:
         raise ShapeError(f"load_imbalance: top must be a positive integer, not {top!r}")
     df = gf.dataframe
-    lay = layout(df, len(gf.graph))
+    lay = _layout_of(gf)
     first = lay.first_row_of_node()
     nodes = lay.node[first]
     metrics = set(gf.exc_metrics + gf.inc_metrics)
@@ -217,15 +227,13 @@ def _top(masked: np.ndarray, present: np.ndarray, lay: Layout, top: int):
     n, k = masked.shape
     t = min(top, k)
     best = np.empty((n, t), INT)
+    valid = np.empty((n, t), bool)
     rows = np.arange(n)
     for i in range(t):
         col = masked.argmax(axis=1)
         best[:, i] = col
+        valid[:, i] = masked[rows, col] > -np.inf  # a cell with a value not taken yet
         masked[rows, col] = -np.inf
-        present_here = present[rows, col]
-        if i == 0:
-            valid = np.empty((n, t), bool)
-        valid[:, i] = present_here
     full = valid.all()
 
     def per_node(level: str):
@@ -250,24 +258,24 @@ def flat_profile(
     nodes with the same ``by`` (a dataframe column or frame attribute), one row per
     value of ``by``, sorted by the first metric, largest first."""
     cols = metric_list(gf, metric_columns, "flat_profile")
-    values = node_values(gf, cols)
-    keys = _node_attribute(gf, by)
+    values, lay = _node_values(gf, cols)
+    keys = _node_attribute(gf, by, lay)
     has_rows = np.zeros(len(gf.graph), bool)
     has_rows[gf.node_ids()] = True
     values = values[has_rows]
     values.insert(0, by, keys[has_rows])
     out = values.groupby(by, sort=False, dropna=False)[cols].sum(min_count=1)  # keep NaN keys
     out = out.sort_values(cols[0], ascending=False, kind="stable") if cols else out
-    out.attrs[DESCRIPTION] = describe(gf)
+    out.attrs[DESCRIPTION] = values.attrs[DESCRIPTION]
     return out
 
 
-def _node_attribute(gf: GraphFrame, column: str) -> np.ndarray:
+def _node_attribute(gf: GraphFrame, column: str, lay: Layout | None = None) -> np.ndarray:
     """A column's value per graph node: from the dataframe (first row), else the frames."""
     df = gf.dataframe
     if column in df.columns:
         values = np.full(len(gf.graph), None, dtype=object)
-        lay = layout(df, len(gf.graph))
+        lay = _layout_of(gf) if lay is None else lay
         node, first = lay.node, lay.first_row_of_node()
         values[node[first]] = df[column].to_numpy(dtype=object)[first]
         missing = pd.isna(values)
@@ -301,7 +309,7 @@ def hot_path(
 
         inc = _inclusive_name(gf.default_metric)
         metric = inc if inc in gf.dataframe.columns else gf.default_metric
-    value = node_values(gf, metric)[metric].to_numpy()
+    value = _node_values(gf, metric_list(gf, metric, "hot_path"))[0][metric].to_numpy()
     value = np.where(np.isnan(value), -np.inf, value)
     g = gf.graph
     if start is None:

@@ -79,6 +79,16 @@ class GraphFrame:
     from_hpctoolkit = _reader(
         "hpctoolkit", "Read an HPCToolkit database directory (experiment.xml + *.metric-db)."
     )
+    from_hpctoolkit_latest = _reader(
+        "hpctoolkit4",
+        "Read an HPCToolkit database of format 4 (meta.db, profile.db, cct.db); "
+        "Hatchet's options (see perfweave.calltree.readers.hpctoolkit4.read).",
+    )
+    from_perfflowaspect = _reader(
+        "perfflowaspect",
+        "Read PerfFlowAspect trace(s) (.pfw, Chrome trace-event JSON); "
+        "see perfweave.calltree.readers.perfflowaspect.read.",
+    )
     from_gprof_dot = _reader("gprof-dot", "Read a gprof2dot DOT call graph.")
     from_cprofile = _reader("cprofile", "Read a Python cProfile/pstats file.")
     from_pyinstrument = _reader("pyinstrument", "Read a pyinstrument JSON profile.")

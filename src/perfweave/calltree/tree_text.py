@@ -72,6 +72,9 @@ def render(
     use_color = _auto_color() if color is None else bool(color)
     context = context_column if context_column and context_column in gf.dataframe.columns else None
     view = node_view(gf, [name_column] + ([context] if context else []), rank, thread)
+    # as in Hatchet, a rank/thread asked of a frame without that level is ignored
+    rank = rank if "rank" in gf.index_levels else None
+    thread = thread if "thread" in gf.index_levels else None
     shown_values = node_values(gf, metrics, rank, thread)  # the one definition of a node's value
     note = shown_values.attrs.get(DESCRIPTION, "")
     g = gf.graph

@@ -42,7 +42,23 @@ def node_view(
     cols = [c for c in columns if c in df.columns]
     df = df[cols]
     if df.index.has_duplicates:
-        df = df[~df.index.duplicated()]
+        metrics = set(gf.exc_metrics + gf.inc_metrics)
+        open_level = any(
+            (lvl == "rank" and rank is None) or (lvl == "thread" and thread is None)
+            for lvl in levels
+        )
+        if not open_level:
+            # several rows of one node on one rank/thread (a sampling profile): a metric's
+            # value is the sum of the node's rows (calltree.md, "A node's value")
+            grouped = df.groupby(level="node", sort=True)
+            df = pd.DataFrame(
+                {
+                    c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first()
+                    for c in cols
+                }
+            )
+        else:  # a level left open (only names are asked for so): the first row
+            df = df[~df.index.duplicated()]
     return df.reindex(pd.RangeIndex(len(gf.graph), name="node"))
 
 
