@@ -18,6 +18,7 @@ PARTS = (
     "classes",
     "merge",
     "widgets",
+    "explorer_kernel",
     "fuzz",  # last: it caps the address space of the process
 )
 

@@ -1,9 +1,11 @@
 """Ensemble benchmark: reading, building, concat, intersection and statistics, with
 llnl-thicket timed on the same data in the same run (under a time cap).
 
-``python -m benchmarks ensemble`` runs every case of issue 3; ``--quick`` a small subset
-for development; ``--only read`` the .cali reading case alone; ``--cap S`` bounds each
-Thicket run (default 60 s).
+``python -m benchmarks ensemble`` runs every case of issue 3 and the statistics filters of
+issue 22; ``--quick`` a small subset for development; ``--only read`` the .cali reading
+case alone, ``--only filter-stats`` the statistics filters alone; ``--cap S`` bounds each
+Thicket run (default 60 s; ``--filter-cap`` the filter_stats one, whose Thicket takes
+minutes to build).
 """
 
 from __future__ import annotations
@@ -18,7 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchmarks._common import Table, best_time, capped_time, max_rss_mb, peak_traced_mb
+from benchmarks._common import (
+    Table,
+    best_cpu,
+    best_time,
+    capped_time,
+    max_rss_mb,
+    peak_traced_mb,
+)
 from perfweave.calltree._build import build_graphframe
 from perfweave.ensemble import Ensemble
 
@@ -205,6 +214,47 @@ def read_many(n_files: int) -> None:
     table.print()
 
 
+def _thicket_filter_stats(gfs, cut: float) -> float:
+    """Thicket's filter_stats on the same profiles: the Thicket is built and its std
+    computed in this (forked) process; only the filter is timed."""
+    import time
+
+    import thicket
+
+    th = thicket.Thicket.concat_thickets(_thickets(gfs), disable_tqdm=True)
+    thicket.stats.std(th, columns=["time"])
+    t0 = time.perf_counter()
+    th.filter_stats(lambda row: row["time_std"] > cut)
+    return time.perf_counter() - t0
+
+
+def filter_stats_case(table: Table, quick: bool, peer: bool, cap: float) -> None:
+    """``filter_stats`` on an ensemble of P profiles of N-node trees (issue 22: 10,000
+    nodes x 100 profiles <= 0.1 s): a row callable, the same as a query string, and a
+    ``query_stats`` call-path query; half the nodes kept."""
+    n, p = (1000, 20) if quick else (10_000, 100)
+    gfs = synthetic(p, n, seed=3)
+    ens = Ensemble.from_graphframes(gfs, profile_key="run")
+    ens.stats(["time"], stats=["mean", "std"])
+    spread = np.unique(ens.statsframe["time_std"].dropna())
+    cut = float(spread[len(spread) // 2])
+    label = f"{len(ens.graph):,} nodes x {p} profiles"
+    t, out = best_time(lambda: ens.filter_stats(lambda row: row["time_std"] > cut), repeat=5)
+    cpu = best_cpu(lambda: ens.filter_stats(lambda row: row["time_std"] > cut), repeat=5)
+    target = None if quick else 0.1
+    table.add(
+        f"filter_stats (row callable), {label}, {len(out.graph):,} kept",
+        t,
+        target,
+        _peer(_thicket_filter_stats, (gfs, cut), cap, peer),
+    )
+    table.add("  same, CPU time of this process", cpu, target)
+    t, _ = best_time(lambda: ens.filter_stats(f"`time_std` > {cut!r}"), repeat=5)
+    table.add(f"filter_stats (query string), {label}", t, target)
+    t, _ = best_time(lambda: ens.query_stats(["*", {"name": "n1.*"}]), repeat=3)
+    table.add(f"query_stats (call-path query), {label}", t)
+
+
 def _usable_cores() -> int:
     from perfweave.ensemble.build import _usable_cores as cores
 
@@ -218,9 +268,17 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--no-peer", action="store_true", help="do not time llnl-thicket")
     ap.add_argument(
         "--only",
-        choices=["read", "read-many"],
+        choices=["read", "read-many", "filter-stats"],
         help="run only this case: 'read' (100 .cali files), 'read-many' (--files .cali files "
-        "read in one process and on all cores)",
+        "read in one process and on all cores), 'filter-stats' (statistics filters, with "
+        "Thicket's filter_stats under --filter-cap)",
+    )
+    ap.add_argument(
+        "--filter-cap",
+        type=float,
+        default=1800.0,
+        help="time cap of Thicket's filter_stats case (s): building its 100-profile Thicket "
+        "of 10,000-node trees takes many minutes",
     )
     ap.add_argument("--files", type=int, default=10_000, help="file count of 'read-many'")
     args = ap.parse_args(argv)
@@ -235,6 +293,11 @@ def main(argv: list[str]) -> None:
         peer = False
     warnings.simplefilter("ignore")
     quick, cap = args.quick, args.cap
+    if args.only == "filter-stats":
+        table = Table("ensemble: statistics filters (issue 22)")
+        filter_stats_case(table, quick, peer, args.filter_cap)
+        table.print()
+        return
     table = Table("ensemble (issue 3)")
 
     # 1. reading 100 RAJAPerf .cali files (74 nodes each): 5 runs copied 20 times
@@ -342,4 +405,5 @@ def main(argv: list[str]) -> None:
             f"process max RSS {max(max_rss_mb(), rss0) / 1024:.2f} GB",
             "",
         )
+    filter_stats_case(table, quick, peer, args.filter_cap)
     table.print()

@@ -7,6 +7,8 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
   source-line node of an HPCToolkit database is ``barrier.c:397``, never ``nan``);
 - :func:`display_tree`: the tree a view draws (a DAG unrolled into one display node per
   path from a root);
+- :func:`rank_matrix`: a metric per node and rank/thread, for drawing its spread;
+- :func:`metric_unit`: the unit a metric's name says it has (``s``, ``B``...);
 - :func:`path_keys`: a key per node naming its call path, equal across frames (a view
   that keeps per-node annotations across a filter matches them by it);
 - :func:`children_csr`, :func:`gather_children` and :func:`preorder`: the forest
@@ -22,10 +24,12 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import _forest
-from perfweave.errors import GraphError
+from perfweave.calltree._layout import layout
+from perfweave.errors import GraphError, ShapeError
 
 if TYPE_CHECKING:
     from perfweave.calltree.graph import Graph
+    from perfweave.calltree.graphframe import GraphFrame
 
 INT = np.int64
 
@@ -46,30 +50,87 @@ def preorder(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return _forest.tree_layout(np.asarray(parent, dtype=INT), np.asarray(key, dtype=INT))
 
 
+# (pattern in the metric's name, unit): only names that carry their unit unambiguously
+_UNITS = (
+    ("(usec)", "µs"),
+    ("(msec)", "ms"),
+    ("(nsec)", "ns"),
+    ("(sec)", "s"),
+    ("time.duration", "s"),  # Caliper's timer attribute (seconds)
+    ("time/rank", "s"),  # Caliper's aliases of it (Avg time/rank ...)
+    ("total time", "s"),
+    ("bytes", "B"),
+    ("flops", "flop"),
+)
+
+
+def metric_unit(name: str) -> str:
+    """The unit a metric's name declares: ``s`` for Caliper's ``time.duration`` and its
+    aliases (``Avg time/rank``, ``Total time``), ``µs`` for HPCToolkit's ``(usec)``, ``B``
+    for byte counts (``Bytes/Rep``), ``flop`` for flop counts; ``""`` when the name does
+    not say (a bare ``time`` is seconds in one format and microseconds in another)."""
+    low = str(name).lower()
+    for pattern, unit in _UNITS:
+        if pattern in low:
+            return unit
+    return ""
+
+
+def rank_matrix(gf: GraphFrame, metric: str) -> tuple[np.ndarray, list[str]]:
+    """(nodes x ranks/threads) values of ``metric`` and a label per column (``rank 3``,
+    ``rank 3, thread 1``): a node's rows on one rank/thread summed (as ``node_values``
+    does), NaN where the node has no row there. A frame without rank/thread levels has one
+    column (label ``""``). The mean of a row over its non-NaN cells is the node's value.
+    """
+    matrices, labels = rank_matrices(gf, [metric])
+    return matrices[metric], labels
+
+
+def rank_matrices(gf: GraphFrame, metrics: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """:func:`rank_matrix` of several metrics, the rows laid out once."""
+    df = gf.dataframe
+    for metric in metrics:
+        if metric not in df.columns:
+            raise ShapeError(
+                f"no metric column {metric!r}; the metrics are {gf.show_metric_columns()}"
+            )
+    lay = layout(df, len(gf.graph))
+    out = {}
+    for metric in metrics:
+        values = pd.to_numeric(df[metric], errors="coerce").to_numpy(dtype=float)
+        total, present = lay.dense(values)
+        out[metric] = np.where(present, total, np.nan)
+    if not lay.levels:
+        return out, [""]
+    parts = [[f"{lvl} {v}" for v in lay.combo_values[lvl]] for lvl in lay.levels]
+    return out, [", ".join(p) for p in zip(*parts)]
+
+
 def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:
     """One name per graph node (object array of ``str``), as ``tree()`` names them.
 
-    The dataframe's ``column`` at the node's first row comes first: readers put the
-    displayed name there (HPCToolkit names a statement ``barrier.c:397`` in the table while
-    its frame has no ``name``). A node without a row, or whose row has no name, takes its
-    frame's ``column``; a frame without one is named from its ``file`` and ``line``
-    (``barrier.c:397``), else from all its attributes. No node is ever named ``nan``.
+    A node's frame ``column`` comes first. Where the frame has none, the dataframe's
+    ``column`` at the node's first row: readers put the displayed name there (HPCToolkit
+    names a statement ``barrier.c:397`` in the table while its frame has no ``name``). A
+    node with neither is named from its frame's ``file`` and ``line`` (``barrier.c:397``),
+    else from all its attributes. No node is ever named ``nan``.
     """
     n = len(graph)
-    names = np.full(n, None, dtype=object)
-    if column in dataframe.columns and len(dataframe):
-        node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
-        first = ~pd.Index(node).duplicated()
-        values = dataframe[column].to_numpy(dtype=object)[first]
-        ok = ~pd.isna(values)
-        names[node[first][ok]] = values[ok]
     frames = graph.frames
+    if column in frames.columns:
+        names = frames[column].to_numpy(dtype=object).copy()
+    else:
+        names = np.full(n, None, dtype=object)
     missing = pd.isna(names)
-    if missing.any() and column in frames.columns:
-        from_frames = frames[column].to_numpy(dtype=object)
-        take = missing & ~pd.isna(from_frames)
-        names[take] = from_frames[take]
-        missing &= ~take
+    if missing.any() and column in dataframe.columns and len(dataframe):
+        node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
+        rows = np.flatnonzero(missing[node])  # only the rows of nodes still unnamed
+        if len(rows):
+            nodes, first = np.unique(node[rows], return_index=True)
+            values = dataframe[column].to_numpy(dtype=object)[rows[first]]
+            ok = ~pd.isna(values)
+            names[nodes[ok]] = values[ok]
+            missing = pd.isna(names)
     if missing.any():
         names[missing] = _frame_labels(frames, np.flatnonzero(missing))
     return np.array([str(x) for x in names], dtype=object) if n else names

@@ -30,8 +30,16 @@ def concat(
     headers: Sequence[Hashable] | None = None,
     metadata_key: str | None = None,
     fill_perfdata: bool = True,
+    calltree: str = "union",
 ) -> Ensemble:
     """See :meth:`Ensemble.concat`."""
+    if calltree not in ("union", "intersection"):
+        raise ShapeError(f"calltree must be 'union' or 'intersection', not {calltree!r}")
+    out = _concat(ensembles, axis, headers, metadata_key, fill_perfdata)
+    return out.intersection() if calltree == "intersection" else out
+
+
+def _concat(ensembles, axis, headers, metadata_key, fill_perfdata) -> Ensemble:
     ensembles = list(ensembles)
     if not ensembles:
         raise ShapeError("concat of no ensembles")

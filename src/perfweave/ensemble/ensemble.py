@@ -18,17 +18,19 @@ import pandas as pd
 
 from perfweave.calltree.graph import Graph
 from perfweave.ensemble import _subgraph, _table
+from perfweave.ensemble._analyses import Analyses
 from perfweave.errors import MetadataError, ShapeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
 
     from perfweave.calltree.graphframe import GraphFrame
+    from perfweave.ensemble.groupby import GroupBy
 
 INT = np.int64
 
 
-class Ensemble:
+class Ensemble(Analyses):
     """P >= 1 profiles over one graph: performance, metadata and statistics tables."""
 
     def __init__(
@@ -161,14 +163,16 @@ class Ensemble:
         headers: Sequence[Hashable] | None = None,
         metadata_key: str | None = None,
         fill_perfdata: bool = True,
+        calltree: str = "union",
     ) -> Ensemble:
         """Thicket's ``concat_thickets``: stack profiles (``axis="index"``) or put the same
         runs side by side under one header each (``axis="columns"``), matched on
         ``metadata_key`` (or on profile order when it is None). ``fill_perfdata=False``
-        keeps only measured rows in an index concat."""
+        keeps only measured rows in an index concat. ``calltree="intersection"`` keeps
+        only the nodes every profile has (Thicket's option)."""
         from perfweave.ensemble.concat import concat
 
-        return concat(ensembles, axis, headers, metadata_key, fill_perfdata)
+        return concat(ensembles, axis, headers, metadata_key, fill_perfdata, calltree)
 
     # ------------------------------------------------------------------ basics
     @property
@@ -340,8 +344,9 @@ class Ensemble:
 
         return select_profiles(self, list(profiles))
 
-    def groupby(self, by: Any) -> dict[Any, Ensemble]:
-        """One ensemble per distinct value of a metadata column (or columns)."""
+    def groupby(self, by: Any) -> GroupBy:
+        """One ensemble per distinct value of a metadata column (or columns), as a dict
+        whose ``agg(func)`` folds each group into one profile (Thicket's ``GroupBy``)."""
         from perfweave.ensemble.select import groupby
 
         return groupby(self, by)
@@ -405,7 +410,8 @@ class Ensemble:
 
     def correlate(self, metric: Any, against: Any, method: str = "pearson") -> Any:
         """Per-node correlation across profiles of ``metric`` with a metadata column or a
-        second metric, added to ``statsframe`` as ``<metric>_vs_<against> <method>``."""
+        second metric (``pearson``, ``spearman`` or ``kendall``), added to ``statsframe``
+        as ``<metric>_vs_<against> <method>``."""
         from perfweave.ensemble.stats import correlate
 
         return correlate(self, metric, against, method)

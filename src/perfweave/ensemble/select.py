@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -12,6 +12,9 @@ from perfweave.calltree._row_filter import row_mask
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import MetadataError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from perfweave.ensemble.groupby import GroupBy
 
 INT = np.int64
 
@@ -67,8 +70,11 @@ def filter_metadata(ens: Ensemble, predicate: Callable[[pd.Series], bool] | Any)
     return select_profiles(ens, ens.metadata.index[mask].tolist())
 
 
-def groupby(ens: Ensemble, by: Any) -> dict[Any, Ensemble]:
-    """One ensemble per distinct value (tuple for several columns) of metadata ``by``."""
+def groupby(ens: Ensemble, by: Any) -> GroupBy:
+    """One ensemble per distinct value (tuple for several columns) of metadata ``by``,
+    in a :class:`~perfweave.ensemble.groupby.GroupBy` that can fold them back (``agg``)."""
+    from perfweave.ensemble.groupby import GroupBy
+
     cols = [by] if not isinstance(by, list) else by
     for c in cols:
         if c not in ens.metadata.columns:
@@ -76,4 +82,6 @@ def groupby(ens: Ensemble, by: Any) -> dict[Any, Ensemble]:
                 f"no metadata column {c!r} to group by (columns: {list(ens.metadata.columns)[:12]})"
             )
     groups = ens.metadata.groupby(by, dropna=False, sort=True).groups
-    return {key: select_profiles(ens, list(index)) for key, index in groups.items()}
+    return GroupBy(
+        by, ens, {key: select_profiles(ens, list(index)) for key, index in groups.items()}
+    )

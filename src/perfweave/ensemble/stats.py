@@ -1,4 +1,5 @@
-"""Per-node statistics across profiles, and correlation of a metric with metadata.
+"""Per-node statistics across profiles, and correlation of a metric with metadata
+(Pearson, Spearman or Kendall's tau-b).
 
 Missing values (a node a profile does not have) are skipped, as pandas does; ``std`` and
 ``var`` are sample statistics (ddof=1), matching Thicket. A dense ensemble (every node x
@@ -165,8 +166,10 @@ def _grouped_stats(ens, col, n, stats, percentiles) -> dict[Any, np.ndarray]:
 
 def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson") -> Any:
     """See :meth:`Ensemble.correlate`. Returns the new statsframe column name."""
-    if method not in ("pearson", "spearman"):
-        raise ShapeError(f"correlation method {method!r}: choose 'pearson' or 'spearman'")
+    if method not in ("pearson", "spearman", "kendall"):
+        raise ShapeError(
+            f"correlation method {method!r}: choose 'pearson', 'spearman' or 'kendall'"
+        )
     (metric,) = _check_columns(ens, [metric])
     n, p = len(ens.graph), len(ens.metadata)
     dense = _is_dense(ens)
@@ -183,10 +186,13 @@ def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson")
     valid = ~np.isnan(x) & ~np.isnan(y)
     x = np.where(valid, x, np.nan)
     y = np.where(valid, y, np.nan)
-    if method == "spearman":
-        x = pd.DataFrame(x).rank(axis=1).to_numpy()
-        y = pd.DataFrame(y).rank(axis=1).to_numpy()
-    r = _pearson_rows(x, y, valid)
+    if method == "kendall":
+        r = _kendall_rows(x, y, valid)
+    else:
+        if method == "spearman":
+            x = pd.DataFrame(x).rank(axis=1).to_numpy()
+            y = pd.DataFrame(y).rank(axis=1).to_numpy()
+        r = _pearson_rows(x, y, valid)
     name = f"{_plain(metric)}_vs_{_plain(against)} {method}"
     if isinstance(metric, tuple):
         name = (*metric[:-1], name)
@@ -226,3 +232,25 @@ def _pearson_rows(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray
         r = num / den
     r[(k < 2) | (den == 0)] = np.nan
     return np.clip(r, -1.0, 1.0)
+
+
+def _kendall_rows(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each row pair over its valid entries (scipy's ``kendalltau``
+    default): the sum of concordance signs over all pairs of profiles, divided by the
+    square root of the counts of pairs untied in x and in y. One pass per profile."""
+    n, p = x.shape
+    s = np.zeros(n)
+    untied_x = np.zeros(n)
+    untied_y = np.zeros(n)
+    xv, yv = np.where(valid, x, 0.0), np.where(valid, y, 0.0)
+    for i in range(p - 1):
+        both = valid[:, i : i + 1] & valid[:, i + 1 :]
+        sx = np.sign(xv[:, i : i + 1] - xv[:, i + 1 :]) * both
+        sy = np.sign(yv[:, i : i + 1] - yv[:, i + 1 :]) * both
+        s += (sx * sy).sum(axis=1)
+        untied_x += (sx != 0).sum(axis=1)
+        untied_y += (sy != 0).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = s / np.sqrt(untied_x * untied_y)
+    tau[(valid.sum(axis=1) < 2) | (untied_x == 0) | (untied_y == 0)] = np.nan
+    return np.clip(tau, -1.0, 1.0)

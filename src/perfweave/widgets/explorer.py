@@ -10,7 +10,7 @@ the widget and tests can drive it without a browser.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -23,7 +23,7 @@ from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError, ShapeError
 from perfweave.widgets import _source
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._history import Step
+from perfweave.widgets._history import Step, statistics_columns
 from perfweave.widgets._rows import TreeRows
 from perfweave.widgets._transport import pack
 
@@ -44,6 +44,8 @@ class CalltreeExplorer(WidgetBase):
     ``data - compare`` on the union tree beside each side's values. For an ensemble,
     ``stat`` is the statistic shown per node, ``glyph_metric`` the metric whose spread
     across profiles is drawn, and ``color_by`` a metadata column colouring the profiles.
+    ``request_timeout``: seconds the page waits for Python before its banner says the
+    kernel did not answer (the widget contract; default 10).
     """
 
     _esm = static_file("explorer.js")
@@ -61,6 +63,8 @@ class CalltreeExplorer(WidgetBase):
     #: ids of the selected nodes (kept in Python; observe it to react to clicks)
     selected_nodes = traitlets.List()
     glyph = traitlets.Dict().tag(sync=True)
+    #: what the page shows under the table about the selection ({"title", "lines"})
+    details = traitlets.Dict().tag(sync=True)
     height = traitlets.Int(460).tag(sync=True)
     #: bumped whenever the rows change on the Python side; the browser then asks again
     view_version = traitlets.Int(0).tag(sync=True)
@@ -93,6 +97,7 @@ class CalltreeExplorer(WidgetBase):
         color_by: str | None = None,
         hot_levels: int = 4,
         height: int = 460,
+        request_timeout: float | None = None,
     ) -> None:
         data = _source.as_core(data)
         _source.check_nonempty(data)
@@ -117,8 +122,10 @@ class CalltreeExplorer(WidgetBase):
         self._stack: list[tuple[Any, TreeRows, dict]] = []
         self._viewport = (0, 100)
         self._extras: _source.Extras | None = None
+        self._ranks: _source.RankView | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
-        super().__init__(mode=mode, height=height)
+        timeout = {} if request_timeout is None else {"request_timeout": request_timeout}
+        super().__init__(mode=mode, height=height, **timeout)
         self._show(data)
 
     # ------------------------------------------------------------------ public state
@@ -183,24 +190,39 @@ class CalltreeExplorer(WidgetBase):
         return self.next_match(-1)
 
     def filter(self, query: str, squash: bool = True) -> CalltreeExplorer:
-        """Keep the rows matching a core query string (see GraphFrame.filter)."""
-        if not isinstance(query, str) or not query.strip():
-            raise self._fail(QueryError("the filter needs a query, e.g. `time (inc)` > 5%"))
-        return self._transform(Step("filter", query=query.strip(), squash=squash))
+        """Keep the rows matching a core query string (see GraphFrame.filter). On an
+        ensemble, a query on statistics (```Avg time/rank_std` > 0.1``, computed when
+        missing) keeps the nodes whose statistics match, as ``Ensemble.filter_stats``."""
+
+        def step() -> Step:
+            if not isinstance(query, str) or not query.strip():
+                raise QueryError("the filter needs a query, e.g. `time (inc)` > 5%")
+            stats = bool(statistics_columns(self._data, query.strip()))
+            return Step("filter", query=query.strip(), squash=squash or stats, stats=stats)
+
+        return self._transform(step)
 
     def squash(self) -> CalltreeExplorer:
-        return self._transform(Step("squash"))
+        return self._transform(lambda: Step("squash"))
 
     def focus(self, node: Any) -> CalltreeExplorer:
         """Keep only ``node`` and its descendants."""
-        nid = self._node_id(node)
-        return self._transform(Step("focus", node=nid, name=str(self._names[nid])))
+
+        def step() -> Step:
+            nid = self._node_id(node)
+            return Step("focus", node=nid, name=str(self._names[nid]))
+
+        return self._transform(step)
 
     def drop(self, node: Any, subtree: bool = True) -> CalltreeExplorer:
         """Remove ``node`` with its subtree (or, ``subtree=False``, just the node: its
         children move up to its parent)."""
-        nid = self._node_id(node)
-        return self._transform(Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree))
+
+        def step() -> Step:
+            nid = self._node_id(node)
+            return Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree)
+
+        return self._transform(step)
 
     def undo(self) -> CalltreeExplorer:
         """Take back the last transform; the view returns to what it was before it."""
@@ -357,10 +379,6 @@ class CalltreeExplorer(WidgetBase):
         self._refresh()
         return self
 
-    def _fail(self, exc: Exception) -> Exception:
-        self.error = str(exc)
-        return exc
-
     def _refresh(self) -> None:
         self.row_count = len(self._rows.visible())
         self._sync_selection()
@@ -369,6 +387,12 @@ class CalltreeExplorer(WidgetBase):
     def _sync_selection(self) -> None:
         self.selected_nodes = np.flatnonzero(self._selected).tolist()
         self.selected_count = len(self.selected_nodes)
+        details: dict = {}
+        if self._ranks is not None and len(self.selected_nodes) == 1:
+            node = self.selected_nodes[0]
+            details = self._ranks.top(node, str(self._names[node]))
+        if details != self.details:
+            self.details = details
 
     def _port(self, viewport: list | None) -> tuple[int, int]:
         if viewport:
@@ -379,9 +403,16 @@ class CalltreeExplorer(WidgetBase):
         """Make ``data`` the shown frame: columns, per-node table, display rows."""
         metrics = self._metrics or _source.default_metrics(data, self._compare)
         columns = _source.columns_for(data, metrics, self._compare, self._stat)
-        table = _source.node_table(data, columns)
+        matrices: dict = {}
+        table = _source.node_table(data, columns, matrices)
         names = _source.names_of(data)
         sort_keys: dict[str, np.ndarray] = {}
+        ranks = None
+        if not self._compare and not isinstance(data, Ensemble) and data.index_levels:
+            metric = self._glyph_metric or self._default_sort(columns, data)
+            ranks = _source.RankView.of(data, metric, matrices)
+            columns = columns + [ranks.column]
+            table[ranks.column.key] = ranks.imbalance
         if self._extras is not None:
             extra_cols, extra_table, sort_keys = self._extras.on(data.graph, names)
             columns = columns + extra_cols
@@ -389,6 +420,8 @@ class CalltreeExplorer(WidgetBase):
         if rows is None:
             rows = TreeRows(data.graph)
         glyph = self._glyph_state(data, metrics) if isinstance(data, Ensemble) else None
+        if ranks is not None:
+            glyph = {"matrix": ranks.matrix, "state": ranks.glyph_state()}
         # nothing above changed the widget: a failure leaves the previous view intact
         self._data, self._columns, self._table, self._names, self._rows = (
             data,
@@ -399,6 +432,7 @@ class CalltreeExplorer(WidgetBase):
         )
         self._sort_keys = sort_keys
         self._glyph_data = glyph
+        self._ranks = ranks
         self._selected = np.zeros(len(data.graph), bool)
         self._matches = np.zeros(0, np.int64)
         self._current = -1
@@ -452,12 +486,13 @@ class CalltreeExplorer(WidgetBase):
         first inclusive column: the hot path then follows where the time goes."""
         preferred = _source.inclusive_name(str(data.default_metric))
         names = {preferred, side_name(preferred, "a")}
-        shown = [c for c in columns if c.kind != "diff"]
+        shown = [c for c in columns if c.kind not in ("diff", *_source.PLAIN_KINDS)]
         for c in shown:
             if c.key in names or c.key.startswith(f"{preferred}_") or c.label == preferred:
                 return c.key
         incl = [c.key for c in shown if c.kind == "inc"]
-        return (incl or [c.key for c in shown])[0]
+        own = [c.key for c in shown if c.key == str(data.default_metric)]
+        return (incl or own or [c.key for c in shown])[0]
 
     def _glyph_state(self, ens: Ensemble, metrics: Sequence[str]) -> dict:
         metric = self._glyph_metric or metrics[0]
@@ -484,7 +519,7 @@ class CalltreeExplorer(WidgetBase):
     def _total(self, column: _source.Column) -> float:
         """What bars and percentages of a column are relative to (for a difference: the
         largest difference, so that small changes still show)."""
-        if column.kind in _source.EXTRA_KINDS:
+        if column.kind in _source.PLAIN_KINDS:
             return 0.0
         if column.kind == "diff":
             diff = np.asarray(self._table[column.key], dtype=float)
@@ -559,8 +594,9 @@ class CalltreeExplorer(WidgetBase):
         )
         self.search_state = state
 
-    def _transform(self, step: Step) -> CalltreeExplorer:
+    def _transform(self, make_step: Callable[[], Step]) -> CalltreeExplorer:
         def run() -> None:
+            step = make_step()
             new = step.apply(self._data)
             previous = (self._data, self._rows, self._view_state())
             self._steps.append(step)

@@ -43,6 +43,7 @@ _CTX = "path"
 _NODE_ORDER_ATTRS = ("min#min#aggregate.slot", "aggregate.slot")
 _ORDER_NAMES = ("Node order", "aggregate.slot", *_NODE_ORDER_ATTRS)
 _NOT_METRICS = {"mpi.rank", "rank", "loop.start_iteration", *_ORDER_NAMES}
+_AVG_TIME = "avg#inclusive#sum#time.duration"
 _NUMERIC = {"int", "uint", "double", "addr", "bool"}
 # attributes that make a record's call path more than its path (see _callpath)
 _GPU, _ROCM, _SAMPLE = "cupti.activity.kind", "rocm.activity", "module#cali.sampler.pc"
@@ -258,8 +259,11 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     metrics = [c for c in value_attrs if c not in _NOT_METRICS and renames[c] not in _NOT_METRICS]
     exc, inc = [], []
     for c in metrics:
+        # an alias ("Avg time/rank") says nothing of what it aggregates: the attribute it
+        # names does (avg#inclusive#sum#time.duration). Hatchet and Thicket class by the
+        # alias alone and so take such columns for exclusive ones.
         new = renames[c]
-        (inc if "(inc)" in new or "inclusive" in new else exc).append(new)
+        (inc if _names_inclusive(new) or _names_inclusive(c) else exc).append(new)
     kept_cols = [c for c in cols if c not in _ORDER_NAMES and renames[c] not in _ORDER_NAMES]
     names = [renames[c] for c in kept_cols]
     arrays = [cols[c] for c in kept_cols]
@@ -277,8 +281,8 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     cols = set(df.columns)
     if "time" in cols and "time" in exc + inc:
         default = "time"
-    elif "avg#inclusive#sum#time.duration" in cols:
-        default = "avg#inclusive#sum#time.duration"
+    elif renames.get(_AVG_TIME, _AVG_TIME) in cols:  # by its alias (Avg time/rank) if any
+        default = renames.get(_AVG_TIME, _AVG_TIME)
     else:
         default = (inc or exc or ["time"])[0]
     frames = pd.DataFrame({"name": labels, "type": types})  # sorted columns: used as given
@@ -334,6 +338,12 @@ def _check_ranks(rank, node: np.ndarray, parent: list[int], labels: list[str], n
             found=str(rank[i]),
         )
     return r.astype(INT)
+
+
+def _names_inclusive(name: str) -> bool:
+    """An inclusive metric's name: ``x (inc)``, or a Caliper attribute aggregated from
+    ``inclusive#...`` (``avg#inclusive#sum#time.duration``)."""
+    return "(inc)" in name or "inclusive" in name
 
 
 def _unique(items: list[str]) -> list[str]:

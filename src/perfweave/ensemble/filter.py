@@ -1,0 +1,214 @@
+"""Filtering an ensemble by its statistics: ``filter_stats`` and ``query_stats``.
+
+Thicket's semantics: a predicate chooses nodes by their row of the statistics table, and
+the choice reaches every part at once (thicket#147): the graph is squashed onto the kept
+nodes (each wired to its nearest kept ancestor, siblings with equal frames merged, as
+:meth:`Graph.squash`), the performance table keeps those nodes' rows (inclusive metrics
+recomputed unless told not to) and the statistics table keeps their rows, carried over
+unchanged and renumbered with the graph. Where a squash merges nodes, their statistics no
+longer describe one node: they become NaN and a warning says how many (recompute them
+with ``ens.stats``).
+
+A predicate is a callable on one statistics row (``row.name`` is the node id; run once on
+whole columns where that means the same, see :mod:`perfweave.calltree._row_filter`), a
+query string of :mod:`perfweave.calltree.query` (parsed, never evaluated:
+```` `Avg time/rank_std` > 0.1 ````), or a boolean mask over the nodes. ``query_stats``
+also takes a call-path query (an object-dialect list, a ``MATCH`` string or a
+:mod:`perfweave.calltree.path_query` object) matched against the statistics table, which
+is what Thicket's ``query_stats`` takes.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree import query
+from perfweave.calltree._inclusive import subgraph_sums, up_sum
+from perfweave.calltree._row_filter import row_mask
+from perfweave.calltree.graphframe import (
+    GraphFrame,
+    _combine_duplicates,
+    _inclusive_name,
+    _reindex_nodes,
+)
+from perfweave.calltree.path_query import is_path_query, path_query
+from perfweave.ensemble import _table
+from perfweave.ensemble.ensemble import Ensemble, _remap_nodes
+from perfweave.errors import PerfweaveWarning, QueryError, ShapeError
+
+INT = np.int64
+
+
+def node_mask(ens: Ensemble, predicate: Any, multi_index_mode: str = "off") -> np.ndarray:
+    """Boolean mask over the nodes: the statistics rows for which ``predicate`` holds."""
+    sf = ens.statsframe
+    n = len(ens.graph)
+    if len(sf) != n or not np.array_equal(np.asarray(sf.index, dtype=INT), np.arange(n)):
+        raise ShapeError(
+            f"the statistics table has {len(sf)} rows for {n} nodes; it must hold one row "
+            "per node in node order"
+        )
+    if is_path_query(predicate):
+        gf = GraphFrame(ens.graph, sf, [], [], None)
+        return path_query(predicate, multi_index_mode).node_mask(gf)
+    if isinstance(predicate, str):
+        parsed = query.parse(predicate)
+        roots = np.zeros(n, bool)
+        roots[ens.graph.root_ids] = True
+        return parsed.mask(sf, roots if parsed.has_share else None)
+    if callable(predicate):
+        return row_mask(sf, predicate)
+    if isinstance(predicate, (np.ndarray, pd.Series, list)):
+        mask = np.asarray(predicate, dtype=bool)
+        if mask.shape != (n,):
+            raise ShapeError(f"boolean mask of shape {mask.shape} for {n} nodes")
+        return mask
+    raise QueryError(
+        "filter_stats takes a callable on a statistics row, a query string or a boolean "
+        f"mask over the nodes, not {type(predicate).__name__}"
+    )
+
+
+def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool = True) -> Ensemble:
+    """The ensemble on the kept nodes: graph squashed, both tables renumbered with it."""
+    if not keep.any():
+        raise QueryError("the statistics filter kept no node: the result would be empty")
+    graph, old_to_new = ens.graph.squash(keep)
+    kept_ids = old_to_new[keep]
+    merged = len(graph) < len(kept_ids)
+    dense = not merged and _table.is_dense(ens.dataframe, len(ens.graph), len(ens.metadata))
+    if dense:
+        old_of_new = np.empty(len(graph), INT)
+        old_of_new[kept_ids] = np.flatnonzero(keep)
+        df = _dense_rows(ens, old_of_new)
+        sf = ens.statsframe.take(old_of_new)
+        sf.index = pd.RangeIndex(len(graph), name="node")
+    else:
+        df = _rows(ens, old_to_new, merged)
+        sf = _stats_rows(ens.statsframe, old_to_new, graph, merged)
+    inc = list(ens.inc_metrics)
+    if update_inclusive_columns and ens.exc_metrics:
+        names = [_inclusive_label(m) for m in ens.exc_metrics]
+        if dense and graph.is_tree():
+            sums = _dense_inclusive(graph, df, list(ens.exc_metrics), len(ens.metadata))
+        else:
+            sums = subgraph_sums(graph, df, list(ens.exc_metrics))
+        df = df.copy(deep=False)
+        for exc, name in zip(ens.exc_metrics, names):
+            df[name] = sums[exc]
+        inc = list(dict.fromkeys(names + [m for m in inc if m not in names]))
+    return ens._replace(graph=graph, dataframe=df, statsframe=sf, inc_metrics=inc)
+
+
+def _inclusive_label(metric: Any) -> Any:
+    """``x (inc)`` for ``x``; ``(header, x (inc))`` in a columns-concat table."""
+    if isinstance(metric, tuple):
+        return (*metric[:-1], _inclusive_name(metric[-1]))
+    return _inclusive_name(metric)
+
+
+def _dense_rows(ens: Ensemble, old_of_new: np.ndarray) -> pd.DataFrame:
+    """The dense table's rows of the kept nodes, in the new numbering: one take per column
+    (node ``j``'s rows are old node ``old_of_new[j]``'s, profile by profile)."""
+    df = ens.dataframe
+    p = len(ens.metadata)
+    src = (old_of_new[:, None] * p + np.arange(p, dtype=INT)).ravel()
+    columns = {c: df[c].array.take(src) for c in df.columns}
+    index = _table.dense_index(len(old_of_new), list(df.index.levels[1]), ens.profile_level)
+    out = pd.DataFrame(columns, index=index, copy=False)
+    out.columns = df.columns
+    return out
+
+
+def _dense_inclusive(graph, df: pd.DataFrame, metrics: list, p: int) -> dict:
+    """Inclusive sums of a dense table's metrics (a tree): every metric's values and
+    presence as one (nodes x 2 k P) matrix summed up the tree in one pass; a sum of no
+    value stays NaN, as :func:`subgraph_sums` gives."""
+    n, k = len(graph), len(metrics)
+    values = np.empty((n, 2 * k * p))
+    for j, m in enumerate(metrics):
+        col = df[m]
+        if not pd.api.types.is_float_dtype(col.dtype):
+            col = pd.to_numeric(col, errors="coerce")
+        mat = col.to_numpy(dtype=float, na_value=np.nan).reshape(n, p)
+        ok = ~np.isnan(mat)
+        values[:, j * p : (j + 1) * p] = np.where(ok, mat, 0.0)
+        values[:, (k + j) * p : (k + j + 1) * p] = ok
+    total = up_sum(graph, values)
+    out = {}
+    for j, m in enumerate(metrics):
+        sums, count = total[:, j * p : (j + 1) * p], total[:, (k + j) * p : (k + j + 1) * p]
+        out[m] = np.where(count > 0, sums, np.nan).ravel()
+    return out
+
+
+def _rows(ens: Ensemble, old_to_new: np.ndarray, merged: bool) -> pd.DataFrame:
+    """Any table's rows of the kept nodes, renumbered; merged nodes' rows combined."""
+    if not merged:
+        return _remap_nodes(ens.dataframe, old_to_new)
+    df = _reindex_nodes(ens.dataframe, old_to_new)
+    if df.index.has_duplicates:
+        df = _combine_duplicates(df, set(ens.exc_metrics + ens.inc_metrics))
+    return df
+
+
+def _stats_rows(sf: pd.DataFrame, old_to_new: np.ndarray, graph, merged: bool) -> pd.DataFrame:
+    """The kept statistics rows on the new node ids; merged nodes' statistics are NaN."""
+    if not merged:
+        return _remap_nodes(sf, old_to_new)
+    new = old_to_new[np.asarray(sf.index, dtype=INT)]
+    rows = sf[new >= 0]
+    new = new[new >= 0]
+    counts = np.bincount(new, minlength=len(graph))
+    first = ~pd.Index(new).duplicated()
+    out = rows[first].copy()
+    out.index = pd.Index(new[first], name="node")
+    out = out.sort_index()
+    multi = counts[np.asarray(out.index, dtype=INT)] > 1
+    for col in out.columns:
+        if _plain(col) == "name":
+            continue
+        out[col] = out[col].where(~multi) if out[col].dtype != object else out[col].mask(multi)
+    warnings.warn(
+        f"the squash merged {int((counts > 1).sum())} groups of nodes (siblings with equal "
+        "frames); their statistics are NaN: recompute them with ens.stats()",
+        PerfweaveWarning,
+        stacklevel=5,  # the caller of Ensemble.filter_stats / query_stats
+    )
+    return out
+
+
+def _plain(col: Any) -> Any:
+    return col[0] if isinstance(col, tuple) else col
+
+
+def filter_stats(
+    ens: Ensemble,
+    predicate: Callable[[pd.Series], bool] | str | np.ndarray,
+    update_inclusive_columns: bool = True,
+) -> Ensemble:
+    """See :meth:`Ensemble.filter_stats`."""
+    return keep_nodes(ens, node_mask(ens, predicate), update_inclusive_columns)
+
+
+def query_stats(
+    ens: Ensemble,
+    query_obj: Any,
+    squash: bool = True,
+    update_inclusive_columns: bool = True,
+    multi_index_mode: str = "off",
+) -> Ensemble:
+    """See :meth:`Ensemble.query_stats`."""
+    keep = node_mask(ens, query_obj, multi_index_mode)
+    if squash:
+        return keep_nodes(ens, keep, update_inclusive_columns)
+    if not keep.any():
+        raise QueryError("the statistics query kept no node: the result would be empty")
+    node = np.asarray(ens.dataframe.index.get_level_values("node"), dtype=INT)
+    sf = ens.statsframe[keep]
+    return ens._replace(dataframe=ens.dataframe[keep[node]], statsframe=sf)
