@@ -9,12 +9,16 @@ PARTS = (
     "calltree",
     "calltree_readers",
     "calltree_readers2",
+    "calltree_readers3",
     "calltree_deep",
+    "calltree_analysis",
     "ensemble",
+    "models",
     "counts",
     "classes",
     "merge",
     "widgets",
+    "explorer_kernel",
     "fuzz",  # last: it caps the address space of the process
 )
 

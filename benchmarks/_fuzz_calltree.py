@@ -71,6 +71,30 @@ def _ensemble_json(path: Path) -> object:
     return Ensemble.from_json(path)
 
 
+def _hpctoolkit4(path: Path) -> object:
+    """A database v4 with one mutated file: the summary read, then every profile (cct.db)
+    with every metric, so all three files are parsed whichever was mutated."""
+    from perfweave.calltree.readers import read
+
+    read(path.parent, format="hpctoolkit4")
+    return read(path.parent, format="hpctoolkit4", per_profile=True, metric_names="all")
+
+
+def _perfflowaspect(path: Path) -> object:
+    """A trace read per call and with merged call paths."""
+    import warnings
+
+    from perfweave.calltree.readers import read
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unterminated arrays, unmatched B/E: named warnings
+        read(path, format="perfflowaspect")
+        return read(path, format="perfflowaspect", merge_calls=True)
+
+
+_V4 = DATA.parent / "hatchet-more" / "hatchet_cpi_v4_database"
+_V4_FILES = {name: _V4 / name for name in ("meta.db", "profile.db", "cct.db")}
+_PFW = DATA.parent / "hatchet-more"
 _TAU = sorted((DATA / "tau-cpi-mpi").glob("profile.*"))
 _HPC = DATA / "hpctoolkit-cpi-database"
 _HPC_DB = sorted(_HPC.glob("*.metric-db"))
@@ -136,6 +160,25 @@ TARGETS: list[Target] = [
         tuple(_HPC_DB[:1]),
         _reader("hpctoolkit", directory=True),
         companions=(_HPC / "experiment.xml", *_HPC_DB[1:]),
+    ),
+    *(
+        Target(
+            f"hpctoolkit4-{name.split('.')[0]}",
+            (seed,),
+            _hpctoolkit4,
+            companions=tuple(p for n, p in _V4_FILES.items() if n != name),
+        )
+        for name, seed in _V4_FILES.items()
+    ),
+    Target(
+        "perfflowaspect",
+        (
+            _PFW / "perfflowaspect-smoketests" / "array_verbose.pfw",
+            _PFW / "perfflowaspect-smoketests" / "object_compact_adiak.pfw",
+            _PFW / "perfflowaspect-cpu-mem" / "smoketest3.withusage.array.turing.pfw",
+            _PFW / "perfflowaspect-laghos" / "laghos_1iter.pfw",
+        ),
+        _perfflowaspect,
     ),
     Target("ensemble-skip", tuple(_SPOT[:1]), _ensemble_skip, companions=tuple(_SPOT[1:])),
     Target(

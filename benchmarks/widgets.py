@@ -579,7 +579,7 @@ MERGE_DONE_JS = """(want) => {
   const root = document.querySelector('.pw-merge-panel');
   const text = root.querySelector('.pw-merge-status').textContent;
   const m = text.match(/(\\d+) kept/);
-  const cells = root.querySelectorAll('.pw-merge-achieved .heatmapcell').length;
+  const cells = root.querySelectorAll('.pw-merge-achieved .pw-matrix-cell').length;
   if (text.includes(want) && m && cells === Number(m[1]) ** 2 && window.__pwT0 !== undefined) {
     return performance.now() - window.__pwT0;
   }
@@ -602,7 +602,7 @@ def merge_panel_scenario(fig: Figures, browser: Any, work: Path, args: argparse.
     )
     session = Session(browser, nb, args.cap)
     try:
-        session.load(".pw-merge-achieved .heatmapcell")
+        session.load(".pw-merge-achieved .pw-matrix-cell")
         page = session.page
         page.evaluate(MERGE_ARM_JS)
         steps = [

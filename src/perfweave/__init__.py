@@ -25,6 +25,9 @@ _LAZY: dict[str, str] = {
     "path_query": "perfweave.calltree.path_query",
     "Ensemble": "perfweave.ensemble",
     "read_timeseries": "perfweave.ensemble.timeseries",
+    # performance models (Extra-P's single-parameter PMNF)
+    "fit_models": "perfweave.scaling",
+    "fit_model": "perfweave.scaling",
     # count matrices
     "CountsProfile": "perfweave.counts",
     "CallGroup": "perfweave.counts",
@@ -47,9 +50,20 @@ _LAZY: dict[str, str] = {
     "MergePanel": "perfweave.widgets",
     "ClassPicker": "perfweave.widgets",
     "CountMatrixHeatmap": "perfweave.widgets",
+    "ScalingView": "perfweave.widgets",
 }
 
-_SUBPACKAGES = ("calltree", "ensemble", "counts", "classes", "merge", "widgets", "cli", "datasets")
+_SUBPACKAGES = (
+    "calltree",
+    "ensemble",
+    "scaling",
+    "counts",
+    "classes",
+    "merge",
+    "widgets",
+    "cli",
+    "datasets",
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from perfweave.calltree.frame import Frame  # noqa: F401

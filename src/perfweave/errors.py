@@ -130,6 +130,17 @@ class IncompleteInputWarning(PerfweaveWarning):
     """
 
 
+class UnterminatedTraceWarning(IncompleteInputWarning):
+    """A trace file ends inside its event array (no closing ``]``): the run that wrote it
+    died or is still running. Its complete events are read; the message names the file and
+    how many events it holds."""
+
+
+class NoRegionWarning(PerfweaveWarning):
+    """A sampling profile has samples outside any annotated region: they are kept under a
+    "(no region)" root node (Hatchet drops them); the message counts them."""
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib
@@ -151,6 +162,7 @@ __all__ = [
     "IncompleteInputWarning",
     "MergeError",
     "MetadataError",
+    "NoRegionWarning",
     "ParseError",
     "PerfweaveError",
     "PerfweaveWarning",
@@ -158,5 +170,6 @@ __all__ = [
     "ShapeError",
     "SkippedInputWarning",
     "SpecError",
+    "UnterminatedTraceWarning",
     "require",
 ]

@@ -38,7 +38,9 @@ def _hatchet_nodes(hgf, query, mode):
 
 def _real_queries(gf):
     df = gf.dataframe
-    metric = next(m for m in gf.exc_metrics if np.issubdtype(df[m].dtype, np.number))
+    metric = next(
+        m for m in gf.exc_metrics + gf.inc_metrics if np.issubdtype(df[m].dtype, np.number)
+    )
     cut = float(np.nanmedian(df[metric].to_numpy(float)))
     names = df["name"].astype(str)
     depth = gf.graph.depth[gf.node_ids()]

@@ -48,7 +48,7 @@ def pair(request, quartz_files, mpi_files):
 
 
 def _queries(ens):
-    metric = ens.exc_metrics[0]
+    metric = (ens.inc_metrics + ens.exc_metrics)[0]
     cut = float(np.nanmedian(ens.dataframe[metric].to_numpy(float)))
     depth = ens.graph.depth
     first = ens.graph.frames["name"][depth == (1 if (depth == 1).any() else 0)].iloc[0]
@@ -82,7 +82,7 @@ def test_query_squashes_like_thicket(pair):
     assert sorted(_paths(ours.graph)) == sorted(
         tuple(n.frame["name"] for n in node.path()) for node in theirs.graph.traverse()
     )
-    metric = ens.exc_metrics[0]
+    metric = (ens.inc_metrics + ens.exc_metrics)[0]
     a = ours.dataframe[metric].groupby(level="node").sum().to_numpy()
     b = theirs.dataframe[metric].groupby(level="node").sum()
     assert np.sort(a) == pytest.approx(np.sort(b.to_numpy()))

@@ -11,7 +11,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SHOWN: dict[str, dict[str, int]] = {
     "00_tour": {"CalltreeExplorer": 2, "CountMatrixHeatmap": 1, "ClassPicker": 1, "MergePanel": 1},
     "01_calltrees": {"CalltreeExplorer": 1, "bqplot": 1},
-    "02_ensembles": {"CalltreeExplorer": 1, "bqplot": 2},
+    "02_ensembles": {"CalltreeExplorer": 1, "ScalingView": 1, "bqplot": 2},
     "03_alltoallv_counts": {"CountMatrixHeatmap": 1, "bqplot": 2},
     "04_opreport_classes": {"ClassPicker": 2, "bqplot": 1},
     "05_hem_merging": {"MergePanel": 1, "bqplot": 1},

@@ -47,6 +47,29 @@ def rows_of(ex: CalltreeExplorer) -> pd.DataFrame:
     return ex.visible_rows()
 
 
+@pytest.mark.parametrize("which", ["tour_cpi", "allgather"])
+def test_source_line_nodes_have_names_and_are_found(which, data_dir):
+    """Statement frames have no ``name`` attribute: the explorer names them as ``tree()``
+    does (``bcast_osu.c:2446``), never ``nan``, and the search box finds them."""
+    if which == "tour_cpi":
+        gf = pw.datasets.cpi()
+    else:
+        gf = pw.read(str(data_dir / "hatchet/hpctoolkit-allgather-database"))
+    frames = gf.graph.frames
+    statements = np.flatnonzero(frames["type"].to_numpy() == "statement")
+    assert len(statements) and frames["name"].isna().sum() >= len(statements)
+    ex = CalltreeExplorer(gf)
+    ex.expand(gf.graph.root_ids.tolist(), subtree=True)
+    rows = ex.visible_rows()
+    assert not rows["name"].isin(["nan", "None", ""]).any()
+    printed = gf.dataframe["name"].groupby(level="node").first()
+    named = rows.set_index("node")["name"]
+    assert list(named.loc[statements]) == list(printed.loc[statements])
+    target = str(printed.loc[statements[-1]])
+    assert ex.search(f"^{re.escape(target)}$") >= 1
+    assert ex.search_state["node"] in set(np.flatnonzero(printed.to_numpy() == target))
+
+
 def test_hot_path_opens_no_leaf_and_no_very_wide_node():
     # main -> wide (2,000 children) and main -> small; wide has the larger time
     n = 2_003
@@ -191,7 +214,8 @@ def test_bad_regex_keeps_the_view(lulesh):
 def test_filter_squash_undo_and_replay(lulesh):
     ex = CalltreeExplorer(lulesh)
     ex.filter("`time (inc)` > 5%")
-    expected = lulesh.filter("`time (inc)` > 5%")
+    # a share filter keeps the measured inclusive values (see the test below)
+    expected = lulesh.filter("`time (inc)` > 5%", update_inclusive_columns=False)
     assert ex.graphframe.graph == expected.graph
     pd.testing.assert_frame_equal(ex.graphframe.dataframe, expected.dataframe)
     assert ex.error == ""
@@ -389,12 +413,12 @@ def test_cycles_and_path_explosion_are_guarded():
     graph = pw.Graph.from_edges(
         pd.DataFrame({"name": ["a", "b", "c"]}), np.array([0, 1, 0]), np.array([1, 2, 2])
     )
-    from perfweave.widgets._rows import unroll
+    from perfweave.calltree.display import display_tree
 
-    node, parent = unroll(graph)
+    node, parent = display_tree(graph)
     assert sorted(node.tolist()) == [0, 1, 2, 2]
     with pytest.raises(GraphError, match="more than 3 distinct call paths"):
-        unroll(graph, max_paths=3)
+        display_tree(graph, max_paths=3)
 
 
 def test_bad_input_is_a_perfweave_error(lulesh):
@@ -456,3 +480,196 @@ def test_thicket_is_accepted(data_dir):
     tk = th.Thicket.from_caliperreader(files, disable_tqdm=True)
     ex = CalltreeExplorer(tk, metrics=["Avg time/rank"])
     assert ex.mode == "ensemble" and len(ex.glyph["profiles"]) == len(files)
+
+
+def test_extra_columns_show_sort_and_follow_call_paths(lulesh):
+    """What ScalingView puts beside the tree: a text column with a numeric sort key and a
+    numeric column, matched to call paths through a filter."""
+    ex = CalltreeExplorer(lulesh)
+    names = lulesh.graph.frames["name"]
+    nodes = [
+        _node_of(lulesh, "main"),
+        _node_of(lulesh, "LagrangeElements"),
+        _node_of(lulesh, "LagrangeNodal"),
+    ]
+    frame = pd.DataFrame({"model": ["n^2", "log n", "n"], "r2": [0.99, 0.5, 0.75]}, index=nodes)
+    ex.set_extra_columns(frame, sort_keys={"model": pd.Series([2.0, 0.5, 1.0], index=nodes)})
+    spec = {c["key"]: c for c in ex.columns}
+    assert spec["model"]["kind"] == "text" and spec["r2"]["kind"] == "extra"
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("node")
+    assert rows.loc[nodes[1], "model"] == "log n" and rows.loc[nodes[2], "r2"] == 0.75
+    other = next(n for n in rows.index if n not in nodes)
+    assert rows.loc[other, "model"] == "–" and np.isnan(rows.loc[other, "r2"])
+    # sorted by the numeric key, not the text: LagrangeNodal (n) before LagrangeElements
+    ex.sort_by("model", descending=True)
+    shown = list(ex.visible_rows()["node"])
+    assert shown.index(nodes[2]) < shown.index(nodes[1])
+    ex.sort_by("model", descending=False)
+    shown = list(ex.visible_rows()["node"])
+    assert shown.index(nodes[1]) < shown.index(nodes[2])
+    # the page receives the text
+    cols = window(ex)
+    k = [c["key"] for c in ex.columns].index("model")
+    got = dict(zip(cols["node"].tolist(), cols[f"c{k}"]))
+    assert got[nodes[0]] == "n^2"
+    # a filter renumbers the nodes: the values stay on their call paths
+    ex.filter("name == 'main' or name =~ '^Lagrange'")
+    after = ex.graphframe.graph.frames["name"]
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("name")
+    assert rows.loc["LagrangeElements", "model"] == "log n"
+    assert rows.loc["LagrangeNodal", "r2"] == 0.75
+    assert len(after) < len(names)
+    # bad input: a clear error, nothing changed
+    with pytest.raises(ShapeError, match="no node 99999"):
+        ex.set_extra_columns(pd.DataFrame({"x": [1.0]}, index=[99999]))
+    assert "model" in [c["key"] for c in ex.columns] and "no node 99999" in ex.error
+    with pytest.raises(ShapeError, match="name of a metric column"):
+        ex.set_extra_columns(pd.DataFrame({"time": [1.0]}, index=[0]))
+    ex.set_extra_columns(None)
+    assert [c["key"] for c in ex.columns] == ["time (inc)", "time"]
+
+
+def _node_of(gf, name: str) -> int:
+    return int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == name)[0])
+
+
+@pytest.mark.parametrize("pct", [10, 20, 30])
+def test_the_same_share_filter_twice_keeps_the_same_tree(lulesh, pct):
+    """A share is of the root's inclusive total; recomputed after the squash, the
+    inclusive values shrank and the same query kept fewer nodes the second time."""
+    ex = CalltreeExplorer(lulesh)
+    query = f"`time (inc)` > {pct}%"
+    ex.filter(query)
+    once = ex.node_count
+    kept = ex.graphframe.dataframe["time (inc)"].to_numpy()
+    ex.filter(query)
+    assert ex.node_count == once == len(lulesh.filter(query, update_inclusive_columns=False).graph)
+    # the percentages stay of the whole run: the root keeps its measured total
+    np.testing.assert_array_equal(np.sort(ex.graphframe.dataframe["time (inc)"]), np.sort(kept))
+    assert ex.history_labels == [f"filter {query} (inclusive values as measured)"] * 2
+    assert {c["key"]: c["total"] for c in ex.columns}["time (inc)"] == pytest.approx(
+        lulesh.dataframe.loc[lulesh.graph.root_ids, "time (inc)"].sum()
+    )
+    # a filter without a share recomputes inclusive values as Hatchet does
+    ex.filter("name =~ 'Lagrange' or name == 'main'")
+    assert ex.history_labels[-1] == "filter name =~ 'Lagrange' or name == 'main'"
+
+
+def test_caliper_aliases_are_inclusive_and_the_root_is_the_whole(mpi_ensemble):
+    ex = CalltreeExplorer(mpi_ensemble)
+    cols = {c["label"]: c for c in ex.columns}
+    avg = cols["Avg time/rank (mean)"]
+    assert avg["kind"] == "inc" and avg["share"] == "% of the whole run"
+    assert avg["unit"] == "s"
+    root = ex.visible_rows().iloc[0]
+    assert root["name"] == "main"
+    assert root["Avg time/rank_mean"] / avg["total"] > 0.99  # main is the run, not 17 %
+
+
+def test_ensemble_defaults_to_time_metrics_with_units(data_dir):
+    files = sorted((data_dir / "thicket/rajaperf/quartz").rglob("*.cali"))[:4]
+    ens = pw.Ensemble.from_files([str(f) for f in files])
+    assert len([m for m in ens.performance_cols if m != "nid"]) == 11
+    ex = CalltreeExplorer(ens)
+    labels = [c["label"] for c in ex.columns]
+    assert labels == [  # the default metric first
+        "Avg time/rank (mean)",
+        "Min time/rank (mean)",
+        "Max time/rank (mean)",
+        "Total time (mean)",
+    ]
+    assert {c["unit"] for c in ex.columns} == {"s"}
+    ex = CalltreeExplorer(ens, metrics=["Bytes/Rep", "Reps"])
+    assert [c["unit"] for c in ex.columns] == ["B", ""]
+    ex.set_stat("var")
+    assert [c["unit"] for c in ex.columns] == ["", ""]  # s² is no s
+
+
+def test_metadata_legend_sorts_numbers_as_numbers(mpi_ensemble):
+    ex = CalltreeExplorer(mpi_ensemble, color_by="mpi.world.size")
+    cats = ex.glyph["categories"]
+    assert cats == sorted(cats, key=float) and len(cats) == 5
+    assert cats[0] == "27" and cats[-1] == "343"
+    sizes = mpi_ensemble.metadata["mpi.world.size"].astype(str).tolist()
+    assert [cats[c] for c in ex.glyph["codes"]] == sizes
+
+
+def test_failed_node_actions_set_error_and_raise(lulesh):
+    ex = CalltreeExplorer(lulesh, request_timeout=3)
+    assert ex.request_timeout == 3
+    shown = ex.visible_rows()
+    for action in (lambda: ex.focus("no such node"), lambda: ex.drop(10**6)):
+        with pytest.raises(GraphError):
+            action()
+        assert "no node" in ex.error and isinstance(ex.error, str)
+        pd.testing.assert_frame_equal(ex.visible_rows(), shown)
+    with pytest.raises(QueryError, match="needs a query"):
+        ex.filter("  ")
+    assert "needs a query" in ex.error
+    ex.sort_by("time")
+    assert ex.error == ""
+
+
+def test_ranks_show_their_spread_imbalance_and_top_ranks(cpi):
+    """Issue 22: a frame with rank levels draws each node's values over its ranks, an
+    imbalance column (max / mean, GraphFrame.load_imbalance) sortable, and a selected row
+    lists its largest ranks."""
+    ex = CalltreeExplorer(cpi)
+    keys = [c["key"] for c in ex.columns]
+    assert keys[-1] == "time (inc).imbalance" and ex.columns[-1]["kind"] == "ratio"
+    assert ex.glyph["what"] == "ranks" and ex.glyph["profiles"] == [f"rank {r}" for r in range(4)]
+    li = cpi.load_imbalance(["time (inc)"]).dataframe["time (inc).imbalance"]
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("node")
+    np.testing.assert_allclose(rows["time (inc).imbalance"], li.loc[rows.index], equal_nan=True)
+    # the glyph's points are the node's values on each rank
+    cols = window(ex)
+    per_rank = cpi.dataframe["time (inc)"].unstack("rank")
+    nodes = cols["node"].astype(np.int64)
+    np.testing.assert_allclose(cols["quartiles"][:, 4], per_rank.loc[nodes].max(axis=1))
+    np.testing.assert_allclose(cols["quartiles"][:, 0], per_rank.loc[nodes].min(axis=1))
+    assert cols["strip"].shape == (len(nodes), 4)
+    # one header click away: the most imbalanced children first
+    ex.sort_by("time (inc).imbalance")
+    shown = ex.visible_rows()
+    for parent in shown.loc[shown["expanded"], "node"]:
+        kids = shown[shown["node"].isin(cpi.graph.children_of(parent))]["time (inc).imbalance"]
+        kids = kids.dropna()
+        assert list(kids) == sorted(kids, reverse=True)
+    # selecting a row lists its top ranks, largest first
+    main = _node_of(cpi, "main")
+    ex.select(main)
+    top = per_rank.loc[main].sort_values(ascending=False)
+    assert ex.details["title"].startswith("main: time (inc) on its 4 ranks")
+    assert [line.split(":")[0] for line in ex.details["lines"]] == [f"rank {r}" for r in top.index]
+    ex.clear_selection()
+    assert ex.details == {}
+
+
+def test_frames_without_ranks_have_no_rank_view(lulesh):
+    ex = CalltreeExplorer(lulesh)
+    assert ex.glyph == {} and not any(c["kind"] == "ratio" for c in ex.columns)
+
+
+def test_ensemble_filter_box_takes_statistics(mpi_ensemble):
+    """Issue 22: `Avg time/rank_std` > 0.1 in the filter box keeps what filter_stats keeps
+    (the statistic computed when missing); the views stay consistent."""
+    ex = CalltreeExplorer(mpi_ensemble)
+    query = "`Avg time/rank_std` > 0.1"
+    ex.filter(query)
+    ref = mpi_ensemble.copy()
+    ref.stats(["Avg time/rank"], stats=["std"])
+    expected = ref.filter_stats(query)
+    assert ex.graphframe.graph == expected.graph
+    assert ex.history_labels == [f"filter statistics {query}"]
+    assert len(replay(mpi_ensemble.copy(), ex.history).graph) == len(expected.graph)
+    # the shown statistic and the glyph follow the kept nodes
+    assert len(ex.graphframe.statsframe) == len(ex.graphframe.graph) == ex.node_count
+    assert ex.visible_rows()["Avg time/rank_mean"].notna().all()
+    with pytest.raises(QueryError, match="one kind at a time"):
+        ex.filter("`Avg time/rank_std` > 0.1 and `Avg time/rank` > 1")
+    assert ex.graphframe.graph == expected.graph  # unchanged
+    ex.filter("`Avg time/rank` > 1")  # a per-profile query still filters the profiles' rows
+    assert ex.history_labels[-1] == "filter `Avg time/rank` > 1"

@@ -146,7 +146,8 @@ def test_explorer_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) 
     assert state["nodes"] == len(gf.filter("`time (inc)` > 5%").graph)
     expect_text(widget.locator(".pw-chip"), "filter `time (inc)` > 5%")
     widget.locator("[data-action=squash]").click()
-    wait_state(nb, lambda s: s["history"] == ["filter `time (inc)` > 5%", "squash"])
+    share = "filter `time (inc)` > 5% (inclusive values as measured)"
+    wait_state(nb, lambda s: s["history"] == [share, "squash"])
     expect_count(widget.locator(".pw-chip"), 2)
     save_screenshot(widget, "explorer_lab_filtered")
     widget.locator("[data-action=undo]").click()
@@ -341,6 +342,130 @@ def test_ensemble_and_compare_modes(
     assert any(h.startswith("Δ time (inc)") for h in heads)
     assert compare.locator(".pw-bar.pw-pos, .pw-bar.pw-neg").count() > 0
     save_screenshot(compare, "explorer_voila_compare")
+    page_watch.assert_clean()
+
+
+def test_queries_typed_ahead_of_slow_replies_all_reach_python(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """A reply never takes the keyboard focus from the filter box: 30 queries typed while
+    earlier ones are still being answered (each takes 0.2 s in Python) all arrive, in order,
+    and the filter box keeps the focus (issue 23, defect 10)."""
+    state = tmp_path / "typeahead.state.json"
+    nb = write_notebook(
+        tmp_path / "typeahead.ipynb",
+        [
+            "import time\nimport perfweave as pw\nfrom perfweave.widgets import CalltreeExplorer",
+            STATE_HOOK,
+            lulesh_frame(),
+            f"ex = watch(CalltreeExplorer(gf), {str(state)!r})\n"
+            "answer = ex._on_filter\n"
+            "def slow_filter(**args):\n"
+            "    time.sleep(0.2)\n"
+            "    return answer(**args)\n"
+            "ex._on_filter = slow_filter\n"
+            "ex",
+        ],
+    )
+    server = voila_server(nb)
+    widget = open_in_voila(page, server.url(), READY)
+    box = widget.locator(".pw-filter-input")
+    box.click()
+    queries = [f"`time (inc)` >= {i} or name == 'main'" for i in range(30)]
+    for query in queries:
+        page.keyboard.press("Control+A")
+        page.keyboard.type(query, delay=0)
+        page.keyboard.press("Enter")
+    state = wait_state(nb, lambda s: len(s["history"]) >= 30, timeout=60)
+    assert state["history"] == [f"filter {q}" for q in queries]
+    assert state["selected"] == [] and state["error"] == ""
+    expect_attr(widget, "data-actions", "30")  # every reply drawn
+    assert box.evaluate("el => document.activeElement === el")
+    # 30 steps fold into one line of chips: the first, "+25 more" (all on hover), the last 4
+    chips = widget.locator(".pw-chip")
+    expect_count(chips, 6)
+    assert chips.nth(1).inner_text() == "+25 more"
+    assert chips.nth(1).get_attribute("title").splitlines() == [
+        f"filter {q}" for q in queries[1:26]
+    ]
+    save_screenshot(widget, "explorer_voila_typeahead")
+    page_watch.assert_clean()
+
+
+def test_ranks_spread_imbalance_and_top_ranks(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """Issue 22 in the explorer: per row the values over the ranks (hover names the rank),
+    an imbalance column one header click away, the selected row's top ranks."""
+    # the tour's cpi profile: Caliper, 4 ranks, rank 3 spends 11 % longer in main
+    nb = explorer_notebook(tmp_path / "ranks.ipynb", "gf = pw.datasets.cpi()")
+    server = voila_server(nb)
+    widget = open_in_voila(page, server.url(), READY)
+    gf = pw.datasets.cpi()
+    assert "time across 4 ranks" in widget.locator(".pw-hglyph").inner_text()
+    header = widget.locator(".pw-hcell[data-col='time.imbalance']")
+    assert "max / mean" in header.inner_text()
+    canvases = widget.locator(".pw-row:not([hidden]) canvas.pw-canvas")
+    assert not canvas_is_blank(canvases.first)
+    # hovering a point names its rank: main's largest rank sits alone at the right end
+    row = row_named(widget, "main")
+    node = int(row.get_attribute("data-node"))
+    values = gf.dataframe["time"].xs(node, level="node")
+    glyph = row.locator(".pw-glyph canvas")
+    box = glyph.bounding_box()
+    # drawDistribution's scale: [min(0, lowest), highest] over 4 .. width-4
+    lo, hi = min(0.0, values.min()), values.max()
+    x = 4 + (values.max() - lo) / (hi - lo) * (box["width"] - 8)
+    page.mouse.move(box["x"] + x, box["y"] + box["height"] / 2)
+    tip = widget.locator(".pw-tooltip")
+    expect_text(tip, f"here: rank {int(values.idxmax())}")
+    save_screenshot(widget, "explorer_voila_ranks_hover")
+    # one header click: the children of every open row by imbalance, largest first
+    header.click()
+    wait_state(nb, lambda s: s["row_count"] > 0)
+    expect_attr(header, "aria-sort", "descending")
+    # selecting a row lists its top ranks, largest first
+    row_named(widget, "main").click()
+    wait_state(nb, lambda s: s["selected"] == [node])
+    details = widget.locator(".pw-details")
+    expect_text(details, "main: time on its 4 ranks, largest first")
+    lines = details.locator(".pw-details-line").all_inner_texts()
+    order = values.sort_values(ascending=False).index
+    assert [line.split(":")[0] for line in lines] == [f"rank {r}" for r in order]
+    save_screenshot(widget, "explorer_voila_ranks")
+    page_watch.assert_clean()
+
+
+def test_ensemble_without_metrics_shows_time_and_the_glyph(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """RAJAPerf profiles carry 11 numeric columns: without metrics= the explorer shows the
+    time metrics, with units, and the distribution glyph stays on screen."""
+    files = sorted(str(p) for p in (DATA / "thicket/rajaperf/quartz").rglob("*.cali"))[:6]
+    nb = write_notebook(
+        tmp_path / "rajaperf.ipynb",
+        [
+            "import perfweave as pw\nfrom perfweave.widgets import CalltreeExplorer",
+            f"ens = pw.Ensemble.from_files({files!r})\nCalltreeExplorer(ens)",
+        ],
+    )
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1100, "height": 800})
+    widget = open_in_voila(page, server.url(), READY)
+    heads = widget.locator(".pw-hmetric .pw-hlabel").all_inner_texts()
+    assert [h.replace(" ▼", "") for h in heads] == [
+        "Avg time/rank (mean)",
+        "Min time/rank (mean)",
+        "Max time/rank (mean)",
+        "Total time (mean)",
+    ]
+    assert "% of the whole run" in widget.locator(".pw-hmetric").first.inner_text()
+    glyph = widget.locator(".pw-hglyph").bounding_box()
+    box = widget.bounding_box()
+    assert glyph["x"] + glyph["width"] <= box["x"] + box["width"]  # on screen, not pushed off
+    value = widget.locator(".pw-row:not([hidden]) .pw-metric .pw-val").first.inner_text()
+    assert value.split()[1] in ("s", "ms", "µs", "ns")  # a unit with the value
+    save_screenshot(widget, "explorer_voila_rajaperf_default")
     page_watch.assert_clean()
 
 

@@ -45,7 +45,7 @@ def test_match_query_in_the_filter_box(lulesh):
 def test_match_query_on_an_ensemble_uses_any_profile(data_dir):
     files = sorted(glob.glob(str(data_dir / "thicket/mpi_scaling_cali/*.cali")))
     ens = pw.Ensemble.from_files(files)
-    metric = ens.exc_metrics[0]
+    metric = (ens.inc_metrics + ens.exc_metrics)[0]
     query = f'MATCH ("*", p) WHERE p."{metric}" > 1.0'
     ex = CalltreeExplorer(ens)
     ex.filter(query)

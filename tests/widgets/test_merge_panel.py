@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +13,9 @@ import pytest
 import perfweave as pw
 import perfweave.merge as pm
 from perfweave.errors import MergeError
-from perfweave.widgets.merge_panel import MergePanel, drop_reasons
+from perfweave.widgets._html import format_numbers
+from perfweave.widgets._matrix import abbreviate
+from perfweave.widgets.merge_panel import MergePanel
 
 MERGE_DATA = Path(__file__).resolve().parents[1] / "data" / "merge"
 
@@ -76,12 +79,12 @@ def test_much_setters_equal_core(much_subs, setter, value, kw):
     pd.testing.assert_frame_equal(panel.result, direct.merged)
     np.testing.assert_array_equal(panel.diagnostics.scores, direct.scores)
     pd.testing.assert_frame_equal(panel.diagnostics.achieved, direct.achieved)
-    assert panel.settings[next(iter(kw))] == value
+    assert getattr(panel.settings, next(iter(kw))) == value
     # the controls show the settings of the result
-    assert panel._dep_w.value == pytest.approx(panel.settings["dep_lvl"])
-    assert panel._sims_w.value == panel.settings["n_sims"]
-    assert panel._runs_w.value == panel.settings["n_runs"]
-    assert panel._seed_w.value == panel.settings["seed"]
+    assert panel._dep_w.value == pytest.approx(panel.settings.dep_lvl)
+    assert panel._sims_w.value == panel.settings.n_sims
+    assert panel._runs_w.value == panel.settings.n_runs
+    assert panel._seed_w.value == panel.settings.seed
 
 
 def test_controls_drive_the_same_setters(much_subs):
@@ -134,20 +137,19 @@ def test_hrm_vignette_cannot_much_but_panel_stays_usable(hrm_subs):
     pd.testing.assert_frame_equal(panel.result, pm.hrm_merge(hrm_subs, "PROCESSOR_CYCLES"))
 
 
-def test_drop_reasons_agree_with_core(much_subs):
-    cor = pm.correlation_matrix(much_subs)
-    for dep in (0.5, 0.6, 0.75, 0.85, 0.99):
-        reasons = drop_reasons(cor, dep)
-        kept = pm.independent_matrix(cor, dep)
-        assert set(reasons["dropped HEM"]) == set(cor.columns) - set(kept.columns)
-        assert (reasons["r"] > dep).all()
-        assert set(reasons["correlated with (kept)"]) <= set(kept.columns)
+def test_dropped_are_the_cores_reasons(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    for dep in (0.6, 0.85):
+        panel.set_dep_lvl(dep)
+        cor = pm.correlation_matrix(much_subs)
+        pd.testing.assert_frame_equal(panel.dropped, pm.drop_reasons(cor, dep))
+        assert set(panel.dropped["dropped"]).isdisjoint(panel.kept)
 
 
 def test_dropped_shown_with_partner(panel):
     text = html.unescape(panel._kept_html.value.replace("<wbr>", ""))  # wrap points
     for _, row in panel.dropped.iterrows():
-        assert row["dropped HEM"] in text and row["correlated with (kept)"] in text
+        assert row["dropped"] in text and row["kept"] in text
 
 
 def _non_pd_subs() -> list[pd.DataFrame]:
@@ -172,14 +174,14 @@ def test_non_positive_definite_message_and_previous_result_kept():
     message = str(info.value)
     assert "drop HEM(s)" in message and "dep_lvl=" in message
     assert panel.error == message
-    assert panel._error_label.layout.display != "none" and message in panel._error_label.value
+    assert panel.banner.error == message
     pd.testing.assert_frame_equal(panel.result, before)
-    assert panel.settings["dep_lvl"] == 0.7 and panel._dep_w.value == pytest.approx(0.7)
+    assert panel.settings.dep_lvl == 0.7 and panel._dep_w.value == pytest.approx(0.7)
     # the slider gives the same message without raising into the notebook
     panel._dep_w.value = 0.95
     assert "not positive definite" in panel.error and panel._dep_w.value == pytest.approx(0.7)
     panel.set_dep_lvl(0.75)
-    assert panel.error == "" and panel._error_label.layout.display == "none"
+    assert panel.error == "" and panel.banner.error == ""
 
 
 def test_single_hem_left_is_a_message(much_subs):
@@ -234,8 +236,8 @@ def test_constant_column(much_raw):
 @pytest.mark.parametrize(
     ("setter", "value", "match"),
     [
-        ("set_dep_lvl", 0.3, "dep_lvl must lie"),
-        ("set_dep_lvl", "high", "dep_lvl must be a number"),
+        ("set_dep_lvl", 1.3, "dep_lvl must be a number in [0, 1]"),
+        ("set_dep_lvl", "high", "dep_lvl must be a number in [0, 1]"),
         ("set_n_sims", 5, "n_sims must be at least 10"),
         ("set_n_sims", 2.5, "n_sims must be an integer"),
         ("set_n_runs", 1, "n_runs must be at least 2"),
@@ -246,9 +248,9 @@ def test_constant_column(much_raw):
 def test_bad_settings(much_subs, setter, value, match):
     panel = MergePanel(much_subs, seed=3)
     before = panel.result
-    with pytest.raises(MergeError, match=match):
+    with pytest.raises(MergeError) as info:
         getattr(panel, setter)(value)
-    assert match in panel.error
+    assert match in str(info.value) and match in panel.error
     pd.testing.assert_frame_equal(panel.result, before)
 
 
@@ -260,13 +262,12 @@ def test_pick_pair(much_subs):
     np.testing.assert_array_equal(panel._scatter.mark.x, panel.result[a].to_numpy(dtype=float))
     np.testing.assert_array_equal(panel._scatter.mark.y, panel.result[b].to_numpy(dtype=float))
     names = panel.kept
-    np.testing.assert_array_equal(panel._target.mark.selected, [[names.index(b), names.index(a)]])
-    # a matrix click (the message bqplot 0.13's front end sends for a cell) does the same
-    cell = {"rowNum": 0, "columnNum": 2, "row": "1", "column": "3", "cellNum": 2}
-    panel._achieved.mark._handle_custom_msgs(None, {"event": "element_click", "data": cell})
+    for m in (panel._target, panel._achieved, panel._diff):
+        assert m.selected == [names.index(b), names.index(a)]
+    # a click on a matrix cell (the page sets the cell picked: row 0, column 2) does the same
+    panel._achieved.selected = [0, 2]
     assert panel.pair == (names[2], names[0])
-    panel._on_cell_click(None, {"event": "element_click", "data": None})  # ignored
-    assert panel.pair == (names[2], names[0])
+    assert panel._target.selected == [0, 2]  # every matrix outlines the pair
     with pytest.raises(MergeError, match="not in the merged table"):
         panel.pick_pair("L2_ACCESSES", a)  # dropped at 0.85
     assert panel.pair == (names[2], names[0])
@@ -274,11 +275,14 @@ def test_pick_pair(much_subs):
 
 def test_matrices_and_scores_drawn(panel):
     d = panel.diagnostics
-    np.testing.assert_array_equal(panel._target.mark.color, d.target.to_numpy(dtype=float))
-    np.testing.assert_array_equal(panel._achieved.mark.color, d.achieved.to_numpy(dtype=float))
+    np.testing.assert_array_equal(panel._target.matrix(), d.target.to_numpy(dtype=float))
+    np.testing.assert_array_equal(panel._achieved.matrix(), d.achieved.to_numpy(dtype=float))
     diff = d.achieved.to_numpy() - d.target.to_numpy()
-    np.testing.assert_allclose(panel._diff.mark.color, diff)
-    assert panel._diff.colour.min == -panel._diff.colour.max  # diverging, centred on 0
+    np.testing.assert_allclose(panel._diff.matrix(), diff)
+    assert panel._diff.top == pytest.approx(np.abs(diff).max())  # diverging, centred on 0
+    # labelled with the HEM names (abbreviated, the full name for the hover)
+    assert panel._target.names == list(d.target.columns)
+    assert panel._target.labels == abbreviate(list(d.target.columns))
     np.testing.assert_array_equal(panel._scores.lines.y, d.scores)
     assert list(panel._scores.point.x) == [d.chosen + 1]
     assert f"simulation {d.chosen + 1} of 100 chosen" in panel._status.value
@@ -326,7 +330,7 @@ def test_design_equals_core(much_subs, tmp_path):
     assert "data:text/csv;base64," in panel._design_link.value
     with pytest.raises(MergeError):
         panel.build_design(["A", "A", "B"], 2)
-    assert panel._design_error.layout.display != "none"
+    assert "A" in panel.banner.error
     assert panel.design is design  # the previous design stays
 
 
@@ -355,3 +359,65 @@ def test_marginals_are_shares_with_round_ticks(much_subs):
         assert view.y.min <= ticks.min() and ticks.max() <= view.y.max
     scores = np.asarray(panel.diagnostics.scores)
     assert panel._scores.y.min <= scores.min() and scores.max() <= panel._scores.y.max
+
+
+def test_a_merge_that_is_not_available_is_one_line(hrm_subs):
+    """MUCH on the HRM vignette (pairs never read together) used to leave black 2x2
+    matrices, a diagonal 'score' line and 2-point scatters under the message."""
+    panel = MergePanel(hrm_subs)
+    assert panel.result is None
+    assert panel._tabs.children[0] is panel._none  # no placeholder chart or matrix
+    assert "MUCH not available" in panel._none.value
+    assert "never read in the same subexperiment" in panel._none.value
+    # HRM works; its pooled correlation does not exist for those pairs: one line for it
+    panel.set_anchor("PROCESSOR_CYCLES")
+    assert panel._tabs.children[0] is panel._merge_body
+    assert panel._target.note.startswith("not available: 75 HEM pair(s) never read")
+    assert panel._target.matrix().size == 0 and panel._diff.layout.display == "none"
+    assert panel._achieved.note == "" and len(panel._achieved.names) == 16
+    # a failed switch back keeps HRM on screen
+    with pytest.raises(MergeError):
+        panel.set_method("much")
+    assert panel._tabs.children[0] is panel._merge_body and panel.method == "hrm"
+
+
+def test_hem_labels_are_short_unique_names():
+    names = [
+        "PROCESSOR_CYCLES",
+        "CYCLES_LSU_SCHEDULE_STALLED",
+        "CYCLES_LSU_SCHEDULE_STALLS",
+        "BIU_MASTER_GLOBAL_REQUESTS",
+        "L2_MISSES",
+    ]
+    labels = abbreviate(names)
+    assert labels[0] == "PROCESSOR_CYCLES" and labels[-1] == "L2_MISSES"
+    assert labels[1] != labels[2] and len(set(labels)) == len(labels)
+    assert all(len(label) <= 18 for label in labels)
+    assert labels[3] == "BIU_MAS_GLO_REQ"
+
+
+def test_merged_table_in_one_number_format_with_clean_headers(much_subs):
+    # HRM on the MUCH vignette: 121 columns, each HEM once per subexperiment that read it
+    panel = MergePanel(much_subs, method="hrm")
+    preview = panel._preview_html.value
+    assert "e+0" not in preview and "BLINK_<wbr>REQUEST (2)" in preview
+    assert "BLINK_REQUEST.1" not in preview.replace("<wbr>", "")
+    first = panel.result.iloc[0]
+    shown = re.findall(r'<td class="pw-num">([^<]*)</td>', preview)[: len(first)]
+    assert shown[0] == format_numbers(panel.result.iloc[:10, 0])[0]
+    assert "," in shown[0] and "." not in shown[0]  # 20,140,400: integers, no exponent
+    summary = panel._hrm_html.value
+    assert "e+0" not in summary and "24,000" in summary
+
+
+def test_marginal_key_outside_the_charts_and_ticks_inside_their_axes(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    for view in (panel._marg_x, panel._marg_y):
+        assert not view.lines.display_legend and not view.pooled.display_legend
+        ticks = np.asarray(view.figure.axes[0].tick_values)
+        assert view.x.min <= ticks.min() and ticks.max() <= view.x.max and len(ticks) >= 2
+    assert "merged runs" in panel._pair_key.value and "pooled readings" in panel._pair_key.value
+    sc = panel._scatter
+    for scale, axis in ((sc.x, sc.x_axis), (sc.y, sc.y_axis)):
+        ticks = np.asarray(axis.tick_values)
+        assert scale.min <= ticks.min() and ticks.max() <= scale.max and len(ticks) >= 2

@@ -35,16 +35,16 @@ READY = ".pw-merge-panel .pw-merge-status"
 XSS = "<img src=x onerror=alert(1)>"
 
 STATE_HOOK = """
-import json
+import dataclasses, json
 
 def watch(panel, path):
     def dump(_=None):
         d = panel.diagnostics
         state = {
             "version": panel.view_version,
-            "settings": panel.settings,
+            "settings": dataclasses.asdict(panel.settings),
             "kept": panel.kept,
-            "dropped": panel.dropped["dropped HEM"].tolist(),
+            "dropped": panel.dropped["dropped"].tolist(),
             "pair": list(panel.pair) if panel.pair else None,
             "error": panel.error,
             "status": panel._status.value,
@@ -72,7 +72,7 @@ _REDRAW_JS = """
   const root = document.querySelector('.pw-merge-panel');
   const s = root.querySelector('.pw-merge-status');
   const text = s ? s.textContent : '';
-  const n = root.querySelectorAll('.pw-merge-achieved .heatmapcell').length;
+  const n = root.querySelectorAll('.pw-merge-achieved .pw-matrix-cell').length;
   if (text.includes(status) && n === cells && window.__pwT0 !== undefined) {
     return performance.now() - window.__pwT0;
   }
@@ -179,7 +179,7 @@ VIGNETTE = "MergePanel(pm.process_raw_experiments(pm.load_vignette('much'), 6), 
 def wait_cells(panel: Locator, figure: str, n: int) -> None:
     from playwright.sync_api import expect
 
-    expect(panel.locator(f"{figure} .heatmapcell")).to_have_count(n, timeout=15_000)
+    expect(panel.locator(f"{figure} .pw-matrix-cell")).to_have_count(n, timeout=15_000)
 
 
 def measure_redraw(panel: Locator, press: Callable[[], None], status: str, cells: int) -> float:
@@ -217,6 +217,41 @@ def expect_status(panel: Locator, state: dict) -> None:
     expect(panel.locator(".pw-merge-status")).to_have_text(state["status"], timeout=15_000)
 
 
+_MATRIX_JS = """
+(root) => ({
+  cols: [...root.querySelectorAll('.pw-matrix-col')].map((e) => [e.textContent, e.title]),
+  rows: [...root.querySelectorAll('.pw-matrix-row')].map((e) => [e.textContent, e.title]),
+  // a label whose box overlaps the next one's (names running together)
+  overlap: [...root.querySelectorAll('.pw-matrix-col')].some((e, k, all) => k > 0 &&
+    e.getBoundingClientRect().left < all[k - 1].getBoundingClientRect().right - 0.5),
+  // text and background of each cell that shows a value
+  cells: [...root.querySelectorAll('.pw-matrix-cell')].filter((e) => e.textContent)
+    .map((e) => [e.textContent, getComputedStyle(e).color, getComputedStyle(e).backgroundColor]),
+})
+"""
+
+
+def _luminance(css: str) -> float:
+    r, g, b = (int(v) / 255 for v in css[css.index("(") + 1 : css.index(")")].split(",")[:3])
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def check_matrix_labels(panel: Locator, kept: list[str]) -> None:
+    """Matrices are labelled with the HEM names (full name on hover), labels never run
+    together, and every value reads on its cell (contrast ratio of at least 4.5)."""
+    from perfweave.widgets._matrix import abbreviate
+
+    got = panel.locator(".pw-merge-target").evaluate(_MATRIX_JS)
+    assert got["cols"] == [[a, k] for a, k in zip(abbreviate(kept), kept)]
+    assert got["rows"] == got["cols"] and not got["overlap"]
+    assert got["cells"], "values are written while cells are large enough"
+    for text, fg, bg in got["cells"]:
+        lf, lb = _luminance(fg), _luminance(bg)
+        ratio = (max(lf, lb) + 0.05) / (min(lf, lb) + 0.05)
+        assert ratio >= 4.5, (text, fg, bg, ratio)
+
+
 def set_readout(control: Locator, value: str) -> None:
     readout = control.locator(".widget-readout")
     readout.click()
@@ -241,6 +276,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     ticks = score_ticks(panel)
     assert ticks and all(t.isdigit() and 1 <= int(t) <= state["n_scores"] for t in ticks), ticks
     print(f"\nMergePanel layout in JupyterLab: {layout}; score x ticks {ticks}")
+    check_matrix_labels(panel, state["kept"])
     save_screenshot(panel, "merge_panel_lab_much")
 
     # dep_lvl typed into the slider's readout: fewer HEMs kept, DOM and Python agree
@@ -296,7 +332,7 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     for figure in (".pw-merge-achieved", ".pw-merge-target"):
         for row, col in ((3, 1), (0, n - 1)):
             version = wait_state(nb, lambda s: True)["version"]
-            panel.locator(f"{figure} .heatmapcell").nth(row * n + col).click()
+            panel.locator(f"{figure} .pw-matrix-cell").nth(row * n + col).click()
             state = wait_state(nb, lambda s, v=version: s["version"] > v)
             assert state["pair"] == [kept[col], kept[row]]
             wait_axis_labels(panel, ".pw-merge-scatter", [kept[col], kept[row]])
@@ -350,6 +386,37 @@ def test_merge_panel_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatc
     assert href.startswith("data:text/csv;base64,")
     save_screenshot(panel, "merge_panel_lab_design")
     page_watch.assert_clean()
+
+
+HRM_VIGNETTE = Path(__file__).resolve().parents[1] / "data" / "merge" / "data_hrm_raw_vignette.csv"
+
+
+def test_merge_panel_not_available_in_jupyterlab(lab: Server, page: Page) -> None:
+    """Pairs never read together: MUCH is one 'not available' line, not placeholder charts;
+    HRM works and its pooled correlation is one line in place of the matrix."""
+    from playwright.sync_api import expect
+
+    make = f"MergePanel({str(HRM_VIGNETTE)!r}, n_pmcs=6)"  # the raw CSV
+    nb = panel_notebook(lab.root_dir / "merge_na.ipynb", make)
+    open_in_lab(page, lab, "merge_na.ipynb", ".pw-merge-panel .pw-merge-unavailable")
+    panel = page.locator(".pw-merge-panel").first
+    state = wait_state(nb, lambda s: "never read" in s["error"])
+    na = panel.locator(".pw-merge-unavailable")
+    expect(na).to_contain_text("MUCH not available")
+    assert panel.locator(".pw-matrix-cell").count() == 0
+    assert panel.locator(".pw-merge-scatter").is_hidden()
+    expect(panel.locator(".pw-error").first).to_contain_text("never read in the same")
+    save_screenshot(panel, "merge_panel_lab_not_available")
+    panel.locator(".pw-merge-method button", has_text="HRM").click()
+    state = wait_state(nb, lambda s: s["settings"]["method"] == "hrm" and not s["error"])
+    expect_status(panel, state)
+    expect(panel.locator(".pw-merge-target .pw-matrix-note")).to_contain_text(
+        "not available: 75 HEM pair(s) never read"
+    )
+    assert panel.locator(".pw-merge-target .pw-matrix-cell").count() == 0
+    wait_cells(panel, ".pw-merge-achieved", 16 * 16)
+    check_layout(panel)
+    save_screenshot(panel, "merge_panel_lab_hrm_pooled_na")
 
 
 def test_merge_panel_in_voila(

@@ -29,7 +29,7 @@ from perfweave.classes import (
 from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.report import column_labels
 from perfweave.cli._classes import run
-from perfweave.errors import AxisConflict, FormatError, SpecError
+from perfweave.errors import AxisConflict, FormatError, ShapeError, SpecError
 from perfweave.widgets.picker import ClassPicker, short_names
 
 DATA = Path(__file__).parent.parent / "data" / "classes"
@@ -60,7 +60,7 @@ def cli(session: Path, spec, merge="", xdep=False) -> tuple[int, str, str]:
 
 def assert_same(picker: ClassPicker, session: Path, spec, merge="", xdep=False):
     expected = session_classes(session, spec, merge, exclude_dependent=xdep)
-    assert picker.error is None
+    assert picker.error == ""
     assert picker.classes.names == expected.names
     assert picker.classes.longnames == expected.longnames
     assert picker.axis == expected.axis
@@ -98,8 +98,8 @@ CASES = [
 def test_each_control_change_equals_core_and_cli(sessions, name, spec, merge):
     session = sessions[name]
     picker = ClassPicker(session, merge="all")
+    picker.set_spec(spec)  # under --merge=all every selection is valid
     picker.set_merge(merge)
-    picker.set_spec(spec)
     assert_same(picker, session, spec, merge)
     assert picker.spec == spec and picker.merge == MergeOptions.parse(merge)
     # the spec as typed text works the same
@@ -113,13 +113,20 @@ def test_exclude_dependent_and_merge_toggles(sessions):
     assert_same(picker, session, [], "all", True)
     assert "-x" in shlex.split(picker.command_line)
     # the toggle buttons drive set_merge
-    picker._toggles["all"].value = False
-    assert picker.error is not None  # sep without merging: opreport's axis conflict
-    for flag in ("cpu", "tgid"):
-        picker._toggles[flag].value = True
+    picker._toggles["all"].value = False  # a control: the banner says it, nothing raised
+    assert isinstance(picker.last_exception, AxisConflict)  # sep unmerged: a conflict
+    assert picker.banner.error == picker.error and "Suggestion:" in picker.error
+    # nothing changed: the toggles snap back to the merge on screen
+    assert str(picker.merge) == "all" and all(t.value for t in picker._toggles.values())
+    for flag in ("lib", "unitmask"):
+        picker._toggles[flag].value = False
+    assert picker.error == "" and str(picker.merge) == "cpu,tgid"
     picker._xdep_box.value = False
     assert picker._toggles["tid"].value  # tgid implies tid
     assert_same(picker, session, [], "cpu,tgid")
+    # on and off read differently (not only by a shade of grey)
+    assert picker._toggles["cpu"].description == "✓ cpu"
+    assert picker._toggles["lib"].description == "lib" and picker._xdep_box.description == "-x"
 
 
 def test_axis_conflict_inline_previous_result_kept(sessions):
@@ -127,23 +134,22 @@ def test_axis_conflict_inline_previous_result_kept(sessions):
     picker = ClassPicker(session, merge="cpu,tgid")
     before = picker.report.copy()
     names = picker.classes.names
-    picker.set_merge("")
-    assert isinstance(picker.error, AxisConflict)
+    with pytest.raises(AxisConflict):  # from Python the exception, in the banner its text
+        picker.set_merge("")
     status, _, err = cli(session, [], "")
     assert status == 1 and err == f"opreport error: {picker.error}\n"
-    assert "Suggestion:" in picker._error_box.value
-    assert picker._error_box.layout.display != "none"
-    assert "previous one" in picker._error_box.value
+    assert "Suggestion:" in picker.banner.error
     pd.testing.assert_frame_equal(picker.report, before)
     assert picker.classes.names == names
     assert picker.applied["merge"] == "cpu,tgid"
     # the same conflict as opreport's for one event merged by cpu only
-    picker.set_spec("event:CPU_CLK_UNHALTED").set_merge("cpu")
+    with pytest.raises(AxisConflict):
+        picker.set_spec("event:CPU_CLK_UNHALTED").set_merge("cpu")
     status, _, err = cli(session, ["event:CPU_CLK_UNHALTED"], "cpu")
     assert status == 1 and err == f"opreport error: {picker.error}\n"
     # fixing it clears the message
     picker.set_merge("cpu,tgid")
-    assert picker.error is None and picker._error_box.layout.display == "none"
+    assert picker.error == "" and picker.banner.error == ""
 
 
 def test_set_axis_merges_the_other_axes(sessions):
@@ -158,10 +164,11 @@ def test_set_axis_merges_the_other_axes(sessions):
     assert picker.axis == "event"
     picker.set_spec("")  # two events and merged cpu/tgid: the event axis
     assert picker.axis == "event" and picker.classes.names[0].startswith("CPU_CLK")
-    picker.set_axis("cpu")  # two events along cpu: opreport's conflict, previous kept
-    assert isinstance(picker.error, AxisConflict) and picker.axis == "event"
-    picker.set_axis("nope")
-    assert isinstance(picker.error, SpecError)
+    with pytest.raises(AxisConflict):  # two events along cpu: opreport's conflict
+        picker.set_axis("cpu")
+    assert picker.axis == "event" and picker.axis_choice == "event"  # previous kept
+    with pytest.raises(SpecError, match="unknown axis"):
+        picker.set_axis("nope")
 
 
 @pytest.mark.parametrize(
@@ -177,24 +184,28 @@ def test_set_axis_merges_the_other_axes(sessions):
 def test_bad_specs_keep_previous(sessions, spec, message):
     picker = ClassPicker(sessions["sep"], merge="all")
     before = picker.report.copy()
-    picker.set_spec(spec)
-    assert message in str(picker.error)
-    assert message.replace('"', "&quot;") in picker._error_box.value
+    with pytest.raises(SpecError):
+        picker.set_spec(spec)
+    assert message in picker.error and picker.banner.error == picker.error
     pd.testing.assert_frame_equal(picker.report, before)
+    picker._spec_box.value = spec  # typed and applied in the page: the banner, no raise
+    picker._apply.click()
+    assert message in picker.banner.error and picker.spec == []
+    assert picker._spec_box.value == ""  # the box snaps back to the spec on screen
 
 
 def test_unknown_merge_word(sessions):
     picker = ClassPicker(sessions["sep"], merge="all")
-    picker.set_merge("colour")
-    assert "unknown merge option: colour" in str(picker.error)
+    with pytest.raises(SpecError, match="unknown merge option: colour"):
+        picker.set_merge("colour")
     assert str(picker.merge) == "all"
 
 
 def test_empty_directory_and_missing_path(tmp_path):
     picker = ClassPicker(tmp_path)
-    assert "No sample file found" in str(picker.error)
+    assert "No sample file found" in picker.error
     assert picker.classes is None and picker.report is None
-    assert "No sample file found" in picker._error_box.value
+    assert "No sample file found" in picker.banner.error
     with pytest.raises(FormatError):
         ClassPicker(tmp_path / "missing")
 
@@ -205,14 +216,14 @@ def test_perf_script_and_samples(tmp_path):
     samples = read_perf_script(path)
     specs = perf_sample_specs(samples, by_symbol=True)
     expected = arrange(specs, "cpu,tgid")
-    assert picker.error is None
+    assert picker.error == ""
     assert picker.classes.names == expected.names
     pd.testing.assert_frame_equal(picker.report, report(expected))
     picker.set_by("symbol")
     pd.testing.assert_frame_equal(picker.report, report(expected, by="symbol"))
     assert picker.command_line == ""
-    picker.set_spec("tgid:999999")
-    assert "too strict" in str(picker.error)
+    with pytest.raises(SpecError, match="too strict"):
+        picker.set_spec("tgid:999999")
     # a samples DataFrame works the same
     picker2 = ClassPicker(samples, merge="cpu,tgid")
     assert picker2.classes.names == expected.names
@@ -220,14 +231,14 @@ def test_perf_script_and_samples(tmp_path):
     empty = tmp_path / "empty.txt"
     empty.write_text("")
     p3 = ClassPicker(empty, kind="perf")
-    assert "no samples" in str(p3.error)
+    assert "no samples" in p3.error
 
 
 def test_listing_source_without_files_lists_classes():
     path = DATA / "synthetic_sessions" / "sample_files_sep.txt"
     picker = ClassPicker(path, merge="cpu,tgid")
     expected = arrange(read_listing(path).table, "cpu,tgid")
-    assert picker.error is None and picker.classes.names == expected.names
+    assert picker.error == "" and picker.classes.names == expected.names
     assert picker.report is None and picker.opreport_text == ""
     assert "tgid:" in " ".join(picker.completions("tgid:"))
     assert picker.completions("tgid:1") == ["tgid:100"]
@@ -244,20 +255,29 @@ def test_table_sort_filter_and_chart(sessions):
     shown = picker.table_view()
     assert len(shown) and shown["image"].str.contains("libc").all()
     assert f"{len(shown)} of {len(picker.report)} rows" == picker._rows_label.value
-    picker.sort_by("nope")
-    assert "no column" in str(picker.error)
     bars = picker._chart.marks[0]
+    # horizontal bars: names read level beside them, no rotated labels over the axis
+    assert bars.orientation == "horizontal" and picker._chart.axes[0].tick_rotate == 0
+    assert picker._chart.fig_margin["left"] >= 7 * len("libc.so.6")  # room for the names
+    assert list(bars.x) == ["libc.so.6"]  # the chart shows what the filter keeps
+    assert "matching 'LIBC'" in picker._chart.title
+    with pytest.raises(ShapeError, match="no column"):
+        picker.sort_by("nope")
+    picker.set_filter("")
     assert list(picker._chart_class.options) == picker.classes.names
     for name in picker.classes.names:  # the chart follows the class picked beside it
         picker._chart_class.value = name
         samples = picker.report[(name, "samples")].groupby(level="image", sort=False).sum()
         top = samples[samples > 0].sort_values(ascending=False, kind="stable").head(10)
-        assert list(bars.x) == short_names(list(top.index))
-        assert list(bars.y) == list(top.to_numpy(float))
+        # horizontal bars, the largest at the top: the ordinal axis lists them bottom-up
+        assert list(bars.x) == short_names(list(top.index))[::-1]
+        assert list(bars.y) == list(top.to_numpy(float))[::-1]
     picker.set_by("application")
     assert picker.report.index.name == "application"
-    picker.set_by("symbol")  # OProfile data names no symbols
-    assert "symbol" in str(picker.error) and picker.report.index.name == "application"
+    with pytest.raises(FormatError):  # OProfile data names no symbols: previous kept
+        picker.set_by("symbol")
+    assert "symbol" in picker.error and picker.report.index.name == "application"
+    assert picker._by_box.value == "application"
 
 
 def inverted_from_invert(picker: ClassPicker) -> dict[tuple[str, str, str], tuple[int, int]]:
@@ -330,8 +350,8 @@ def test_inverted_tab_sort_filter_and_page_rows(sessions):
         f"{n} {v}" for n in names for v in ("samples", "%")
     ]
     assert picker._inv_table.row_count == len(picker.inverted_table())  # filter "libc" kept
-    picker.sort_by("nope", view="inverted")
-    assert "no column" in str(picker.error)
+    with pytest.raises(ShapeError, match="no column"):
+        picker.sort_by("nope", view="inverted")
 
 
 def test_inverted_without_sample_counts_counts_files():
@@ -364,7 +384,7 @@ def test_names_are_escaped(tmp_path):
         }
     )
     picker = ClassPicker(rows)
-    assert picker.error is None
+    assert picker.error == ""
     picker.show("classes").show("inverted")  # both tabs are drawn when opened
     assert "<img" not in picker._classes_html.value and "<b>" not in picker._classes_html.value
     # the tables set every name as text in the page: the raw name goes as data
@@ -384,7 +404,7 @@ def test_non_utf8_paths(sessions, tmp_path):
     bad = app.parent / os.fsdecode(b"caf\xe9")
     os.rename(app, bad)
     picker = ClassPicker(dst)
-    assert picker.error is None, picker.error
+    assert picker.error == "", picker.error
     shown = str(picker._table.rows_shown())
     assert "caf\ufffd" in shown
     shown.encode("utf-8")  # sendable to the browser
@@ -422,33 +442,41 @@ def test_perf_report_output_with_and_without_sample_counts():
     path = PERF / "report_fields_sample_period.txt"  # perf report with Samples columns
     expected = arrange(perf_report_specs(read_perf_report(path)), "all")
     picker = ClassPicker(path, merge="all")
-    assert picker._source.kind == "perf" and picker.error is None
+    assert picker._source.kind == "perf" and picker.error == ""
     assert picker.classes.names == expected.names
     pd.testing.assert_frame_equal(picker.report, report(expected))
     # Overhead only, saved with the '$ perf report ...' line that wrote it: classes, no report
     path = PERF / "report_cpu_comm.txt"
     picker = ClassPicker(path)
     expected = arrange(perf_report_specs(read_perf_report(path)))
-    assert picker.error is None and picker.classes.names == expected.names
+    assert picker.error == "" and picker.classes.names == expected.names
     assert picker.axis == "cpu" and picker.report is None
-    assert "no sample counts" in picker._rows_label.value
+    # one message saying how to get counts, instead of an empty table and chart
+    assert "perf report --stdio -n" in picker._no_counts.value
+    assert "perf script" in picker._no_counts.value
+    assert picker._report_tab.children == (picker._no_counts,)  # no empty table or chart
+    assert "no sample counts" in picker._axis_label.value
 
 
 def test_perf_json_source():
     path = PERF / "perf_data_convert.json"
-    picker = ClassPicker(path)  # two threads on two cpus: opreport's conflict, shown
-    assert isinstance(picker.error, AxisConflict) and picker.classes is None
-    assert "Suggestion:" in picker._error_box.value
+    picker = ClassPicker(path)  # two threads on two cpus: opens on a view that resolves it
+    assert picker.error == "" and picker.classes is not None
+    assert "picked for you" in picker._axis_label.value and picker.resolutions
+    with pytest.raises(AxisConflict):  # unmerged: opreport's conflict, with the ways out
+        picker.set_merge("")
+    assert "Suggestion:" in picker.banner.error
+    assert picker._offers_label.value == "resolve with:"
     picker.set_merge("cpu")
     expected = arrange(perf_sample_specs(read_perf_json(path)), "cpu")
-    assert picker.error is None and picker.classes.names == expected.names
+    assert picker.error == "" and picker.classes.names == expected.names
     pd.testing.assert_frame_equal(picker.report, report(expected))
 
 
 def test_perf_report_without_samples_is_a_message():
     picker = ClassPicker(PERF / "report_header_only.txt")
-    assert isinstance(picker.error, SpecError) and "perf data has no samples" in str(picker.error)
-    assert "report_header_only.txt: perf data has no samples" in picker._error_box.value
+    assert isinstance(picker.last_exception, SpecError)
+    assert "report_header_only.txt: perf data has no samples" in picker.banner.error
     assert picker.classes is None and picker.report is None
 
 
@@ -483,7 +511,7 @@ def test_completion_from_the_values_in_the_data(sessions):
 def test_merge_all_toggle_axis_label_and_class_list(sessions):
     picker = ClassPicker(sessions["um_cpu"], spec="event:DATA_CACHE_MISSES")
     picker._toggles["all"].value = True
-    assert str(picker.merge) == "all" and picker.error is None
+    assert str(picker.merge) == "all" and picker.error == ""
     assert all(t.value for t in picker._toggles.values())
     assert_same(picker, sessions["um_cpu"], ["event:DATA_CACHE_MISSES"], "all")
     n = len(picker.classes)
@@ -491,7 +519,7 @@ def test_merge_all_toggle_axis_label_and_class_list(sessions):
         f"{n} class{'es' if n != 1 else ''} along the {picker.axis} axis"
     )
     picker.set_merge("tgid")  # unit masks and cpus: classes along the event axis (long names)
-    assert picker.error is None
+    assert picker.error == ""
     for view in ("classes", "report"):
         picker.show(view)
     listed = picker._classes_html.value
@@ -524,3 +552,68 @@ def test_selection_per_distinct_value_equals_the_spec_mask(sessions, words, xdep
     table = picker._source.table(["current"])
     got = picker._source.mask(spec, ["current"], exclude_dependent=xdep)
     assert got.tolist() == spec.mask(table, exclude_dependent=xdep).tolist()
+
+
+ARCHIVES = DATA / "synthetic_sessions"
+
+
+def test_session_archive_opens_like_its_directory(sessions):
+    """ClassPicker("session.tar.gz") reads the archive the CLI reads (it used to parse it
+    as perf script text and fail with binary bytes in the message)."""
+    archive = ARCHIVES / "opsession_sep.tar.gz"
+    picker = ClassPicker(archive, merge="cpu,tgid")
+    assert picker.error == "" and picker._source.kind == "session"
+    assert_same(picker, sessions["sep"], [], "cpu,tgid")
+    # the command shown names the archive, and runs
+    assert f"--session-dir={archive}" in shlex.split(picker.command_line)
+
+
+@pytest.mark.parametrize(
+    "name,default,others",
+    [
+        (
+            "sep",
+            ("event", "cpu,tgid", []),
+            ["2 classes along tgid (event:CPU_CLK_UNHALTED, --merge=cpu,tid)"],
+        ),
+        ("many", ("tid", "cpu", []), ["7 classes along tgid (--merge=cpu,tid)"]),
+    ],
+)
+def test_a_session_that_needs_a_merge_opens_on_a_valid_default(sessions, name, default, others):
+    picker = ClassPicker(sessions[name])
+    axis, merge, spec = default
+    assert picker.error == "" and picker.banner.error == ""
+    assert (picker.axis, str(picker.merge), picker.spec) == (axis, merge, spec)
+    assert_same(picker, sessions[name], spec, merge)
+    # the status line says what is shown and why the picker chose it
+    status = picker._axis_label.value
+    assert f"along the {axis} axis" in status and f"--merge={merge}" in status
+    assert "picked for you" in status
+    # the other resolutions are one click away
+    offered = [b.description for b in picker._offer_buttons]
+    assert offered[: len(others)] == others and picker._offers_box.layout.display != "none"
+    picker._offer_buttons[0].click()
+    res_axis = others[0].split(" along ")[1].split()[0]
+    assert picker.error == "" and picker.axis == res_axis
+    assert picker._axis_box.value == res_axis  # the dropdown agrees with the status line
+    assert f"along the {res_axis} axis" in picker._axis_label.value
+    assert "picked for you" not in picker._axis_label.value
+
+
+def test_an_axis_that_cannot_be_shown_changes_nothing(sessions):
+    """Choosing an axis used to switch the merge toggles, fail, and leave toggles, dropdown
+    and status line disagreeing with the result on screen."""
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+    before = (picker.axis, str(picker.merge), picker._axis_label.value)
+    toggles = {f: t.value for f, t in picker._toggles.items()}
+    picker._axis_box.value = "cpu"  # two events along cpu: opreport's conflict
+    assert isinstance(picker.last_exception, AxisConflict) and picker.banner.error
+    assert (picker.axis, str(picker.merge), picker._axis_label.value) == before
+    assert {f: t.value for f, t in picker._toggles.items()} == toggles
+    assert picker._axis_box.value == "auto"
+    # the ways out are offered, and one click is not stuck
+    assert any("along cpu" in b.description for b in picker._offer_buttons)
+    picker.resolve(next(r for r in picker.resolutions if r.axis == "cpu"))
+    assert picker.error == "" and picker.axis == "cpu" and picker._axis_box.value == "cpu"
+    assert picker.spec == ["event:CPU_CLK_UNHALTED"]
+    assert str(picker.merge) == "tgid" and picker._toggles["tgid"].value

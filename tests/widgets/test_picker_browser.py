@@ -40,7 +40,9 @@ def watch(p, path):
         view = p.table_view()
         inv = p.inverted_table()
         state = {
-            "error": str(p.error) if p.error is not None else None,
+            "error": p.error or None,
+            "status": p._axis_label.value,
+            "offers": [r.describe() for r in p.resolutions],
             "names": p.classes.names if p.classes is not None else [],
             "axis": p.axis,
             "merge": str(p.merge),
@@ -136,28 +138,39 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     assert class_headers(widget) == sorted(state["names"])
     assert images_shown(widget) == state["images"][: len(images_shown(widget))]
 
-    # merge toggle off -> opreport's axis conflict inline, previous result kept
+    # merge toggle off -> opreport's axis conflict in the banner; nothing changes: the
+    # previous result stays, the toggle snaps back on, and the ways out are buttons
     before = images_shown(widget)
     t0 = time.monotonic()
-    widget.locator(".pw-picker-merge-cpu").click()
+    cpu = widget.locator(".pw-picker-merge-cpu")
+    cpu.click()
     state = wait_state(nb, lambda s: s["error"] is not None)
-    banner = widget.locator(".pw-picker-error")
+    banner = widget.locator(".pw-error:not([hidden])")
     banner.wait_for()
     print(f"\nconflict shown {1000 * (time.monotonic() - t0):.0f} ms after the click")
     assert "Already displaying results for parameter" in banner.inner_text()
     assert "Suggestion:" in banner.inner_text()
-    assert images_shown(widget) == before
+    assert images_shown(widget) == before and state["merge"] == "cpu,tgid"
+    wait_dom(page, lambda: cpu.evaluate("e => e.classList.contains('mod-active')"))
+    fixes = widget.locator(".pw-picker-fix")
+    wait_dom(page, lambda: fixes.count() == len(state["offers"]) > 0)
+    assert fixes.all_inner_texts() == state["offers"]
     save_screenshot(widget, f"{shot}_conflict")
 
-    # merge toggle back on: the result of that choice, message gone
-    widget.locator(".pw-picker-merge-cpu").click()
-    state = wait_state(nb, lambda s: s["error"] is None and "cpu" in s["merge"])
+    # one click on a way out: classes along cpu (one event, tgid merged); the status line,
+    # the dropdown and the toggles all say so
+    widget.locator(".pw-picker-fix", has_text="along cpu").click()
+    state = wait_state(nb, lambda s: s["error"] is None and s["axis"] == "cpu")
     wait_dom(page, lambda: banner.count() == 0)
-    assert widget.locator(".pw-picker-merge-cpu").evaluate(
+    assert widget.locator(".pw-picker-axis select").input_value() == "cpu"
+    shown = widget.locator(".pw-picker-axis-shown").inner_text()
+    assert "along the cpu axis" in shown and "--merge=tgid" in shown
+    assert widget.locator(".pw-picker-merge-tgid").evaluate(
         "e => e.classList.contains('mod-active')"
     )
-    # the "all" toggle: everything merged (classes along the event axis); off again leaves
-    # no merge (opreport's conflict, "all" kept on screen); cpu + tgid give the first result
+    assert not cpu.evaluate("e => e.classList.contains('mod-active')")
+    # the "all" toggle: everything merged (classes along the event axis); off again is
+    # opreport's conflict ("all" kept on screen); lib and unitmask off give cpu,tgid
     merge_all = widget.locator(".pw-picker-merge-all")
     merge_all.click()
     state = wait_state(nb, lambda s: s["merge"] == "all" and s["error"] is None)
@@ -168,12 +181,12 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
             "e => e.classList.contains('mod-active')"
         )
     merge_all.click()
-    state = wait_state(nb, lambda s: s["merge"] == "" and s["error"] is not None)
+    state = wait_state(nb, lambda s: s["merge"] == "all" and s["error"] is not None)
     banner.wait_for()
     assert class_headers(widget) == sorted(state["names"])  # the "all" result, kept
-    widget.locator(".pw-picker-merge-cpu").click()
-    wait_state(nb, lambda s: s["merge"] == "cpu")
-    widget.locator(".pw-picker-merge-tgid").click()
+    widget.locator(".pw-picker-merge-lib").click()
+    wait_state(nb, lambda s: s["merge"] == "cpu,tgid,unitmask" and s["error"] is None)
+    widget.locator(".pw-picker-merge-unitmask").click()
     state = wait_state(nb, lambda s: s["merge"] == "cpu,tgid" and s["error"] is None)
     wait_dom(page, lambda: banner.count() == 0)
     # the page has drawn that result (Python's state is written before the page draws it)
@@ -185,10 +198,11 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     before = images_shown(widget)
     spec.fill("event:NO_SUCH_EVENT")
     widget.locator(".pw-picker-apply").click()
-    state = wait_state(nb, lambda s: s["spec"] == ["event:NO_SUCH_EVENT"] and s["error"])
+    state = wait_state(nb, lambda s: s["error"] and "too strict" in s["error"])
     banner.wait_for()
     assert "no sample files found: profile specification too strict ?" in banner.inner_text()
-    assert images_shown(widget) == before
+    assert images_shown(widget) == before and state["spec"] == ["event:CPU_CLK_UNHALTED"]
+    wait_dom(page, lambda: spec.input_value() == "event:CPU_CLK_UNHALTED")  # snapped back
 
     # the spec typed as text and applied
     spec.fill("event:CPU_CLK_UNHALTED")
@@ -219,6 +233,10 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
     wait_dom(page, lambda: images_shown(widget) != [])
     assert widget.locator(".pw-picker-reportlist").get_attribute("data-rows") == str(state["rows"])
+    # the chart shows the images the filter keeps, and says so
+    chart = widget.locator(".pw-picker-chart")
+    wait_dom(page, lambda: "matching 'perl'" in chart.inner_text())
+    assert "bash" not in chart.locator(".axis text").all_text_contents()
     filt.fill("")
     filt.press("Enter")
     state = wait_state(nb, lambda s: s["filter"] == "")
@@ -302,6 +320,49 @@ def test_picker_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) ->
     open_in_lab(page, lab, "picker.ipynb", READY)
     widget = page.locator(".pw-picker").first
     drive(page, widget, nb, "picker_lab")
+    page_watch.assert_clean()
+
+
+def test_picker_opens_a_session_that_needs_a_merge_in_jupyterlab(
+    lab: Server, page: Page, page_watch: PageWatch
+) -> None:
+    """The sep archive unmerged and perf report output without counts: a valid default said
+    in the status line with the other views as buttons; how to get counts, not empty views."""
+    archive = DATA / "synthetic_sessions" / "opsession_many.tar.gz"
+    report = DATA / "perf_equivalents" / "report_cpu_comm.txt"
+    nb = lab.root_dir / "picker_default.ipynb"
+    write_notebook(
+        nb,
+        [
+            "from perfweave.widgets import ClassPicker",
+            STATE_HOOK,
+            f"p = watch(ClassPicker({str(archive)!r}), {str(nb.with_suffix('.state.json'))!r})\np",
+            f"ClassPicker({str(report)!r})",
+        ],
+    )
+    open_in_lab(page, lab, "picker_default.ipynb", READY)
+    widget = page.locator(".pw-picker").first
+    state = wait_state(nb, lambda s: s["rows"] > 0)
+    assert state["error"] is None and state["axis"] == "tid" and state["merge"] == "cpu"
+    shown = widget.locator(".pw-picker-axis-shown")
+    wait_dom(page, lambda: "picked for you" in shown.inner_text())
+    assert "7 classes along the tid axis" in shown.inner_text()
+    assert widget.locator(".pw-error:not([hidden])").count() == 0
+    fixes = widget.locator(".pw-picker-fix")
+    assert fixes.all_inner_texts() == state["offers"] and len(state["offers"]) == 3
+    save_screenshot(widget, "picker_lab_default")
+    fixes.filter(has_text="along cpu").click()
+    state = wait_state(nb, lambda s: s["axis"] == "cpu")
+    wait_dom(page, lambda: widget.locator(".pw-picker-axis select").input_value() == "cpu")
+    wait_dom(page, lambda: "2 classes along the cpu axis" in shown.inner_text())
+    # perf report output without sample counts: what to run instead of an empty report
+    other = page.locator(".pw-picker").nth(1)
+    note = other.locator(".pw-picker-nocounts")
+    note.wait_for()
+    assert "perf report --stdio -n" in note.inner_text() and "perf script" in note.inner_text()
+    assert other.locator(".pw-picker-reportlist").count() == 0  # no empty table, no chart
+    assert other.locator(".pw-picker-chart").count() == 0
+    save_screenshot(other, "picker_lab_perf_report_no_counts")
     page_watch.assert_clean()
 
 

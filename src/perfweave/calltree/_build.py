@@ -33,11 +33,14 @@ def build_graphframe(
     metadata: dict | None = None,
     order_key: Sequence[int] | np.ndarray | None = None,
     path: str | PathLike[str] | None = None,
+    index_levels: Sequence[str] = INDEX_LEVELS,
 ):
     """Assemble a GraphFrame from reader output (see the module docstring).
 
     ``order_key`` (one integer per node) orders siblings instead of their frames, for
-    formats that record a node order (Caliper's "Node order"). Structural problems raise
+    formats that record a node order (Caliper's "Node order"). ``index_levels`` are the
+    columns of ``data`` that index rows besides ``node`` where present (default rank,
+    thread). Structural problems raise
     :class:`~perfweave.errors.ParseError` naming ``path``.
     """
     from perfweave.calltree.graphframe import GraphFrame
@@ -65,7 +68,7 @@ def build_graphframe(
     if len(node) and (node.min() < 0 or node.max() >= len(pos)):
         bad = int(node[(node < 0) | (node >= len(pos))][0])
         raise ParseError(path, f"metric rows for nodes 0..{len(pos) - 1}", found=f"node {bad}")
-    levels = ["node"] + [lvl for lvl in INDEX_LEVELS if lvl in data.columns]
+    levels = ["node"] + [lvl for lvl in index_levels if lvl in data.columns]
     if levels == ["node"] and data.columns.is_unique:
         # (speed, small profiles) set_index("node").sort_index() as one take, same rows in
         # the same order: pandas keeps a sorted index and else sorts with a quicksort argsort

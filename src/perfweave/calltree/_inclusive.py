@@ -1,10 +1,14 @@
 """Inclusive sums over a graph: each node's value plus all its descendants' (each once).
 
-Rows are laid out as a dense (node x rank/thread combination) matrix. In a tree numbered
-children are added into parents level by level from the deepest (one vectorised step per
-level, and the same summation order as a recursive sum, so no cancellation error); a DAG
-sums over each node's reachable set instead. As in Hatchet, a sum
-with no values at all (only NaN) stays NaN.
+Rows are laid out as a dense (node x rank/thread combination) matrix (:mod:`._layout`).
+In a tree numbered children are added into parents level by level from the deepest (one
+vectorised step per level, and the same summation order as a recursive sum, so no
+cancellation error); a DAG sums over each node's reachable set instead. As in Hatchet,
+a sum with no values at all (only NaN) stays NaN.
+
+Where a node has several rows on one rank/thread (a sampling profile), the node's total
+is spread over them so that summing them gives it once: each row keeps its own value and
+the first row also carries the descendants' total (:func:`to_rows`).
 """
 
 from __future__ import annotations
@@ -13,51 +17,49 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import _dag
-
-
-def row_layout(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, int]:
-    """(node id, column of the rank/thread combination, number of combinations) per row."""
-    node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
-    others = [lvl for lvl in df.index.names if lvl != "node"]
-    if not others:
-        return node, np.zeros(len(df), np.int64), 1
-    if len(others) == 1:
-        codes, uniq = pd.factorize(df.index.get_level_values(others[0]))
-    else:
-        codes, uniq = pd.factorize(
-            pd.MultiIndex.from_arrays([df.index.get_level_values(o) for o in others])
-        )
-    return node, codes.astype(np.int64), max(len(uniq), 1)
+from perfweave.calltree._layout import Layout, layout
 
 
 def subgraph_sums(graph, df: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
     """Inclusive sum of each column, per row of ``df`` (a DAG's reachable sets are found
     once for all columns)."""
     n = len(graph)
-    node, combo, k = row_layout(df)
+    lay = layout(df, n)
     reach = None if graph.is_tree() else [_dag.descendants(graph, v) for v in range(n)]
     out = {}
     for col in columns:
         values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
-        ok = ~np.isnan(values)
-        flat = node[ok] * k + combo[ok]
-        dense = np.bincount(flat, weights=values[ok], minlength=n * k).reshape(n, k)
-        present = np.bincount(flat, minlength=n * k).astype(float).reshape(n, k)
+        dense, present = lay.dense(values)
+        present = present.astype(float)
         if reach is None:
-            total = _up_sum(graph, dense)
-            count = _up_sum(graph, present)
+            total = up_sum(graph, dense)
+            count = up_sum(graph, present)
         else:
-            total = np.zeros((n, k))
-            count = np.zeros((n, k))
+            total = np.zeros_like(dense)
+            count = np.zeros_like(present)
             for v, below in enumerate(reach):
                 total[v] = dense[below].sum(axis=0)
                 count[v] = present[below].sum(axis=0)
-        result = np.where(count > 0, total, np.nan)
-        out[col] = result[node, combo]
+        out[col] = to_rows(lay, values, dense, np.where(count > 0, total, np.nan))
     return out
 
 
-def _up_sum(graph, dense: np.ndarray) -> np.ndarray:
+def to_rows(lay: Layout, values: np.ndarray, dense: np.ndarray, total: np.ndarray) -> np.ndarray:
+    """A per-cell result back onto the rows: the cell's value where a cell has one row;
+    where it has several, each row keeps its own value and the cell's first row also
+    carries the rest (``total - dense``), so the rows of a cell sum to its total."""
+    at = (lay.node, lay.combo)
+    if not lay.has_duplicates():
+        return total[at]
+    rest = np.where(np.isnan(total), np.nan, total - dense)[at]
+    first = lay.first_rows()
+    own = np.where(np.isnan(values), 0.0, values)
+    out = np.where(first, own + rest, values)
+    # a first row with no value of its own and nothing below stays NaN
+    return np.where(first & np.isnan(values) & np.isnan(total[at]), np.nan, out)
+
+
+def up_sum(graph, dense: np.ndarray) -> np.ndarray:
     """Subtree sums of a (node x k) matrix in a tree, deepest level first.
 
     In preorder, the nodes of one level have non-decreasing parents, so each level's

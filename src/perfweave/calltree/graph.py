@@ -335,6 +335,13 @@ class Graph:
             raise GraphError(f"no node {nid} in a graph of {len(self)} nodes")
         return Node(self, nid)
 
+    def children_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every node's children at once, as CSR arrays ``(ptr, idx)``: the children of
+        node ``i`` are ``idx[ptr[i]:ptr[i + 1]]``, in frame order (read-only views)."""
+        ptr, idx = self._child_ptr.view(), self._child_idx.view()
+        ptr.flags.writeable = idx.flags.writeable = False
+        return ptr, idx
+
     def children_of(self, nid: int) -> np.ndarray:
         return self._child_idx[self._child_ptr[nid] : self._child_ptr[nid + 1]]
 

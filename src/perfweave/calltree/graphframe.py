@@ -79,6 +79,16 @@ class GraphFrame:
     from_hpctoolkit = _reader(
         "hpctoolkit", "Read an HPCToolkit database directory (experiment.xml + *.metric-db)."
     )
+    from_hpctoolkit_latest = _reader(
+        "hpctoolkit4",
+        "Read an HPCToolkit database of format 4 (meta.db, profile.db, cct.db); "
+        "Hatchet's options (see perfweave.calltree.readers.hpctoolkit4.read).",
+    )
+    from_perfflowaspect = _reader(
+        "perfflowaspect",
+        "Read PerfFlowAspect trace(s) (.pfw, Chrome trace-event JSON); "
+        "see perfweave.calltree.readers.perfflowaspect.read.",
+    )
     from_gprof_dot = _reader("gprof-dot", "Read a gprof2dot DOT call graph.")
     from_cprofile = _reader("cprofile", "Read a Python cProfile/pstats file.")
     from_pyinstrument = _reader("pyinstrument", "Read a pyinstrument JSON profile.")
@@ -312,6 +322,80 @@ class GraphFrame:
         other.dataframe = _reindex_nodes(other.dataframe, map_other)
         self.graph = other.graph = union
 
+    # ------------------------------------------------------------------ analyses
+    # (thin: the work is in perfweave.calltree.analysis and _sums; see docs/calltree.md)
+    def node_values(
+        self,
+        columns: str | Sequence[str] | None = None,
+        rank: int | None = None,
+        thread: int | None = None,
+    ) -> pd.DataFrame:
+        """One value per node (index 0..n-1): a node's rows summed per rank/thread, then
+        the mean over ranks/threads. ``.attrs["perfweave.node_values"]`` says which."""
+        from perfweave.calltree.analysis import node_values
+
+        return node_values(self, columns, rank, thread)
+
+    def load_imbalance(
+        self,
+        metric_columns: str | Sequence[str] | None = None,
+        top: int = 5,
+        threshold: float | None = None,
+    ) -> GraphFrame:
+        """Chopper's load imbalance: ``<m>.mean``, ``<m>.max``, ``<m>.imbalance`` (max /
+        mean over the node's rank/thread rows) and ``<m>.top_ranks``, one row per node."""
+        from perfweave.calltree.analysis import load_imbalance
+
+        return load_imbalance(self, metric_columns, top, threshold)
+
+    def flat_profile(
+        self, metric_columns: str | Sequence[str] | None = None, by: str = "name"
+    ) -> pd.DataFrame:
+        """Chopper's flat profile: node values summed per ``by`` value, largest first."""
+        from perfweave.calltree.analysis import flat_profile
+
+        return flat_profile(self, metric_columns, by)
+
+    def hot_path(
+        self, metric: str | None = None, threshold: float = 0.5, start: int | Node | None = None
+    ) -> list[Node]:
+        """Chopper's hot path: the nodes from a root down the hottest children."""
+        from perfweave.calltree.analysis import hot_path
+
+        return hot_path(self, metric, threshold, start)
+
+    def groupby_aggregate(self, by: str | Sequence[str], agg: Any = "sum") -> GraphFrame:
+        """Hatchet's groupby_aggregate: one node per value of ``by``, rows aggregated with
+        ``agg`` per rank/thread, edges between the groups of related nodes."""
+        from perfweave.calltree._regroup import groupby_aggregate
+
+        return groupby_aggregate(self, by, agg)
+
+    def subtree_sum(
+        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+    ) -> None:
+        """Hatchet's subtree_sum, in place: each row's node plus its descendants, summed
+        along every path (a DAG node reached twice counts twice)."""
+        from perfweave.calltree._sums import subtree_sum
+
+        subtree_sum(self, columns, out_columns, per_path=True)
+
+    def subgraph_sum(
+        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+    ) -> None:
+        """Hatchet's subgraph_sum, in place: each row's node plus its descendants, each
+        descendant once."""
+        from perfweave.calltree._sums import subtree_sum
+
+        subtree_sum(self, columns, out_columns, per_path=False)
+
+    def generate_exclusive_columns(self, inc_metrics: str | Sequence[str] | None = None) -> None:
+        """Hatchet's generate_exclusive_columns, in place: ``x (inc)`` gives ``x``, an
+        inclusive ``y`` gives ``y (exc)``: the value minus the children's."""
+        from perfweave.calltree._sums import generate_exclusive_columns
+
+        generate_exclusive_columns(self, inc_metrics)
+
     # ------------------------------------------------------------------ arithmetic
     def _binary(self, other: GraphFrame, op: str) -> GraphFrame:
         if not isinstance(other, GraphFrame):
@@ -395,14 +479,17 @@ class GraphFrame:
         color: bool | None = None,
         name_column: str = "name",
         invert_colormap: bool = False,
-        rank: int = 0,
-        thread: int = 0,
+        rank: int | None = None,
+        thread: int | None = None,
         expand_name: bool = False,
         context_column: str | None = "file",
         render_header: bool = False,
     ) -> str:
         """The calltree as indented text, one line per node: ``value name [context]``.
 
+        Values are :meth:`node_values`: a node's rows summed, the mean over ranks/threads
+        (or the ``rank``/``thread`` given); a first line ``# <metric>: mean over 4 ranks``
+        says so wherever a node has more than one row (Hatchet prints rank 0, unsaid).
         ``color`` None colors the text when printing to a terminal or a notebook. ``depth``
         limits the levels shown; ``threshold`` hides nodes whose metric is below that
         fraction of the largest value (and their subtrees).

@@ -167,6 +167,19 @@ class Query:
         return True
 
     @property
+    def columns(self) -> list[str]:
+        """The column names the query compares, in order of appearance (each once)."""
+        found: list[str] = []
+        stack = [self._tree]
+        while stack:
+            node = stack.pop()
+            if node[0] == "cmp":
+                found.append(node[1])
+            else:
+                stack.extend(reversed(node[1:]))
+        return list(dict.fromkeys(found))
+
+    @property
     def has_share(self) -> bool:
         """True when some comparison is a share (``number %``), which needs root rows."""
         return any(t.kind == "pct" for t in self._toks)

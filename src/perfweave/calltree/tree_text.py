@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree.analysis import DESCRIPTION, node_values
 from perfweave.calltree.writers import node_names, node_view, printable
 
 if TYPE_CHECKING:
@@ -50,8 +51,8 @@ def render(
     color: bool | None,
     name_column: str,
     invert_colormap: bool,
-    rank: int,
-    thread: int,
+    rank: int | None,
+    thread: int | None,
     expand_name: bool,
     context_column: str | None,
     render_header: bool,
@@ -70,10 +71,15 @@ def render(
             )
     use_color = _auto_color() if color is None else bool(color)
     context = context_column if context_column and context_column in gf.dataframe.columns else None
-    view = node_view(gf, [name_column, *metrics] + ([context] if context else []), rank, thread)
+    view = node_view(gf, [name_column] + ([context] if context else []), rank, thread)
+    # as in Hatchet, a rank/thread asked of a frame without that level is ignored
+    rank = rank if "rank" in gf.index_levels else None
+    thread = thread if "thread" in gf.index_levels else None
+    shown_values = node_values(gf, metrics, rank, thread)  # the one definition of a node's value
+    note = shown_values.attrs.get(DESCRIPTION, "")
     g = gf.graph
     n = len(g)
-    values = [pd.to_numeric(view[m], errors="coerce").to_numpy(float) for m in metrics]
+    values = [shown_values[m].to_numpy(float) for m in metrics]
     primary = values[0]
     names = node_names(gf, view, name_column)
     finite = primary[np.isfinite(primary)]
@@ -135,6 +141,8 @@ def render(
         from perfweave import __version__
 
         out += f"perfweave {__version__} — {metrics[0]}\n\n"
+    if note:  # say what the numbers are whenever they are not simply each node's row
+        out += f"# {metrics[0]}: {note}\n"
     out += "\n".join(lines) + "\n"
     if use_color:
         out += _legend(metrics[0], lo, hi, colors)

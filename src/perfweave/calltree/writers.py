@@ -26,21 +26,39 @@ def printable(text: object) -> str:
 
 
 def node_view(
-    gf: GraphFrame, columns: Sequence[str], rank: int = 0, thread: int = 0
+    gf: GraphFrame, columns: Sequence[str], rank: int | None = 0, thread: int | None = 0
 ) -> pd.DataFrame:
-    """One row per graph node (reindexed 0..n-1) for one rank/thread; NaN where absent."""
+    """One row per graph node (reindexed 0..n-1) for one rank/thread (None: any, the
+    node's first row); NaN where absent."""
     df = gf.dataframe
     levels = gf.index_levels
     if levels:
         key = tuple(rank if lvl == "rank" else thread if lvl == "thread" else 0 for lvl in levels)
         mask = np.ones(len(df), bool)
         for lvl, value in zip(levels, key):
-            mask &= np.asarray(df.index.get_level_values(lvl)) == value
+            if value is not None:
+                mask &= np.asarray(df.index.get_level_values(lvl)) == value
         df = df[mask].droplevel(levels)
     cols = [c for c in columns if c in df.columns]
     df = df[cols]
     if df.index.has_duplicates:
-        df = df[~df.index.duplicated()]
+        metrics = set(gf.exc_metrics + gf.inc_metrics)
+        open_level = any(
+            (lvl == "rank" and rank is None) or (lvl == "thread" and thread is None)
+            for lvl in levels
+        )
+        if not open_level:
+            # several rows of one node on one rank/thread (a sampling profile): a metric's
+            # value is the sum of the node's rows (calltree.md, "A node's value")
+            grouped = df.groupby(level="node", sort=True)
+            df = pd.DataFrame(
+                {
+                    c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first()
+                    for c in cols
+                }
+            )
+        else:  # a level left open (only names are asked for so): the first row
+            df = df[~df.index.duplicated()]
     return df.reindex(pd.RangeIndex(len(gf.graph), name="node"))
 
 

@@ -6,6 +6,7 @@ into :class:`ProfileClasses` (one per report column) that differ along exactly o
 gives the columnar report as a DataFrame and :func:`opreport` the text opreport prints.
 """
 
+from perfweave.classes.archive import is_session_archive, session_archive
 from perfweave.classes.arrange import (
     DependentSet,
     ProfileClass,
@@ -29,7 +30,9 @@ from perfweave.classes.perf import (
 )
 from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.report import ReportArrays, report, report_arrays
+from perfweave.classes.resolve import Resolution, axis_merge, resolutions
 from perfweave.classes.samplefile import SampleFileHeader, read_header, read_samples, sample_count
+from perfweave.classes.source import ClassSource, detect_kind, load_source
 from perfweave.classes.spec import (
     ParsedPaths,
     SampleSpec,
@@ -42,6 +45,14 @@ from perfweave.classes.spec_codes import SpecCodes
 from perfweave.classes.summary import ImageSummary, load_samples, summarize
 
 __all__ = [
+    "session_archive",
+    "resolutions",
+    "load_source",
+    "is_session_archive",
+    "detect_kind",
+    "axis_merge",
+    "Resolution",
+    "ClassSource",
     "AXES",
     "DependentSet",
     "ImageSet",

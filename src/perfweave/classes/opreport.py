@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from os import PathLike
 
+from perfweave.classes.archive import session_archive
 from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport_format import describe_classes, format_image_report
@@ -33,16 +34,19 @@ def session_classes(
     exclude_dependent: bool = False,
     samples: bool = True,
 ) -> ProfileClasses:
-    """Classes of the sample files a profile specification selects in a session directory."""
+    """Classes of the sample files a profile specification selects in a session directory
+    (or a ``.tar.gz`` of one, as the CLI's ``--session-dir`` takes: unpacked while read;
+    the classes' file names then point into the unpacked copy, which is removed)."""
     merge = MergeOptions.parse(merge, exclude_dependent=exclude_dependent)
     spec = ProfileSpec.parse(specs)
-    files = sorted({f for s in spec.sessions() for f in scan_session(session_dir, s)})
-    if not files:
-        raise SpecError(NO_FILES)
-    table = parse_sample_paths(files).table
-    table = table[spec.mask(table, exclude_dependent=exclude_dependent)]
-    classes = arrange(table, merge, exclude_dependent=exclude_dependent)
-    return load_samples(classes) if samples else classes
+    with session_archive(session_dir) as folder:
+        files = sorted({f for s in spec.sessions() for f in scan_session(folder, s)})
+        if not files:
+            raise SpecError(NO_FILES)
+        table = parse_sample_paths(files).table
+        table = table[spec.mask(table, exclude_dependent=exclude_dependent)]
+        classes = arrange(table, merge, exclude_dependent=exclude_dependent)
+        return load_samples(classes) if samples else classes
 
 
 def opreport(
@@ -53,13 +57,15 @@ def opreport(
     exclude_dependent: bool = False,
     verbose_sfile: bool = False,
 ) -> str:
-    """The text opreport prints for an image-level report of ``session_dir``.
+    """The text opreport prints for an image-level report of ``session_dir`` (a session
+    directory or a ``.tar.gz`` of one).
 
     ``verbose_sfile`` adds what ``--verbose=sfile`` adds: the matched sample files and the
     dump of the classes before the report.
     """
-    classes = session_classes(session_dir, specs, merge, exclude_dependent=exclude_dependent)
-    text = format_image_report(classes)
+    with session_archive(session_dir) as folder:  # the text reads sample file headers
+        classes = session_classes(folder, specs, merge, exclude_dependent=exclude_dependent)
+        text = format_image_report(classes)
     if not verbose_sfile:
         return text
     files = classes.table["filename"].tolist()

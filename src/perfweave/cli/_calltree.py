@@ -20,6 +20,7 @@ def register(subparsers) -> None:
     tree.add_argument("--precision", type=int, default=3, help="decimals shown (default 3)")
     tree.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     _rank_options(tree)
+    _reader_option(tree)
     tree.set_defaults(func=_tree)
 
     convert = subparsers.add_parser("convert", help="write a profile in another format")
@@ -29,6 +30,7 @@ def register(subparsers) -> None:
     convert.add_argument("--metric", help="metric for dot/folded output")
     convert.add_argument("-o", "--output", help="output file (default: standard output)")
     _rank_options(convert)
+    _reader_option(convert)
     convert.set_defaults(func=_convert)
 
     info = subparsers.add_parser(
@@ -36,10 +38,42 @@ def register(subparsers) -> None:
     )
     info.add_argument("file")
     info.add_argument("--format", help="the input format (detected when left out)")
+    _reader_option(info)
     info.set_defaults(func=_info)
 
 
 _AGGREGATES = ("mean", "sum", "min", "max", "median")
+
+
+def _reader_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "-O",
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a reader option, e.g. -O merge_calls=true, -O per_profile=true, "
+        '-O metric_names=\'["time","gpuop"]\' (VALUE as JSON, else text; repeatable)',
+    )
+
+
+def _options(pairs: list[str]) -> dict:
+    """``KEY=VALUE`` pairs as reader options: VALUE parsed as JSON (numbers, true/false,
+    lists), else kept as text. Never evaluated."""
+    import json
+
+    from perfweave.errors import OptionError
+
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.isidentifier():
+            raise OptionError(f"-O {pair!r}: expected KEY=VALUE with a Python name as KEY")
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = value
+    return out
 
 
 def _rank_options(parser: argparse.ArgumentParser) -> None:
@@ -60,9 +94,15 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
     column of an exclusive metric derived when it is asked for. Returns (frame, note)."""
     import numpy as np
 
+    from perfweave.calltree.analysis import combine_rows
     from perfweave.calltree.graphframe import _inclusive_name
     from perfweave.errors import PerfweaveError
 
+    notes = []
+    combined = combine_rows(gf)  # a node's several rows per rank/thread are its parts
+    if combined is not gf.dataframe:
+        notes.append(f"each node: the sum of its rows ({len(gf.dataframe)} rows)")
+        gf = gf._derive(gf.graph, combined)
     df = gf.dataframe
     note = ""
     if args.rank is not None:
@@ -89,14 +129,14 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
     derivable = {_inclusive_name(m) for m in gf.exc_metrics}
     if metric and metric not in gf.dataframe.columns and metric in derivable:
         gf.update_inclusive_columns()
-    return gf, note
+    return gf, "; ".join(notes + ([note] if note else []))
 
 
 def _load(args):
     from perfweave.calltree.readers import detect, read
 
     fmt = args.format or detect(args.file)
-    return fmt, read(args.file, format=fmt)
+    return fmt, read(args.file, format=fmt, **_options(args.option))
 
 
 def _tree(args: argparse.Namespace) -> int:

@@ -8,13 +8,10 @@ profile specification words may be mixed in any order, as with opreport.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import sys
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from perfweave.errors import PerfweaveError, SpecError
+from perfweave.errors import PerfweaveError
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
@@ -56,34 +53,6 @@ def _standalone_parser() -> argparse.ArgumentParser:
     return parser
 
 
-_ARCHIVES = (".tar.gz", ".tgz", ".tar")
-
-
-@contextlib.contextmanager
-def _session(path: str) -> Iterator[str]:
-    """The session directory itself, or a .tar.gz of one unpacked into a temporary folder
-    (regular files and folders only) for the duration of the report."""
-    if not (path.endswith(_ARCHIVES) and os.path.isfile(path)):
-        yield path
-        return
-    import tarfile
-    import tempfile
-
-    with tempfile.TemporaryDirectory(prefix="perfweave-session-") as tmp:
-        try:
-            with tarfile.open(path) as tar:
-                members = [m for m in tar.getmembers() if m.isfile() or m.isdir()]
-                for m in members:
-                    if m.name.startswith("/") or ".." in Path(m.name).parts:
-                        raise SpecError(f"{path}: archive member {m.name!r} leaves the session")
-                tar.extractall(tmp, members=members)
-        except tarfile.TarError as exc:
-            raise SpecError(f"{path}: not a readable session archive ({exc})") from None
-        inner = [p for p in Path(tmp).iterdir()]
-        root = inner[0] if len(inner) == 1 and (inner[0] / "samples").is_dir() else Path(tmp)
-        yield str(root)
-
-
 def run(argv: Sequence[str], out=None, err=None) -> int:
     """Run the command on ``argv`` (options and specs in any order); return the exit status."""
     from perfweave.classes.merge_options import MergeOptions
@@ -98,14 +67,13 @@ def run(argv: Sequence[str], out=None, err=None) -> int:
         print(exc, file=err)
         return 1
     try:
-        with _session(args.session_dir) as session_dir:
-            text = opreport(
-                session_dir,
-                args.specs,
-                merge,
-                exclude_dependent=args.exclude_dependent,
-                verbose_sfile=args.verbose == "sfile",
-            )
+        text = opreport(
+            args.session_dir,
+            args.specs,
+            merge,
+            exclude_dependent=args.exclude_dependent,
+            verbose_sfile=args.verbose == "sfile",
+        )
     except PerfweaveError as exc:
         prefix = "error" if str(exc).startswith(_PLAIN_ERRORS) else "opreport error"
         print(f"{prefix}: {exc}", file=err)

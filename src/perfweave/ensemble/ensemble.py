@@ -416,6 +416,15 @@ class Ensemble(Analyses):
 
         return correlate(self, metric, against, method)
 
+    def models(self, metric: Any, param: Any, agg: str = "mean") -> pd.DataFrame:
+        """Extra-P's single-parameter model of ``metric`` over the metadata column
+        ``param`` for every node (see :func:`perfweave.scaling.fit_models`): one row per
+        node id with its ``name``; also written into ``statsframe`` under Thicket's names
+        (``<metric>_extrap-model``, ``_RSS_``, ``_SMAPE_``, ``_AR2_extrap-model``)."""
+        from perfweave.ensemble.models import models
+
+        return models(self, metric, param, agg)
+
     # ------------------------------------------------------------------ io
     def to_json(self) -> str:
         """Thicket's JSON layout (graph, dataframe, metadata, stats, metrics, profiles)."""

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import query
-from perfweave.calltree._inclusive import _up_sum, subgraph_sums
+from perfweave.calltree._inclusive import subgraph_sums, up_sum
 from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graphframe import (
     GraphFrame,
@@ -139,7 +139,7 @@ def _dense_inclusive(graph, df: pd.DataFrame, metrics: list, p: int) -> dict:
         ok = ~np.isnan(mat)
         values[:, j * p : (j + 1) * p] = np.where(ok, mat, 0.0)
         values[:, (k + j) * p : (k + j + 1) * p] = ok
-    total = _up_sum(graph, values)
+    total = up_sum(graph, values)
     out = {}
     for j, m in enumerate(metrics):
         sums, count = total[:, j * p : (j + 1) * p], total[:, (k + j) * p : (k + j + 1) * p]

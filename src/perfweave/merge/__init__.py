@@ -17,7 +17,13 @@ from perfweave.merge.codes import code2hem, t2080_code_table
 from perfweave.merge.correlation import correlation_matrix
 from perfweave.merge.design import RunDesign, hrm_design, pair_covering_design
 from perfweave.merge.hrm import hrm_merge
-from perfweave.merge.independence import independent_matrix, is_positive_definite
+from perfweave.merge.independence import (
+    DEP_LVL_RANGE,
+    check_dep_lvl,
+    drop_reasons,
+    independent_matrix,
+    is_positive_definite,
+)
 from perfweave.merge.much import (
     MuchMerger,
     MuchResult,
@@ -27,10 +33,15 @@ from perfweave.merge.much import (
     simulate_and_merge,
 )
 from perfweave.merge.quantiles import quantile_type2
+from perfweave.merge.settings import MergeSettings
 from perfweave.merge.subexperiments import Subexperiments, process_raw_experiments
 from perfweave.merge.vignette import VIGNETTE_N_PMCS, load_vignette
 
 __all__ = [
+    "DEP_LVL_RANGE",
+    "MergeSettings",
+    "check_dep_lvl",
+    "drop_reasons",
     "VIGNETTE_N_PMCS",
     "MuchMerger",
     "MuchResult",

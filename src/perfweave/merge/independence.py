@@ -27,6 +27,34 @@ def _validate(cor: pd.DataFrame) -> np.ndarray:
     return values
 
 
+#: the range of ``dep_lvl`` (a correlation threshold), checked once, here
+DEP_LVL_RANGE = (0.0, 1.0)
+
+
+def check_dep_lvl(dep_lvl: object) -> float:
+    """``dep_lvl`` as a float, or a :class:`MergeError` naming the value and the range."""
+    lo, hi = DEP_LVL_RANGE
+    if isinstance(dep_lvl, bool) or not isinstance(dep_lvl, int | float | np.integer | np.floating):
+        raise MergeError(f"dep_lvl must be a number in [{lo:g}, {hi:g}], got {dep_lvl!r}")
+    if not lo <= float(dep_lvl) <= hi:
+        raise MergeError(f"dep_lvl must be a number in [{lo:g}, {hi:g}], got {dep_lvl!r}")
+    return float(dep_lvl)
+
+
+def _walk(values: np.ndarray, dep_lvl: float, absolute: bool) -> tuple[np.ndarray, list]:
+    """mergingTools' greedy walk: the kept mask and (dropped, by, r) per dropped HEM."""
+    strength = np.abs(values) if absolute else values
+    kept = np.ones(len(values), dtype=bool)
+    reasons: list[tuple[int, int, float]] = []
+    for i in range(len(values)):  # one step per kept HEM: the walk is sequential
+        if kept[i]:
+            dependent = (strength[:, i] > dep_lvl) & kept
+            dependent[i] = False
+            reasons += [(int(j), i, float(values[j, i])) for j in np.flatnonzero(dependent)]
+            kept &= ~dependent
+    return kept, reasons
+
+
 def independent_matrix(
     cor: pd.DataFrame, dep_lvl: float, *, absolute: bool = False
 ) -> pd.DataFrame:
@@ -38,16 +66,22 @@ def independent_matrix(
     Always a labelled DataFrame, also when one HEM is left (R returns a bare number).
     """
     values = _validate(cor)
-    if not 0 <= dep_lvl <= 1:
-        raise MergeError(f"dep_lvl must lie in [0, 1], got {dep_lvl!r}")
-    strength = np.abs(values) if absolute else values
-    kept = np.ones(len(values), dtype=bool)
-    for i in range(len(values)):
-        if kept[i]:
-            dependent = strength[:, i] > dep_lvl
-            dependent[i] = False
-            kept &= ~dependent
+    kept, _ = _walk(values, check_dep_lvl(dep_lvl), absolute)
     return cor.iloc[kept, kept].copy()
+
+
+def drop_reasons(cor: pd.DataFrame, dep_lvl: float, *, absolute: bool = False) -> pd.DataFrame:
+    """Why each HEM :func:`independent_matrix` drops at ``dep_lvl`` is dropped: one row per
+    dropped HEM (in the order the walk drops them) with the kept HEM that dropped it and
+    their correlation ``r``. Columns: ``dropped``, ``kept``, ``r``."""
+    columns = ["dropped", "kept", "r"]
+    if len(cor) == 0:
+        return pd.DataFrame(columns=columns)
+    values = _validate(cor)
+    _, reasons = _walk(values, check_dep_lvl(dep_lvl), absolute)
+    names = [str(c) for c in cor.columns]
+    rows = [(names[j], names[i], r) for j, i, r in reasons]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def is_positive_definite(cor: pd.DataFrame | np.ndarray) -> bool:

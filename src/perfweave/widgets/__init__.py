@@ -28,6 +28,7 @@ _LAZY = {
     "MergePanel": "perfweave.widgets.merge_panel",
     "ClassPicker": "perfweave.widgets.picker",
     "CountMatrixHeatmap": "perfweave.widgets.heatmap",
+    "ScalingView": "perfweave.widgets.scaling_view",
     "Step": "perfweave.widgets._history",
     "replay": "perfweave.widgets._history",
 }

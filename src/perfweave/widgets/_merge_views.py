@@ -1,8 +1,9 @@
-"""Charts and tables of the MergePanel (bqplot marks, escaped HTML tables).
+"""Charts of the MergePanel (bqplot marks) and its color bars.
 
-Pure drawing: every function takes plain arrays or DataFrames and updates widgets in place
-(marks are created once and only their data change, so a redraw is a few trait updates).
-Every name that reaches HTML goes through :func:`html.escape` (pandas ``escape=True``).
+Pure drawing: every function takes plain arrays and updates widgets in place (marks are
+created once and only their data change, so a redraw is a few trait updates). The matrices
+are :class:`~perfweave.widgets._matrix.CorrelationMatrix`, the tables
+:func:`perfweave.widgets._html.table`. Every name that reaches HTML is escaped.
 """
 
 from __future__ import annotations
@@ -10,50 +11,20 @@ from __future__ import annotations
 import html
 
 import bqplot as bq
-import ipywidgets as w
+import ipywidgets as widgets
 import numpy as np
-import pandas as pd
 
-#: colours of "merged" and "pooled" in every chart (merged first)
-MERGED_COLOUR = "#1f77b4"
-POOLED_COLOUR = "#ff7f0e"
-CHOSEN_COLOUR = "#d62728"
-#: cell values are written into matrices of at most this many HEMs
-MAX_LABELLED = 8
-CELL_FORMAT = ".2f"
-
-
-#: the style of :func:`table_html`'s tables (in the panel's style element, once)
-TABLE_CSS = (
-    ".pw-merge-table{border-collapse:collapse;font-size:12px;"
-    "font-family:var(--jp-code-font-family,monospace)}"
-    ".pw-merge-table th,.pw-merge-table td{padding:2px 8px;text-align:right;"
-    "border-bottom:1px solid #e0e0e0;white-space:normal;vertical-align:top}"
-    ".pw-merge-table th{background:#f4f4f4}"
-)
-
-
-def table_html(frame: pd.DataFrame, *, float_format: str = "{:.4g}", index: bool = False) -> str:
-    """An escaped HTML table (names are data, never markup), styled by :data:`TABLE_CSS`."""
-    if frame.empty:
-        return '<div class="pw-merge-empty">(none)</div>'
-    body = frame.to_html(
-        escape=True,
-        index=index,
-        border=0,
-        classes="pw-merge-table",
-        float_format=lambda v: float_format.format(v),
-        na_rep="",
-    )
-    # long HEM names may wrap after an underscore (escaped text holds no markup "_")
-    return body.replace("_", "_<wbr>")
+#: colors of "merged" and "pooled" in every chart (merged first)
+MERGED_COLOR = "#1f77b4"
+POOLED_COLOR = "#ff7f0e"
+CHOSEN_COLOR = "#d62728"
 
 
 def title_html(text: str) -> str:
     return f"<b>{html.escape(text)}</b>"
 
 
-#: bqplot's "RdBu" scheme (d3's RdBu, min red -> max blue), for the HTML colour bars
+#: bqplot's "RdBu" scheme (d3's RdBu, min red -> max blue), for the HTML color bars
 RDBU = [
     "#67001f",
     "#b2182b",
@@ -69,89 +40,17 @@ RDBU = [
 ]
 
 
-def colour_bar_html(label: str, top: float) -> str:
-    """One diverging colour bar from -top (red) through 0 (white) to +top (blue)."""
+def color_bar_html(label: str, top: float) -> str:
+    """One diverging color bar from -top (red) through 0 (white) to +top (blue)."""
     gradient = ",".join(RDBU)
     return (
         '<span class="pw-merge-cbar" style="display:inline-flex;align-items:center;'
         'gap:6px;margin-right:24px;font-size:12px">'
-        f"<span>{html.escape(label)}</span><span>{-top:.2f}</span>"
+        f"<span>{html.escape(label)}</span><span>−{top:.2f}</span>"
         '<span style="display:inline-block;width:160px;height:12px;border:1px solid #999;'
         f'background:linear-gradient(to right,{gradient})"></span>'
         f"<span>+{top:.2f}</span></span>"
     )
-
-
-class MatrixView:
-    """One correlation-like matrix as a bqplot GridHeatMap with a diverging colour scale."""
-
-    def __init__(self, title: str, *, full_names: bool, symmetric_max: float | None = 1.0):
-        self.full_names = full_names
-        self.symmetric_max = symmetric_max
-        self.rows = bq.OrdinalScale(reverse=True)
-        self.cols = bq.OrdinalScale()
-        self.colour = bq.ColorScale(scheme="RdBu", min=-1.0, max=1.0, mid=0.0)
-        self.mark = bq.GridHeatMap(
-            row=np.array(["1", "2"]),
-            column=np.array(["1", "2"]),
-            color=np.full((2, 2), np.nan),
-            scales={"row": self.rows, "column": self.cols, "color": self.colour},
-            stroke="white",
-            interactions={"click": "select"},
-            selected_style={"stroke": "black", "stroke-width": 3, "opacity": 1.0},
-            unselected_style={"opacity": 1.0},
-            display_format=CELL_FORMAT,
-        )
-        axes = [
-            bq.Axis(scale=self.cols, label="HEM #", tick_style={"font-size": "11px"}),
-            bq.Axis(
-                scale=self.rows,
-                side="left",
-                label="" if full_names else "HEM #",
-                tick_style={"font-size": "11px"},
-            ),
-        ]  # the colour bar is an HTML legend above the matrices (colour_legend_html)
-        left = 230 if full_names else 45
-        self.figure = bq.Figure(
-            marks=[self.mark],
-            axes=axes,
-            title=title,
-            fig_margin={"top": 35, "bottom": 40, "left": left, "right": 10},
-            layout=w.Layout(width=f"{left + 190}px", height="270px"),
-            title_style={"font-size": "13px"},
-            padding_x=0,
-            padding_y=0,
-        )
-
-    def show(self, matrix: np.ndarray | None, names: list[str], title: str) -> None:
-        if matrix is None or len(names) < 2:
-            matrix = np.full((2, 2), np.nan)
-            names = ["-", "-"]
-        numbers = [str(i + 1) for i in range(len(names))]
-        rows = [f"{i + 1} {n}" for i, n in enumerate(names)] if self.full_names else numbers
-        if self.symmetric_max is None:
-            finite = np.abs(matrix[np.isfinite(matrix)])
-            top = float(finite.max()) if finite.size else 0.0
-            top = max(top, 0.01)
-        else:
-            top = self.symmetric_max
-        self.top = top
-        with self.mark.hold_sync(), self.colour.hold_sync():
-            self.colour.min = -top
-            self.colour.max = top
-            # values in the cells while they fit (about 24 px per cell); hover shows none
-            fmt = CELL_FORMAT if len(names) <= MAX_LABELLED else ""
-            if self.mark.display_format != fmt:
-                self.mark.display_format = fmt
-            self.mark.selected = None
-            with self.mark.hold_trait_notifications():  # row/column checked against color
-                self.mark.color = np.asarray(matrix, dtype=float)
-                self.mark.row = np.array(rows)
-                self.mark.column = np.array(numbers)
-        self.figure.title = title
-
-    def mark_cell(self, i: int | None, j: int | None) -> None:
-        self.mark.selected = None if i is None or j is None else np.array([[i, j]])
 
 
 class LinesView:
@@ -173,13 +72,13 @@ class LinesView:
         self.y = bq.LinearScale()
         # placeholders span a non-empty domain (no NaN axis ticks). One 1-D mark per
         # series: bqplot 0.13's front end draws nothing from a 2-D ``y`` array
-        self.lines = self._series(MERGED_COLOUR, "merged", legend)
-        self.pooled = self._series(POOLED_COLOUR, "pooled", legend)
+        self.lines = self._series(MERGED_COLOR, "merged", legend)
+        self.pooled = self._series(POOLED_COLOR, "pooled", legend)
         self.point = bq.Scatter(
             x=np.array([0.0]),
             y=np.array([0.0]),
             scales={"x": self.x, "y": self.y},
-            colors=[CHOSEN_COLOUR],
+            colors=[CHOSEN_COLOR],
             default_size=60,
             names=np.array([""]),
             display_names=True,
@@ -203,17 +102,17 @@ class LinesView:
             legend_location="top-right",
             padding_x=0.0,
             padding_y=0.0,  # the domains are set explicitly (no negative share ticks)
-            fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 15},
-            layout=w.Layout(width=f"{width}px", height="260px"),
+            fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 30},
+            layout=widgets.Layout(width=f"{width}px", height="260px"),
             title_style={"font-size": "13px"},
         )
 
-    def _series(self, colour: str, label: str, legend: bool) -> bq.Lines:
+    def _series(self, color: str, label: str, legend: bool) -> bq.Lines:
         return bq.Lines(
             x=np.array([0.0, 1.0]),
             y=np.array([0.0, 1.0]),
             scales={"x": self.x, "y": self.y},
-            colors=[colour],
+            colors=[color],
             labels=[label],
             display_legend=legend,
             stroke_width=1.5,
@@ -223,7 +122,10 @@ class LinesView:
         """Merged and pooled shares over the same bins (the x axis spans the bins)."""
         x = np.asarray(x, dtype=float)
         if len(x) > 1:
-            self.x.min, self.x.max = float(x[0]), float(x[-1])
+            with self.x.hold_sync():
+                self.x.min, self.x.max = float(x[0]), float(x[-1])
+            # round ticks inside the domain: none sits on the edge, half cut off
+            self.figure.axes[0].tick_values = value_ticks(float(x[0]), float(x[-1]), 4)
         top = max(float(np.max(merged, initial=0.0)), float(np.max(pooled, initial=0.0)))
         with self.y.hold_sync():  # explicit: bqplot kept stale domains (see the scores)
             self.y.min, self.y.max = 0.0, (top * 1.08) or 1.0
@@ -244,7 +146,7 @@ class ScatterView:
             x=np.array([0.0, 1.0]),
             y=np.array([0.0, 1.0]),
             scales={"x": self.x, "y": self.y},
-            colors=[MERGED_COLOUR],
+            colors=[MERGED_COLOR],
             default_size=8,
             opacities=[0.5],
             stroke=None,
@@ -262,15 +164,23 @@ class ScatterView:
             marks=[self.mark],
             axes=[self.x_axis, self.y_axis],
             title="merged runs",
-            fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 15},
-            layout=w.Layout(width="330px", height="260px"),
+            fig_margin={"top": 35, "bottom": 45, "left": 65, "right": 30},
+            layout=widgets.Layout(width="330px", height="260px"),
             title_style={"font-size": "13px"},
         )
 
     def show(self, x: np.ndarray, y: np.ndarray, x_name: str, y_name: str, r: float) -> None:
+        x = np.asarray(x, dtype=float)
+        y = np.asarray(y, dtype=float)
+        for scale, axis, v in ((self.x, self.x_axis, x), (self.y, self.y_axis, y)):
+            lo, hi = float(np.nanmin(v)), float(np.nanmax(v))
+            pad = (hi - lo) * 0.04 or 1.0
+            with scale.hold_sync():
+                scale.min, scale.max = lo - pad, hi + pad
+            axis.tick_values = value_ticks(lo - pad, hi + pad, 4)  # inside: none cut off
         with self.mark.hold_sync():
-            self.mark.x = np.asarray(x, dtype=float)
-            self.mark.y = np.asarray(y, dtype=float)
+            self.mark.x = x
+            self.mark.y = y
         self.x_axis.label = x_name
         self.y_axis.label = y_name
         self.figure.title = f"merged runs (r = {r:.3f})"

@@ -17,8 +17,8 @@ import pandas as pd
 import traitlets
 
 from perfweave.classes.report import ReportArrays
+from perfweave.classes.source import text
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._picker_source import text
 from perfweave.widgets._transport import pack
 
 #: classes (each a samples and a % column) shown side by side

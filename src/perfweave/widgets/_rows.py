@@ -16,71 +16,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from perfweave.calltree import _forest
+from perfweave.calltree.display import (
+    MAX_PATHS,
+    children_csr,
+    display_tree,
+    gather_children,
+    preorder,
+)
 from perfweave.calltree.graph import Graph
 from perfweave.errors import GraphError
 
 INT = np.int64
 
-#: a DAG whose unrolled paths exceed this is refused (filter or focus it first)
-MAX_PATHS = 5_000_000
-
-
-def unroll(graph: Graph, max_paths: int = MAX_PATHS) -> tuple[np.ndarray, np.ndarray]:
-    """Display tree of ``graph``: (graph node per display node, display parent or -1).
-
-    A tree is its own display tree. A DAG is unrolled level by level, one display node per
-    path from a root; a path never repeats a node (cycles are guarded, not followed).
-    """
-    n = len(graph)
-    if graph.is_tree():
-        return np.arange(n, dtype=INT), np.asarray(graph.parent, dtype=INT)
-    ptr, idx = graph._child_ptr, graph._child_idx
-    nodes = [graph.root_ids.astype(INT)]
-    parents = [np.full(len(nodes[0]), -1, INT)]
-    # each display node remembers its chain of ancestors as a set of graph nodes only
-    # implicitly: a child equal to any ancestor is dropped by walking up ``anc_depth`` steps
-    offset, total = 0, len(nodes[0])
-    frontier = nodes[0]
-    all_nodes = nodes[0]
-    all_parents = parents[0]
-    for _depth in range(n):
-        if not len(frontier):
-            break
-        kids, counts = _forest.gather_children(ptr, idx, frontier)
-        par = np.repeat(np.arange(offset, offset + len(frontier), dtype=INT), counts)
-        keep = _not_on_path(kids, par, all_nodes, all_parents)
-        kids, par = kids[keep], par[keep]
-        total += len(kids)
-        if total > max_paths:
-            raise GraphError(
-                f"this call graph has more than {max_paths:,} distinct call paths; "
-                "filter or focus it before showing it as a tree"
-            )
-        offset += len(frontier)
-        all_nodes = np.concatenate([all_nodes, kids])
-        all_parents = np.concatenate([all_parents, par])
-        frontier = kids
-    return all_nodes, all_parents
-
-
-def _not_on_path(
-    kids: np.ndarray, par: np.ndarray, nodes: np.ndarray, parents: np.ndarray
-) -> np.ndarray:
-    """True for each candidate child whose graph node is not already on its own path."""
-    keep = np.ones(len(kids), bool)
-    cur = par.copy()
-    while len(cur):
-        live = cur >= 0
-        if not live.any():
-            break
-        keep &= ~(live & (nodes[np.maximum(cur, 0)] == kids))
-        cur = np.where(live, parents[np.maximum(cur, 0)], -1)
-    return keep
-
 
 def _sort_key(values: np.ndarray, descending: bool) -> np.ndarray:
-    """Rank of each value (NaN last in either direction), as the int key tree_layout takes."""
+    """Rank of each value (NaN last in either direction), as the int key preorder takes."""
     v = np.asarray(values, dtype=float)
     v = -v if descending else v
     v = np.where(np.isnan(v), np.inf, v)
@@ -95,11 +45,11 @@ class TreeRows:
 
     def __init__(self, graph: Graph, max_paths: int = MAX_PATHS) -> None:
         self.graph = graph
-        self.node, self.parent = unroll(graph, max_paths)
+        self.node, self.parent = display_tree(graph, max_paths)
         m = len(self.node)
         self.expanded = np.zeros(m, bool)
         self.n_children = np.bincount(self.parent[self.parent >= 0], minlength=m).astype(INT)
-        self._ptr, self._idx, self.roots = _forest.children_csr(self.parent, np.zeros(m, INT))
+        self._ptr, self._idx, self.roots = children_csr(self.parent, np.zeros(m, INT))
         self.sort_by(np.zeros(m), descending=True)
 
     def __len__(self) -> int:
@@ -108,7 +58,7 @@ class TreeRows:
     # ------------------------------------------------------------------ order
     def sort_by(self, values: np.ndarray, descending: bool = True) -> None:
         """Sort every node's children (and the roots) by ``values`` (one per display node)."""
-        pos, self.depth, self.size = _forest.tree_layout(self.parent, _sort_key(values, descending))
+        pos, self.depth, self.size = preorder(self.parent, _sort_key(values, descending))
         self.pos = pos
         self.order = np.empty(len(pos), INT)
         self.order[pos] = np.arange(len(pos), dtype=INT)
@@ -150,7 +100,7 @@ class TreeRows:
         v = np.where(np.isnan(values), -np.inf, values)
         frontier = self.roots
         for _ in range(levels):
-            kids, counts = _forest.gather_children(self._ptr, self._idx, frontier)
+            kids, counts = gather_children(self._ptr, self._idx, frontier)
             if not len(kids):
                 break
             owner = np.repeat(np.arange(len(frontier)), counts)

@@ -8,6 +8,7 @@ GraphFrame or Ensemble directly, so the three modes share every other line.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,12 +16,31 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree.compare import side_name
+from perfweave.calltree.display import (
+    metric_unit,
+    node_names,
+    path_keys,
+    rank_matrices,
+    rank_matrix,
+)
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
 
 INT = np.int64
 STATS = ("mean", "median", "min", "max", "std", "var")
+#: kinds of the columns set with set_extra_columns (no bar, no percentage)
+EXTRA_KINDS = ("extra", "text")
+#: kinds without a total (no bar, no percentage)
+PLAIN_KINDS = (*EXTRA_KINDS, "ratio")
+_TIME_UNITS = ("s", "ms", "µs", "ns")
+#: what a column's percentages are of, by kind (said in the header)
+SHARE_OF = {
+    "inc": "% of the whole run",
+    "exc": "% of all nodes' sum",
+    "value": "% of all nodes' sum",
+}
 
 
 @dataclass(frozen=True)
@@ -30,10 +50,19 @@ class Column:
 
     key: str
     label: str
-    kind: str  # "inc", "exc", "value", "diff"
+    kind: str  # "inc", "exc", "value", "diff", or "extra"/"text" (set_extra_columns)
+
+    unit: str = ""
 
     def spec(self, total: float) -> dict[str, Any]:
-        return {"key": self.key, "label": self.label, "kind": self.kind, "total": total}
+        return {
+            "key": self.key,
+            "label": self.label,
+            "kind": self.kind,
+            "total": total,
+            "unit": self.unit,
+            "share": SHARE_OF.get(self.kind, ""),
+        }
 
 
 def as_core(data: Any) -> GraphFrame | Ensemble:
@@ -60,15 +89,22 @@ def check_nonempty(data: GraphFrame | Ensemble) -> None:
         raise GraphError("the frame has no nodes or no rows: there is nothing to explore")
 
 
-def per_node(df: pd.DataFrame, column: Any, n: int) -> np.ndarray:
-    """One value of ``column`` per graph node: the mean over ranks/threads/profiles.
+def _check_numeric(df: pd.DataFrame, column: Any) -> pd.Series:
+    series = df[column]
+    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
+        raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
+    return series
+
+
+def per_node(gf: GraphFrame, column: Any) -> np.ndarray:
+    """One value of ``column`` per graph node, as the core defines it (``node_values``: a
+    node's rows summed per rank/thread, then the mean over ranks/threads).
 
     Integer columns of a one-row-per-node table stay int64 (exact); nodes without a row
     get NaN (which makes the column float).
     """
-    series = df[column]
-    if not pd.api.types.is_numeric_dtype(series.dtype) or pd.api.types.is_bool_dtype(series.dtype):
-        raise ShapeError(f"column {column!r} is not numeric ({series.dtype}); it cannot be shown")
+    df, n = gf.dataframe, len(gf.graph)
+    series = _check_numeric(df, column)
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
     if df.index.nlevels == 1 and not pd.Series(node).duplicated().any():
         if len(node) == n and series.dtype.kind in "iu" and np.array_equal(node, np.arange(n)):
@@ -76,12 +112,7 @@ def per_node(df: pd.DataFrame, column: Any, n: int) -> np.ndarray:
         out = np.full(n, np.nan)
         out[node] = series.to_numpy(dtype=float, na_value=np.nan)
         return out
-    vals = series.to_numpy(dtype=float, na_value=np.nan)
-    ok = ~np.isnan(vals)
-    sums = np.bincount(node[ok], weights=vals[ok], minlength=n)
-    counts = np.bincount(node[ok], minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+    return gf.node_values(column)[column].to_numpy(dtype=float)
 
 
 def total(values: np.ndarray, roots: np.ndarray, exclusive: bool) -> float:
@@ -96,40 +127,21 @@ def inclusive_name(metric: str) -> str:
     return metric[: -len(" (exc)")] if metric.endswith(" (exc)") else f"{metric} (inc)"
 
 
-def side_name(metric: str, side: str) -> str:
-    """``time`` -> ``time [a]``, ``time (inc)`` -> ``time [a] (inc)`` (so the inclusive name
-    of the a-side exclusive column is the a-side inclusive column)."""
-    if metric.endswith(" (inc)"):
-        return f"{metric[: -len(' (inc)')]} [{side}] (inc)"
-    return f"{metric} [{side}]"
-
-
-def compare_frame(a: GraphFrame, b: GraphFrame) -> GraphFrame:
-    """``a - b`` on the union graph, carrying each side's own values as extra metrics."""
-    a, b = a.copy(), b.copy()
-    a.unify(b)
-    diff = a - b
-    metrics = list(dict.fromkeys(a.exc_metrics + a.inc_metrics))
-    idx = diff.dataframe.index
-    df = diff.dataframe.copy()
-    for side, frame in (("a", a), ("b", b)):
-        side_df = frame.dataframe.reindex(idx)
-        for m in metrics:
-            df[side_name(m, side)] = pd.to_numeric(side_df[m], errors="coerce").fillna(0.0)
-    out = diff._derive(diff.graph, df)
-    out.exc_metrics = a.exc_metrics + [side_name(m, s) for s in "ab" for m in a.exc_metrics]
-    out.inc_metrics = a.inc_metrics + [side_name(m, s) for s in "ab" for m in a.inc_metrics]
-    return out
-
-
 def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
     metrics = list(dict.fromkeys(list(data.inc_metrics) + list(data.exc_metrics)))
+    # the default metric (and its inclusive column) first: where the time goes
+    first = {str(data.default_metric), inclusive_name(str(data.default_metric))}
+    metrics.sort(key=lambda m: (m not in data.inc_metrics, str(m) not in first))
     if compare:
         base = [m for m in metrics if "[a]" not in m and "[b]" not in m]
         inc = [m for m in base if m in data.inc_metrics]
         return inc or base
     if isinstance(data, Ensemble):
         metrics = [m for m in metrics if m in data.performance_cols] or data.performance_cols
+        # an ensemble of benchmark runs carries many numbers per node (RAJAPerf: 11, from
+        # BlockSize to Reps): the time metrics first, the others on request (metrics=)
+        timed = [m for m in metrics if metric_unit(m) in _TIME_UNITS or "time" in str(m).lower()]
+        metrics = timed or metrics
     return metrics
 
 
@@ -144,27 +156,50 @@ def columns_for(
             shown = ", ".join(map(str, list(table)[:20]))
             raise ShapeError(f"no metric column {m!r} in the frame; its columns are: {shown}")
         kind = "exc" if m in data.exc_metrics else "inc" if m in data.inc_metrics else "value"
+        unit = metric_unit(m)
         if compare:
             a, b = side_name(m, "a"), side_name(m, "b")
             cols += [
-                Column(a, f"{m} [a]", kind),
-                Column(b, f"{m} [b]", kind),
-                Column(m, f"Δ {m} (a − b)", "diff"),
+                Column(a, f"{m} [a]", kind, unit),
+                Column(b, f"{m} [b]", kind, unit),
+                Column(m, f"Δ {m} (a − b)", "diff", unit),
             ]
         elif isinstance(data, Ensemble):
-            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind))
+            # a variance is in the unit squared: no unit rather than a wrong one
+            shown = "" if stat == "var" else unit
+            cols.append(Column(f"{m}_{stat}", f"{m} ({stat})", kind, shown))
         else:
-            cols.append(Column(m, m, kind))
+            cols.append(Column(m, m, kind, unit))
     return cols
 
 
-def node_table(data: GraphFrame | Ensemble, columns: Sequence[Column]) -> dict[str, np.ndarray]:
-    """Per-node values of every shown column."""
+def node_table(
+    data: GraphFrame | Ensemble, columns: Sequence[Column], matrices: dict | None = None
+) -> dict[str, np.ndarray]:
+    """Per-node values of every shown column. For a frame with several rows per node,
+    ``matrices`` (when given) receives the (node x rank/thread) matrix of each column and,
+    under ``""``, their labels (the rank view reuses them)."""
     n = len(data.graph)
     keys = list(dict.fromkeys(c.key for c in columns))
     if isinstance(data, Ensemble):
         return {k: _stat_column(data, k, n) for k in keys}
-    return {k: per_node(data.dataframe, k, n) for k in keys}
+    df = data.dataframe
+    node = (
+        np.asarray(df.index.get_level_values("node"), dtype=INT) if df.index.nlevels == 1 else None
+    )
+    if node is not None and not pd.Series(node).duplicated().any():
+        return {k: per_node(data, k) for k in keys}
+    # several rows per node: node_values' definition (rows summed per rank/thread, then the
+    # mean over ranks/threads), from one layout of the rows for all columns
+    for k in keys:
+        _check_numeric(df, k)
+    found, labels = rank_matrices(data, keys)
+    if matrices is not None:
+        matrices.update(found)
+        matrices[""] = labels
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a node without rows: NaN
+        return {k: np.nanmean(m, axis=1) for k, m in found.items()}
 
 
 def _stat_column(ens: Ensemble, key: str, n: int) -> np.ndarray:
@@ -202,7 +237,13 @@ def profile_categories(ens: Ensemble, color_by: str | None) -> tuple[np.ndarray,
         raise ShapeError(
             f"no metadata column {color_by!r}; columns: {', '.join(map(str, ens.metadata.columns))}"
         )
-    codes, names = pd.factorize(ens.metadata[color_by].astype(str), sort=True)
+    values = ens.metadata[color_by]
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers.notna().all():  # 27 < 64 < 125, not "125" < "27" < "64"
+        codes, uniques = pd.factorize(numbers, sort=True)
+        labels = [values[numbers == u].astype(str).iloc[0] for u in uniques]
+        return codes.astype(np.int32), labels
+    codes, names = pd.factorize(values.astype(str), sort=True)
     return codes.astype(np.int32), [str(x) for x in names]
 
 
@@ -219,7 +260,139 @@ def category_columns(ens: Ensemble, most: int = 12) -> list[str]:
 
 
 def names_of(data: GraphFrame | Ensemble) -> np.ndarray:
-    """Each graph node's name as text (the frame's ``name``, else its first attribute)."""
-    frames = data.graph.frames
-    col = "name" if "name" in frames.columns else frames.columns[0]
-    return frames[col].astype(str).to_numpy(dtype=object)
+    """Each graph node's name as ``tree()`` prints it (the core's node_names)."""
+    return node_names(data.graph, data.dataframe)
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Extra per-node columns, keyed by call path so that they survive filters."""
+
+    names: list[str]
+    keys: np.ndarray  # path key of each row of ``values``
+    values: dict[str, np.ndarray]  # float64 or object (text)
+    sort: dict[str, np.ndarray]  # float64 sort key per column
+
+    @classmethod
+    def of(cls, frame: Any, sort_keys: Any, graph: Any, names: np.ndarray) -> Extras:
+        if not isinstance(frame, pd.DataFrame):
+            raise ShapeError(
+                f"extra columns come as a pandas DataFrame indexed by node id, not "
+                f"{type(frame).__name__}"
+            )
+        n = len(graph)
+        try:
+            node = np.asarray(frame.index, dtype=INT)
+        except (TypeError, ValueError) as exc:
+            raise ShapeError("extra columns: the DataFrame's index must be node ids") from exc
+        bad = node[(node < 0) | (node >= n)]
+        if len(bad):
+            raise ShapeError(f"extra columns: no node {bad[0]} (the tree has nodes 0..{n - 1})")
+        if pd.Index(node).has_duplicates:
+            raise ShapeError("extra columns: a node id appears twice in the index")
+        sort_keys = dict(sort_keys.items()) if sort_keys is not None else {}
+        unknown = set(map(str, sort_keys)) - set(map(str, frame.columns))
+        if unknown:
+            raise ShapeError(f"sort key for {sorted(unknown)[0]!r}, which is not an extra column")
+        values: dict[str, np.ndarray] = {}
+        sort: dict[str, np.ndarray] = {}
+        for col in frame.columns:
+            series = frame[col]
+            name = str(col)
+            if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(
+                series.dtype
+            ):
+                values[name] = series.to_numpy(dtype=float, na_value=np.nan)
+            else:
+                text = series.to_numpy(dtype=object)
+                values[name] = np.where(pd.isna(text), "–", text.astype(str)).astype(object)
+            if col in sort_keys:
+                key = pd.Series(sort_keys[col]).reindex(frame.index)
+                if not pd.api.types.is_numeric_dtype(key.dtype):
+                    raise ShapeError(f"the sort key of extra column {name!r} must be numeric")
+                sort[name] = key.to_numpy(dtype=float, na_value=np.nan)
+            elif values[name].dtype == object:
+                codes, _ = pd.factorize(pd.Series(values[name]), sort=True)
+                sort[name] = np.where(pd.isna(series.to_numpy()), np.nan, codes.astype(float))
+        return cls([str(c) for c in frame.columns], path_keys(graph, names)[node], values, sort)
+
+    def on(
+        self, graph: Any, names: np.ndarray
+    ) -> tuple[list[Column], dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """Columns, per-node values and sort keys on ``graph`` (matched by call path)."""
+        at = pd.Index(self.keys).get_indexer(path_keys(graph, names))
+        found = at >= 0
+        cols, table, sort = [], {}, {}
+        for name in self.names:
+            src = self.values[name]
+            text = src.dtype == object
+            out = np.full(len(graph), "–" if text else np.nan, dtype=object if text else float)
+            out[found] = src[at[found]]
+            key = np.full(len(graph), np.nan)
+            key[found] = self.sort[name][at[found]] if name in self.sort else src[at[found]]
+            cols.append(Column(name, name, "text" if text else "extra"))
+            table[name], sort[name] = out, key
+        return cols, table, sort
+
+
+@dataclass(frozen=True)
+class RankView:
+    """A frame's spread over ranks/threads: the glyph's matrix, the imbalance column."""
+
+    metric: str
+    matrix: np.ndarray  # nodes x ranks/threads
+    labels: list[str]
+    imbalance: np.ndarray  # max / mean per node (GraphFrame.load_imbalance)
+
+    @classmethod
+    def of(cls, gf: GraphFrame, metric: str, matrices: dict | None = None) -> RankView | None:
+        """None for a frame without rank/thread levels (``matrices``: node_table's)."""
+        if not gf.index_levels:
+            return None
+        if matrices and metric in matrices:
+            matrix, labels = matrices[metric], matrices[""]
+        else:
+            matrix, labels = rank_matrix(gf, metric)
+        li = gf.load_imbalance([metric]).dataframe
+        imbalance = np.full(len(gf.graph), np.nan)
+        imbalance[np.asarray(li.index, dtype=INT)] = li[f"{metric}.imbalance"].to_numpy(float)
+        return cls(metric, matrix, labels, imbalance)
+
+    @property
+    def column(self) -> Column:
+        return Column(f"{self.metric}.imbalance", f"{self.metric} imbalance", "ratio")
+
+    def glyph_state(self) -> dict[str, Any]:
+        return {
+            "metric": self.metric,
+            "unit": metric_unit(self.metric),
+            "stat": "",
+            "what": "ranks" if all(lbl.count(",") == 0 for lbl in self.labels) else "ranks/threads",
+            "profiles": list(self.labels),
+            "color_by": "",
+            "categories": [],
+            "codes": [0] * len(self.labels),
+            "stats": [],
+            "color_columns": [],
+        }
+
+    def top(self, node: int, name: str, most: int = 5) -> dict[str, Any]:
+        """The details of a selected node: its ``most`` largest ranks, largest first."""
+        row = self.matrix[node]
+        ok = np.flatnonzero(~np.isnan(row))
+        if not len(ok):
+            return {}
+        order = ok[np.argsort(-row[ok], kind="stable")][:most]
+        mean = float(np.nanmean(row))
+        unit = metric_unit(self.metric)
+        lines = []
+        for i in order:
+            v = row[i]
+            text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
+            times = f" ({v / mean:.2f}× the mean)" if mean else ""
+            lines.append(f"{self.labels[i]}: {text}{' ' + unit if unit else ''}{times}")
+        what = self.glyph_state()["what"]
+        title = f"{name}: {self.metric} on its {len(ok)} {what}, largest first"
+        if np.isfinite(self.imbalance[node]):
+            title += f" (imbalance {self.imbalance[node]:.2f})"
+        return {"title": title, "lines": lines}

@@ -10,19 +10,20 @@ the widget and tests can drive it without a browser.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.calltree.compare import side_by_side, side_name
 from perfweave.calltree.graph import Node
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, QueryError, ShapeError
 from perfweave.widgets import _source
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._history import Step
+from perfweave.widgets._history import Step, statistics_columns
 from perfweave.widgets._rows import TreeRows
 from perfweave.widgets._transport import pack
 
@@ -43,6 +44,8 @@ class CalltreeExplorer(WidgetBase):
     ``data - compare`` on the union tree beside each side's values. For an ensemble,
     ``stat`` is the statistic shown per node, ``glyph_metric`` the metric whose spread
     across profiles is drawn, and ``color_by`` a metadata column colouring the profiles.
+    ``request_timeout``: seconds the page waits for Python before its banner says the
+    kernel did not answer (the widget contract; default 10).
     """
 
     _esm = static_file("explorer.js")
@@ -60,6 +63,8 @@ class CalltreeExplorer(WidgetBase):
     #: ids of the selected nodes (kept in Python; observe it to react to clicks)
     selected_nodes = traitlets.List()
     glyph = traitlets.Dict().tag(sync=True)
+    #: what the page shows under the table about the selection ({"title", "lines"})
+    details = traitlets.Dict().tag(sync=True)
     height = traitlets.Int(460).tag(sync=True)
     #: bumped whenever the rows change on the Python side; the browser then asks again
     view_version = traitlets.Int(0).tag(sync=True)
@@ -92,6 +97,7 @@ class CalltreeExplorer(WidgetBase):
         color_by: str | None = None,
         hot_levels: int = 4,
         height: int = 460,
+        request_timeout: float | None = None,
     ) -> None:
         data = _source.as_core(data)
         _source.check_nonempty(data)
@@ -100,7 +106,7 @@ class CalltreeExplorer(WidgetBase):
             if isinstance(data, Ensemble) or isinstance(other, Ensemble):
                 raise ShapeError("compare mode takes two GraphFrames, not ensembles")
             _source.check_nonempty(other)
-            data = _source.compare_frame(data, other)
+            data = side_by_side(data, other)
         if stat not in _source.STATS:
             raise ShapeError(f"unknown statistic {stat!r}; choose from {', '.join(_source.STATS)}")
         if isinstance(data, Ensemble):
@@ -115,8 +121,11 @@ class CalltreeExplorer(WidgetBase):
         self._steps: list[Step] = []
         self._stack: list[tuple[Any, TreeRows, dict]] = []
         self._viewport = (0, 100)
+        self._extras: _source.Extras | None = None
+        self._ranks: _source.RankView | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
-        super().__init__(mode=mode, height=height)
+        timeout = {} if request_timeout is None else {"request_timeout": request_timeout}
+        super().__init__(mode=mode, height=height, **timeout)
         self._show(data)
 
     # ------------------------------------------------------------------ public state
@@ -181,24 +190,39 @@ class CalltreeExplorer(WidgetBase):
         return self.next_match(-1)
 
     def filter(self, query: str, squash: bool = True) -> CalltreeExplorer:
-        """Keep the rows matching a core query string (see GraphFrame.filter)."""
-        if not isinstance(query, str) or not query.strip():
-            raise self._fail(QueryError("the filter needs a query, e.g. `time (inc)` > 5%"))
-        return self._transform(Step("filter", query=query.strip(), squash=squash))
+        """Keep the rows matching a core query string (see GraphFrame.filter). On an
+        ensemble, a query on statistics (```Avg time/rank_std` > 0.1``, computed when
+        missing) keeps the nodes whose statistics match, as ``Ensemble.filter_stats``."""
+
+        def step() -> Step:
+            if not isinstance(query, str) or not query.strip():
+                raise QueryError("the filter needs a query, e.g. `time (inc)` > 5%")
+            stats = bool(statistics_columns(self._data, query.strip()))
+            return Step("filter", query=query.strip(), squash=squash or stats, stats=stats)
+
+        return self._transform(step)
 
     def squash(self) -> CalltreeExplorer:
-        return self._transform(Step("squash"))
+        return self._transform(lambda: Step("squash"))
 
     def focus(self, node: Any) -> CalltreeExplorer:
         """Keep only ``node`` and its descendants."""
-        nid = self._node_id(node)
-        return self._transform(Step("focus", node=nid, name=str(self._names[nid])))
+
+        def step() -> Step:
+            nid = self._node_id(node)
+            return Step("focus", node=nid, name=str(self._names[nid]))
+
+        return self._transform(step)
 
     def drop(self, node: Any, subtree: bool = True) -> CalltreeExplorer:
         """Remove ``node`` with its subtree (or, ``subtree=False``, just the node: its
         children move up to its parent)."""
-        nid = self._node_id(node)
-        return self._transform(Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree))
+
+        def step() -> Step:
+            nid = self._node_id(node)
+            return Step("drop", node=nid, name=str(self._names[nid]), subtree=subtree)
+
+        return self._transform(step)
 
     def undo(self) -> CalltreeExplorer:
         """Take back the last transform; the view returns to what it was before it."""
@@ -241,6 +265,43 @@ class CalltreeExplorer(WidgetBase):
     def set_color_by(self, column: str | None) -> CalltreeExplorer:
         """Colour the profiles in the distribution glyphs by a metadata column (None: one colour)."""
         return self._do(lambda: self._restyle(color_by=column or None))
+
+    def set_extra_columns(
+        self, frame: pd.DataFrame | None, sort_keys: pd.DataFrame | dict | None = None
+    ) -> CalltreeExplorer:
+        """Show extra per-node columns after the metrics (another view's results beside
+        the calltree: a scaling model per node, a label, a score).
+
+        ``frame``: indexed by node ids of the frame shown now (:attr:`graphframe`), one
+        column per extra column, numeric or text; nodes it lacks show a dash. ``sort_keys``
+        (optional): a numeric sort key per text column (a DataFrame with the same index or
+        a dict of column -> Series); a text column without one sorts alphabetically.
+        Every extra column sorts like a metric (header click or :meth:`sort_by`). The
+        columns follow their call paths through later filters, focus and drops. ``None``
+        removes them.
+        """
+
+        def run() -> None:
+            at = self._sort_position()
+            extras = None
+            if frame is not None:
+                metric_keys = {c.key for c in self._columns if c.kind not in _source.EXTRA_KINDS}
+                extras = _source.Extras.of(frame, sort_keys, self._data.graph, self._names)
+                clash = metric_keys & set(extras.names)
+                if clash:
+                    raise ShapeError(
+                        f"extra column {sorted(clash)[0]!r} has the name of a metric column"
+                    )
+            before = self._extras
+            self._extras = extras
+            try:
+                self._show(self._data, rows=self._rows, state=self._view_state())
+            except Exception:
+                self._extras = before
+                raise
+            self._resort(at)
+
+        return self._do(run)
 
     # ------------------------------------------------------------------ actions (browser)
     def _reply(self, viewport: list | None, action=None, scroll: bool = False) -> Reply:
@@ -318,10 +379,6 @@ class CalltreeExplorer(WidgetBase):
         self._refresh()
         return self
 
-    def _fail(self, exc: Exception) -> Exception:
-        self.error = str(exc)
-        return exc
-
     def _refresh(self) -> None:
         self.row_count = len(self._rows.visible())
         self._sync_selection()
@@ -330,6 +387,12 @@ class CalltreeExplorer(WidgetBase):
     def _sync_selection(self) -> None:
         self.selected_nodes = np.flatnonzero(self._selected).tolist()
         self.selected_count = len(self.selected_nodes)
+        details: dict = {}
+        if self._ranks is not None and len(self.selected_nodes) == 1:
+            node = self.selected_nodes[0]
+            details = self._ranks.top(node, str(self._names[node]))
+        if details != self.details:
+            self.details = details
 
     def _port(self, viewport: list | None) -> tuple[int, int]:
         if viewport:
@@ -340,11 +403,25 @@ class CalltreeExplorer(WidgetBase):
         """Make ``data`` the shown frame: columns, per-node table, display rows."""
         metrics = self._metrics or _source.default_metrics(data, self._compare)
         columns = _source.columns_for(data, metrics, self._compare, self._stat)
-        table = _source.node_table(data, columns)
+        matrices: dict = {}
+        table = _source.node_table(data, columns, matrices)
         names = _source.names_of(data)
+        sort_keys: dict[str, np.ndarray] = {}
+        ranks = None
+        if not self._compare and not isinstance(data, Ensemble) and data.index_levels:
+            metric = self._glyph_metric or self._default_sort(columns, data)
+            ranks = _source.RankView.of(data, metric, matrices)
+            columns = columns + [ranks.column]
+            table[ranks.column.key] = ranks.imbalance
+        if self._extras is not None:
+            extra_cols, extra_table, sort_keys = self._extras.on(data.graph, names)
+            columns = columns + extra_cols
+            table.update(extra_table)
         if rows is None:
             rows = TreeRows(data.graph)
         glyph = self._glyph_state(data, metrics) if isinstance(data, Ensemble) else None
+        if ranks is not None:
+            glyph = {"matrix": ranks.matrix, "state": ranks.glyph_state()}
         # nothing above changed the widget: a failure leaves the previous view intact
         self._data, self._columns, self._table, self._names, self._rows = (
             data,
@@ -353,7 +430,9 @@ class CalltreeExplorer(WidgetBase):
             names,
             rows,
         )
+        self._sort_keys = sort_keys
         self._glyph_data = glyph
+        self._ranks = ranks
         self._selected = np.zeros(len(data.graph), bool)
         self._matches = np.zeros(0, np.int64)
         self._current = -1
@@ -381,8 +460,7 @@ class CalltreeExplorer(WidgetBase):
                 "statistics and colours are for ensembles; this explorer shows a frame"
             )
         before = {k: getattr(self, f"_{k}") for k in options}
-        keys = [c.key for c in self._columns]
-        at = keys.index(self.sort_column) if self.sort_column in keys else 0
+        at = self._sort_position()
         for k, v in options.items():
             setattr(self, f"_{k}", v)
         try:
@@ -391,19 +469,30 @@ class CalltreeExplorer(WidgetBase):
             for k, v in before.items():
                 setattr(self, f"_{k}", v)
             raise
-        self._sort(self._columns[min(at, len(self._columns) - 1)].key, self.sort_descending)
+        self._resort(at)
+
+    def _sort_position(self) -> tuple[int, str]:
+        keys = [c.key for c in self._columns]
+        return (keys.index(self.sort_column) if self.sort_column in keys else 0, self.sort_column)
+
+    def _resort(self, at: tuple[int, str]) -> None:
+        """Sort again by the same column (by key, else by the same position)."""
+        keys = [c.key for c in self._columns]
+        key = at[1] if at[1] in keys else keys[min(at[0], len(keys) - 1)]
+        self._sort(key, self.sort_descending)
 
     def _default_sort(self, columns: Sequence[_source.Column], data: Any) -> str:
         """The default metric's inclusive column (its a side when comparing), else the
         first inclusive column: the hot path then follows where the time goes."""
         preferred = _source.inclusive_name(str(data.default_metric))
-        names = {preferred, _source.side_name(preferred, "a")}
-        shown = [c for c in columns if c.kind != "diff"]
+        names = {preferred, side_name(preferred, "a")}
+        shown = [c for c in columns if c.kind not in ("diff", *_source.PLAIN_KINDS)]
         for c in shown:
             if c.key in names or c.key.startswith(f"{preferred}_") or c.label == preferred:
                 return c.key
         incl = [c.key for c in shown if c.kind == "inc"]
-        return (incl or [c.key for c in shown])[0]
+        own = [c.key for c in shown if c.key == str(data.default_metric)]
+        return (incl or own or [c.key for c in shown])[0]
 
     def _glyph_state(self, ens: Ensemble, metrics: Sequence[str]) -> dict:
         metric = self._glyph_metric or metrics[0]
@@ -430,6 +519,8 @@ class CalltreeExplorer(WidgetBase):
     def _total(self, column: _source.Column) -> float:
         """What bars and percentages of a column are relative to (for a difference: the
         largest difference, so that small changes still show)."""
+        if column.kind in _source.PLAIN_KINDS:
+            return 0.0
         if column.kind == "diff":
             diff = np.asarray(self._table[column.key], dtype=float)
             finite = np.abs(diff[np.isfinite(diff)])
@@ -446,7 +537,9 @@ class CalltreeExplorer(WidgetBase):
         )
 
     def _sort_values(self) -> np.ndarray:
-        return np.asarray(self._table[self.sort_column], dtype=float)[self._rows.node]
+        key = self.sort_column
+        values = self._sort_keys[key] if key in self._sort_keys else self._table[key]
+        return np.asarray(values, dtype=float)[self._rows.node]
 
     def _sort(self, column: str, descending: bool) -> None:
         key = self._column(column).key
@@ -501,8 +594,9 @@ class CalltreeExplorer(WidgetBase):
         )
         self.search_state = state
 
-    def _transform(self, step: Step) -> CalltreeExplorer:
+    def _transform(self, make_step: Callable[[], Step]) -> CalltreeExplorer:
         def run() -> None:
+            step = make_step()
             new = step.apply(self._data)
             previous = (self._data, self._rows, self._view_state())
             self._steps.append(step)
@@ -584,7 +678,8 @@ class CalltreeExplorer(WidgetBase):
             "name": self._names[nodes].tolist(),
         }
         for i, c in enumerate(self._columns):
-            cols[f"c{i}"] = self._table[c.key][nodes]
+            values = self._table[c.key][nodes]
+            cols[f"c{i}"] = values.tolist() if values.dtype == object else values
         if self._glyph_data is not None:
             matrix = self._glyph_data["matrix"][nodes]
             with np.errstate(all="ignore"):

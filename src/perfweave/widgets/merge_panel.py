@@ -2,11 +2,15 @@
 
 A view over :mod:`perfweave.merge`: a :class:`~perfweave.merge.MuchMerger` holds the cached
 intermediates, so moving ``dep_lvl`` or ``n_sims`` recomputes only what depends on it.
-ipywidgets controls (sliders send on release: a drag never queues a backlog) and bqplot
-charts. Every control has a Python setter that does the same as the control; a failing
-setting shows the core's message in the panel, keeps the previous result on screen (and
-the controls at the settings of that result) and, called from Python, raises the same
-:class:`~perfweave.errors.MergeError`.
+ipywidgets controls (sliders send on release: a drag never queues a backlog), bqplot
+charts and labelled correlation matrices (:mod:`._matrix`). Every control has a Python
+setter that does the same as the control. The widget contract (:mod:`._base`): a failing
+setting keeps the previous result on screen, says why in the banner, puts the controls
+back at the settings of that result and, called from Python, raises the core's
+:class:`~perfweave.errors.MergeError`. The settings of the result on screen are a
+:class:`~perfweave.merge.MergeSettings`; validation (``dep_lvl``'s range included) is the
+core's. A view that cannot be computed (MUCH when HEM pairs were never read together, HRM's
+pooled correlation) is one "not available: why" line, never an empty chart.
 
     panel = MergePanel(pm.process_raw_experiments(raw, 6))      # or MergePanel(raw, n_pmcs=6)
     panel.set_dep_lvl(0.9); panel.set_n_sims(200)
@@ -17,39 +21,41 @@ the controls at the settings of that result) and, called from Python, raises the
 from __future__ import annotations
 
 import base64
-import contextlib
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import ipywidgets as w
+import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import traitlets
 
 import perfweave.merge as pm
 from perfweave.errors import MergeError, PerfweaveError
+from perfweave.merge.independence import DEP_LVL_RANGE
 from perfweave.merge.quantiles import r_seq_probs
+from perfweave.merge.settings import N_RUNS_RANGE, N_SIMS_RANGE, MergeSettings, check_int
+from perfweave.widgets._base import CompositeBase
+from perfweave.widgets._html import STYLE as TABLE_STYLE
+from perfweave.widgets._html import esc as _esc
+from perfweave.widgets._html import table as html_table
+from perfweave.widgets._matrix import CorrelationMatrix
 from perfweave.widgets._merge_views import (
-    MERGED_COLOUR,
-    TABLE_CSS,
+    MERGED_COLOR,
+    POOLED_COLOR,
     LinesView,
-    MatrixView,
     ScatterView,
-    colour_bar_html,
+    color_bar_html,
     index_ticks,
     shares,
-    table_html,
     title_html,
     value_ticks,
 )
 
-__all__ = ["HrmDetails", "MergePanel", "drop_reasons"]
+__all__ = ["HrmDetails", "MergePanel"]
 
-DEP_LVL_RANGE = (0.5, 0.99)
-N_SIMS_RANGE = (10, 1000)
 PREVIEW_ROWS = 10
 
 
@@ -65,28 +71,6 @@ class HrmDetails:
     merged: pd.DataFrame
 
 
-def drop_reasons(cor: pd.DataFrame, dep_lvl: float, *, absolute: bool = False) -> pd.DataFrame:
-    """Why each HEM is dropped at ``dep_lvl``: the kept HEM that dropped it and their r.
-
-    Replays mergingTools' greedy walk (as :func:`perfweave.merge.independent_matrix`): each
-    HEM still kept drops every other kept HEM whose correlation with it exceeds ``dep_lvl``.
-    """
-    values = cor.to_numpy(dtype=float)
-    strength = np.abs(values) if absolute else values
-    names = [str(c) for c in cor.columns]
-    kept = np.ones(len(names), dtype=bool)
-    rows = []
-    for i in range(len(names)):
-        if not kept[i]:
-            continue
-        dependent = (strength[:, i] > dep_lvl) & kept
-        dependent[i] = False
-        for j in np.flatnonzero(dependent):
-            rows.append((names[j], names[i], float(values[j, i])))
-        kept &= ~dependent
-    return pd.DataFrame(rows, columns=["dropped HEM", "correlated with (kept)", "r"])
-
-
 #: labels of the panel wrap instead of being cut with an ellipsis (status, pair, messages)
 PANEL_CSS = (
     "<style>.pw-merge-panel .widget-label{white-space:normal;height:auto;"
@@ -98,15 +82,20 @@ PANEL_CSS = (
     "{height:auto!important;overflow:visible!important}"
     ".pw-merge-panel .lm-TabPanel-stackedPanel>.lm-Widget"
     "{position:relative!important;top:auto!important;left:auto!important;"
-    "width:auto!important;height:auto!important}" + TABLE_CSS + "</style>"
+    "width:auto!important;height:auto!important}"
+    ".pw-merge-na{font-size:14px;padding:10px 12px;margin:6px 0;border:1px dashed #b9bec5;"
+    "border-radius:4px;color:var(--jp-ui-font-color1,#1f2328)}"
+    ".pw-merge-keyline{font-size:12px;display:flex;gap:18px;align-items:center}"
+    ".pw-merge-swatch{display:inline-block;width:18px;height:3px;margin-right:6px;"
+    "vertical-align:middle}" + TABLE_STYLE + "</style>"
 )
 
 
-def _row(children: list[w.Widget]) -> w.Box:
+def _row(children: list[widgets.Widget]) -> widgets.Box:
     """A row that wraps onto the next line when the output area is narrower than it."""
-    return w.Box(
+    return widgets.Box(
         children,
-        layout=w.Layout(
+        layout=widgets.Layout(
             display="flex", flex_flow="row wrap", align_items="flex-start", width="100%"
         ),
     )
@@ -120,15 +109,6 @@ def _common_hems(subs: Sequence[pd.DataFrame]) -> list[str]:
         have = {str(c) for c in sub.columns}
         common = [c for c in common if c in have]
     return common
-
-
-def _check_int(name: str, value: Any, lo: int, hi: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise MergeError(f"{name} must be an integer, got {value!r}")
-    if value < lo or (hi is not None and value > hi):
-        upper = f" and at most {hi}" if hi is not None else ""
-        raise MergeError(f"{name} must be at least {lo}{upper}, got {value}")
-    return int(value)
 
 
 def _dedupe_columns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -146,15 +126,14 @@ def _dedupe_columns(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[keep]
 
 
-class MergePanel(w.VBox):
+class MergePanel(CompositeBase):
     """Live HRM / MUCH merge of subexperiments (see the module docstring).
 
     ``subexperiments``: the result of :func:`perfweave.merge.process_raw_experiments`, or a
     raw DataFrame (or CSV path) together with ``n_pmcs``; then ``n_pmcs`` is a control too.
+    The other arguments are the fields of :class:`~perfweave.merge.MergeSettings`.
     """
 
-    #: message of the last failed setting ("" when the shown result is current)
-    error = traitlets.Unicode("")
     #: bumped after every successful redraw (for tests and notebook hooks)
     view_version = traitlets.Int(0)
 
@@ -180,6 +159,7 @@ class MergePanel(w.VBox):
             subs = subexperiments
             if len(subs) == 0:
                 raise MergeError("MergePanel needs at least one subexperiment")
+        super().__init__(layout=widgets.Layout(width="100%", max_width="100%"))
         self._raw = raw
         self._result: pd.DataFrame | None = None
         self._diagnostics: pm.MuchResult | HrmDetails | None = None
@@ -190,25 +170,17 @@ class MergePanel(w.VBox):
         self.last_compute_ms = 0.0
         self.last_draw_ms = 0.0
         self._build_widgets()
-        super().__init__(
-            children=[self._style, self._header, self._error_label, self._status, self._tabs],
-            layout=w.Layout(width="100%", max_width="100%"),
-        )
+        self._set_children(self._style, self._header, self._status, self._tabs)
         self.add_class("pw-merge-panel")
         self._load(subs, n_pmcs)
-        settings = {
-            "method": method,
-            "anchor": anchor if anchor is not None else (self._anchors or [None])[0],
-            "dep_lvl": dep_lvl,
-            "n_sims": n_sims,
-            "n_runs": n_runs,
-            "seed": seed,
-        }
-        self._settings = dict(settings)
-        # a failure is shown in the panel; result stays None until a setting works
-        with contextlib.suppress(PerfweaveError):
-            self._apply(settings, initial=True)
-        self._sync_controls()
+        first = (self._anchors or [None])[0]
+        settings = MergeSettings(
+            method, anchor if anchor is not None else first, dep_lvl, n_sims, n_runs, seed
+        ).checked()  # a bad argument is the caller's error: raised
+        self._settings = settings
+        # a merge that cannot be computed is said in the banner and in the panel
+        self._from_control(lambda: self._apply(settings))
+        self._draw_unavailable()
         self._design_hems.value = "\n".join(
             dict.fromkeys(str(c) for sub in self._subs for c in sub.columns)
         )
@@ -226,13 +198,13 @@ class MergePanel(w.VBox):
         return self._diagnostics
 
     @property
-    def settings(self) -> dict[str, Any]:
-        """The settings of the result on screen."""
-        return dict(self._settings)
+    def settings(self) -> MergeSettings:
+        """The settings of the result on screen (or of the first try, before any result)."""
+        return self._settings
 
     @property
     def method(self) -> str:
-        return self._settings["method"]
+        return self._settings.method
 
     @property
     def anchors(self) -> list[str]:
@@ -246,10 +218,11 @@ class MergePanel(w.VBox):
 
     @property
     def dropped(self) -> pd.DataFrame:
-        """HEMs dropped as dependent at the dep_lvl on screen, with the partner and r."""
-        if self._settings["method"] != "much" or self._cor is None:
-            return drop_reasons(pd.DataFrame(), 1.0)
-        return drop_reasons(self._cor, self._settings["dep_lvl"])
+        """HEMs dropped as dependent at the dep_lvl on screen, the kept HEM that dropped
+        each and their r (:func:`perfweave.merge.drop_reasons`)."""
+        if self._settings.method != "much" or self._cor is None:
+            return pm.drop_reasons(pd.DataFrame(), 1.0)
+        return pm.drop_reasons(self._cor, self._settings.dep_lvl)
 
     @property
     def pair(self) -> tuple[str, str] | None:
@@ -283,35 +256,36 @@ class MergePanel(w.VBox):
 
     def set_n_pmcs(self, n_pmcs: int) -> MergePanel:
         """Re-split the raw table into subexperiments of ``n_pmcs`` (raw input only)."""
+        return self._guard(lambda: self._set_n_pmcs(n_pmcs))
+
+    def _set_n_pmcs(self, n_pmcs: int) -> MergePanel:
         if self._raw is None:
-            raise self._fail(MergeError("n_pmcs can change only when the panel got a raw table"))
+            raise MergeError("n_pmcs can change only when the panel got a raw table")
         old = (self._subs, self._n_pmcs)
         try:
-            n = _check_int("n_pmcs", n_pmcs, 1)
+            n = check_int("n_pmcs", n_pmcs, 1)
             subs = pm.process_raw_experiments(self._raw, n)
             self._load(subs, n)
-            settings = dict(self._settings)
-            if settings["anchor"] not in self._anchors:
-                settings["anchor"] = (self._anchors or [None])[0]
-            self._apply(settings)
-        except PerfweaveError as exc:
+            anchor = self._settings.anchor
+            if anchor not in self._anchors:
+                anchor = (self._anchors or [None])[0]
+            self._apply(self._settings.with_(anchor=anchor))
+        except PerfweaveError:
             self._load(*old)
-            self._sync_controls()
-            raise self._fail(exc) from None
+            raise
         return self
 
     def pick_pair(self, x_hem: str, y_hem: str) -> MergePanel:
         """Scatter and marginals of two HEMs of the merged table (a matrix click does this)."""
+        return self._guard(lambda: self._pick_pair(x_hem, y_hem))
+
+    def _pick_pair(self, x_hem: str, y_hem: str) -> MergePanel:
         names = self.kept
         for h in (x_hem, y_hem):
             if h not in names:
-                raise self._fail(
-                    MergeError(f"HEM {h!r} is not in the merged table (has: {', '.join(names)})")
-                )
+                raise MergeError(f"HEM {h!r} is not in the merged table (has: {', '.join(names)})")
         self._pair = (x_hem, y_hem)
         self._draw_pair()
-        self.error = ""
-        self._error_label.layout.display = "none"
         self.view_version += 1
         return self
 
@@ -332,17 +306,12 @@ class MergePanel(w.VBox):
             n_pmcs = self._design_pmcs.value
         if anchor is None and self._design_anchor.value.strip():
             anchor = self._design_anchor.value.strip()
-        try:
-            design = pm.pair_covering_design(
+        design = self._guard(
+            lambda: pm.pair_covering_design(
                 hems, n_pmcs, anchor=anchor, seed=seed, time_limit=time_limit
             )
-        except PerfweaveError as exc:
-            self._design_error.value = str(exc)
-            self._design_error.layout.display = ""
-            raise
+        )
         self._design = design
-        self._design_error.value = ""
-        self._design_error.layout.display = "none"
         self._design_hems.value = "\n".join(h for h in design.hems)
         self._design_pmcs.value = design.n_pmcs
         self._draw_design()
@@ -376,39 +345,12 @@ class MergePanel(w.VBox):
             self._cor = None
             self._cor_error = str(exc)
 
-    def _fail(self, exc: PerfweaveError) -> PerfweaveError:
-        self.error = str(exc)
-        self._error_label.value = "⚠ " + str(exc)
-        self._error_label.layout.display = ""
-        return exc
-
     def _set(self, **changes: Any) -> MergePanel:
-        settings = {**self._settings, **changes}
-        try:
-            self._apply(settings)
-        except PerfweaveError as exc:
-            self._sync_controls()
-            raise self._fail(exc) from None
-        return self
+        return self._guard(lambda: self._apply(self._settings.with_(**changes)))
 
-    def _validate(self, s: dict[str, Any]) -> None:
-        if s["method"] not in ("much", "hrm"):
-            raise MergeError(f"method must be 'much' or 'hrm', got {s['method']!r}")
-        dep = s["dep_lvl"]
-        if isinstance(dep, bool) or not isinstance(dep, int | float | np.floating | np.integer):
-            raise MergeError(f"dep_lvl must be a number, got {dep!r}")
-        if not DEP_LVL_RANGE[0] <= float(dep) <= DEP_LVL_RANGE[1]:
-            raise MergeError(
-                f"dep_lvl must lie in [{DEP_LVL_RANGE[0]}, {DEP_LVL_RANGE[1]}], got {dep!r}"
-            )
-        s["dep_lvl"] = float(dep)
-        s["n_sims"] = _check_int("n_sims", s["n_sims"], *N_SIMS_RANGE)
-        s["n_runs"] = _check_int("n_runs", s["n_runs"], 2, 1_000_000)
-        s["seed"] = _check_int("seed", s["seed"], 0)
-
-    def _compute(self, s: dict[str, Any]):
-        if s["method"] == "hrm":
-            anchor = s["anchor"]
+    def _compute(self, s: MergeSettings):
+        if s.method == "hrm":
+            anchor = s.anchor
             if anchor is None:
                 raise MergeError(
                     "no HEM is read in every subexperiment, so HRM has no anchor; use MUCH"
@@ -426,26 +368,20 @@ class MergePanel(w.VBox):
             return merged, details
         if self._cor is None:
             raise MergeError(self._cor_error)
-        kept = self._merger.independent(s["dep_lvl"])
+        kept = self._merger.independent(s.dep_lvl)
         if len(kept) < 2:
             raise MergeError(
-                f"at dep_lvl={s['dep_lvl']:g} only {len(kept)} HEM is kept "
+                f"at dep_lvl={s.dep_lvl:g} only {len(kept)} HEM is kept "
                 f"({', '.join(map(str, kept.columns))}): nothing to merge; raise dep_lvl"
             )
-        result = self._merger.merge(s["n_runs"], s["n_sims"], s["dep_lvl"], s["seed"])
+        result = self._merger.merge(s.n_runs, s.n_sims, s.dep_lvl, s.seed)
         return result.merged, result
 
-    def _apply(self, settings: dict[str, Any], *, initial: bool = False) -> None:
-        s = dict(settings)
-        try:
-            self._validate(s)
-            start = time.perf_counter()
-            merged, details = self._compute(s)
-            self.last_compute_ms = (time.perf_counter() - start) * 1000
-        except PerfweaveError as exc:
-            if initial:
-                self._fail(exc)
-            raise
+    def _apply(self, s: MergeSettings) -> MergePanel:
+        """Compute the merge of ``s`` (checked settings); only a merge that worked is shown."""
+        start = time.perf_counter()
+        merged, details = self._compute(s)
+        self.last_compute_ms = (time.perf_counter() - start) * 1000
         self._settings = s
         self._result = merged
         self._diagnostics = details
@@ -455,28 +391,30 @@ class MergePanel(w.VBox):
         start = time.perf_counter()
         self._draw()
         self._sync_controls()
+        self._draw_unavailable()
         self.last_draw_ms = (time.perf_counter() - start) * 1000
-        self.error = ""
-        self._error_label.layout.display = "none"
         self.view_version += 1
+        return self
 
     def _shown_names(self) -> list[str]:
         if self._result is None:
             return []
-        if self._settings["method"] == "hrm":
+        if self._settings.method == "hrm":
             return [str(c) for c in _dedupe_columns(self._result).columns]
         return [str(c) for c in self._result.columns]
 
     # ------------------------------------------------------------------ widgets
     def _build_widgets(self) -> None:
-        self._method_w = w.ToggleButtons(
+        self._method_w = widgets.ToggleButtons(
             options=[("MUCH", "much"), ("HRM", "hrm")],
             description="method",
             tooltips=["Gaussian copula merge (every pair read together)", "anchor-rank merge"],
             style={"button_width": "70px"},
         )
-        self._anchor_w = w.Dropdown(description="anchor", layout=w.Layout(width="340px"))
-        self._dep_w = w.FloatSlider(
+        self._anchor_w = widgets.Dropdown(
+            description="anchor", layout=widgets.Layout(width="340px")
+        )
+        self._dep_w = widgets.FloatSlider(
             value=0.85,
             min=DEP_LVL_RANGE[0],
             max=DEP_LVL_RANGE[1],
@@ -485,9 +423,9 @@ class MergePanel(w.VBox):
             continuous_update=False,
             readout_format=".2f",
             style={"description_width": "60px"},
-            layout=w.Layout(width="330px", min_width="260px"),
+            layout=widgets.Layout(width="330px", min_width="260px"),
         )
-        self._sims_w = w.IntSlider(
+        self._sims_w = widgets.IntSlider(
             value=100,
             min=N_SIMS_RANGE[0],
             max=N_SIMS_RANGE[1],
@@ -495,26 +433,30 @@ class MergePanel(w.VBox):
             description="n_sims",
             continuous_update=False,
             style={"description_width": "60px"},
-            layout=w.Layout(width="330px", min_width="260px"),
+            layout=widgets.Layout(width="330px", min_width="260px"),
         )
-        self._runs_w = w.BoundedIntText(
+        self._runs_w = widgets.BoundedIntText(
             value=1000,
-            min=2,
-            max=1_000_000,
+            min=N_RUNS_RANGE[0],
+            max=N_RUNS_RANGE[1],
             description="n_runs",
             style={"description_width": "50px"},
-            layout=w.Layout(width="160px"),
+            layout=widgets.Layout(width="160px"),
         )
-        self._seed_w = w.BoundedIntText(
+        self._seed_w = widgets.BoundedIntText(
             value=0,
             min=0,
             max=2**63 - 1,
             description="seed",
             style={"description_width": "50px"},
-            layout=w.Layout(width="160px"),
+            layout=widgets.Layout(width="160px"),
         )
-        self._pmcs_w = w.BoundedIntText(
-            value=1, min=1, max=10_000, description="n_pmcs", layout=w.Layout(width="170px")
+        self._pmcs_w = widgets.BoundedIntText(
+            value=1,
+            min=1,
+            max=10_000,
+            description="n_pmcs",
+            layout=widgets.Layout(width="170px"),
         )
         for control, key in [
             (self._method_w, "method"),
@@ -537,31 +479,28 @@ class MergePanel(w.VBox):
         ]:
             c.add_class(cls)
         self._much_box = _row([self._dep_w, self._sims_w, self._runs_w, self._seed_w])
-        self._header = w.VBox(
+        self._header = widgets.VBox(
             [_row([self._method_w, self._anchor_w, self._pmcs_w]), self._much_box],
-            layout=w.Layout(width="100%"),
+            layout=widgets.Layout(width="100%"),
         )
-        self._error_label = w.Label(
-            "",
-            layout=w.Layout(display="none", padding="4px 8px", margin="4px 0"),
-            style={"background": "#fdecea", "text_color": "#8a1c1c", "font_weight": "bold"},
-        )
-        self._error_label.add_class("pw-merge-error")
-        self._status = w.Label("")
+        self._status = widgets.Label("")
         self._status.add_class("pw-merge-status")
-        self._style = w.HTML(PANEL_CSS, layout=w.Layout(display="none"))
+        self._style = widgets.HTML(PANEL_CSS, layout=widgets.Layout(display="none"))
+        #: "<method> not available: why": the Merge tab while no merge could be computed
+        self._none = widgets.HTML("")
+        self._none.add_class("pw-merge-unavailable")
 
         # merge tab
-        self._target = MatrixView("target correlation", full_names=False)  # names: kept table
-        self._achieved = MatrixView("achieved correlation", full_names=False)
-        self._diff = MatrixView("achieved - target", full_names=False, symmetric_max=None)
+        self._target = CorrelationMatrix()
+        self._achieved = CorrelationMatrix()
+        self._diff = CorrelationMatrix()
         for view, cls in (
             (self._target, "pw-merge-target"),
             (self._achieved, "pw-merge-achieved"),
             (self._diff, "pw-merge-diff"),
         ):
-            view.mark.on_element_click(self._on_cell_click)
-            view.figure.add_class(cls)
+            view.on_pick = self._on_cell_pick
+            view.add_class(cls)
         self._scores = LinesView(
             "score of every simulation",
             "simulation",
@@ -574,76 +513,86 @@ class MergePanel(w.VBox):
             "anchor", "reading", "% of readings <=", width=400, y_format=".0f"
         )
         self._anchor_chart.figure.add_class("pw-merge-anchor-chart")
-        self._marg_x = LinesView("x marginal", "reading", "% in bin", legend=True, marker=False)
-        self._marg_y = LinesView("y marginal", "reading", "% in bin", legend=True, marker=False)
+        self._marg_x = LinesView("x marginal", "reading", "% in bin", marker=False)
+        self._marg_y = LinesView("y marginal", "reading", "% in bin", marker=False)
         self._scatter = ScatterView()
         self._scores.figure.add_class("pw-merge-scores")
         self._marg_x.figure.add_class("pw-merge-marg-x")
         self._marg_y.figure.add_class("pw-merge-marg-y")
         self._scatter.figure.add_class("pw-merge-scatter")
-        self._legend = w.HTML("")
+        self._legend = widgets.HTML("")
         self._legend.add_class("pw-merge-legend")
-        self._kept_html = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
+        self._kept_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
         self._kept_html.add_class("pw-merge-kept")
-        self._preview_html = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
+        self._preview_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
         self._preview_html.add_class("pw-merge-preview")
         self._preview_html.add_class("pw-merge-scroll")  # many columns: scrolls sideways
-        self._hrm_html = w.HTML(layout=w.Layout(max_width="100%", overflow="auto"))
+        self._preview_title = widgets.HTML("")
+        self._hrm_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
         self._hrm_html.add_class("pw-merge-hrm")
-        self._pair_label = w.Label("")
+        self._pair_label = widgets.Label("")
         self._pair_label.add_class("pw-merge-pair")
+        # one key for the marginals (a legend inside a chart covers its curves)
+        self._pair_key = widgets.HTML(
+            '<div class="pw-merge-keyline">'
+            f'<span><span class="pw-merge-swatch" style="background:{MERGED_COLOR}"></span>'
+            "merged runs</span>"
+            f'<span><span class="pw-merge-swatch" style="background:{POOLED_COLOR}"></span>'
+            "pooled readings of the subexperiments</span></div>"
+        )
         # MUCH shows its scores here, HRM its anchor: the figure is swapped in, not hidden
         # (a bqplot figure first drawn while hidden draws negative sizes)
         self._chart_row = _row([self._scores.figure, self._hrm_html, self._kept_html])
-        merge_tab = w.VBox(
+        self._matrix_row = _row([self._target, self._achieved, self._diff])
+        self._pair_row = _row([self._marg_x.figure, self._marg_y.figure, self._scatter.figure])
+        self._merge_body = widgets.VBox(
             [
                 self._legend,
-                _row([self._target.figure, self._achieved.figure, self._diff.figure]),
+                self._matrix_row,
                 self._chart_row,
                 self._pair_label,
-                _row([self._marg_x.figure, self._marg_y.figure, self._scatter.figure]),
-                w.HTML(title_html(f"merged table (first {PREVIEW_ROWS} runs)")),
+                self._pair_key,
+                self._pair_row,
+                self._preview_title,
                 self._preview_html,
             ]
         )
         # design tab
-        self._design_hems = w.Textarea(
-            description="HEMs", placeholder="one HEM per line", layout=w.Layout(height="180px")
+        self._design_hems = widgets.Textarea(
+            description="HEMs",
+            placeholder="one HEM per line",
+            layout=widgets.Layout(height="180px"),
         )
-        self._design_pmcs = w.BoundedIntText(
-            value=6, min=2, max=64, description="PMCs", layout=w.Layout(width="170px")
+        self._design_pmcs = widgets.BoundedIntText(
+            value=6, min=2, max=64, description="PMCs", layout=widgets.Layout(width="170px")
         )
-        self._design_anchor = w.Text(description="anchor", placeholder="(none)")
-        self._design_button = w.Button(description="Build design", button_style="primary")
+        self._design_anchor = widgets.Text(description="anchor", placeholder="(none)")
+        self._design_button = widgets.Button(description="Build design", button_style="primary")
         self._design_button.add_class("pw-merge-build")
         self._design_button.on_click(self._on_build)
-        self._design_summary = w.Label("")
+        self._design_summary = widgets.Label("")
         self._design_summary.add_class("pw-merge-design-summary")
-        self._design_error = w.Label(
-            "",
-            layout=w.Layout(display="none", padding="4px 8px"),
-            style={"background": "#fdecea", "text_color": "#8a1c1c", "font_weight": "bold"},
-        )
-        self._design_error.add_class("pw-merge-design-error")
-        self._design_link = w.HTML("")
+        self._design_link = widgets.HTML("")
         self._design_link.add_class("pw-merge-design-csv")
-        self._design_table = w.HTML("")
+        self._design_table = widgets.HTML("")
         self._design_table.add_class("pw-merge-design-table")
-        design_tab = w.VBox(
+        design_tab = widgets.VBox(
             [
-                w.HBox(
+                widgets.HBox(
                     [
                         self._design_hems,
-                        w.VBox([self._design_pmcs, self._design_anchor, self._design_button]),
+                        widgets.VBox([self._design_pmcs, self._design_anchor, self._design_button]),
                     ]
                 ),
-                self._design_error,
                 self._design_summary,
                 self._design_link,
                 self._design_table,
             ]
         )
-        self._tabs = w.Tab(children=[merge_tab, design_tab], titles=("Merge", "Design"))
+        self._design_tab = design_tab
+        self._tabs = widgets.Tab(
+            children=[self._merge_body, design_tab], titles=("Merge", "Design")
+        )
 
     def _sync_controls(self) -> None:
         """Controls show the settings of the result on screen (without recomputing)."""
@@ -651,20 +600,39 @@ class MergePanel(w.VBox):
         self._busy = True
         try:
             self._anchor_w.options = self._anchors
-            self._anchor_w.value = s["anchor"] if s["anchor"] in self._anchors else None
-            self._method_w.value = s["method"]
-            self._dep_w.value = s["dep_lvl"]
-            self._sims_w.value = s["n_sims"]
-            self._runs_w.value = s["n_runs"]
-            self._seed_w.value = s["seed"]
+            self._anchor_w.value = s.anchor if s.anchor in self._anchors else None
+            self._method_w.value = s.method
+            self._dep_w.value = s.dep_lvl
+            self._sims_w.value = s.n_sims
+            self._runs_w.value = s.n_runs
+            self._seed_w.value = s.seed
             if self._n_pmcs is not None:
                 self._pmcs_w.value = self._n_pmcs
         finally:
             self._busy = False
-        hrm = s["method"] == "hrm"
+        hrm = s.method == "hrm"
         self._anchor_w.layout.display = "" if hrm else "none"
         self._much_box.layout.display = "none" if hrm else ""
         self._pmcs_w.layout.display = "none" if self._raw is None else ""
+
+    def _draw_unavailable(self) -> None:
+        """No merge yet: the Merge tab is one line saying which and why, instead of empty
+        charts (the charts are left out, not hidden: a bqplot figure first drawn hidden
+        draws negative sizes)."""
+        first = self._none if self._result is None else self._merge_body
+        if self._tabs.children[0] is not first:
+            self._tabs.children = (first, self._design_tab)
+            self._tabs.titles = ("Merge", "Design")
+        if self._result is not None:
+            return
+        name = "MUCH" if self._settings.method == "much" else "HRM"
+        why = (self.error or "no merge computed").split(":")[0]  # the details: the banner
+        other = "HRM (pick an anchor)" if name == "MUCH" else "MUCH"
+        self._none.value = (
+            f'<div class="pw-merge-na"><b>{name} not available</b>: {_esc(why)} '
+            f"(the banner above has the details). Try {other}, or plan runs that read every "
+            "pair together in the Design tab.</div>"
+        )
 
     def _on_control(self, key: str):
         def handler(change: dict) -> None:
@@ -675,36 +643,24 @@ class MergePanel(w.VBox):
                 if change["new"] is None:
                     return
                 changes["method"] = "hrm"
-            with contextlib.suppress(PerfweaveError):  # shown in the panel, result kept
-                self._set(**changes)
+            self._from_control(lambda: self._set(**changes))
+            self._draw_unavailable()
 
         return handler
 
     def _on_pmcs(self, change: dict) -> None:
         if self._busy or self._raw is None:
             return
-        with contextlib.suppress(PerfweaveError):
-            self.set_n_pmcs(change["new"])
+        self._from_control(lambda: self.set_n_pmcs(change["new"]))
 
-    def _on_cell_click(self, _mark: Any, event: dict) -> None:
-        """bqplot's click message on a cell: ``{"event": "element_click", "data": {"rowNum",
-        "columnNum", ...}}`` (bqplot 0.13 front end: its own ``selected`` update on a click
-        gets no cell, so the message is what tells Python which cell was clicked)."""
-        if self._busy or not isinstance(event, dict):
-            return
-        cell = event.get("data") if isinstance(event.get("data"), dict) else event
-        try:
-            i, j = int(cell["rowNum"]), int(cell["columnNum"])
-        except (KeyError, TypeError, ValueError):
-            return
+    def _on_cell_pick(self, i: int, j: int) -> None:
+        """A click on matrix cell (row i, column j): x is the column's HEM, y the row's."""
         names = self._matrix_names
         if 0 <= i < len(names) and 0 <= j < len(names) and self._pair != (names[j], names[i]):
-            with contextlib.suppress(PerfweaveError):
-                self.pick_pair(names[j], names[i])
+            self._from_control(lambda: self.pick_pair(names[j], names[i]))
 
     def _on_build(self, _button: Any) -> None:
-        with contextlib.suppress(PerfweaveError):
-            self.build_design()
+        self._from_control(self.build_design)
 
     # ------------------------------------------------------------------ drawing
     def _draw(self) -> None:
@@ -717,41 +673,49 @@ class MergePanel(w.VBox):
             if isinstance(diag, pm.MuchResult):
                 target = diag.target.to_numpy(dtype=float)
                 achieved = diag.achieved.to_numpy(dtype=float)
-                self._target.show(target, names, f"target ({len(names)} kept HEMs)")
-                self._achieved.show(achieved, names, "achieved (chosen simulation)")
+                self._target.show(target, names, f"target ({len(names)} kept HEMs)", 1.0)
+                self._achieved.show(achieved, names, "achieved (chosen simulation)", 1.0)
                 rmse = float(np.sqrt(np.mean((achieved - target) ** 2)))
-                self._diff.show(achieved - target, names, f"achieved - target (RMSE {rmse:.3f})")
+                diff = achieved - target
+                self._diff.show(diff, names, f"achieved − target (RMSE {rmse:.3f})", _top(diff))
+                self._diff.layout.display = ""
                 self._draw_scores(diag)
-                dropped = drop_reasons(self._cor, s["dep_lvl"])
-                kept = pd.DataFrame({"#": range(1, len(names) + 1), "kept HEM": names})
+                dropped = pm.drop_reasons(self._cor, s.dep_lvl).rename(
+                    columns={"dropped": "dropped HEM", "kept": "dropped by (kept HEM)"}
+                )
+                kept = pd.DataFrame({"kept HEM": names})
                 self._kept_html.value = (
-                    title_html(f"kept at dep_lvl {s['dep_lvl']:.2f}")
-                    + table_html(kept)
+                    title_html(f"kept at dep_lvl {s.dep_lvl:.2f}")
+                    + html_table(kept)
                     + title_html(f"dropped ({len(dropped)}): r > dep_lvl with a kept HEM")
-                    + table_html(dropped, float_format="{:.3f}")
+                    + html_table(dropped, decimals={"r": 3})
                 )
                 self._hrm_html.value = ""
                 self._hrm_html.layout.display = "none"
                 self._show_chart(self._scores)
+                legend = color_bar_html("correlation", 1.0) + color_bar_html(
+                    "difference", _top(diff)
+                )
+                self._preview_title.value = title_html(f"merged table (first {PREVIEW_ROWS} runs)")
             else:
                 merged = _dedupe_columns(self._result)
                 with np.errstate(invalid="ignore", divide="ignore"):  # constant HEM: NaN cell
                     values = merged.to_numpy(dtype=float)
                     achieved = np.atleast_2d(np.corrcoef(values, rowvar=False))
-                target = None
+                self._achieved.show(achieved, names, "HRM merged correlation", 1.0)
                 if self._cor is not None and all(n in self._cor.columns for n in names):
                     target = self._cor.loc[names, names].to_numpy(dtype=float)
-                self._target.show(
-                    target,
-                    names,
-                    "pooled correlation" if target is not None else "pooled correlation: n/a",
-                )
-                self._achieved.show(achieved, names, "HRM merged correlation")
-                self._diff.show(
-                    None if target is None else achieved - target,
-                    names,
-                    "merged - pooled" if target is not None else "merged - pooled: n/a",
-                )
+                    self._target.show(target, names, "pooled correlation", 1.0)
+                    diff = achieved - target
+                    self._diff.show(diff, names, "merged − pooled", _top(diff))
+                    self._diff.layout.display = ""
+                    legend = color_bar_html("correlation", 1.0) + color_bar_html(
+                        "difference", _top(diff)
+                    )
+                else:
+                    self._target.unavailable("pooled correlation", _pooled_why(self._cor_error))
+                    self._diff.layout.display = "none"  # merged − pooled: nothing to subtract
+                    legend = color_bar_html("correlation", 1.0)
                 self._draw_anchor(diag)
                 self._hrm_html.layout.display = ""
                 q = diag.quantiles
@@ -770,20 +734,25 @@ class MergePanel(w.VBox):
                 self._hrm_html.value = title_html(
                     f"HRM on anchor {diag.anchor}: type-2 quantiles at {diag.n_rows} "
                     "probabilities 0..1"
-                ) + table_html(summary, float_format="{:.6g}")
-                kept = pd.DataFrame({"#": range(1, len(names) + 1), "HEM": names})
+                ) + html_table(summary)
+                kept = pd.DataFrame({"HEM": names})
                 self._kept_html.value = title_html(
                     f"{len(self._result.columns)} merged columns; first copy of each HEM:"
-                ) + table_html(kept)
-            legend = colour_bar_html("colour: correlation", self._target.top) + colour_bar_html(
-                "difference", self._diff.top
-            )
+                ) + html_table(kept)
+                repeats = len(self._result.columns) > len(names)
+                self._preview_title.value = title_html(
+                    f"merged table (first {PREVIEW_ROWS} runs)"
+                    + (
+                        "; a HEM read in several subexperiments has one column per "
+                        "reading: NAME, NAME (2), ..."
+                        if repeats
+                        else ""
+                    )
+                )
             if self._legend.value != legend:
                 self._legend.value = legend
             self._draw_pair()
-            self._preview_html.value = table_html(
-                self._result.head(PREVIEW_ROWS), float_format="{:.6g}"
-            )
+            self._preview_html.value = html_table(self._result.head(PREVIEW_ROWS))
             self._status.value = self._status_text()
         finally:
             self._busy = False
@@ -793,14 +762,14 @@ class MergePanel(w.VBox):
         diag = self._diagnostics
         if isinstance(diag, pm.MuchResult):
             return (
-                f"MUCH · dep_lvl {s['dep_lvl']:.2f} · {len(diag.target)} kept, "
+                f"MUCH · dep_lvl {s.dep_lvl:.2f} · {len(diag.target)} kept, "
                 f"{len(diag.dropped)} dropped · simulation {diag.chosen + 1} of "
                 f"{len(diag.scores)} chosen (MSE {diag.scores[diag.chosen]:.3g}) · "
-                f"{len(self._result)} runs, seed {s['seed']} · computed in "
+                f"{len(self._result)} runs, seed {s.seed} · computed in "
                 f"{self.last_compute_ms:.0f} ms"
             )
         return (
-            f"HRM · anchor {s['anchor']} · {len(self._subs)} subexperiments · "
+            f"HRM · anchor {s.anchor} · {len(self._subs)} subexperiments · "
             f"{self._result.shape[0]} runs x {self._result.shape[1]} columns · computed in "
             f"{self.last_compute_ms:.0f} ms"
         )
@@ -863,7 +832,7 @@ class MergePanel(w.VBox):
             v.point.x = np.asarray(diag.quantiles, dtype=float)[::step]
             v.point.y = 100 * np.asarray(diag.probabilities, dtype=float)[::step]
             v.point.names = np.full(len(v.point.x), "")
-            v.point.colors = [MERGED_COLOUR] * len(v.point.x)
+            v.point.colors = [MERGED_COLOR] * len(v.point.x)
         v.figure.title = f"{len(pooled)} pooled readings, quantiles taken (dots)"
         self._show_chart(v)
 
@@ -875,8 +844,12 @@ class MergePanel(w.VBox):
 
     def _draw_pair(self) -> None:
         if self._pair is None or self._result is None:
-            self._pair_label.value = ""
+            self._pair_label.value = "(the merged table has fewer than two HEMs: no pair)"
+            self._pair_row.layout.display = "none"
+            self._pair_key.layout.display = "none"
             return
+        self._pair_row.layout.display = ""
+        self._pair_key.layout.display = ""
         x_name, y_name = self._pair
         merged = self._result
         x = merged[x_name].to_numpy(dtype=float)
@@ -892,15 +865,10 @@ class MergePanel(w.VBox):
         names = self._matrix_names
         if x_name in names and y_name in names:
             i, j = names.index(y_name), names.index(x_name)
-            self._busy = True
-            try:
-                for m in (self._target, self._achieved, self._diff):
-                    m.mark_cell(i, j)
-            finally:
-                self._busy = False
+            for m in (self._target, self._achieved, self._diff):
+                m.mark_cell(i, j)
         self._pair_label.value = (
-            f"x = {x_name}, y = {y_name} (click a matrix cell to pick another pair): "
-            "merged runs vs pooled readings of the subexperiments"
+            f"x = {x_name}, y = {y_name} (click a matrix cell to pick another pair)"
         )
 
     def _pooled_values(self, names: Sequence[str]) -> dict[str, np.ndarray]:
@@ -933,9 +901,23 @@ class MergePanel(w.VBox):
         )
         frame = d.to_frame()
         frame.insert(0, "subexperiment", range(1, len(frame) + 1))
-        self._design_table.value = table_html(frame)
+        self._design_table.value = html_table(frame)
         payload = base64.b64encode(self.design_csv().encode()).decode("ascii")
         self._design_link.value = (
             '<a class="pw-merge-csv-link" download="pair_covering_design.csv" '
             f'href="data:text/csv;base64,{payload}">⬇ Export design as CSV</a>'
         )
+
+
+def _top(diff: np.ndarray) -> float:
+    """The half-range of a difference scale: its largest |value| (at least 0.01)."""
+    finite = np.abs(diff[np.isfinite(diff)])
+    return max(float(finite.max()) if finite.size else 0.0, 0.01)
+
+
+def _pooled_why(core_message: str) -> str:
+    """Why HRM's pooled correlation is missing, from the core's message."""
+    first = core_message.split(":")[0] if core_message else ""
+    if "never read in the same subexperiment" in core_message:
+        return f"{first} (a correlation needs both HEMs read in the same runs)"
+    return core_message or "the subexperiments give no correlation"

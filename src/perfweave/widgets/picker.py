@@ -1,7 +1,7 @@
 """ClassPicker: opreport's profile classes and axis, picked and seen live in a notebook.
 
 A thin view over :mod:`perfweave.classes`: the source is parsed once and coded once
-(:mod:`perfweave.widgets._picker_source`, :class:`~perfweave.classes.SpecCodes`); a spec
+(:func:`perfweave.classes.load_source`, :class:`~perfweave.classes.SpecCodes`); a spec
 change cuts the codes to the rows it selects, a merge or axis change re-arranges that
 selection, and the widget draws from the core's report arrays. Controls are ipywidgets (the
 spec with completion from the values present, merge toggles, the axis) and a bqplot bar
@@ -10,21 +10,26 @@ draw only the rows and the page of class columns in view, from binary windows; t
 tab is an HTML table whose every value is escaped text.
 
 Each control has a Python method (:meth:`ClassPicker.set_spec`, :meth:`~ClassPicker.set_merge`,
-:meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.sort_by`, :meth:`~ClassPicker.set_filter`,
-:meth:`~ClassPicker.set_by`, :meth:`~ClassPicker.show`). A change that opreport rejects
-(axis conflict, a spec that selects nothing, an unknown tag) leaves the previous result on
-screen, shows opreport's message inline and keeps the exception in :attr:`ClassPicker.error`.
+:meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.resolve`, :meth:`~ClassPicker.sort_by`,
+:meth:`~ClassPicker.set_filter`, :meth:`~ClassPicker.set_by`, :meth:`~ClassPicker.show`).
+The widget contract (:mod:`._base`): a change that opreport rejects (axis conflict, a spec
+that selects nothing, an unknown tag) changes nothing; the method raises the
+:mod:`perfweave.errors` exception, a control shows the message in the banner and snaps back.
+After an axis conflict (and when a session that needs a merge opens on a view that resolves
+it, said in the status line) the views that work are offered as buttons
+(:func:`perfweave.classes.resolutions`).
 """
 
 from __future__ import annotations
 
-import html
+import functools
+import re
 import shlex
 import time
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NoReturn
 
-import ipywidgets as W
+import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 import traitlets
@@ -36,9 +41,14 @@ from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport_format import format_image_report
 from perfweave.classes.profile_spec import TAGS, ProfileSpec
 from perfweave.classes.report import ReportArrays, report_arrays
+from perfweave.classes.resolve import Resolution, axis_merge, resolutions
+from perfweave.classes.source import ClassSource, load_source, text
 from perfweave.classes.spec_codes import SpecCodes
-from perfweave.errors import PerfweaveError, ShapeError, SpecError
-from perfweave.widgets._picker_source import Source, load, text
+from perfweave.errors import AxisConflict, PerfweaveError, ShapeError, SpecError
+from perfweave.widgets._base import CompositeBase
+from perfweave.widgets._html import STYLE as TABLE_STYLE
+from perfweave.widgets._html import esc as _esc
+from perfweave.widgets._html import table as html_table
 from perfweave.widgets._picker_table import ReportTable, TableData
 
 MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
@@ -61,43 +71,35 @@ _TAG_COLUMN = {
 }
 
 
-def _esc(value: Any) -> str:
-    return html.escape(text(value), quote=True)
-
-
-def _html_table(frame: pd.DataFrame, cls: str, numeric: Sequence[str] = ()) -> str:
-    """An HTML table whose every header and cell is escaped text."""
-    head = "".join(f"<th>{_esc(c)}</th>" for c in frame.columns)
-    rows = []
-    for values in frame.itertuples(index=False, name=None):
-        cells = []
-        for col, v in zip(frame.columns, values):
-            if col in numeric:
-                shown = f"{v:.4g}" if isinstance(v, float) else f"{v}"
-                cells.append(f'<td class="pw-num">{_esc(shown)}</td>')
-            else:
-                cells.append(f"<td>{_esc(v)}</td>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        f'<table class="pw-picker-table {cls}"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table>"
-    )
-
-
-_STYLE = """<style>
-.pw-picker-table{border-collapse:collapse;font:12px/1.4 var(--jp-code-font-family,monospace)}
-.pw-picker-table th{text-align:left;border-bottom:1px solid #888;padding:2px 8px;
-  background:var(--jp-layout-color2,#eee);position:sticky;top:0}
-.pw-picker-table td{padding:1px 8px;border-bottom:1px solid var(--jp-border-color2,#ddd);
-  white-space:nowrap}
-.pw-picker-table td.pw-num{text-align:right}
-.pw-picker-error{background:#fde8e8;border:1px solid #c0392b;color:#7b1a10;padding:6px 10px;
-  margin:4px 0;white-space:pre-wrap;font:12px/1.4 var(--jp-code-font-family,monospace)}
+_STYLE = (
+    "<style>"
+    + TABLE_STYLE
+    + """
 .pw-picker-hint{color:var(--jp-ui-font-color2,#555);font-size:12px}
+.pw-picker-nocounts{background:#fff8e1;border:1px solid #e0b000;color:#5c4400;
+  padding:6px 10px;margin:4px 0;font-size:13px;line-height:1.45;white-space:normal}
+.pw-picker .pw-picker-toggle{background:var(--jp-layout-color1,#fff);color:#555;
+  border:1px solid #b9bec5;box-shadow:none}
+.pw-picker .pw-picker-toggle.mod-active{background:#1f6feb;color:#fff;border-color:#1f6feb;
+  font-weight:600;box-shadow:none}
+.pw-picker .pw-picker-fix{background:#eef4ff;color:#0b4fc0;border:1px solid #8db4f5}
+.pw-picker .pw-picker-offers .widget-label{font-weight:600}
+.pw-picker .pw-picker-axis-shown{font-size:13px}
 </style>"""
+)
 
 
-class ClassPicker(W.VBox):
+def _action(fn: Callable[..., ClassPicker]) -> Callable[..., ClassPicker]:
+    """A public action under the widget contract (:meth:`CompositeBase._guard`)."""
+
+    @functools.wraps(fn)
+    def run(self: ClassPicker, *args: Any, **kwargs: Any) -> ClassPicker:
+        return self._guard(lambda: fn(self, *args, **kwargs))
+
+    return run
+
+
+class ClassPicker(CompositeBase):
     """Pick opreport's profile classes (spec, merge options, axis) and see the report live.
 
     ``source``: an OProfile session directory, a sample-file listing, a spec table (or
@@ -107,6 +109,10 @@ class ClassPicker(W.VBox):
     (opreport's choice) or the axis to show (``event``, ``tgid``, ``tid``, ``cpu``: the
     other thread/cpu axes are merged). ``kind`` forces how a file path is read
     (``"session"``, ``"listing"``, ``"perf"``).
+
+    The widget contract (:mod:`perfweave.widgets._base`): a method that fails raises the
+    :mod:`perfweave.errors` exception and changes nothing; a control that fails shows the
+    message in the banner and snaps back; :attr:`error` is the last message (``""``).
     """
 
     #: bumped after every redraw (and failed change), once ``last_update_ms`` is set
@@ -122,12 +128,15 @@ class ClassPicker(W.VBox):
         exclude_dependent: bool = False,
         kind: str | None = None,
     ) -> None:
-        self._source: Source = load(source, kind)
+        self._source: ClassSource = load_source(source, kind)
         self._words: list[str] = _words(spec)
         self._merge = MergeOptions.parse(merge)
         self._xdep = bool(exclude_dependent)
         self._axis_choice = "auto"
-        self.error: PerfweaveError | None = None
+        #: other valid views offered as buttons (after a conflict, or beside a default)
+        self._offers: list[Resolution] = []
+        #: how the view on screen came about, when the picker chose it (said in the status)
+        self._chosen_note = ""
         self._classes: ProfileClasses | None = None
         self._applied: dict[str, Any] | None = None
         self._report: ReportArrays | None = None
@@ -138,17 +147,27 @@ class ClassPicker(W.VBox):
         self._sorts: dict[str, tuple[str, bool] | None] = dict.fromkeys(TABLES)
         self._filters: dict[str, str] = dict.fromkeys(TABLES, "")
         self._data: dict[str, TableData | None] = dict.fromkeys(TABLES)
-        self._syncing = False
         self._selection: tuple[tuple, SpecCodes] | None = None
         #: milliseconds the last control change took in Python (arrange + redraw built)
         self.last_update_ms = 0.0
+        #: whether the offered views are ways out of a conflict (else alternatives)
+        self._offers_fix = False
+        super().__init__()
         self._build()
-        super().__init__(children=self._children)
+        self._set_children(*self._children)
         self.add_class("pw-picker")
-        if axis != "auto":
-            self.set_axis(axis)
-        else:
-            self._recompute()
+        try:
+            if axis != "auto":
+                self.set_axis(axis)
+            else:
+                self._guard(lambda: self._attempt(self._words, self._merge, self._xdep, "auto"))
+        except AxisConflict as exc:
+            if self._offers:  # a session that needs a merge opens on a view that resolves it
+                first = self._offers[0]
+                note = _conflict_note(str(exc))
+                self._from_control(lambda: self._apply_resolution(first, note=note))
+        except PerfweaveError:
+            pass  # an empty session, a spec that selects nothing: said in the banner
 
     # ------------------------------------------------------------------ public state
     @property
@@ -211,7 +230,7 @@ class ClassPicker(W.VBox):
         if self._source.kind != "session" or self._applied is None:
             return ""
         return command_line(
-            self._source.session_dir or "",
+            self._source.label,  # the directory or archive given (the CLI takes both)
             self._applied["spec"],
             self._applied["merge"],
             self._applied["exclude_dependent"],
@@ -244,44 +263,66 @@ class ClassPicker(W.VBox):
         return _complete(typed, self._source.values())
 
     # ------------------------------------------------------------------ actions (Python)
+    @_action
     def set_spec(self, spec: str | Iterable[str]) -> ClassPicker:
         """Apply profile words (``"event:CPU_CLK_UNHALTED tgid:100"`` or a list)."""
         try:
             words = _words(spec)
         except ValueError as exc:
             return self._fail(SpecError(f"cannot split the specification: {exc}"))
-        self._words = words
-        self._sync_controls()
-        return self._recompute()
+        return self._attempt(words, self._merge, self._xdep, self._axis_choice)
 
+    @_action
     def set_merge(
         self, merge: str | Iterable[str] | None = None, *, exclude_dependent: bool | None = None
     ) -> ClassPicker:
         """Apply opreport's ``--merge`` words (``"cpu,tgid"``, ``["lib"]``, ``"all"``, ``""``)."""
+        xdep = self._xdep if exclude_dependent is None else bool(exclude_dependent)
         try:
             opts = self._merge if merge is None else MergeOptions.parse(merge)
         except PerfweaveError as exc:
             return self._fail(exc)
-        self._merge = opts
-        if exclude_dependent is not None:
-            self._xdep = bool(exclude_dependent)
-        self._axis_choice = "auto"
-        self._sync_controls()
-        return self._recompute()
+        return self._attempt(self._words, opts, xdep, "auto")
 
+    @_action
     def set_axis(self, axis: str) -> ClassPicker:
         """Show the classes along ``axis``: merge the other tgid/tid/cpu axes (keeping the
-        lib and unitmask choices); ``"auto"`` leaves the merge options as they are."""
+        lib and unitmask choices); ``"auto"`` leaves the merge options as they are. When
+        the axis cannot be shown (two events along cpu), nothing changes and the views that
+        work are offered."""
         if axis not in AXIS_CHOICES:
             return self._fail(SpecError(f"unknown axis {axis!r}; choose from {AXIS_CHOICES}"))
-        self._axis_choice = axis
-        if axis != "auto":
-            keep = [w for w in ("lib", "unitmask") if getattr(self._merge, w)]
-            merged = {"event": ["cpu", "tgid"], "tgid": ["cpu", "tid"], "tid": ["cpu"]}
-            self._merge = MergeOptions.parse(merged.get(axis, ["tgid"]) + keep)
-        self._sync_controls()
-        return self._recompute()
+        merge = self._merge if axis == "auto" else axis_merge(axis, self._merge)
+        return self._attempt(self._words, merge, self._xdep, axis)
 
+    @property
+    def resolutions(self) -> list[Resolution]:
+        """The other valid views offered as buttons (after an axis conflict, or beside the
+        view the picker opened on when the source needs a merge)."""
+        return list(self._offers)
+
+    @_action
+    def resolve(self, which: int | Resolution = 0) -> ClassPicker:
+        """Show one of :attr:`resolutions` (its index or itself): what its button does."""
+        if isinstance(which, Resolution):
+            res = which
+        elif isinstance(which, int) and 0 <= which < len(self._offers):
+            res = self._offers[which]
+        else:
+            return self._fail(SpecError(f"no resolution {which!r}; {len(self._offers)} offered"))
+        return self._apply_resolution(res)
+
+    def _apply_resolution(self, res: Resolution, note: str = "") -> ClassPicker:
+        offers = [r for r in self._offers if r != res]
+        words = list(self._words)
+        if res.event:
+            words = [w for w in words if not w.startswith("event:")] + res.words
+        self._attempt(words, res.merge, self._xdep, res.axis, offers=offers)
+        self._chosen_note = note
+        self._draw_status()
+        return self
+
+    @_action
     def set_by(self, by: str) -> ClassPicker:
         """Report rows per ``"image"``, ``"application"`` or ``"symbol"`` (perf data)."""
         if by not in ("image", "application", "symbol"):
@@ -296,12 +337,11 @@ class ClassPicker(W.VBox):
             return self._fail(exc)
         self._set_report(rep)
         self._sorts["report"] = None
-        self._clear_error()
         self._sync_controls()
         self._draw()
-        self.updates += 1
         return self
 
+    @_action
     def sort_by(self, column: str, descending: bool = True, view: str = "report") -> ClassPicker:
         """Sort a table (``"report"`` or ``"inverted"``) by a column of :meth:`table_view`
         (e.g. ``"tgid:100 samples"``); ``""`` restores the core's order."""
@@ -315,9 +355,9 @@ class ClassPicker(W.VBox):
         self._sorts[view] = (column, bool(descending)) if column else None
         self._sync_controls()
         self._draw_table(view)
-        self.updates += 1
         return self
 
+    @_action
     def set_filter(self, needle: str, view: str = "report") -> ClassPicker:
         """Keep the rows of a table whose names contain ``needle`` (case-insensitive)."""
         if view not in TABLES:
@@ -325,9 +365,11 @@ class ClassPicker(W.VBox):
         self._filters[view] = str(needle or "")
         self._sync_controls()
         self._draw_table(view)
-        self.updates += 1
+        if view == "report":
+            self._draw_chart()  # the chart shows the images the filter keeps
         return self
 
+    @_action
     def show(self, view: str) -> ClassPicker:
         """Open a tab: ``"report"``, ``"classes"``, ``"inverted"`` or ``"opreport"``."""
         if view not in VIEWS:
@@ -341,17 +383,42 @@ class ClassPicker(W.VBox):
         return VIEWS[self._tabs.selected_index or 0]
 
     # ------------------------------------------------------------------ computing
-    def _recompute(self) -> ClassPicker:
+    def _attempt(
+        self,
+        words: list[str],
+        merge: MergeOptions,
+        xdep: bool,
+        axis_choice: str,
+        offers: list[Resolution] | None = None,
+    ) -> ClassPicker:
+        """Arrange the classes of one choice; only a choice that works becomes the state
+        (a failure leaves every setting, control and view as it was)."""
         t0 = time.perf_counter()
         try:
             self._source.check_nonempty()
-            spec = ProfileSpec.parse(self._words)
-            selected = self._selected(spec)
-            merge = MergeOptions.parse(str(self._merge), exclude_dependent=self._xdep)
-            classes = arrange(selected, merge, exclude_dependent=self._xdep)
+            spec = ProfileSpec.parse(words)
+            selected = self._selected(spec, words, xdep)
+            merge = MergeOptions.parse(str(merge), exclude_dependent=xdep)
+            classes = arrange(selected, merge, exclude_dependent=xdep)
+            if axis_choice not in ("auto", classes.axis):
+                raise AxisConflict(
+                    f"these classes differ along the {classes.axis} axis, not {axis_choice}"
+                )
             rep = self._make_report(classes)
-        except PerfweaveError as exc:
-            return self._fail(exc)
+        except AxisConflict:
+            try:
+                found = resolutions(selected, merge, exclude_dependent=xdep)
+            except PerfweaveError:
+                found = []
+            if self._classes is not None:  # the view on screen is no way out to offer
+                found = [r for r in found if r.event or r.merge != self._merge]
+            self._offers, self._offers_fix = found, True
+            self._draw_offers()
+            raise
+        self._words, self._merge, self._xdep = list(words), merge, xdep
+        self._axis_choice = axis_choice
+        self._offers, self._offers_fix = list(offers or []), False
+        self._chosen_note = ""
         self._classes = classes
         self._set_report(rep)
         self._inverted = None
@@ -360,23 +427,21 @@ class ClassPicker(W.VBox):
             "merge": str(self._merge),
             "exclude_dependent": self._xdep,
         }
-        self._clear_error()
         self._draw()
         self.last_update_ms = (time.perf_counter() - t0) * 1000
-        self.updates += 1
         return self
 
-    def _selected(self, spec: ProfileSpec) -> SpecCodes:
+    def _selected(self, spec: ProfileSpec, words: list[str], xdep: bool) -> SpecCodes:
         """The rows ``spec`` selects, as codes cut from the source's (computed once); a
         merge or axis change reuses the last selection."""
-        key = (tuple(self._words), self._xdep)
+        key = (tuple(words), xdep)
         if self._selection is not None and self._selection[0] == key:
             return self._selection[1]
         sessions = spec.sessions()
         table = self._source.table(sessions)
         if table.empty:
             raise SpecError("no sample files found: profile specification too strict ?")
-        mask = self._source.mask(spec, sessions, exclude_dependent=self._xdep)
+        mask = self._source.mask(spec, sessions, exclude_dependent=xdep)
         selected = self._source.codes(sessions).take(mask)
         self._selection = (key, selected)
         return selected
@@ -392,22 +457,16 @@ class ClassPicker(W.VBox):
             return None
         return report_arrays(classes, by=self._by)
 
-    def _fail(self, exc: PerfweaveError) -> ClassPicker:
-        self.error = exc
-        shown = text(exc)
-        if self._applied is not None:
-            shown += (
-                "\n\n(The result below is still the previous one: " + _describe(self._applied) + ")"
-            )
-        self._error_box.value = f'<div class="pw-picker-error">{_esc(shown)}</div>'
-        self._error_box.layout.display = ""
-        self.updates += 1
-        return self
+    def _fail(self, exc: PerfweaveError) -> NoReturn:
+        raise exc
 
-    def _clear_error(self) -> None:
-        self.error = None
-        self._error_box.value = ""
-        self._error_box.layout.display = "none"
+    def _failed(self, exc: BaseException) -> None:
+        super()._failed(exc)
+        self.updates += 1  # after the message is set (notebook hooks read both)
+
+    def _succeeded(self) -> None:
+        super()._succeeded()
+        self.updates += 1
 
     # ------------------------------------------------------------------ building the view
     def _build(self) -> None:
@@ -417,116 +476,130 @@ class ClassPicker(W.VBox):
             "listing": "sample-file listing ",
             "perf": "perf data ",
         }
-        self._title = W.Label(f"ClassPicker: {kind.get(src.kind, '')}{text(src.label)}")
-        self._spec_box = W.Combobox(
+        self._title = widgets.Label(f"ClassPicker: {kind.get(src.kind, '')}{text(src.label)}")
+        self._spec_box = widgets.Combobox(
             value=" ".join(self._words),
             placeholder="profile spec, e.g. event:CPU_CLK_UNHALTED tgid:100",
             options=[],
             ensure_option=False,
             continuous_update=True,
             description="spec",
-            layout=W.Layout(width="520px"),
+            layout=widgets.Layout(width="520px"),
         )
         self._spec_box.add_class("pw-picker-spec")
-        self._apply = W.Button(description="Apply", tooltip="apply the profile specification")
+        self._apply = widgets.Button(description="Apply", tooltip="apply the profile specification")
         self._apply.add_class("pw-picker-apply")
-        self._hint = W.HTML()
+        self._hint = widgets.HTML()
         self._hint.add_class("pw-picker-hint")
         self._toggles = {}
         for flag in MERGE_FLAGS:
-            tb = W.ToggleButton(
-                description=flag, tooltip=f"--merge={flag}", layout=W.Layout(width="92px")
+            tb = widgets.ToggleButton(
+                description=flag, tooltip=f"--merge={flag}", layout=widgets.Layout(width="92px")
             )
             tb.add_class(f"pw-picker-merge-{flag}")
+            tb.add_class("pw-picker-toggle")
             tb.observe(self._on_toggle, "value")
             self._toggles[flag] = tb
-        self._xdep_box = W.ToggleButton(
-            description="-x", tooltip="--exclude-dependent", layout=W.Layout(width="48px")
+        self._xdep_box = widgets.ToggleButton(
+            description="-x", tooltip="--exclude-dependent", layout=widgets.Layout(width="60px")
         )
         self._xdep_box.add_class("pw-picker-merge-x")
+        self._xdep_box.add_class("pw-picker-toggle")
         self._xdep_box.observe(self._on_toggle, "value")
-        self._axis_box = W.Dropdown(
+        self._axis_box = widgets.Dropdown(
             options=list(AXIS_CHOICES),
             value="auto",
             description="axis",
-            layout=W.Layout(width="180px"),
+            layout=widgets.Layout(width="180px"),
         )
         self._axis_box.add_class("pw-picker-axis")
-        self._axis_label = W.HTML(layout=W.Layout(flex="1 1 0", min_width="0"))
+        self._axis_label = widgets.HTML(layout=widgets.Layout(flex="1 1 0", min_width="0"))
         self._axis_label.add_class("pw-picker-axis-shown")
-        self._error_box = W.HTML(layout=W.Layout(display="none"))
-        self._error_box.add_class("pw-picker-errorbox")
-        self._classes_html = W.HTML()
+        self._offers_label = widgets.Label("or show:")
+        self._offer_buttons: list[widgets.Button] = []
+        self._offers_box = widgets.HBox(
+            [self._offers_label],
+            layout=widgets.Layout(display="none", flex_flow="row wrap", align_items="center"),
+        )
+        self._offers_box.add_class("pw-picker-offers")
+        self._classes_html = widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto"))
         self._classes_html.add_class("pw-picker-classes")
         # report tab
-        self._by_box = W.Dropdown(
+        self._by_box = widgets.Dropdown(
             options=["image", "application"],
             value="image",
             description="rows",
-            layout=W.Layout(width="200px"),
+            layout=widgets.Layout(width="200px"),
         )
         self._by_box.add_class("pw-picker-by")
-        self._filter_box = W.Text(
+        self._filter_box = widgets.Text(
             placeholder="filter names",
             description="filter",
             continuous_update=False,
-            layout=W.Layout(width="240px"),
+            layout=widgets.Layout(width="240px"),
         )
         self._filter_box.add_class("pw-picker-filter")
-        self._rows_label = W.Label()
+        self._rows_label = widgets.Label()
         self._rows_label.add_class("pw-picker-rowcount")
-        self._table = ReportTable(layout=W.Layout(width="100%"))
+        self._table = ReportTable(layout=widgets.Layout(width="100%"))
         self._table.add_class("pw-picker-report")
-        self._table.on_sort = lambda col, desc: self.sort_by(col, desc)
-        self._inv_filter = W.Text(
+        self._table.on_sort = lambda col, desc: self._from_control(lambda: self.sort_by(col, desc))
+        self._inv_filter = widgets.Text(
             placeholder="filter binaries and applications",
             description="filter",
             continuous_update=False,
-            layout=W.Layout(width="320px"),
+            layout=widgets.Layout(width="320px"),
         )
         self._inv_filter.add_class("pw-picker-inv-filter")
-        self._inv_rows = W.Label()
+        self._inv_rows = widgets.Label()
         self._inv_rows.add_class("pw-picker-inv-rowcount")
-        self._inv_table = ReportTable(kind="inverted", layout=W.Layout(width="100%"))
+        self._inv_table = ReportTable(kind="inverted", layout=widgets.Layout(width="100%"))
         self._inv_table.add_class("pw-picker-inverted")
-        self._inv_table.on_sort = lambda col, desc: self.sort_by(col, desc, view="inverted")
+        self._inv_table.on_sort = lambda col, desc: self._from_control(
+            lambda: self.sort_by(col, desc, view="inverted")
+        )
         self._chart = _chart()
-        self._chart_class = W.Dropdown(description="chart of", layout=W.Layout(width="360px"))
+        self._chart_class = widgets.Dropdown(
+            description="chart of", layout=widgets.Layout(width="360px")
+        )
         self._chart_class.add_class("pw-picker-chart-class")
         self._chart_class.observe(
             lambda ch: None if self._syncing else self._draw_chart(), names="value"
         )
-        self._text_area = W.Textarea(layout=W.Layout(width="100%", height="320px"))
+        self._text_area = widgets.Textarea(layout=widgets.Layout(width="100%", height="320px"))
         self._text_area.add_class("pw-picker-opreport")
-        self._cmd = W.Textarea(
-            description="command", rows=2, layout=W.Layout(width="100%", height="auto")
+        self._cmd = widgets.Textarea(
+            description="command", rows=2, layout=widgets.Layout(width="100%", height="auto")
         )
         self._cmd.add_class("pw-picker-command")
-        report_tab = W.VBox(
-            [
-                W.HBox(
-                    [self._by_box, self._filter_box, self._rows_label],
-                    layout=W.Layout(flex_flow="row wrap", align_items="center"),
-                ),
-                self._table,
-                self._chart_class,
-                self._chart,
-            ]
+        self._no_counts = widgets.HTML()
+        self._no_counts.add_class("pw-picker-nocounts")
+        #: the report tab with counts (without, it is the one _no_counts line: the table and
+        #: the chart are left out, not hidden, as a bqplot figure drawn hidden breaks)
+        self._report_parts = (
+            widgets.HBox(
+                [self._by_box, self._filter_box, self._rows_label],
+                layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+            ),
+            self._table,
+            self._chart_class,
+            self._chart,
         )
-        self._tabs = W.Tab(
+        report_tab = self._report_tab = widgets.VBox(list(self._report_parts))
+        self._tabs = widgets.Tab(
             children=[
                 report_tab,
                 self._classes_html,
-                W.VBox(
+                widgets.VBox(
                     [
-                        W.HBox(
+                        widgets.HBox(
                             [self._inv_filter, self._inv_rows],
-                            layout=W.Layout(flex_flow="row wrap", align_items="center"),
+                            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
                         ),
                         self._inv_table,
                     ]
                 ),
-                W.VBox([self._cmd, self._text_area]),
+                widgets.VBox([self._cmd, self._text_area]),
             ]
         )
         for k, title in enumerate(["Report", "Classes", "Inverted", "opreport text"]):
@@ -535,31 +608,35 @@ class ClassPicker(W.VBox):
         self._drawn_tabs: set[str] = set()
         self._tabs.observe(self._draw_tab, "selected_index")
         self._children = [
-            W.HTML(_STYLE),
+            widgets.HTML(_STYLE),
             self._title,
-            W.HBox([self._spec_box, self._apply]),
+            widgets.HBox([self._spec_box, self._apply]),
             self._hint,
-            W.HBox(
+            widgets.HBox(
                 [
-                    W.Label("merge", layout=W.Layout(width="48px")),
+                    widgets.Label("merge", layout=widgets.Layout(width="48px")),
                     *self._toggles.values(),
                     self._xdep_box,
                 ],
-                layout=W.Layout(flex_flow="row wrap"),
+                layout=widgets.Layout(flex_flow="row wrap"),
             ),
-            W.HBox([self._axis_box, self._axis_label]),
-            self._error_box,
+            widgets.HBox(
+                [self._axis_box, self._axis_label], layout=widgets.Layout(align_items="center")
+            ),
+            self._offers_box,
             self._tabs,
         ]
-        self._apply.on_click(lambda _b: self.set_spec(self._spec_box.value))
+        self._apply.on_click(
+            lambda _b: self._from_control(lambda: self.set_spec(self._spec_box.value))
+        )
         self._spec_box.observe(self._on_typing, "value")
         self._axis_box.observe(self._on_axis, "value")
         self._by_box.observe(self._on_by, "value")
         self._filter_box.observe(
-            lambda ch: None if self._syncing else self.set_filter(ch["new"]), "value"
+            lambda ch: self._from_control(lambda: self.set_filter(ch["new"])), "value"
         )
         self._inv_filter.observe(
-            lambda ch: None if self._syncing else self.set_filter(ch["new"], "inverted"), "value"
+            lambda ch: self._from_control(lambda: self.set_filter(ch["new"], "inverted")), "value"
         )
         self._on_typing({"new": self._spec_box.value})
         self._sync_controls()
@@ -577,15 +654,14 @@ class ClassPicker(W.VBox):
             words = [f for f in MERGE_FLAGS[:-1] if self._toggles[f].value]
             if owner is self._toggles["tid"] and not change["new"] and self._merge.tgid:
                 words = [w for w in words if w != "tgid"]  # tgid implies tid
-        self.set_merge(words, exclude_dependent=self._xdep_box.value)
+        xdep = self._xdep_box.value
+        self._from_control(lambda: self.set_merge(words, exclude_dependent=xdep))
 
     def _on_axis(self, change: dict) -> None:
-        if not self._syncing:
-            self.set_axis(change["new"])
+        self._from_control(lambda: self.set_axis(change["new"]))
 
     def _on_by(self, change: dict) -> None:
-        if not self._syncing:
-            self.set_by(change["new"])
+        self._from_control(lambda: self.set_by(change["new"]))
 
     def _on_typing(self, change: dict) -> None:
         typed = change["new"] or ""
@@ -612,6 +688,8 @@ class ClassPicker(W.VBox):
             }
             for flag, on in state.items():
                 self._toggles[flag].value = bool(on)
+                self._toggles[flag].description = ("✓ " if on else "") + flag
+            self._xdep_box.description = ("✓ " if self._xdep else "") + "-x"
             self._xdep_box.value = self._xdep
             self._axis_box.value = self._axis_choice
             levels = ["image", "application"]
@@ -635,10 +713,8 @@ class ClassPicker(W.VBox):
         # the report table first: its window leaves for the page before the other updates
         self._draw_table()
         self._sync_controls()
-        many = "class" if len(c) == 1 else "classes"
-        self._axis_label.value = _esc(
-            f"{len(c)} {many} along the {c.axis} axis" + (f" ({text(c.event)})" if c.event else "")
-        )
+        self._draw_status()
+        self._draw_offers()
         self._draw_chart()
         self._drawn_tabs: set[str] = set()
         self._draw_tab()
@@ -646,6 +722,46 @@ class ClassPicker(W.VBox):
             "(the perfweave opreport command reads session directories; this source is "
             f"{self._source.kind})"
         )
+
+    def _draw_status(self) -> None:
+        """The status beside the axis: what is on screen, in the words of the controls."""
+        c = self._classes
+        if c is None:
+            self._axis_label.value = "no classes yet"
+            return
+        many = "class" if len(c) == 1 else "classes"
+        parts = [f"{len(c)} {many} along the {c.axis} axis"]
+        if c.axis != "event" and len(c):
+            t = c.classes[0].template
+            if t.event and t.event != "all":  # perf report output names no event
+                parts[0] += f", event {text(t.event)}" + (f":{t.count}" if t.count else "")
+        parts.append(f"--merge={self._merge}" if str(self._merge) else "no merge")
+        if self._xdep:
+            parts.append("-x")
+        if self._chosen_note:
+            parts.append(self._chosen_note)
+        if not self._source.has_samples or self._source.missing_counts:
+            parts.append("no sample counts")
+        self._axis_label.value = _esc(" · ".join(parts))
+
+    def _draw_offers(self) -> None:
+        """One button per other valid view (hidden when there is none)."""
+        offers = self._offers
+        if [b.description for b in self._offer_buttons] != [r.describe() for r in offers]:
+            buttons = []
+            for res in offers:
+                b = widgets.Button(
+                    description=res.describe(),
+                    tooltip=f"show {res.describe()}",
+                    layout=widgets.Layout(width="auto"),
+                )
+                b.add_class("pw-picker-fix")
+                b.on_click(lambda _b, r=res: self._from_control(lambda: self.resolve(r)))
+                buttons.append(b)
+            self._offer_buttons = buttons
+            self._offers_box.children = [self._offers_label, *buttons]
+        self._offers_label.value = "resolve with:" if self._offers_fix else "or show:"
+        self._offers_box.layout.display = "" if offers else "none"
 
     def _draw_tab(self, _change: Any = None) -> None:
         """Draw the inverted and opreport-text tabs only when they are open (lazily)."""
@@ -655,9 +771,7 @@ class ClassPicker(W.VBox):
         self._drawn_tabs.add(view)
         if view == "classes":
             desc = self._classes.describe().reset_index()
-            self._classes_html.value = _html_table(
-                desc, "pw-picker-classlist", ("class", "files", "applications", "samples")
-            )
+            self._classes_html.value = html_table(desc, cls="pw-picker-classlist")
         elif view == "inverted":
             self._draw_table("inverted")
         elif view == "opreport":
@@ -678,8 +792,14 @@ class ClassPicker(W.VBox):
         data = self._table_data(view)
         if data is None:
             table.set_data({}, [], np.zeros((0, 0), np.int64), np.zeros((0, 0)))
-            label.value = "(no sample counts: the report needs them)"
+            label.value = ""
+            if view == "report":
+                self._no_counts.value = _esc(self._no_counts_text())
+                if tuple(self._report_tab.children) != (self._no_counts,):
+                    self._report_tab.children = (self._no_counts,)
             return
+        if view == "report" and tuple(self._report_tab.children) != self._report_parts:
+            self._report_tab.children = self._report_parts
         order = data.order(self._filters[view], self._sorts[view])
         label.value = f"{len(order)} of {len(data)} rows"
         sort = self._sorts[view]
@@ -689,11 +809,23 @@ class ClassPicker(W.VBox):
             table.value_labels = list(data.values)
         table.set_data(data.keys, data.classes, data.samples, data.pct, order)
 
+    def _no_counts_text(self) -> str:
+        why = self._source.missing_counts
+        if not why and self._source.kind == "listing":
+            why = (
+                "the listed sample files were not found (beside the listing or in the current "
+                "folder), so there are no sample counts"
+            )
+        why = why or "this source has no sample counts"
+        return f"No report: {why}. The Classes and Inverted tabs still show what each class holds."
+
     def _draw_chart(self, _change: Any = None) -> None:
-        """Bars of the top images of the class picked beside the chart (bqplot 0.13 draws
-        no bars from a 2-D ``y``, so the classes are shown one at a time, not grouped)."""
+        """Bars of the top images (those the name filter keeps) of the class picked beside
+        the chart (bqplot 0.13 draws no bars from a 2-D ``y``, so one class at a time),
+        horizontal: the image names read level, beside their bars."""
         fig, bars = self._chart, self._chart.marks[0]
-        if self._data["report"] is None or self._classes is None:
+        data = self._data["report"]
+        if data is None or self._classes is None:
             bars.x, bars.y = [], []
             return
         labels = [text(n) for n in self._classes.names]
@@ -706,14 +838,40 @@ class ClassPicker(W.VBox):
         finally:
             self._syncing = False
         k = labels.index(self._chart_class.value)
-        names, counts = top_images(self._data["report"], TOP_IMAGES, k)
+        needle = self._filters["report"]
+        rows = data.order(needle) if needle else None
+        names, counts = top_images(data, TOP_IMAGES, k, rows)
+        shown = short_names([text(n) for n in names])
+        longest = max((len(n) for n in shown), default=4)
         with bars.hold_sync():
-            bars.x = short_names([text(n) for n in names])
-            bars.y = counts.astype(np.float64)
-        fig.title = f"top {len(names)} images of {labels[k]} by samples"
+            # top bar first: the ordinal axis runs bottom-up, so give the names reversed
+            bars.x = shown[::-1]
+            bars.y = counts.astype(np.float64)[::-1]
+        fig.fig_margin = {"top": 40, "bottom": 50, "left": min(300, 16 + 7 * longest), "right": 30}
+        fig.layout.height = f"{max(160, 90 + 26 * len(names))}px"
+        top = float(counts.max()) if len(counts) else 1.0
+        with fig.axes[1].scale.hold_sync():
+            fig.axes[1].scale.min, fig.axes[1].scale.max = 0.0, top * 1.05
+        fig.axes[1].tick_values = _count_ticks(top)  # whole samples, no repeated labels
+        matching = f" matching {needle!r}" if needle else ""
+        if len(names) > 1:
+            fig.title = f"top {len(names)} images{matching} of {labels[k]} by samples"
+        elif names:
+            fig.title = f"the one image{matching} with samples in {labels[k]}"
+        else:
+            fig.title = f"no image{matching} has samples in {labels[k]}"
 
 
 # ---------------------------------------------------------------------- helpers
+def _conflict_note(message: str) -> str:
+    """Why the picker chose the view it opened on, from opreport's conflict message."""
+    found = re.search(r"parameter (\w+) with values.*conflicts with parameter (\w+)", message, re.S)
+    if found is None:
+        return "picked to resolve opreport's axis conflict"
+    a, b = found.groups()
+    return f"picked for you: unmerged, the files differ by {a} and by {b} (opreport refuses that)"
+
+
 def _words(spec: str | Iterable[str]) -> list[str]:
     if isinstance(spec, str):
         return shlex.split(spec)
@@ -746,17 +904,29 @@ def command_line(session_dir: str, spec: Sequence[str], merge: str, xdep: bool) 
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def top_images(data: TableData, n: int, k: int) -> tuple[list[str], np.ndarray]:
-    """The ``n`` images with most samples in class ``k`` (report column order) and those
-    samples, largest first (images without samples in that class left out; ties in the
-    order the report first lists them)."""
+def top_images(
+    data: TableData, n: int, k: int, rows: np.ndarray | None = None
+) -> tuple[list[str], np.ndarray]:
+    """The ``n`` images with most samples in class ``k`` (report column order) among
+    ``rows`` (all by default) and those samples, largest first (images without samples in
+    that class left out; ties in the order the report first lists them)."""
     level = "image" if "image" in data.keys else next(iter(data.keys))
-    codes, names = pd.factorize(data.keys[level])
-    per_image = np.bincount(codes, weights=data.samples[:, k], minlength=len(names))
+    keys = data.keys[level] if rows is None else data.keys[level][rows]
+    samples = data.samples[:, k] if rows is None else data.samples[rows, k]
+    codes, names = pd.factorize(keys)
+    per_image = np.bincount(codes, weights=samples, minlength=len(names))
     per_image = per_image.astype(np.int64)
     kept = np.flatnonzero(per_image > 0)
     top = kept[np.argsort(-per_image[kept], kind="stable")[:n]]
     return [str(names[i]) for i in top], per_image[top]
+
+
+def _count_ticks(top: float, n: int = 5) -> np.ndarray:
+    """About ``n`` whole-number ticks from 0 to ``top`` at a round step (1, 2, 5, 10, ...)."""
+    raw = max(top / n, 1.0)
+    mag = 10 ** np.floor(np.log10(raw))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+    return np.arange(0.0, top + step * 1e-9, step)
 
 
 def short_names(paths: list[str]) -> list[str]:
@@ -770,22 +940,21 @@ def _chart():
     import bqplot as bq
 
     xs = bq.OrdinalScale()
-    ys = bq.LinearScale()
-    bars = bq.Bars(x=[], y=[], scales={"x": xs, "y": ys}, colors=["#4c72b0"])
-    ax_x = bq.Axis(
-        scale=xs,
-        label="image",
-        label_offset="70px",
-        tick_rotate=-15,
-        tick_style={"font-size": "11px"},
+    ys = bq.LinearScale(min=0.0)
+    bars = bq.Bars(
+        x=[], y=[], scales={"x": xs, "y": ys}, colors=["#4c72b0"], orientation="horizontal"
     )
-    ax_y = bq.Axis(scale=ys, orientation="vertical", label="samples", label_offset="50px")
+    ax_names = bq.Axis(scale=xs, orientation="vertical", tick_style={"font-size": "12px"})
+    ax_samples = bq.Axis(
+        scale=ys, orientation="horizontal", label="samples", tick_format=",d", num_ticks=6
+    )
     fig = bq.Figure(
         marks=[bars],
-        axes=[ax_x, ax_y],
+        axes=[ax_names, ax_samples],
         title="top images by samples",
-        fig_margin={"top": 50, "bottom": 95, "left": 70, "right": 40},
-        layout=W.Layout(width="100%", height="320px"),
+        fig_margin={"top": 40, "bottom": 50, "left": 120, "right": 30},
+        layout=widgets.Layout(width="100%", height="320px"),
+        title_style={"font-size": "14px"},
     )
     fig.add_class("pw-picker-chart")
     return fig

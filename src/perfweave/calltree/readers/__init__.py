@@ -16,6 +16,7 @@ from perfweave.errors import FormatError, OptionError
 # format name -> module under perfweave.calltree.readers (detection order)
 FORMATS: dict[str, str] = {
     "hpctoolkit": "hpctoolkit",
+    "hpctoolkit4": "hpctoolkit4",
     "tau": "tau",
     "cali": "cali",
     "caliper": "caliper_json",
@@ -25,6 +26,7 @@ FORMATS: dict[str, str] = {
     "pyinstrument": "pyinstrument",
     "cprofile": "cprofile",
     "gprof-dot": "gprof_dot",
+    "perfflowaspect": "perfflowaspect",
 }
 
 
@@ -60,11 +62,15 @@ def detect(path: str | PathLike[str]) -> str:
 def read(path: str | PathLike[str], format: str | None = None, **options):
     """Read a profile of any supported format into a GraphFrame (format detected unless given).
 
+    ``path`` may be a list of files of one run where the format reads several into one
+    frame (PerfFlowAspect traces, one per rank); the first file decides the format.
+
     ``options`` go to the format's reader; one it does not take raises OptionError (a TypeError) naming
     the options it does take (readers accept ``**_`` for callers that pass the same
     options to several formats, so without this check a misspelt option did nothing).
     """
-    fmt = format or detect(path)
+    first = path[0] if isinstance(path, (list, tuple)) and path else path
+    fmt = format or detect(first)
     module = reader(fmt)
     known = reader_options(fmt)
     unknown = sorted(set(options) - set(known))

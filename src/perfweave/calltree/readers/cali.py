@@ -43,6 +43,7 @@ _CTX = "path"
 _NODE_ORDER_ATTRS = ("min#min#aggregate.slot", "aggregate.slot")
 _ORDER_NAMES = ("Node order", "aggregate.slot", *_NODE_ORDER_ATTRS)
 _NOT_METRICS = {"mpi.rank", "rank", "loop.start_iteration", *_ORDER_NAMES}
+_AVG_TIME = "avg#inclusive#sum#time.duration"
 _NUMERIC = {"int", "uint", "double", "addr", "bool"}
 # attributes that make a record's call path more than its path (see _callpath)
 _GPU, _ROCM, _SAMPLE = "cupti.activity.kind", "rocm.activity", "module#cali.sampler.pc"
@@ -118,6 +119,15 @@ def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
     return tuple(path), "function", False
 
 
+NO_REGION = "(no region)"
+
+
+def _no_region(rec: dict) -> tuple[tuple[str, ...], str, bool]:
+    """A sampled record without a region path: its function under the "(no region)" root
+    (Hatchet drops these records; here they are kept, and counted in a warning)."""
+    return (NO_REGION, rec.get("source.function#cali.sampler.pc", "unknown")), "function", True
+
+
 class _Tree:
     """The call tree of a profile's records: a node per distinct call path.
 
@@ -134,6 +144,7 @@ class _Tree:
         self.kept: list[dict] = []  # the records placed in the tree
         self.row_node: list[int] = []  # and their nodes
         self.sampling = False
+        self.no_region: list[int] = []  # positions in kept of sampled records without a path
         # records of one context node share its path object: id(path) -> (path, node)
         seen: dict[int, tuple[Any, int]] = {}
         for rec in records:
@@ -152,7 +163,10 @@ class _Tree:
             else:
                 found = _callpath(rec)
                 if found is None:
-                    continue
+                    if _SAMPLE not in rec:
+                        continue
+                    found = _no_region(rec)
+                    self.no_region.append(len(self.kept))
                 cp, ntype, sampled = found
                 self.sampling |= sampled
                 me = self._node(cp, ntype)
@@ -202,6 +216,8 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
 
     cols = _attribute_columns(reader, tree.kept, strings, name)
+    if tree.no_region:
+        _warn_no_region(name, tree, cols)
     node = np.asarray(tree.row_node, dtype=INT)
     n = len(labels)
 
@@ -243,8 +259,11 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     metrics = [c for c in value_attrs if c not in _NOT_METRICS and renames[c] not in _NOT_METRICS]
     exc, inc = [], []
     for c in metrics:
+        # an alias ("Avg time/rank") says nothing of what it aggregates: the attribute it
+        # names does (avg#inclusive#sum#time.duration). Hatchet and Thicket class by the
+        # alias alone and so take such columns for exclusive ones.
         new = renames[c]
-        (inc if "(inc)" in new or "inclusive" in new else exc).append(new)
+        (inc if _names_inclusive(new) or _names_inclusive(c) else exc).append(new)
     kept_cols = [c for c in cols if c not in _ORDER_NAMES and renames[c] not in _ORDER_NAMES]
     names = [renames[c] for c in kept_cols]
     arrays = [cols[c] for c in kept_cols]
@@ -262,8 +281,8 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     cols = set(df.columns)
     if "time" in cols and "time" in exc + inc:
         default = "time"
-    elif "avg#inclusive#sum#time.duration" in cols:
-        default = "avg#inclusive#sum#time.duration"
+    elif renames.get(_AVG_TIME, _AVG_TIME) in cols:  # by its alias (Avg time/rank) if any
+        default = renames.get(_AVG_TIME, _AVG_TIME)
     else:
         default = (inc or exc or ["time"])[0]
     frames = pd.DataFrame({"name": labels, "type": types})  # sorted columns: used as given
@@ -277,6 +296,31 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
         metadata=parse_globals(reader.globals),
         order_key=order_key,
         path=name,
+    )
+
+
+def _warn_no_region(name: str, tree: _Tree, cols: dict) -> None:
+    """Say how many sampled records (and samples, where ``count`` is recorded) had no
+    region path and were put under the "(no region)" node."""
+    import warnings
+
+    from perfweave.errors import NoRegionWarning
+
+    rows = np.asarray(tree.no_region, dtype=INT)
+    text = f"{len(rows)} of {len(tree.kept)} sampled records"
+    count = cols.get("count")
+    if count is not None:
+        counts = _as_float(count)
+        text = (
+            f"{np.nansum(counts[rows]):.0f} of {np.nansum(counts):.0f} samples "
+            f"({len(rows)} of {len(tree.kept)} records)"
+        )
+    warnings.warn(
+        NoRegionWarning(
+            f"{name}: {text} have no region path; they are kept under the "
+            f"{NO_REGION!r} root, by sampled function"
+        ),
+        stacklevel=5,  # the caller of perfweave.read
     )
 
 
@@ -294,6 +338,12 @@ def _check_ranks(rank, node: np.ndarray, parent: list[int], labels: list[str], n
             found=str(rank[i]),
         )
     return r.astype(INT)
+
+
+def _names_inclusive(name: str) -> bool:
+    """An inclusive metric's name: ``x (inc)``, or a Caliper attribute aggregated from
+    ``inclusive#...`` (``avg#inclusive#sum#time.duration``)."""
+    return "(inc)" in name or "inclusive" in name
 
 
 def _unique(items: list[str]) -> list[str]:

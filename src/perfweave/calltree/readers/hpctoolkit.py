@@ -246,18 +246,20 @@ def _graph_nodes(cct: dict[str, np.ndarray], tables: dict[str, Any], path: Path)
     loop = kind == "L"
     n_line = line[idx]
     n_file = file_eff[idx]
-    line_txt = n_line.astype(str)
+    line_txt = n_line.astype(str).astype(object)
     # a procedure called from a line of its parent scope is named "line:name"
     xml_parent = parent[idx]
     parent_line = np.where(xml_parent >= 0, line[np.maximum(xml_parent, 0)], 0)
-    pname = proc_names[proc_code[idx]].astype(str)
-    prefixed = np.strings.add(np.strings.add(parent_line.astype(str), ":"), pname)
-    base = np.array([f.rsplit("/", 1)[-1] for f in file_names], dtype=object)[n_file].astype(str)
-    where = np.strings.add(np.strings.add(base, ":"), line_txt)
+    # text columns as object arrays joined with "+" (elementwise str concatenation in C;
+    # numpy 1.26 has no np.strings)
+    pname = proc_names[proc_code[idx]].astype(str).astype(object)
+    prefixed = parent_line.astype(str).astype(object) + ":" + pname
+    base = np.array([f.rsplit("/", 1)[-1] for f in file_names], dtype=object)[n_file]
+    where = base.astype(str).astype(object) + ":" + line_txt
     name = np.where(
         func,
         np.where(parent_line != 0, prefixed, pname),
-        np.where(loop, np.strings.add("Loop@", where), where),
+        np.where(loop, "Loop@" + where, where),
     ).astype(object)
     file_col = np.where(n_file >= 0, file_names[n_file], None)
     gp = graph_parent[idx]

@@ -1,3 +1,59 @@
+// src/lib/columns.js
+var ARRAYS = {
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
+  float64: Float64Array
+};
+function bytesOf(view) {
+  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return src.slice().buffer;
+}
+var decoder = new TextDecoder("utf-8");
+function unpack(header, buffers) {
+  const out = {};
+  let i = 0;
+  for (const col of header) {
+    if (col.dtype === "str") {
+      const data = new Uint8Array(bytesOf(buffers[i]));
+      const ends = new Uint32Array(bytesOf(buffers[i + 1]));
+      const strings = new Array(ends.length);
+      let start = 0;
+      for (let k = 0; k < ends.length; k++) {
+        strings[k] = decoder.decode(data.subarray(start, ends[k]));
+        start = ends[k];
+      }
+      out[col.key] = strings;
+      i += 2;
+    } else {
+      const Arr = ARRAYS[col.dtype];
+      if (!Arr) throw new Error(`unknown column dtype ${col.dtype}`);
+      const arr = new Arr(bytesOf(buffers[i]));
+      arr.shape = col.shape;
+      out[col.key] = arr;
+      i += 1;
+    }
+  }
+  return out;
+}
+function row2d(arr, r) {
+  const k = (
+    /** @type {number[]} */
+    arr.shape[1]
+  );
+  return Array.from(
+    /** @type {ArrayLike<number | bigint>} */
+    arr.subarray(r * k, (r + 1) * k),
+    Number
+  );
+}
+
 // src/lib/dom.js
 function h(tag, { cls, text, attrs, title } = {}, children = []) {
   const node = document.createElement(tag);
@@ -63,148 +119,6 @@ function showLocal(model, message) {
     shown++;
   }
   return shown;
-}
-
-// src/lib/columns.js
-var ARRAYS = {
-  int8: Int8Array,
-  uint8: Uint8Array,
-  int16: Int16Array,
-  uint16: Uint16Array,
-  int32: Int32Array,
-  uint32: Uint32Array,
-  int64: BigInt64Array,
-  uint64: BigUint64Array,
-  float32: Float32Array,
-  float64: Float64Array
-};
-function bytesOf(view) {
-  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  return src.slice().buffer;
-}
-var decoder = new TextDecoder("utf-8");
-function unpack(header, buffers) {
-  const out = {};
-  let i = 0;
-  for (const col of header) {
-    if (col.dtype === "str") {
-      const data = new Uint8Array(bytesOf(buffers[i]));
-      const ends = new Uint32Array(bytesOf(buffers[i + 1]));
-      const strings = new Array(ends.length);
-      let start = 0;
-      for (let k = 0; k < ends.length; k++) {
-        strings[k] = decoder.decode(data.subarray(start, ends[k]));
-        start = ends[k];
-      }
-      out[col.key] = strings;
-      i += 2;
-    } else {
-      const Arr = ARRAYS[col.dtype];
-      if (!Arr) throw new Error(`unknown column dtype ${col.dtype}`);
-      const arr = new Arr(bytesOf(buffers[i]));
-      arr.shape = col.shape;
-      out[col.key] = arr;
-      i += 1;
-    }
-  }
-  return out;
-}
-function row2d(arr, r) {
-  const k = (
-    /** @type {number[]} */
-    arr.shape[1]
-  );
-  return Array.from(
-    /** @type {ArrayLike<number | bigint>} */
-    arr.subarray(r * k, (r + 1) * k),
-    Number
-  );
-}
-
-// src/lib/format.js
-function exact(v) {
-  if (typeof v === "bigint") return v.toString();
-  if (Number.isNaN(v)) return "NaN";
-  if (v === Infinity) return "inf";
-  if (v === -Infinity) return "-inf";
-  return String(v);
-}
-var SUFFIX = ["", "k", "M", "G", "T"];
-function compact(v) {
-  if (typeof v === "bigint") {
-    if (v > -10000n && v < 10000n) return v.toString();
-    v = Number(v);
-  }
-  if (Number.isNaN(v)) return "\u2013";
-  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
-  if (v === 0) return "0";
-  const a = Math.abs(v);
-  if (a < 1e-3 || a >= 1e15) return v.toExponential(2);
-  if (a < 1e3) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
-  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
-  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
-}
-function percent(v, total) {
-  const x = Number(v);
-  if (!total || !Number.isFinite(x)) return "";
-  const p = 100 * x / total;
-  if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
-  return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
-}
-
-// src/lib/glyph.js
-var PALETTE = [
-  "#4e79a7",
-  "#f28e2b",
-  "#59a14f",
-  "#e15759",
-  "#76b7b2",
-  "#edc948",
-  "#b07aa1",
-  "#ff9da7",
-  "#9c755f",
-  "#bab0ac"
-];
-function drawDistribution(canvas, quartiles, strip, codes) {
-  const ratio = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth || 120;
-  const hgt = canvas.clientHeight || 16;
-  if (canvas.width !== w * ratio) {
-    canvas.width = w * ratio;
-    canvas.height = hgt * ratio;
-  }
-  const ctx = canvas.getContext("2d");
-  if (!ctx) return;
-  ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-  ctx.clearRect(0, 0, w, hgt);
-  const [lo, q1, med, q3, hi] = quartiles;
-  if (!Number.isFinite(hi)) return;
-  const min = Math.min(0, lo);
-  const span = hi - min || 1;
-  const x = (v) => 4 + (v - min) / span * (w - 8);
-  const mid = hgt / 2;
-  ctx.strokeStyle = "#555";
-  ctx.lineWidth = 1;
-  ctx.beginPath();
-  ctx.moveTo(x(lo), mid);
-  ctx.lineTo(x(hi), mid);
-  ctx.stroke();
-  ctx.fillStyle = "rgba(78,121,167,0.25)";
-  ctx.fillRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), hgt - 6);
-  ctx.strokeRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), hgt - 6);
-  ctx.strokeStyle = "#222";
-  ctx.lineWidth = 2;
-  ctx.beginPath();
-  ctx.moveTo(x(med), 2);
-  ctx.lineTo(x(med), hgt - 2);
-  ctx.stroke();
-  for (let i = 0; i < strip.length; i++) {
-    if (strip[i] === 255) continue;
-    ctx.fillStyle = PALETTE[(codes[i] || 0) % PALETTE.length];
-    const jitter = i * 7919 % 7 - 3;
-    const px = 4 + strip[i] / 254 * (w - 8);
-    ctx.fillRect(px - 1, mid + jitter - 1, 2.5, 2.5);
-  }
 }
 
 // src/lib/request.js
@@ -384,19 +298,10 @@ var VirtualRows = class {
   }
 };
 
-// src/explorer.js
-var ROW_H = 24;
-var INDENT = 14;
-var FETCH_BEFORE = 100;
-var FETCH_COUNT = 300;
-var EXPANDED = 1;
-var MATCH = 2;
-var SELECTED = 4;
-var CURRENT = 8;
-var PARENT = 16;
-function render({ model, el }) {
-  const t0 = performance.now();
-  const channel = new Channel(model);
+// src/explorer/controls.js
+var MAX_CHIPS = 5;
+var FILTER_HELP = 'A row query (`time (inc)` > 5%, name =~ \'^MPI_\', and / or / not), in an ensemble also on statistics (`Avg time/rank_std` > 0.1), or a Hatchet call-path query: MATCH (".", p)->("*") WHERE p."name" STARTS WITH "MPI"';
+function buildControls(model, el) {
   const root = h("div", { cls: "pw-explorer" });
   el.append(root);
   const searchInput = h("input", {
@@ -406,35 +311,31 @@ function render({ model, el }) {
   const searchCount = h("span", { cls: "pw-search-count" });
   const filterInput = h("input", {
     cls: "pw-filter-input",
-    attrs: {
-      type: "text",
-      placeholder: "filter: `time (inc)` > 5%  or  name =~ '^MPI_'  or  MATCH ...",
-      title: 'A row query (`time (inc)` > 5%, name =~ \'^MPI_\', and / or / not) or a Hatchet call-path query: MATCH (".", p)->("*") WHERE p."name" STARTS WITH "MPI"',
-      "aria-label": "filter query"
-    }
+    attrs: { type: "text", title: FILTER_HELP, "aria-label": "filter query" }
   });
+  const buttons = {};
+  const action = (label, action2, title, cls) => buttons[action2] = button(label, () => {
+  }, { action: action2, title, cls });
   const toolbar = h("div", { cls: "pw-toolbar" }, [
     h("div", { cls: "pw-group pw-search" }, [
       searchInput,
-      button("\u25C0", () => act("search_step", { step: -1 }), { title: "previous match", action: "prev" }),
-      button("\u25B6", () => act("search_step", { step: 1 }), { title: "next match", action: "next" }),
+      action("\u25C0", "prev", "previous match"),
+      action("\u25B6", "next", "next match"),
       searchCount
     ]),
     h("div", { cls: "pw-group pw-filter" }, [
       filterInput,
-      button("Filter", () => applyFilter(), { cls: "pw-primary", action: "filter" }),
-      button("Squash", () => act("squash"), { title: "drop nodes without rows", action: "squash" })
+      action("Filter", "filter", "keep the rows the query selects (then squash)", "pw-primary"),
+      action("Squash", "squash", "drop nodes without rows")
     ]),
     h("div", { cls: "pw-group pw-node-actions" }, [
-      button("Focus", () => onCursor("focus"), { title: "keep only the cursor row's subtree", action: "focus" }),
-      button("Drop", () => onCursor("drop"), { title: "remove the cursor row's subtree", action: "drop" }),
-      button("Expand all", () => onCursor("expand_all"), { title: "open everything below the cursor row", action: "expand-all" })
+      action("Focus", "focus", "keep only the cursor row's subtree"),
+      action("Drop", "drop", "remove the cursor row's subtree"),
+      action("Expand all", "expand-all", "open everything below the cursor row")
     ])
   ]);
   const statSelect = h("select", { cls: "pw-stat", attrs: { "aria-label": "statistic" } });
   const colorSelect = h("select", { cls: "pw-color-by", attrs: { "aria-label": "colour by" } });
-  statSelect.addEventListener("change", () => act("stat", { stat: statSelect.value }));
-  colorSelect.addEventListener("change", () => act("color_by", { column: colorSelect.value || null }));
   const ensembleBar = h("div", { cls: "pw-group pw-ensemble" }, [
     h("label", { text: "statistic" }),
     statSelect,
@@ -456,465 +357,808 @@ function render({ model, el }) {
     }
   });
   const status = h("div", { cls: "pw-status", attrs: { "aria-live": "polite" } });
+  const details = h("div", { cls: "pw-details", attrs: { "aria-live": "polite" } });
   const legend = h("div", { cls: "pw-legend" });
   const tooltip = h("div", { cls: "pw-tooltip", attrs: { role: "tooltip" } });
   tooltip.hidden = true;
-  root.append(toolbar, historyBar, banner, legend, head, body, status, tooltip);
-  const state = { start: 0, total: 0, cols: null, cursor: 0, fetching: false, again: false };
-  function columns() {
-    return model.get("columns") || [];
-  }
-  function mode() {
-    return model.get("mode");
-  }
-  function hasGlyph() {
-    return mode() === "ensemble" && (model.get("glyph") || {}).metric;
-  }
-  function layout() {
-    const widths = columns().map((c) => `${Math.min(230, Math.max(150, 4 * c.label.length + 40))}px`);
-    const tpl = ["minmax(260px, 1fr)", ...widths];
-    if (hasGlyph()) tpl.push("150px");
-    root.style.setProperty("--pw-cols", tpl.join(" "));
-    fitHeight();
-  }
-  function fitHeight() {
-    const need = Math.max(3, state.total) * ROW_H + 2;
-    body.style.height = `${Math.min(model.get("height"), need)}px`;
-  }
-  function drawHead() {
-    head.replaceChildren();
-    const sortKey = model.get("sort_column");
-    const desc = model.get("sort_descending");
-    head.append(h("div", { cls: "pw-hcell pw-hname", text: "Node", attrs: { role: "columnheader" } }));
-    for (const col of columns()) {
-      const sorted = col.key === sortKey;
-      const cell = h("div", {
-        cls: `pw-hcell pw-hmetric${sorted ? " pw-sorted" : ""}`,
-        attrs: {
-          role: "columnheader",
-          "data-col": col.key,
-          "aria-sort": sorted ? desc ? "descending" : "ascending" : "none"
-        },
-        title: `${col.label}: click to sort children by it`
-      });
-      cell.append(h("span", { cls: "pw-hlabel", text: col.label }));
-      if (sorted) cell.append(h("span", { cls: "pw-arrow", text: desc ? " \u25BC" : " \u25B2" }));
-      cell.addEventListener(
-        "click",
-        () => act("sort", { column: col.key, descending: sorted ? !desc : true })
-      );
-      head.append(cell);
-    }
-    if (hasGlyph()) {
-      const g = model.get("glyph");
-      head.append(h("div", {
-        cls: "pw-hcell pw-hglyph",
-        text: `${g.metric} across ${g.profiles.length} profiles`,
-        attrs: { role: "columnheader" }
+  details.hidden = true;
+  root.append(toolbar, historyBar, banner, legend, head, body, status, details, tooltip);
+  return {
+    root,
+    searchInput,
+    searchCount,
+    filterInput,
+    statSelect,
+    colorSelect,
+    ensembleBar,
+    historyBar,
+    head,
+    body,
+    status,
+    details,
+    legend,
+    tooltip,
+    buttons
+  };
+}
+function drawFilterHint(els, state) {
+  const metrics = state.columns().filter((c) => ["inc", "exc", "value"].includes(c.kind));
+  const sorted = metrics.find((c) => c.key === state.model.get("sort_column"));
+  const col = metrics.find((c) => c.kind === "inc") || sorted || metrics[0];
+  const metric = state.mode() === "ensemble" ? col?.label.replace(/ \([a-z]+\)$/, "") : col?.key;
+  const hint = metric ? `e.g. \`${metric}\` > 5%` : "e.g. name =~ '^MPI_'";
+  els.filterInput.placeholder = hint;
+  els.filterInput.style.width = `${Math.max(30, hint.length + 4)}ch`;
+}
+function drawEnsembleBar(els, state) {
+  const g = state.glyph();
+  els.ensembleBar.hidden = !(state.mode() === "ensemble" && state.hasGlyph());
+  if (els.ensembleBar.hidden) return;
+  fillSelect(els.statSelect, (g.stats || []).map((s) => [s, s]), g.stat);
+  fillSelect(
+    els.colorSelect,
+    [["", "(none)"], ...(g.color_columns || []).map((c) => (
+      /** @type {[string, string]} */
+      [c, c]
+    ))],
+    g.color_by || ""
+  );
+}
+function drawHistory(els, model, onUndo) {
+  const bar = els.historyBar;
+  bar.replaceChildren();
+  const labels = model.get("history_labels") || [];
+  bar.hidden = !labels.length;
+  if (!labels.length) return;
+  bar.append(h("span", { cls: "pw-history-title", text: "History:" }));
+  const shown = labels.length > MAX_CHIPS ? [labels[0], null, ...labels.slice(labels.length - (MAX_CHIPS - 1))] : labels;
+  for (const label of shown) {
+    if (label === null) {
+      const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
+      bar.append(h("span", {
+        cls: "pw-chip pw-chip-more",
+        text: `+${hidden.length} more`,
+        title: hidden.join("\n")
       }));
-    }
-  }
-  function drawEnsembleBar() {
-    const g = model.get("glyph") || {};
-    ensembleBar.hidden = !hasGlyph();
-    if (ensembleBar.hidden) return;
-    fillSelect(statSelect, (g.stats || []).map((s) => [s, s]), g.stat);
-    fillSelect(colorSelect, [["", "(none)"], ...(g.color_columns || []).map((c) => [c, c])], g.color_by || "");
-  }
-  function drawLegend() {
-    legend.replaceChildren();
-    const g = model.get("glyph") || {};
-    if (mode() === "compare") {
-      legend.append(
-        h("span", { cls: "pw-key pw-key-pos" }),
-        h("span", { text: " a slower than b   " }),
-        h("span", { cls: "pw-key pw-key-neg" }),
-        h("span", { text: " a faster than b" })
-      );
-    } else if (hasGlyph() && g.categories && g.categories.length) {
-      legend.append(h("span", { text: `${g.color_by}: ` }));
-      g.categories.forEach((name, i) => {
-        const key = h("span", { cls: "pw-key" });
-        key.style.background = PALETTE[i % PALETTE.length];
-        legend.append(key, h("span", { text: ` ${name}   ` }));
-      });
-    }
-    legend.hidden = !legend.childNodes.length;
-  }
-  function drawHistory() {
-    historyBar.replaceChildren();
-    const labels = model.get("history_labels") || [];
-    if (!labels.length) {
-      historyBar.hidden = true;
-      return;
-    }
-    historyBar.hidden = false;
-    historyBar.append(h("span", { cls: "pw-history-title", text: "History:" }));
-    for (const label of labels) historyBar.append(h("span", { cls: "pw-chip", text: label }));
-    historyBar.append(button("Undo", () => act("undo"), { action: "undo", title: "take back the last step" }));
-  }
-  function drawStatus() {
-    const s = model.get("search_state") || {};
-    searchCount.textContent = s.pattern ? `${s.count ? s.current : 0} / ${s.count}` : "";
-    const parts = [
-      `${state.total.toLocaleString()} rows shown`,
-      `${model.get("node_count").toLocaleString()} nodes`
-    ];
-    const sel = model.get("selected_count");
-    if (sel) parts.push(`${sel} selected`);
-    const sortCol = columns().find((c) => c.key === model.get("sort_column"));
-    if (sortCol) parts.push(`children sorted by ${sortCol.label} ${model.get("sort_descending") ? "\u2193" : "\u2191"}`);
-    status.textContent = parts.join(" \xB7 ");
-  }
-  function makeRow() {
-    const row = h("div", { cls: "pw-row", attrs: { role: "row" } });
-    const toggle = h("span", { cls: "pw-toggle", attrs: { "aria-hidden": "true" } });
-    const name = h("span", { cls: "pw-name" });
-    const nameCell = h("div", { cls: "pw-cell pw-name-cell", attrs: { role: "gridcell" } }, [toggle, name]);
-    row.append(nameCell);
-    row._toggle = toggle;
-    row._name = name;
-    row._nameCell = nameCell;
-    row._metrics = [];
-    row._glyph = null;
-    toggle.addEventListener("click", (ev) => {
-      ev.stopPropagation();
-      if (row._vid >= 0 && row._parent) act("toggle", { vid: row._vid });
-    });
-    row.addEventListener("click", (ev) => {
-      if (row._vid < 0) return;
-      state.cursor = row._row;
-      act("select", { vid: row._vid, add: ev.ctrlKey || ev.metaKey });
-    });
-    row.addEventListener("dblclick", () => {
-      if (row._vid >= 0 && row._parent) act("toggle", { vid: row._vid });
-    });
-    return row;
-  }
-  function ensureCells(row) {
-    const cols = columns();
-    while (row._metrics.length < cols.length) {
-      const bar = h("div", { cls: "pw-bar" });
-      const val = h("span", { cls: "pw-val" });
-      const pct = h("span", { cls: "pw-pct" });
-      const cell = h("div", { cls: "pw-cell pw-metric", attrs: { role: "gridcell" } }, [bar, val, pct]);
-      cell._bar = bar;
-      cell._val = val;
-      cell._pct = pct;
-      cell._index = row._metrics.length;
-      cell.addEventListener("mouseenter", () => showTip(row, cell));
-      cell.addEventListener("mouseleave", hideTip);
-      row._metrics.push(cell);
-      row.append(cell);
-    }
-    while (row._metrics.length > cols.length) row._metrics.pop().remove();
-    if (hasGlyph() && !row._glyph) {
-      const canvas = h("canvas", { cls: "pw-canvas" });
-      row._glyph = h("div", { cls: "pw-cell pw-glyph", attrs: { role: "gridcell" } }, [canvas]);
-      row._glyph._canvas = canvas;
-      row._glyph.addEventListener("mouseenter", () => showGlyphTip(row));
-      row._glyph.addEventListener("mouseleave", hideTip);
-      row.append(row._glyph);
-    } else if (!hasGlyph() && row._glyph) {
-      row._glyph.remove();
-      row._glyph = null;
-    } else if (row._glyph) {
-      row.append(row._glyph);
-    }
-  }
-  function fillRow(row, r) {
-    ensureCells(row);
-    row.dataset.row = r;
-    const k = r - state.start;
-    const c = state.cols;
-    if (!c || k < 0 || k >= c.vid.length) {
-      row._vid = -1;
-      row._parent = false;
-      for (const a of ["data-node", "aria-level", "aria-expanded", "aria-selected"]) row.removeAttribute(a);
-      row.classList.remove("pw-selected", "pw-match", "pw-current", "pw-cursor");
-      if (row._glyph) row._glyph._canvas.getContext("2d").clearRect(0, 0, row._glyph._canvas.width, row._glyph._canvas.height);
-      row.classList.add("pw-loading");
-      row._name.textContent = "\u2026";
-      row._toggle.textContent = "";
-      for (const cell of row._metrics) {
-        cell._val.textContent = "";
-        cell._pct.textContent = "";
-        cell._bar.style.width = "0";
-      }
-      wantRows();
-      return;
-    }
-    row.classList.remove("pw-loading");
-    const flags = c.flags[k];
-    row._vid = c.vid[k];
-    row._row = r;
-    row._k = k;
-    row._parent = (flags & PARENT) !== 0;
-    row.dataset.node = c.node[k];
-    row.setAttribute("aria-level", String(c.depth[k] + 1));
-    if (row._parent) row.setAttribute("aria-expanded", String((flags & EXPANDED) !== 0));
-    else row.removeAttribute("aria-expanded");
-    row.setAttribute("aria-selected", String((flags & SELECTED) !== 0));
-    row.classList.toggle("pw-selected", (flags & SELECTED) !== 0);
-    row.classList.toggle("pw-match", (flags & MATCH) !== 0);
-    row.classList.toggle("pw-current", (flags & CURRENT) !== 0);
-    row.classList.toggle("pw-cursor", r === state.cursor);
-    row._toggle.textContent = row._parent ? flags & EXPANDED ? "\u25BE" : "\u25B8" : "";
-    row._nameCell.style.paddingLeft = `${6 + c.depth[k] * INDENT}px`;
-    const name = c.name[k];
-    row._name.textContent = name;
-    row._nameCell.title = row._parent ? `${name}  (${c.nchild[k]} children)` : name;
-    const cols = columns();
-    for (let i = 0; i < cols.length; i++) fillMetric(row._metrics[i], cols[i], c[`c${i}`][k]);
-    if (row._glyph) {
-      drawDistribution(
-        row._glyph._canvas,
-        row2d(c.quartiles, k),
-        c.strip.subarray(k * c.strip.shape[1], (k + 1) * c.strip.shape[1]),
-        (model.get("glyph") || {}).codes || []
-      );
-    }
-  }
-  function fillMetric(cell, col, v) {
-    cell._val.textContent = compact(v);
-    cell._pct.textContent = col.kind === "diff" ? "" : percent(v, col.total);
-    const x = Number(v);
-    const frac = col.total && Number.isFinite(x) ? Math.min(1, Math.abs(x) / col.total) : 0;
-    if (col.kind === "diff") {
-      cell._bar.className = `pw-bar pw-diff ${x > 0 ? "pw-pos" : x < 0 ? "pw-neg" : ""}`;
-      cell._bar.style.width = `${frac * 50}%`;
-      cell._bar.style.left = x < 0 ? `${50 - frac * 50}%` : "50%";
     } else {
-      cell._bar.className = `pw-bar pw-${col.kind}`;
-      cell._bar.style.left = "0";
-      cell._bar.style.width = `${frac * 100}%`;
+      bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
     }
   }
-  function placeTip(anchor) {
-    const box = anchor.getBoundingClientRect();
-    const rootBox = root.getBoundingClientRect();
-    tooltip.hidden = false;
-    const left = Math.min(box.left - rootBox.left, rootBox.width - tooltip.offsetWidth - 4);
-    tooltip.style.left = `${Math.max(0, left)}px`;
-    tooltip.style.top = `${box.bottom - rootBox.top + 2}px`;
+  bar.append(button("Undo", onUndo, { action: "undo", title: "take back the last step" }));
+}
+
+// src/lib/format.js
+function exact(v) {
+  if (typeof v === "bigint") return v.toString();
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Infinity) return "inf";
+  if (v === -Infinity) return "-inf";
+  return String(v);
+}
+var SUFFIX = ["", "k", "M", "G", "T"];
+function compact(v) {
+  if (typeof v === "bigint") {
+    if (v > -10000n && v < 10000n) return v.toString();
+    v = Number(v);
   }
-  function showTip(row, cell) {
-    if (row._vid < 0) return;
-    const col = columns()[cell._index];
-    const v = state.cols[`c${cell._index}`][row._k];
-    const lines = [
-      `${col.label}: ${exact(v)}`,
-      col.kind === "diff" ? "" : `${percent(v, col.total) || "\u2013"} of the total ${exact(col.total)}`,
-      `node ${row.dataset.node}: ${state.cols.name[row._k]}`
-    ].filter(Boolean);
-    tooltip.replaceChildren(...lines.map((t) => h("div", { text: t })));
-    tooltip.dataset.value = exact(v);
-    placeTip(cell);
+  if (Number.isNaN(v)) return "\u2013";
+  if (!Number.isFinite(v)) return v > 0 ? "inf" : "-inf";
+  if (v === 0) return "0";
+  const a = Math.abs(v);
+  if (a < 1e-3 || a >= 1e15) return v.toExponential(2);
+  if (a < 1e3) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
+  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
+  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
+}
+function percent(v, total) {
+  const x = Number(v);
+  if (!total || !Number.isFinite(x)) return "";
+  const p = 100 * x / total;
+  if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
+  return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
+}
+
+// src/lib/glyph.js
+var PALETTE = [
+  "#4e79a7",
+  "#f28e2b",
+  "#59a14f",
+  "#e15759",
+  "#76b7b2",
+  "#edc948",
+  "#b07aa1",
+  "#ff9da7",
+  "#9c755f",
+  "#bab0ac"
+];
+function drawDistribution(canvas, quartiles, strip, codes) {
+  const ratio2 = window.devicePixelRatio || 1;
+  const w = canvas.clientWidth || 120;
+  const hgt = canvas.clientHeight || 16;
+  if (canvas.width !== w * ratio2) {
+    canvas.width = w * ratio2;
+    canvas.height = hgt * ratio2;
   }
-  function showGlyphTip(row) {
-    if (row._vid < 0) return;
-    const g = model.get("glyph");
-    const [lo, q1, med, q3, hi] = row2d(state.cols.quartiles, row._k);
-    tooltip.replaceChildren(
-      h("div", { text: `${g.metric} across ${g.profiles.length} profiles` }),
-      h("div", { text: `min ${exact(lo)} \xB7 q1 ${exact(q1)} \xB7 median ${exact(med)}` }),
-      h("div", { text: `q3 ${exact(q3)} \xB7 max ${exact(hi)}` }),
-      ...extremes(g.profiles, row._k).map((t) => h("div", { text: t }))
+  const ctx = canvas.getContext("2d");
+  if (!ctx) return;
+  ctx.setTransform(ratio2, 0, 0, ratio2, 0, 0);
+  ctx.clearRect(0, 0, w, hgt);
+  const [lo, q1, med, q3, hi] = quartiles;
+  if (!Number.isFinite(hi)) return;
+  const min = Math.min(0, lo);
+  const span = hi - min || 1;
+  const x = (v) => 4 + (v - min) / span * (w - 8);
+  const mid = hgt / 2;
+  ctx.strokeStyle = "#555";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  ctx.moveTo(x(lo), mid);
+  ctx.lineTo(x(hi), mid);
+  ctx.stroke();
+  ctx.fillStyle = "rgba(78,121,167,0.25)";
+  ctx.fillRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), hgt - 6);
+  ctx.strokeRect(x(q1), 3, Math.max(1, x(q3) - x(q1)), hgt - 6);
+  ctx.strokeStyle = "#222";
+  ctx.lineWidth = 2;
+  ctx.beginPath();
+  ctx.moveTo(x(med), 2);
+  ctx.lineTo(x(med), hgt - 2);
+  ctx.stroke();
+  for (let i = 0; i < strip.length; i++) {
+    if (strip[i] === 255) continue;
+    ctx.fillStyle = PALETTE[(codes[i] || 0) % PALETTE.length];
+    const jitter = i * 7919 % 7 - 3;
+    const px = 4 + strip[i] / 254 * (w - 8);
+    ctx.fillRect(px - 1, mid + jitter - 1, 2.5, 2.5);
+  }
+}
+
+// src/explorer/format.js
+var SECONDS = { s: 1, ms: 1e-3, "\xB5s": 1e-6, ns: 1e-9 };
+function withUnit(v, unit) {
+  const x = Number(v);
+  if (!unit || !Number.isFinite(x)) return compact(v);
+  if (unit in SECONDS) {
+    const s = x * SECONDS[unit];
+    const a = Math.abs(s);
+    if (a === 0) return "0 s";
+    if (a >= 1) return `${compact(s)} s`;
+    if (a >= 1e-3) return `${compact(s * 1e3)} ms`;
+    if (a >= 1e-6) return `${compact(s * 1e6)} \xB5s`;
+    return `${compact(s * 1e9)} ns`;
+  }
+  const text = compact(v);
+  const m = /^(-?[\d.]+)([kMGT])$/.exec(text);
+  return m ? `${m[1]} ${m[2]}${unit}` : `${text} ${unit}`;
+}
+function exactWithUnit(v, unit) {
+  return unit ? `${exact(v)} ${unit}` : exact(v);
+}
+function ratio(v) {
+  const x = Number(v);
+  return Number.isFinite(x) ? `${x.toFixed(2)}\xD7` : "\u2013";
+}
+
+// src/explorer/state.js
+var ROW_H = 24;
+var INDENT = 14;
+var FETCH_BEFORE = 100;
+var FETCH_COUNT = 300;
+var EXPANDED = 1;
+var MATCH = 2;
+var SELECTED = 4;
+var CURRENT = 8;
+var PARENT = 16;
+var PLAIN_KINDS = ["extra", "text", "ratio"];
+var ExplorerState = class {
+  /** @param {Model} model */
+  constructor(model) {
+    this.model = model;
+    this.start = 0;
+    this.total = 0;
+    this.cols = null;
+    this.cursor = 0;
+    this.fetching = false;
+    this.again = false;
+  }
+  /** @returns {ColumnSpec[]} */
+  columns() {
+    return this.model.get("columns") || [];
+  }
+  /** @returns {string} "frame", "ensemble" or "compare" */
+  mode() {
+    return this.model.get("mode");
+  }
+  /** @returns {Partial<GlyphState>} */
+  glyph() {
+    return this.model.get("glyph") || {};
+  }
+  /** Whether rows draw a distribution glyph. */
+  hasGlyph() {
+    return Boolean(this.glyph().metric);
+  }
+  /**
+   * Row `r`'s position in the window held, or -1.
+   * @param {number} r
+   */
+  indexOf(r) {
+    const k = r - this.start;
+    return this.cols && k >= 0 && k < this.cols.vid.length ? k : -1;
+  }
+};
+
+// src/explorer/draw.js
+function layout(ctx) {
+  const widths = ctx.state.columns().map((c) => c.kind === "ratio" ? "110px" : `${Math.round(Math.min(240, Math.max(140, 7 * c.label.length + 24)))}px`);
+  const tpl = ["minmax(240px, 1fr)", ...widths];
+  if (ctx.state.hasGlyph()) tpl.push("150px");
+  ctx.els.root.style.setProperty("--pw-cols", tpl.join(" "));
+  fitHeight(ctx);
+}
+function fitHeight(ctx) {
+  const need = Math.max(3, ctx.state.total) * ROW_H + 2;
+  ctx.els.body.style.height = `${Math.min(ctx.model.get("height"), need)}px`;
+}
+function columnNote(col) {
+  if (col.kind === "ratio") return "max / mean";
+  const parts = [];
+  if (col.unit) parts.push(col.unit);
+  if (col.share && col.kind !== "diff") parts.push(col.share);
+  return parts.join(" \xB7 ");
+}
+function drawHead(ctx) {
+  const { els, model, state } = ctx;
+  els.head.replaceChildren();
+  const sortKey = model.get("sort_column");
+  const desc = model.get("sort_descending");
+  els.head.append(h("div", { cls: "pw-hcell pw-hname", text: "Node", attrs: { role: "columnheader" } }));
+  for (const col of state.columns()) {
+    const sorted = col.key === sortKey;
+    const note = columnNote(col);
+    const cell = h("div", {
+      cls: `pw-hcell pw-hmetric${sorted ? " pw-sorted" : ""}`,
+      attrs: {
+        role: "columnheader",
+        "data-col": col.key,
+        "aria-sort": sorted ? desc ? "descending" : "ascending" : "none"
+      },
+      title: `${col.label}${note ? ` (${note})` : ""}: click to sort children by it`
+    });
+    const label = h("span", { cls: "pw-hlabel", text: col.label });
+    if (sorted) label.append(h("span", { cls: "pw-arrow", text: desc ? " \u25BC" : " \u25B2" }));
+    cell.append(label);
+    if (note) cell.append(h("span", { cls: "pw-hnote", text: note }));
+    cell.addEventListener("click", () => ctx.act("sort", { column: col.key, descending: sorted ? !desc : true }));
+    els.head.append(cell);
+  }
+  if (state.hasGlyph()) {
+    const g = state.glyph();
+    const what = g.what || "profiles";
+    els.head.append(h("div", {
+      cls: "pw-hcell pw-hglyph",
+      text: `${g.metric} across ${(g.profiles || []).length} ${what}`,
+      attrs: { role: "columnheader" },
+      title: `box: quartiles and median; whiskers: min and max; one point per ${what.replace(/s$/, "")}`
+    }));
+  }
+}
+function drawLegend(ctx) {
+  const { els, state } = ctx;
+  const legend = els.legend;
+  legend.replaceChildren();
+  const g = state.glyph();
+  if (state.mode() === "compare") {
+    legend.append(
+      h("span", { cls: "pw-key pw-key-pos" }),
+      h("span", { text: " a slower than b   " }),
+      h("span", { cls: "pw-key pw-key-neg" }),
+      h("span", { text: " a faster than b" })
     );
-    tooltip.dataset.value = exact(med);
-    placeTip(row._glyph);
+  } else if (state.hasGlyph() && g.categories && g.categories.length) {
+    legend.append(h("span", { text: `${g.color_by}: ` }));
+    g.categories.forEach((name, i) => {
+      const key = h("span", { cls: "pw-key" });
+      key.style.background = PALETTE[i % PALETTE.length];
+      legend.append(key, h("span", { text: ` ${name}   ` }));
+    });
   }
-  function extremes(labels, k) {
-    const c = state.cols;
+  legend.hidden = !legend.childNodes.length;
+}
+function drawStatus(ctx) {
+  const { els, model, state } = ctx;
+  const s = model.get("search_state") || {};
+  els.searchCount.textContent = s.pattern ? `${s.count ? s.current : 0} / ${s.count}` : "";
+  const parts = [
+    `${state.total.toLocaleString()} rows shown`,
+    `${Number(model.get("node_count")).toLocaleString()} nodes`
+  ];
+  const sel = model.get("selected_count");
+  if (sel) parts.push(`${sel} selected`);
+  const sortCol = state.columns().find((c) => c.key === model.get("sort_column"));
+  if (sortCol) parts.push(`children sorted by ${sortCol.label} ${model.get("sort_descending") ? "\u2193" : "\u2191"}`);
+  els.status.textContent = parts.join(" \xB7 ");
+}
+function drawDetails(ctx) {
+  const d = ctx.model.get("details");
+  const box = ctx.els.details;
+  box.replaceChildren();
+  box.hidden = !(d && d.lines && d.lines.length);
+  if (box.hidden || !d) return;
+  box.append(h("div", { cls: "pw-details-title", text: d.title }));
+  for (const line of d.lines) box.append(h("div", { cls: "pw-details-line", text: line }));
+}
+function makeRow(ctx) {
+  const row = (
+    /** @type {RowEl} */
+    h("div", { cls: "pw-row", attrs: { role: "row" } })
+  );
+  const toggle = h("span", { cls: "pw-toggle", attrs: { "aria-hidden": "true" } });
+  const name = h("span", { cls: "pw-name" });
+  const nameCell = h("div", { cls: "pw-cell pw-name-cell", attrs: { role: "gridcell" } }, [toggle, name]);
+  row.append(nameCell);
+  Object.assign(row, {
+    _toggle: toggle,
+    _name: name,
+    _nameCell: nameCell,
+    _metrics: [],
+    _glyph: null,
+    _vid: -1,
+    _parent: false,
+    _row: -1,
+    _k: -1
+  });
+  toggle.addEventListener("click", (ev) => {
+    ev.stopPropagation();
+    if (row._vid >= 0 && row._parent) ctx.act("toggle", { vid: row._vid });
+  });
+  row.addEventListener("click", (ev) => {
+    if (row._vid < 0) return;
+    ctx.state.cursor = row._row;
+    ctx.act("select", { vid: row._vid, add: ev.ctrlKey || ev.metaKey });
+  });
+  row.addEventListener("dblclick", () => {
+    if (row._vid >= 0 && row._parent) ctx.act("toggle", { vid: row._vid });
+  });
+  return row;
+}
+function ensureCells(ctx, row) {
+  const cols = ctx.state.columns();
+  while (row._metrics.length < cols.length) {
+    const bar = h("div", { cls: "pw-bar" });
+    const val = h("span", { cls: "pw-val" });
+    const pct = h("span", { cls: "pw-pct" });
+    const cell = (
+      /** @type {MetricCell} */
+      h("div", { cls: "pw-cell pw-metric", attrs: { role: "gridcell" } }, [bar, val, pct])
+    );
+    Object.assign(cell, { _bar: bar, _val: val, _pct: pct, _index: row._metrics.length });
+    cell.addEventListener("mouseenter", () => showTip(ctx, row, cell));
+    cell.addEventListener("mouseleave", () => hideTip(ctx));
+    row._metrics.push(cell);
+    row.append(cell);
+  }
+  while (row._metrics.length > cols.length) row._metrics.pop()?.remove();
+  const glyph = ctx.state.hasGlyph();
+  if (glyph && !row._glyph) {
+    const canvas = h("canvas", { cls: "pw-canvas" });
+    const cell = (
+      /** @type {GlyphCell} */
+      h("div", { cls: "pw-cell pw-glyph", attrs: { role: "gridcell" } }, [canvas])
+    );
+    cell._canvas = canvas;
+    cell.addEventListener("mousemove", (ev) => showGlyphTip(ctx, row, ev));
+    cell.addEventListener("mouseleave", () => hideTip(ctx));
+    row._glyph = cell;
+    row.append(cell);
+  } else if (!glyph && row._glyph) {
+    row._glyph.remove();
+    row._glyph = null;
+  } else if (row._glyph) {
+    row.append(row._glyph);
+  }
+}
+function fillRow(ctx, row, r) {
+  const { state } = ctx;
+  ensureCells(ctx, row);
+  row.dataset.row = String(r);
+  const k = state.indexOf(r);
+  const c = state.cols;
+  if (!c || k < 0) {
+    row._vid = -1;
+    row._parent = false;
+    for (const a of ["data-node", "aria-level", "aria-expanded", "aria-selected"]) row.removeAttribute(a);
+    row.classList.remove("pw-selected", "pw-match", "pw-current", "pw-cursor");
+    if (row._glyph) {
+      const cv = row._glyph._canvas;
+      cv.getContext("2d")?.clearRect(0, 0, cv.width, cv.height);
+    }
+    row.classList.add("pw-loading");
+    row._name.textContent = "\u2026";
+    row._toggle.textContent = "";
+    for (const cell of row._metrics) {
+      cell._val.textContent = "";
+      cell._pct.textContent = "";
+      cell._bar.style.width = "0";
+    }
+    ctx.wantRows();
+    return;
+  }
+  row.classList.remove("pw-loading");
+  const flags = c.flags[k];
+  row._vid = c.vid[k];
+  row._row = r;
+  row._k = k;
+  row._parent = (flags & PARENT) !== 0;
+  row.dataset.node = String(c.node[k]);
+  row.setAttribute("aria-level", String(c.depth[k] + 1));
+  if (row._parent) row.setAttribute("aria-expanded", String((flags & EXPANDED) !== 0));
+  else row.removeAttribute("aria-expanded");
+  row.setAttribute("aria-selected", String((flags & SELECTED) !== 0));
+  row.classList.toggle("pw-selected", (flags & SELECTED) !== 0);
+  row.classList.toggle("pw-match", (flags & MATCH) !== 0);
+  row.classList.toggle("pw-current", (flags & CURRENT) !== 0);
+  row.classList.toggle("pw-cursor", r === state.cursor);
+  row._toggle.textContent = row._parent ? flags & EXPANDED ? "\u25BE" : "\u25B8" : "";
+  row._nameCell.style.paddingLeft = `${6 + c.depth[k] * INDENT}px`;
+  const name = c.name[k];
+  row._name.textContent = name;
+  row._nameCell.title = row._parent ? `${name}  (${c.nchild[k]} children)` : name;
+  const cols = state.columns();
+  for (let i = 0; i < cols.length; i++) fillMetric(row._metrics[i], cols[i], c[`c${i}`][k]);
+  if (row._glyph) {
     const n = c.strip.shape[1];
-    const pos = c.strip.subarray(k * n, (k + 1) * n);
-    let lo = 255, hi = -1;
-    for (const p of pos) if (p !== 255) {
+    drawDistribution(
+      row._glyph._canvas,
+      row2d(c.quartiles, k),
+      c.strip.subarray(k * n, (k + 1) * n),
+      state.glyph().codes || []
+    );
+  }
+}
+function fillMetric(cell, col, v) {
+  if (PLAIN_KINDS.includes(col.kind)) {
+    cell._val.textContent = col.kind === "text" ? String(v) : col.kind === "ratio" ? ratio(v) : withUnit(v, col.unit);
+    cell._pct.textContent = "";
+    cell._bar.className = "pw-bar";
+    cell._bar.style.width = "0";
+    return;
+  }
+  cell._val.textContent = withUnit(v, col.unit);
+  cell._pct.textContent = col.kind === "diff" ? "" : percent(v, col.total);
+  const x = Number(v);
+  const frac = col.total && Number.isFinite(x) ? Math.min(1, Math.abs(x) / col.total) : 0;
+  if (col.kind === "diff") {
+    cell._bar.className = `pw-bar pw-diff ${x > 0 ? "pw-pos" : x < 0 ? "pw-neg" : ""}`;
+    cell._bar.style.width = `${frac * 50}%`;
+    cell._bar.style.left = x < 0 ? `${50 - frac * 50}%` : "50%";
+  } else {
+    cell._bar.className = `pw-bar pw-${col.kind}`;
+    cell._bar.style.left = "0";
+    cell._bar.style.width = `${frac * 100}%`;
+  }
+}
+function placeTip(ctx, anchor) {
+  const { root, tooltip } = ctx.els;
+  const box = anchor.getBoundingClientRect();
+  const rootBox = root.getBoundingClientRect();
+  tooltip.hidden = false;
+  const left = Math.min(box.left - rootBox.left, rootBox.width - tooltip.offsetWidth - 4);
+  tooltip.style.left = `${Math.max(0, left)}px`;
+  tooltip.style.top = `${box.bottom - rootBox.top + 2}px`;
+}
+function showTip(ctx, row, cell) {
+  const c = ctx.state.cols;
+  if (row._vid < 0 || !c) return;
+  const col = ctx.state.columns()[cell._index];
+  const v = c[`c${cell._index}`][row._k];
+  const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
+  const lines = [
+    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)` : exactWithUnit(v, col.unit)}`,
+    plain ? "" : `${percent(v, col.total) || "\u2013"} ${col.share || "of the total"}: ${exactWithUnit(col.total, col.unit)}`,
+    `node ${row.dataset.node}: ${c.name[row._k]}`
+  ].filter(Boolean);
+  const tip = ctx.els.tooltip;
+  tip.replaceChildren(...lines.map((t) => h("div", { text: t })));
+  tip.dataset.value = exact(v);
+  placeTip(ctx, cell);
+}
+function showGlyphTip(ctx, row, ev) {
+  const c = ctx.state.cols;
+  const g = ctx.state.glyph();
+  if (row._vid < 0 || !c || !row._glyph) return;
+  const labels = g.profiles || [];
+  const what = g.what || "profiles";
+  const unit = g.unit || "";
+  const [lo, q1, med, q3, hi] = row2d(c.quartiles, row._k);
+  const n = c.strip.shape[1];
+  const pos = c.strip.subarray(row._k * n, (row._k + 1) * n);
+  const lines = [
+    `${g.metric} across ${labels.length} ${what}`,
+    `min ${exactWithUnit(lo, unit)} \xB7 q1 ${exact(q1)} \xB7 median ${exact(med)}`,
+    `q3 ${exact(q3)} \xB7 max ${exactWithUnit(hi, unit)}`
+  ];
+  const canvas = row._glyph._canvas;
+  const near = pointAt(pos, ev.clientX - canvas.getBoundingClientRect().left, canvas.clientWidth || 120);
+  if (near.length) lines.push(`here: ${names(labels, near)}`);
+  lines.push(...extremes(labels, pos));
+  const tip = ctx.els.tooltip;
+  tip.replaceChildren(...lines.map((t) => h("div", { text: t })));
+  tip.dataset.value = exact(med);
+  tip.dataset.point = near.length ? labels[near[0]] : "";
+  placeTip(ctx, row._glyph);
+}
+function pointAt(pos, x, width) {
+  const at = [];
+  for (let i = 0; i < pos.length; i++) {
+    if (pos[i] === 255) continue;
+    const px = 4 + pos[i] / 254 * (width - 8);
+    if (Math.abs(px - x) <= 3) at.push(i);
+  }
+  return at;
+}
+function names(labels, which) {
+  const shown = which.slice(0, 3).map((i) => labels[i]).join(", ");
+  return shown + (which.length > 3 ? ` +${which.length - 3}` : "");
+}
+function extremes(labels, pos) {
+  let lo = 255, hi = -1;
+  for (let i = 0; i < pos.length; i++) {
+    const p = pos[i];
+    if (p !== 255) {
       lo = Math.min(lo, p);
       hi = Math.max(hi, p);
     }
-    if (hi < 0 || lo === hi) return [];
-    const named = (v) => {
-      const at = [];
-      pos.forEach((p, i) => {
-        if (p === v) at.push(labels[i]);
-      });
-      return at.slice(0, 3).join(", ") + (at.length > 3 ? ` +${at.length - 3}` : "");
-    };
-    return [`lowest: ${named(lo)}`, `highest: ${named(hi)}`];
   }
-  function hideTip() {
-    tooltip.hidden = true;
+  if (hi < 0 || lo === hi) return [];
+  const at = (v) => {
+    const which = [];
+    for (let i = 0; i < pos.length; i++) if (pos[i] === v) which.push(i);
+    return names(labels, which);
+  };
+  return [`lowest: ${at(lo)}`, `highest: ${at(hi)}`];
+}
+function hideTip(ctx) {
+  ctx.els.tooltip.hidden = true;
+}
+
+// src/explorer/events.js
+var ROWS = { columns: "rows" };
+function viewport(ctx) {
+  const [first] = ctx.rows.range();
+  return [Math.max(0, first - FETCH_BEFORE), FETCH_COUNT];
+}
+function accept(ctx, resp) {
+  const { state, rows, els } = ctx;
+  if (resp.rows) {
+    state.start = resp.rows.start;
+    state.total = resp.rows.total;
+    state.cols = resp.columns;
+    rows.setTotal(state.total);
+    fitHeight(ctx);
+    if (state.cursor >= state.total) state.cursor = Math.max(0, state.total - 1);
   }
-  const rows = new VirtualRows(body, { rowHeight: ROW_H, make: makeRow, fill: fillRow });
-  function viewport() {
-    const [first] = rows.range();
-    return [Math.max(0, first - FETCH_BEFORE), FETCH_COUNT];
+  if (resp.scroll_to >= 0) {
+    state.cursor = resp.scroll_to;
+    rows.reveal(resp.scroll_to, true);
   }
-  function accept(resp) {
-    if (resp.rows) {
-      state.start = resp.rows.start;
-      state.total = resp.rows.total;
-      state.cols = resp.columns;
-      rows.setTotal(state.total);
-      fitHeight();
-      if (state.cursor >= state.total) state.cursor = Math.max(0, state.total - 1);
-    }
-    if (resp.scroll_to >= 0) {
-      state.cursor = resp.scroll_to;
-      rows.reveal(resp.scroll_to, true);
-    }
-    body.setAttribute("aria-rowcount", String(state.total));
-    const drawn = rows.draw();
-    drawStatus();
-    root.dataset.rows = String(drawn[1] - drawn[0]);
-    return resp;
+  els.body.setAttribute("aria-rowcount", String(state.total));
+  const drawn = rows.draw();
+  drawStatus(ctx);
+  els.root.dataset.rows = String(drawn[1] - drawn[0]);
+}
+function covered(ctx) {
+  const [a, b] = ctx.rows.range();
+  const c = ctx.state.cols;
+  return Boolean(c) && a >= ctx.state.start && Math.min(b, ctx.state.total) <= ctx.state.start + c?.vid.length;
+}
+async function wantRows(ctx) {
+  const { state } = ctx;
+  if (state.fetching) {
+    state.again = true;
+    return;
   }
-  function covered() {
-    const [a, b] = rows.range();
-    const c = state.cols;
-    return c && a >= state.start && Math.min(b, state.total) <= state.start + c.vid.length;
+  state.fetching = true;
+  try {
+    do {
+      state.again = false;
+      const [start, count] = viewport(ctx);
+      accept(ctx, await ctx.channel.request("rows", { start, count }, ROWS));
+    } while (state.again && !covered(ctx));
+  } catch (err) {
+    if (!(err instanceof Error && err.name === "KernelTimeout")) throw err;
+  } finally {
+    state.fetching = false;
   }
-  async function wantRows() {
-    if (state.fetching) {
-      state.again = true;
+}
+async function act(ctx, action, args = {}) {
+  const t = performance.now();
+  hideTip(ctx);
+  let resp;
+  try {
+    resp = await ctx.channel.request(action, { ...args, viewport: viewport(ctx) }, ROWS);
+  } catch (err) {
+    if (err instanceof Error && err.name === "KernelTimeout") return null;
+    throw err;
+  }
+  accept(ctx, resp);
+  const root = ctx.els.root;
+  root.dataset.lastAction = action;
+  root.dataset.lastMs = (performance.now() - t).toFixed(1);
+  root.dataset.actions = String(Number(root.dataset.actions || 0) + 1);
+  return resp;
+}
+function cursorRow(ctx) {
+  const { state } = ctx;
+  const k = state.indexOf(state.cursor);
+  const c = state.cols;
+  if (k < 0 || !c) return null;
+  return { k, vid: c.vid[k], flags: c.flags[k], parentRow: c.parent_row[k] };
+}
+function onCursor(ctx, action) {
+  const cur = cursorRow(ctx);
+  if (cur) ctx.act(action, { vid: cur.vid });
+}
+function moveCursor(ctx, row) {
+  const { state, rows } = ctx;
+  state.cursor = Math.max(0, Math.min(state.total - 1, row));
+  rows.reveal(state.cursor);
+  rows.draw();
+  if (!covered(ctx)) ctx.wantRows();
+}
+function onTableKey(ctx, ev) {
+  const { state, els } = ctx;
+  const cur = cursorRow(ctx);
+  const page = Math.max(1, Math.floor(els.body.clientHeight / ROW_H) - 1);
+  switch (ev.key) {
+    case "ArrowDown":
+      moveCursor(ctx, state.cursor + 1);
+      break;
+    case "ArrowUp":
+      moveCursor(ctx, state.cursor - 1);
+      break;
+    case "PageDown":
+      moveCursor(ctx, state.cursor + page);
+      break;
+    case "PageUp":
+      moveCursor(ctx, state.cursor - page);
+      break;
+    case "Home":
+      moveCursor(ctx, 0);
+      break;
+    case "End":
+      moveCursor(ctx, state.total - 1);
+      break;
+    case "ArrowRight":
+      if (cur && cur.flags & PARENT) {
+        if (cur.flags & EXPANDED) moveCursor(ctx, state.cursor + 1);
+        else ctx.act("toggle", { vid: cur.vid });
+      }
+      break;
+    case "ArrowLeft":
+      if (cur && cur.flags & EXPANDED) ctx.act("toggle", { vid: cur.vid });
+      else if (cur && cur.parentRow >= 0) moveCursor(ctx, cur.parentRow);
+      break;
+    case "Enter":
+    case " ":
+      if (cur) ctx.act("select", { vid: cur.vid, add: ev.ctrlKey || ev.metaKey });
+      break;
+    default:
       return;
-    }
-    state.fetching = true;
-    try {
-      do {
-        state.again = false;
-        const [start2, count2] = viewport();
-        accept(await channel.request("rows", { start: start2, count: count2 }));
-      } while (state.again && !covered());
-    } finally {
-      state.fetching = false;
-    }
   }
-  async function act(action, args = {}) {
-    const t = performance.now();
-    hideTip();
-    const resp = await channel.request(action, { ...args, viewport: viewport() });
-    accept(resp);
-    root.dataset.lastAction = action;
-    root.dataset.lastMs = (performance.now() - t).toFixed(1);
-    if (resp.ok) body.focus({ preventScroll: true });
-    return resp;
-  }
-  function applyFilter() {
-    const query = filterInput.value.trim();
-    if (query) act("filter", { query });
-  }
-  function cursorRow() {
-    const k = state.cursor - state.start;
-    if (!state.cols || k < 0 || k >= state.cols.vid.length) return null;
-    return { k, vid: state.cols.vid[k], flags: state.cols.flags[k], parentRow: state.cols.parent_row[k] };
-  }
-  function onCursor(action) {
-    const cur = cursorRow();
-    if (cur) act(action, { vid: cur.vid });
-  }
-  function moveCursor(row) {
-    state.cursor = Math.max(0, Math.min(state.total - 1, row));
-    rows.reveal(state.cursor);
-    rows.draw();
-    if (!covered()) wantRows();
-  }
-  body.addEventListener("keydown", (ev) => {
-    const cur = cursorRow();
-    const page = Math.max(1, Math.floor(body.clientHeight / ROW_H) - 1);
-    switch (ev.key) {
-      case "ArrowDown":
-        moveCursor(state.cursor + 1);
-        break;
-      case "ArrowUp":
-        moveCursor(state.cursor - 1);
-        break;
-      case "PageDown":
-        moveCursor(state.cursor + page);
-        break;
-      case "PageUp":
-        moveCursor(state.cursor - page);
-        break;
-      case "Home":
-        moveCursor(0);
-        break;
-      case "End":
-        moveCursor(state.total - 1);
-        break;
-      case "ArrowRight":
-        if (cur && cur.flags & PARENT) {
-          if (cur.flags & EXPANDED) moveCursor(state.cursor + 1);
-          else act("toggle", { vid: cur.vid });
-        }
-        break;
-      case "ArrowLeft":
-        if (cur && cur.flags & EXPANDED) act("toggle", { vid: cur.vid });
-        else if (cur && cur.parentRow >= 0) moveCursor(cur.parentRow);
-        break;
-      case "Enter":
-      case " ":
-        if (cur) act("select", { vid: cur.vid, add: ev.ctrlKey || ev.metaKey });
-        break;
-      default:
-        return;
-    }
-    ev.preventDefault();
-  });
+  ev.preventDefault();
+}
+function wire(ctx) {
+  const { els, model } = ctx;
+  const b = els.buttons;
+  const applyFilter = () => {
+    const query = els.filterInput.value.trim();
+    if (query) ctx.act("filter", { query });
+  };
+  const clicks = [
+    [b.prev, "click", () => ctx.act("search_step", { step: -1 })],
+    [b.next, "click", () => ctx.act("search_step", { step: 1 })],
+    [b.filter, "click", applyFilter],
+    [b.squash, "click", () => ctx.act("squash")],
+    [b.focus, "click", () => onCursor(ctx, "focus")],
+    [b.drop, "click", () => onCursor(ctx, "drop")],
+    [b["expand-all"], "click", () => onCursor(ctx, "expand_all")],
+    [els.statSelect, "change", () => ctx.act("stat", { stat: els.statSelect.value })],
+    [els.colorSelect, "change", () => ctx.act("color_by", { column: els.colorSelect.value || null })]
+  ];
+  for (const [el, type, fn] of clicks) el.addEventListener(type, fn);
+  els.body.addEventListener("keydown", (ev) => onTableKey(ctx, ev));
   let searchTimer = 0;
-  searchInput.addEventListener("input", () => {
+  els.searchInput.addEventListener("input", () => {
     clearTimeout(searchTimer);
-    searchTimer = setTimeout(() => act("search", { pattern: searchInput.value }), 250);
+    searchTimer = window.setTimeout(() => ctx.act("search", { pattern: els.searchInput.value }), 250);
   });
-  searchInput.addEventListener("keydown", (ev) => {
-    if (ev.key === "Enter") {
-      clearTimeout(searchTimer);
-      const s = model.get("search_state") || {};
-      if (s.pattern === searchInput.value && s.count) act("search_step", { step: ev.shiftKey ? -1 : 1 });
-      else act("search", { pattern: searchInput.value });
-    }
+  els.searchInput.addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    clearTimeout(searchTimer);
+    const s = model.get("search_state") || {};
+    if (s.pattern === els.searchInput.value && s.count) ctx.act("search_step", { step: ev.shiftKey ? -1 : 1 });
+    else ctx.act("search", { pattern: els.searchInput.value });
   });
-  filterInput.addEventListener("keydown", (ev) => {
+  els.filterInput.addEventListener("keydown", (ev) => {
     if (ev.key === "Enter") applyFilter();
   });
-  function redrawAll() {
-    layout();
-    drawHead();
-    drawEnsembleBar();
-    drawLegend();
-    drawHistory();
-    drawStatus();
-  }
+  const redrawAll = () => {
+    layout(ctx);
+    drawHead(ctx);
+    drawEnsembleBar(els, ctx.state);
+    drawLegend(ctx);
+    drawHistory(els, model, () => ctx.act("undo"));
+    drawFilterHint(els, ctx.state);
+    drawStatus(ctx);
+    drawDetails(ctx);
+  };
   const onColumns = () => {
     redrawAll();
-    rows.draw();
+    ctx.rows.draw();
   };
   const onVersion = () => {
     setTimeout(() => {
-      if (!channel.pending) wantRows();
+      if (!ctx.channel.pending) ctx.wantRows();
     }, 0);
   };
+  const status = () => drawStatus(ctx);
+  const details = () => drawDetails(ctx);
   const traits = ["columns", "sort_column", "sort_descending", "history_labels", "glyph", "height"];
   for (const t of traits) model.on(`change:${t}`, onColumns);
-  model.on("change:search_state", drawStatus);
-  model.on("change:selected_count", drawStatus);
+  model.on("change:search_state", status);
+  model.on("change:selected_count", status);
+  model.on("change:details", details);
   model.on("change:view_version", onVersion);
   redrawAll();
-  const [start, count] = viewport();
-  channel.request("rows", { start, count }).then((resp) => {
-    accept(resp);
-    root.dataset.firstRowsMs = (performance.now() - t0).toFixed(1);
-    root.dataset.ready = "1";
-  });
   return () => {
-    channel.close();
     for (const t of traits) model.off(`change:${t}`, onColumns);
-    model.off("change:search_state", drawStatus);
-    model.off("change:selected_count", drawStatus);
+    model.off("change:search_state", status);
+    model.off("change:selected_count", status);
+    model.off("change:details", details);
     model.off("change:view_version", onVersion);
   };
 }
-var explorer_default = { render };
+
+// src/explorer/index.js
+function render({ model, el }) {
+  const t0 = performance.now();
+  const ctx = (
+    /** @type {Ctx} */
+    {
+      model,
+      state: new ExplorerState(model),
+      channel: new Channel(model),
+      els: buildControls(model, el)
+    }
+  );
+  ctx.act = (action, args) => act(ctx, action, args);
+  ctx.wantRows = () => {
+    wantRows(ctx);
+  };
+  ctx.rows = new VirtualRows(ctx.els.body, {
+    rowHeight: ROW_H,
+    make: () => makeRow(ctx),
+    fill: (row, r) => fillRow(
+      ctx,
+      /** @type {RowEl} */
+      row,
+      r
+    )
+  });
+  const unwire = wire(ctx);
+  const [start, count] = viewport(ctx);
+  ctx.channel.request("rows", { start, count }, ROWS).then((resp) => {
+    accept(ctx, resp);
+    ctx.els.root.dataset.firstRowsMs = (performance.now() - t0).toFixed(1);
+    ctx.els.root.dataset.ready = "1";
+  }, () => {
+  });
+  return () => {
+    ctx.channel.close();
+    unwire();
+  };
+}
+var index_default = { render };
 export {
-  explorer_default as default
+  index_default as default
 };

@@ -58,6 +58,236 @@ function showLocal(model, message) {
   return shown;
 }
 
+// src/lib/virtual.js
+var VirtualRows = class {
+  /**
+   * @param {HTMLElement} body the scroll container
+   * @param {VirtualOptions} options
+   */
+  constructor(body, { rowHeight, overscan = 8, maxPool = 200, make, fill }) {
+    this.body = body;
+    this.rowHeight = rowHeight;
+    this.overscan = overscan;
+    this.maxPool = maxPool;
+    this.make = make;
+    this.fill = fill;
+    this.total = 0;
+    this.pool = [];
+    this.spacer = document.createElement("div");
+    this.spacer.className = "pw-spacer";
+    body.append(this.spacer);
+    this.frame = 0;
+    body.addEventListener("scroll", () => this.schedule());
+  }
+  /**
+   * First and last (exclusive) rows in view, with overscan.
+   * @returns {[number, number]}
+   */
+  range() {
+    const h2 = this.body.clientHeight || this.rowHeight * 20;
+    const first = Math.floor(this.body.scrollTop / this.rowHeight);
+    const last = Math.ceil((this.body.scrollTop + h2) / this.rowHeight);
+    return [
+      Math.max(0, first - this.overscan),
+      Math.min(this.total, last + this.overscan)
+    ];
+  }
+  /** @param {number} total */
+  setTotal(total) {
+    this.total = total;
+    this.spacer.style.height = `${total * this.rowHeight}px`;
+  }
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = 0;
+      this.draw();
+    });
+  }
+  /**
+   * Place pool elements on the rows in view; returns the range drawn.
+   * @returns {[number, number]}
+   */
+  draw() {
+    const [start, stop] = this.range();
+    const need = Math.min(this.maxPool, stop - start);
+    while (this.pool.length < need) {
+      const el = this.make();
+      this.pool.push(el);
+      this.spacer.append(el);
+    }
+    for (let k = 0; k < this.pool.length; k++) {
+      const el = this.pool[k];
+      const row = start + k;
+      if (k < need) {
+        el.hidden = false;
+        el.style.transform = `translateY(${row * this.rowHeight}px)`;
+        this.fill(el, row);
+      } else {
+        el.hidden = true;
+      }
+    }
+    return [start, start + need];
+  }
+  /**
+   * Scroll so that `row` is in view (centred when it was out of view).
+   * @param {number} row
+   * @param {boolean} [centre]
+   */
+  reveal(row, centre = false) {
+    const top = row * this.rowHeight;
+    const h2 = this.body.clientHeight;
+    if (centre || top < this.body.scrollTop || top + this.rowHeight > this.body.scrollTop + h2) {
+      this.body.scrollTop = centre ? Math.max(0, top - h2 / 2) : top < this.body.scrollTop ? top : top + this.rowHeight - h2;
+    }
+  }
+};
+
+// src/picker/controls.js
+function pageBar(turn) {
+  const label = h("span", { cls: "pw-pt-page" });
+  const prev = button("\u25C0", () => turn(-1), { cls: "pw-pt-prev", title: "previous classes" });
+  const next = button("\u25B6", () => turn(1), { cls: "pw-pt-next", title: "next classes" });
+  const note = h("span", { cls: "pw-pt-note" });
+  const el = h("div", { cls: "pw-pt-bar" }, [prev, label, next, note]);
+  return {
+    el,
+    update(model, win) {
+      const n = Number(model.get("class_count"));
+      const c0 = win ? win.col_start : 0;
+      const shown = win ? win.classes.length : 0;
+      label.textContent = n ? `classes ${c0 + 1}\u2013${c0 + shown} of ${n}` : "no classes";
+      prev.disabled = c0 <= 0;
+      next.disabled = c0 + shown >= n;
+      el.classList.toggle("pw-pt-onepage", n <= Number(model.get("page")));
+      note.textContent = model.get("note") || "";
+    }
+  };
+}
+
+// src/picker/state.js
+function keyLabels(model) {
+  return model.get("key_labels") || [];
+}
+function windowOf(model, reply, columns) {
+  if (!reply || !reply.ok || !reply.rows || reply.version !== model.get("version")) return null;
+  const nk = keyLabels(model).length;
+  const keys = [];
+  for (let i = 0; i < nk; i++) keys.push(columns[`k${i}`] || []);
+  const header = reply.rows.columns.find((c) => c.key === "samples");
+  return {
+    version: reply.version,
+    start: reply.rows.start,
+    n: header ? header.shape[0] : 0,
+    keys,
+    samples: columns.samples,
+    pct: columns.pct,
+    classes: reply.classes,
+    col_start: reply.col_start
+  };
+}
+function holds(model, win, first, last) {
+  return Boolean(win && win.version === model.get("version") && first >= win.start && last <= win.start + win.n);
+}
+
+// src/picker/draw.js
+var ROW_H = 22;
+var SAMPLES_W = 76;
+var PCT_W = 58;
+function keysWidth(nk) {
+  return 160 + 110 * Math.max(0, nk - 1);
+}
+function pct(v) {
+  return Number.isFinite(v) ? v.toFixed(2) : "";
+}
+function breakable(name) {
+  const out = [];
+  name.split(":").forEach((part, k, all) => {
+    out.push(document.createTextNode(k < all.length - 1 ? `${part}:` : part));
+    if (k < all.length - 1) out.push(document.createElement("wbr"));
+  });
+  return out;
+}
+function fillRow(el, row, model, win) {
+  const nk = win ? win.keys.length : keyLabels(model).length;
+  const nc = win ? win.classes.length : 0;
+  const need = nk + 2 * nc;
+  while (el.childElementCount < need) el.append(h("div", { cls: "pw-pt-cell" }));
+  while (el.childElementCount > need && el.lastChild) el.lastChild.remove();
+  const k = win ? row - win.start : -1;
+  const have = Boolean(win && k >= 0 && k < win.n);
+  const cells = (
+    /** @type {HTMLCollectionOf<HTMLElement>} */
+    el.children
+  );
+  for (let i = 0; i < nk; i++) {
+    const name = have && win ? win.keys[i][k] : "";
+    cells[i].textContent = name;
+    cells[i].title = name;
+    cells[i].className = "pw-pt-cell pw-pt-key";
+  }
+  for (let j = 0; j < nc; j++) {
+    const s = cells[nk + 2 * j], p = cells[nk + 2 * j + 1];
+    s.className = "pw-pt-cell pw-pt-num";
+    p.className = "pw-pt-cell pw-pt-num pw-pt-pct";
+    s.textContent = have && win ? String(win.samples[k * nc + j]) : "";
+    p.textContent = have && win ? pct(Number(win.pct[k * nc + j])) : "";
+  }
+  el.classList.toggle("pw-pt-odd", row % 2 === 1);
+  el.dataset.row = String(row);
+  return have;
+}
+function layout({ root, head, body }, model, win) {
+  const nk = keyLabels(model).length;
+  const classes = win ? win.classes : [];
+  const tpl = [];
+  const chars = model.get("key_chars") || [];
+  for (let i = 0; i < nk; i++) {
+    const fr = Math.min(60, Math.max(8, chars[i] || 0));
+    tpl.push(`minmax(${i === nk - 1 ? 160 : 110}px, ${fr}fr)`);
+  }
+  for (const c of classes) {
+    const fr = Math.min(30, Math.max(6, c.length - 8));
+    tpl.push(`minmax(${SAMPLES_W}px, ${fr}fr)`, `${PCT_W}px`);
+  }
+  root.style.setProperty("--pw-pt-cols", tpl.join(" "));
+  const min = `${keysWidth(nk) + (SAMPLES_W + PCT_W) * classes.length}px`;
+  head.style.minWidth = min;
+  body.style.minWidth = min;
+  const total = Number(model.get("row_count"));
+  body.style.height = `${Math.min(Number(model.get("height")), Math.max(2, total) * ROW_H + 2)}px`;
+}
+function drawHead(head, model, win, onSort) {
+  const keys = keyLabels(model);
+  const sortKey = model.get("sort_column");
+  const arrow = model.get("sort_descending") ? " \u25BC" : " \u25B2";
+  const sortable = (cell, column) => {
+    cell.classList.add("pw-pt-sortable");
+    cell.dataset.column = column;
+    cell.setAttribute("role", "columnheader");
+    if (column === sortKey) {
+      cell.textContent += arrow;
+      cell.classList.add("pw-pt-sorted");
+    }
+    cell.addEventListener("click", () => onSort(column));
+    return cell;
+  };
+  const top = keys.map((k) => sortable(h("div", { cls: "pw-pt-hcell pw-pt-hkey", text: k, title: k }), k));
+  const classes = win ? win.classes : [];
+  for (const c of classes) {
+    top.push(h("div", { cls: "pw-pt-hcell pw-pt-hclass", title: c }, breakable(c)));
+  }
+  const sub = keys.map(() => h("div", { cls: "pw-pt-hcell pw-pt-hsub" }));
+  const [va, vb] = model.get("value_labels") || ["samples", "%"];
+  for (const c of classes) {
+    for (const v of [va, vb]) {
+      const cell = h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: v, title: `sort by ${c} ${v}` });
+      sub.push(sortable(cell, `${c} ${v}`));
+    }
+  }
+  head.replaceChildren(h("div", { cls: "pw-pt-hrow" }, top), h("div", { cls: "pw-pt-hrow" }, sub));
+}
+
 // src/lib/columns.js
 var ARRAYS = {
   int8: Int8Array,
@@ -195,303 +425,148 @@ var Channel = class {
   }
 };
 
-// src/lib/virtual.js
-var VirtualRows = class {
-  /**
-   * @param {HTMLElement} body the scroll container
-   * @param {VirtualOptions} options
-   */
-  constructor(body, { rowHeight, overscan = 8, maxPool = 200, make, fill }) {
-    this.body = body;
-    this.rowHeight = rowHeight;
-    this.overscan = overscan;
-    this.maxPool = maxPool;
-    this.make = make;
-    this.fill = fill;
-    this.total = 0;
-    this.pool = [];
-    this.spacer = document.createElement("div");
-    this.spacer.className = "pw-spacer";
-    body.append(this.spacer);
-    this.frame = 0;
-    body.addEventListener("scroll", () => this.schedule());
-  }
-  /**
-   * First and last (exclusive) rows in view, with overscan.
-   * @returns {[number, number]}
-   */
-  range() {
-    const h2 = this.body.clientHeight || this.rowHeight * 20;
-    const first = Math.floor(this.body.scrollTop / this.rowHeight);
-    const last = Math.ceil((this.body.scrollTop + h2) / this.rowHeight);
-    return [
-      Math.max(0, first - this.overscan),
-      Math.min(this.total, last + this.overscan)
-    ];
-  }
-  /** @param {number} total */
-  setTotal(total) {
-    this.total = total;
-    this.spacer.style.height = `${total * this.rowHeight}px`;
-  }
-  schedule() {
-    if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.draw();
-    });
-  }
-  /**
-   * Place pool elements on the rows in view; returns the range drawn.
-   * @returns {[number, number]}
-   */
-  draw() {
-    const [start, stop] = this.range();
-    const need = Math.min(this.maxPool, stop - start);
-    while (this.pool.length < need) {
-      const el = this.make();
-      this.pool.push(el);
-      this.spacer.append(el);
-    }
-    for (let k = 0; k < this.pool.length; k++) {
-      const el = this.pool[k];
-      const row = start + k;
-      if (k < need) {
-        el.hidden = false;
-        el.style.transform = `translateY(${row * this.rowHeight}px)`;
-        this.fill(el, row);
-      } else {
-        el.hidden = true;
-      }
-    }
-    return [start, start + need];
-  }
-  /**
-   * Scroll so that `row` is in view (centred when it was out of view).
-   * @param {number} row
-   * @param {boolean} [centre]
-   */
-  reveal(row, centre = false) {
-    const top = row * this.rowHeight;
-    const h2 = this.body.clientHeight;
-    if (centre || top < this.body.scrollTop || top + this.rowHeight > this.body.scrollTop + h2) {
-      this.body.scrollTop = centre ? Math.max(0, top - h2 / 2) : top < this.body.scrollTop ? top : top + this.rowHeight - h2;
-    }
-  }
-};
-
-// src/picker.js
-var ROW_H = 22;
+// src/picker/events.js
 var FETCH_BEFORE = 60;
 var FETCH_COUNT = 200;
-var SAMPLES_W = 76;
-var PCT_W = 58;
-function keysWidth(nk) {
-  return 160 + 110 * Math.max(0, nk - 1);
+var TableRequests = class {
+  /**
+   * @param {Model} model
+   * @param {() => [number, number]} range the rows in view
+   * @param {(reply: WindowReply, columns: Record<string, any>) => void} accept
+   */
+  constructor(model, range, accept) {
+    this.channel = new Channel(model);
+    this.range = range;
+    this.accept = accept;
+    this.fetching = false;
+    this.again = false;
+  }
+  /**
+   * Ask for the window around the rows in view (`action`: "rows" or "cols").
+   * @param {string} action @param {Record<string, any>} [extra]
+   */
+  async fetch(action, extra = {}) {
+    if (this.fetching) {
+      this.again = true;
+      return;
+    }
+    this.fetching = true;
+    try {
+      const [first] = this.range();
+      const start = Math.max(0, first - FETCH_BEFORE);
+      const reply = await this.channel.request(action, { start, count: FETCH_COUNT, ...extra }, { columns: "rows" });
+      this.accept(
+        /** @type {any} */
+        reply,
+        reply.columns || {}
+      );
+    } finally {
+      this.fetching = false;
+    }
+    if (this.again) {
+      this.again = false;
+      this.want();
+    }
+  }
+  /** Rows are missing from the window: fetch them (once the request in flight returns). */
+  want() {
+    if (!this.fetching) queueMicrotask(() => this.fetch("rows"));
+    else this.again = true;
+  }
+  /** A header click: sort by `column` in Python, from the top. @param {string} column */
+  sort(column) {
+    return this.channel.request("sort", { column, start: 0, count: FETCH_COUNT }, { columns: "rows" }).then((reply) => this.accept(
+      /** @type {any} */
+      reply,
+      reply.columns || {}
+    ));
+  }
+  close() {
+    this.channel.close();
+  }
+};
+function onPush(model, accept, received) {
+  const handler = (msg, buffers) => {
+    if (!msg || msg.type !== "push") return;
+    if (received) received();
+    accept(msg, unpack(msg.rows.columns, buffers || []));
+  };
+  model.on("msg:custom", handler);
+  return () => model.off("msg:custom", handler);
 }
-function pct(v) {
-  if (!Number.isFinite(v)) return "";
-  return v.toFixed(2);
-}
+
+// src/picker/index.js
 function render({ model, el }) {
-  const channel = new Channel(model);
   const kind = model.get("kind") === "inverted" ? "pw-picker-invlist" : "pw-picker-reportlist";
   const root = h("div", { cls: `pw-picker-table ${kind}` });
   el.append(root);
-  const pageLabel = h("span", { cls: "pw-pt-page" });
-  const prev = button("\u25C0", () => turn(-1), { cls: "pw-pt-prev", title: "previous classes" });
-  const next = button("\u25B6", () => turn(1), { cls: "pw-pt-next", title: "next classes" });
-  const note = h("span", { cls: "pw-pt-note" });
-  const bar = h("div", { cls: "pw-pt-bar" }, [prev, pageLabel, next, note]);
   const head = h("div", { cls: "pw-pt-head", attrs: { role: "row" } });
   const body = h("div", { cls: "pw-pt-body", attrs: { role: "grid", tabindex: "0" } });
-  root.append(errorBanner(model), bar, head, body);
   let win = null;
-  let fetching = false;
-  let again = false;
   const rows = new VirtualRows(body, {
     rowHeight: ROW_H,
     make: () => h("div", { cls: "pw-pt-row", attrs: { role: "row" } }),
-    fill: fillRow
+    fill: (rowEl, row) => {
+      if (!fillRow(rowEl, row, model, win)) want();
+    }
   });
-  function ncells() {
-    return (model.get("key_labels") || []).length + 2 * (win ? win.classes.length : 0);
-  }
-  function fillRow(el2, row) {
-    const need = ncells();
-    while (el2.childElementCount < need) el2.append(h("div", { cls: "pw-pt-cell" }));
-    while (el2.childElementCount > need) el2.lastChild.remove();
-    const k = win ? row - win.start : -1;
-    const have = win && k >= 0 && k < win.n;
-    const cells = el2.children;
-    const nk = win ? win.keys.length : 0;
-    for (let i = 0; i < nk; i++) {
-      cells[i].textContent = have ? win.keys[i][k] : "";
-      cells[i].title = have ? win.keys[i][k] : "";
-      cells[i].className = "pw-pt-cell pw-pt-key";
-    }
-    const nc = win ? win.classes.length : 0;
-    for (let j = 0; j < nc; j++) {
-      const s = cells[nk + 2 * j], p = cells[nk + 2 * j + 1];
-      s.className = "pw-pt-cell pw-pt-num";
-      p.className = "pw-pt-cell pw-pt-num pw-pt-pct";
-      s.textContent = have ? String(win.samples[k * nc + j]) : "";
-      p.textContent = have ? pct(win.pct[k * nc + j]) : "";
-    }
-    el2.classList.toggle("pw-pt-odd", row % 2 === 1);
-    el2.dataset.row = String(row);
-    if (!have) want();
-  }
-  function layout() {
-    const nk = (model.get("key_labels") || []).length;
-    const nc = win ? win.classes.length : 0;
-    const tpl = [];
-    const chars = model.get("key_chars") || [];
-    for (let i = 0; i < nk; i++) {
-      const fr = Math.min(60, Math.max(8, chars[i] || 0));
-      tpl.push(`minmax(${i === nk - 1 ? 160 : 110}px, ${fr}fr)`);
-    }
-    for (let j = 0; j < nc; j++) {
-      const fr = Math.min(30, Math.max(6, win.classes[j].length - 8));
-      tpl.push(`minmax(${SAMPLES_W}px, ${fr}fr)`, `${PCT_W}px`);
-    }
-    root.style.setProperty("--pw-pt-cols", tpl.join(" "));
-    const min = `${keysWidth(nk) + (SAMPLES_W + PCT_W) * nc}px`;
-    head.style.minWidth = min;
-    body.style.minWidth = min;
-    const total = model.get("row_count");
-    body.style.height = `${Math.min(model.get("height"), Math.max(2, total) * ROW_H + 2)}px`;
-  }
-  function drawHead() {
-    const keys = model.get("key_labels") || [];
-    const sortKey = model.get("sort_column");
-    const arrow = model.get("sort_descending") ? " \u25BC" : " \u25B2";
-    const sortable = (cell, column) => {
-      cell.classList.add("pw-pt-sortable");
-      cell.dataset.column = column;
-      cell.setAttribute("role", "columnheader");
-      if (column === sortKey) {
-        cell.textContent += arrow;
-        cell.classList.add("pw-pt-sorted");
-      }
-      cell.addEventListener("click", () => sortBy(column));
-      return cell;
-    };
-    const top = keys.map((k) => sortable(h("div", { cls: "pw-pt-hcell pw-pt-hkey", text: k, title: k }), k));
-    const classes = win ? win.classes : [];
-    for (const c of classes) {
-      top.push(h("div", { cls: "pw-pt-hcell pw-pt-hclass", text: c, title: c }));
-    }
-    const sub = keys.map(() => h("div", { cls: "pw-pt-hcell pw-pt-hsub" }));
-    const [va, vb] = model.get("value_labels") || ["samples", "%"];
-    for (let j = 0; j < classes.length; j++) {
-      const c = classes[j];
-      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: va, title: `sort by ${c} ${va}` }), `${c} ${va}`));
-      sub.push(sortable(h("div", { cls: "pw-pt-hcell pw-pt-hsub pw-pt-num", text: vb, title: `sort by ${c} ${vb}` }), `${c} ${vb}`));
-    }
-    head.replaceChildren(
-      h("div", { cls: "pw-pt-hrow" }, top),
-      h("div", { cls: "pw-pt-hrow" }, sub)
-    );
-    const n = model.get("class_count");
-    const c0 = win ? win.col_start : 0;
-    pageLabel.textContent = n ? `classes ${c0 + 1}\u2013${c0 + classes.length} of ${n}` : "no classes";
-    prev.disabled = c0 <= 0;
-    next.disabled = c0 + classes.length >= n;
-    bar.classList.toggle("pw-pt-onepage", n <= model.get("page"));
-    note.textContent = model.get("note") || "";
-  }
-  function accept(msg, columns) {
-    if (!msg || !msg.ok || !msg.rows || msg.version !== model.get("version")) return false;
-    const nk = (model.get("key_labels") || []).length;
-    const keys = [];
-    for (let i = 0; i < nk; i++) keys.push(columns[`k${i}`] || []);
-    win = {
-      version: msg.version,
-      start: msg.rows.start,
-      n: msg.rows.columns.length ? msg.rows.columns.find((c) => c.key === "samples").shape[0] : 0,
-      keys,
-      samples: columns.samples,
-      pct: columns.pct,
-      classes: msg.classes,
-      col_start: msg.col_start
-    };
-    root.dataset.version = String(msg.version);
-    root.dataset.classes = String(msg.class_count);
-    root.dataset.rows = String(msg.rows.total);
-    layout();
-    drawHead();
-    rows.setTotal(msg.rows.total);
+  const accept = (reply, columns) => {
+    const got = windowOf(model, reply, columns);
+    if (!got) return;
+    win = got;
+    root.dataset.version = String(reply.version);
+    root.dataset.classes = String(reply.class_count);
+    root.dataset.rows = String(reply.rows.total);
+    layout({ root, head, body }, model, win);
+    redrawHead();
+    rows.setTotal(reply.rows.total);
     rows.draw();
-    const v = msg.version;
+    const v = reply.version;
     setTimeout(fitPage, 0);
     requestAnimationFrame(() => {
       root.dataset.drawnAt = String(performance.now());
       root.dataset.drawn = String(v);
     });
-    return true;
-  }
-  async function fetchRows(action, extra = {}) {
-    if (fetching) {
-      again = true;
-      return;
-    }
-    fetching = true;
-    try {
-      const [first] = rows.range();
-      const start = Math.max(0, first - FETCH_BEFORE);
-      const resp = await channel.request(action, { start, count: FETCH_COUNT, ...extra });
-      accept(resp, resp.columns || {});
-    } finally {
-      fetching = false;
-    }
-    if (again) {
-      again = false;
-      want();
-    }
-  }
+  };
+  const requests = new TableRequests(model, () => rows.range(), accept);
+  const bar = pageBar((step) => {
+    const c0 = win ? win.col_start : 0;
+    requests.fetch("cols", { col_start: c0 + step * Number(model.get("page")) });
+  });
+  root.append(errorBanner(model), bar.el, head, body);
   function want() {
     const [first, last] = rows.range();
-    if (win && win.version === model.get("version") && first >= win.start && last <= win.start + win.n) return;
-    if (!fetching) queueMicrotask(() => fetchRows("rows"));
-    else again = true;
+    if (!holds(model, win, first, last)) requests.want();
+  }
+  function redrawHead() {
+    drawHead(head, model, win, (column) => {
+      body.scrollTop = 0;
+      requests.sort(column);
+    });
+    bar.update(model, win);
   }
   function fitPage() {
     const width = root.clientWidth;
     if (!width || !win) return;
-    const nk = (model.get("key_labels") || []).length;
+    const nk = keyLabels(model).length;
     const fit = Math.max(1, Math.floor((width - keysWidth(nk) - 4) / (SAMPLES_W + PCT_W)));
-    if (fit !== model.get("page")) {
-      fetchRows("cols", { col_start: win.col_start, page: fit });
-    }
+    if (fit !== model.get("page")) requests.fetch("cols", { col_start: win.col_start, page: fit });
   }
   const resize = new ResizeObserver(() => fitPage());
   resize.observe(root);
-  function sortBy(column) {
-    body.scrollTop = 0;
-    channel.request("sort", { column, start: 0, count: FETCH_COUNT }).then((resp) => accept(resp, resp.columns || {}));
-  }
-  function turn(step) {
-    const c0 = win ? win.col_start : 0;
-    fetchRows("cols", { col_start: c0 + step * model.get("page") });
-  }
-  const onPush = (msg, buffers) => {
-    if (!msg || msg.type !== "push") return;
+  const stopPush = onPush(model, accept, () => {
     root.dataset.receivedAt = String(performance.now());
-    accept(msg, unpack(msg.rows.columns, buffers || []));
-  };
-  model.on("msg:custom", onPush);
-  const onNote = () => drawHead();
-  model.on("change:note", onNote);
-  fetchRows("rows");
+  });
+  model.on("change:note", redrawHead);
+  requests.fetch("rows");
   return () => {
-    model.off("msg:custom", onPush);
+    stopPush();
     resize.disconnect();
-    model.off("change:note", onNote);
-    channel.close();
+    model.off("change:note", redrawHead);
+    requests.close();
   };
 }
-var picker_default = { render };
+var index_default = { render };
 export {
-  picker_default as default
+  index_default as default
 };

@@ -1,9 +1,14 @@
-"""What a ClassPicker reads: one spec table (with sample counts) parsed once, then reused.
+"""Inputs of profile classes: what a path holds, read once into one spec table.
 
-Sources: an OProfile session directory, a sample-file listing, a spec table or SampleSpec
-records, perf data (``perf script`` text, ``perf report --stdio`` output, perf JSON, or a
-samples DataFrame from :func:`~perfweave.classes.read_perf_script`). Every control change
-only masks and re-arranges this table; nothing is parsed again.
+:func:`detect_kind` says what a path is (an OProfile session directory or a ``.tar.gz`` of
+one, a sample-file listing, ``perf script`` text, ``perf report --stdio`` output or perf
+JSON) from its name and first bytes, the way the CLI treats it. :func:`load_source` reads
+any of those (or a spec table, :class:`SampleSpec` records, a samples DataFrame) once into
+a :class:`ClassSource`: the spec table with sample counts per session, its integer codes,
+and masks per profile specification computed per distinct value. Every later choice of
+spec, merge or axis only masks and re-arranges this table; nothing is parsed again.
+:func:`session_archive` unpacks a session archive safely (regular files and folders only,
+no member outside the archive).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.classes.archive import UnpackedSession, is_session_archive, unpack_session
 from perfweave.classes.arrange import as_spec_table
 from perfweave.classes.opreport import NO_FILES
 from perfweave.classes.perf import (
@@ -49,14 +55,33 @@ def text(value: Any) -> str:
     return s
 
 
+#: what :func:`detect_kind` finds a path to be
+KINDS = ("session", "session-archive", "listing", "perf-json", "perf-report", "perf-script")
+
+#: what to do when ``perf report`` output has percentages but no sample counts
+PERF_REPORT_COUNTS_HINT = (
+    "this perf report output has percentages but no sample counts: run `perf report "
+    "--stdio -n` (--show-nr-samples) or add `sample` to its -F/--fields to print them, or "
+    "give `perf script` output instead"
+)
+
+
 @dataclass
-class Source:
-    """The parsed data of a picker: ``kind``, a label, and the spec table per session."""
+class ClassSource:
+    """The parsed input of profile classes: ``kind`` (``"session"``, ``"listing"``,
+    ``"table"`` or ``"perf"``), a label, and the spec table per session.
+
+    ``has_samples`` says whether the rows carry sample counts; ``missing_counts`` says why
+    not and how to get them where that is known (perf report output without counts).
+    """
 
     kind: str  # "session" | "listing" | "table" | "perf"
     label: str
     session_dir: str | None = None
     has_samples: bool = True
+    missing_counts: str = ""
+    #: the unpacked copy of a session archive, kept (and removed) with this source
+    unpacked: UnpackedSession | None = None
     _tables: dict[str, pd.DataFrame] = field(default_factory=dict)
     _codes: dict[tuple[str, ...], SpecCodes] = field(default_factory=dict)
     _factors: dict[tuple, tuple[np.ndarray, pd.Series]] = field(default_factory=dict)
@@ -133,22 +158,54 @@ def _session_table(session_dir: str | None, session: str) -> pd.DataFrame:
     return table
 
 
-def _perf_file(path: Path) -> pd.DataFrame:
-    if path.suffix.lower() == ".json":
-        samples = read_perf_json(path)
-        return perf_sample_specs(samples)
+def _head(path: Path) -> str:
     with open(path, "rb") as fh:
-        head = fh.read(4096).decode("utf-8", "replace")
-    # perf report output opens with '#' comment lines (a saved file may start with the
-    # '$ perf report ...' command that wrote it); perf script output with sample lines
+        return fh.read(4096).decode("utf-8", "replace")
+
+
+def detect_kind(path: str | PathLike[str]) -> str:
+    """What ``path`` holds, one of :data:`KINDS`, from its name and first 4 KiB.
+
+    A directory is a session, a ``.tar.gz``/``.tgz``/``.tar`` file a session archive, a
+    ``.json`` file perf JSON (``perf data convert --to-json``); a text file whose first
+    line names ``{root}`` or ``{kern}`` is a sample-file listing, one that opens with
+    ``#`` comment lines (after an optional ``$ perf report ...`` line) ``perf report``
+    output, anything else ``perf script`` text. A missing path is a
+    :class:`~perfweave.errors.FormatError`.
+    """
+    path = Path(path)
+    if path.is_dir():
+        return "session"
+    if not path.exists():
+        raise FormatError(f"{text(path)}: no such file or directory")
+    if is_session_archive(path):
+        return "session-archive"
+    if path.suffix.lower() == ".json":
+        return "perf-json"
+    head = _head(path)
+    first = next((line.strip() for line in head.splitlines() if line.strip()), "")
+    if "{root}" in first or "{kern}" in first:
+        return "listing"
     lines = [line for line in head.splitlines() if line.strip() and not line.startswith("$ ")]
     if lines and all(line.startswith("#") for line in lines[:3]):
+        return "perf-report"
+    return "perf-script"
+
+
+def _perf_file(path: Path, kind: str) -> tuple[pd.DataFrame, str]:
+    """The spec table of a perf file and, for report output without counts, why not."""
+    if kind == "perf-json":
+        return perf_sample_specs(read_perf_json(path)), ""
+    if kind == "perf-report":
+        head = _head(path)
+        lines = [ln for ln in head.splitlines() if ln.strip() and not ln.startswith("$ ")]
         if len(head) < 4096 and all(line.startswith("#") for line in lines):
-            return empty_spec_table()  # only comments (perf report --header-only): no samples
-        return perf_report_specs(read_perf_report(path))
+            return empty_spec_table(), ""  # only comments (perf report --header-only)
+        table = perf_report_specs(read_perf_report(path))
+        return table, "" if "samples" in table else PERF_REPORT_COUNTS_HINT
     samples = read_perf_script(path)
     by_symbol = "symbol" in samples and bool((samples["symbol"] != "").any())
-    return perf_sample_specs(samples, by_symbol=by_symbol)
+    return perf_sample_specs(samples, by_symbol=by_symbol), ""
 
 
 def _listing(path: Path) -> tuple[pd.DataFrame, bool]:
@@ -163,15 +220,21 @@ def _listing(path: Path) -> tuple[pd.DataFrame, bool]:
     return table, False
 
 
-def load(source: Any, kind: str | None = None) -> Source:
-    """Parse ``source`` once. ``kind`` forces "session", "listing" or "perf" for a path."""
+def load_source(source: Any, kind: str | None = None) -> ClassSource:
+    """Read ``source`` once into a :class:`ClassSource`.
+
+    ``source``: a path (see :func:`detect_kind`; a session archive is unpacked into a
+    temporary folder kept as long as the source), a spec table or samples DataFrame, or
+    :class:`SampleSpec` records. ``kind`` forces how a path is read: ``"session"``,
+    ``"listing"`` or ``"perf"``.
+    """
     if isinstance(source, pd.DataFrame):
         if {"comm", "dso"} <= set(source.columns):
             by_symbol = "symbol" in source and bool((source["symbol"] != "").any())
             table = perf_sample_specs(source, by_symbol=by_symbol)
-            return Source("perf", "(samples DataFrame)", _tables={"current": table})
+            return ClassSource("perf", "(samples DataFrame)", _tables={"current": table})
         table = as_spec_table(source)
-        return Source(
+        return ClassSource(
             "table", "spec table", has_samples="samples" in table, _tables={"current": table}
         )
     if (
@@ -180,27 +243,32 @@ def load(source: Any, kind: str | None = None) -> Source:
         and (not source or isinstance(source[0], SampleSpec))
     ):
         table = as_spec_table(list(source))
-        return Source("table", "sample specs", has_samples=False, _tables={"current": table})
+        return ClassSource("table", "sample specs", has_samples=False, _tables={"current": table})
     if not isinstance(source, (str, PathLike)):
         raise FormatError(
-            "ClassPicker reads a session directory, a sample-file listing, perf data "
-            f"(path or samples DataFrame) or a spec table, not {type(source).__name__}"
+            "profile classes read a session directory (or a .tar.gz of one), a sample-file "
+            "listing, perf data (path or samples DataFrame) or a spec table, not "
+            f"{type(source).__name__}"
         )
+    if kind not in (None, "session", "listing", "perf"):
+        raise FormatError(f"kind must be 'session', 'listing' or 'perf', not {kind!r}")
     path = Path(source)
-    if not path.exists():
-        raise FormatError(f"{text(path)}: no such file or directory")
+    found = detect_kind(path)
     label = text(path)
-    if path.is_dir() or kind == "session":
-        return Source("session", label, session_dir=str(path))
-    if kind is None:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-        first = next((line.strip() for line in head.splitlines() if line.strip()), "")
-        is_listing = "{root}" in first or "{kern}" in first
-        kind = "listing" if is_listing else "perf"
-    if kind == "listing":
+    if found == "session-archive" and kind in (None, "session"):
+        unpacked = unpack_session(path)
+        return ClassSource("session", label, session_dir=unpacked.path, unpacked=unpacked)
+    if found == "session" or kind == "session":
+        return ClassSource("session", label, session_dir=str(path))
+    if kind == "listing" or (kind is None and found == "listing"):
         table, has = _listing(path)
-        return Source("listing", label, has_samples=has, _tables={"current": table})
-    if kind == "perf":
-        return Source("perf", label, _tables={"current": _perf_file(path)})
-    raise ValueError(f"kind must be 'session', 'listing' or 'perf', not {kind!r}")
+        return ClassSource("listing", label, has_samples=has, _tables={"current": table})
+    perf_kind = found if found.startswith("perf-") else "perf-script"
+    table, why = _perf_file(path, perf_kind)
+    return ClassSource(
+        "perf",
+        label,
+        has_samples="samples" in table or table.empty,
+        missing_counts=why,
+        _tables={"current": table},
+    )

@@ -1,0 +1,46 @@
+// Numbers of the explorer with their units: seconds scaled to ms/µs/ns, bytes to kB/MB/GB.
+import { compact, exact } from "../lib/format.js";
+
+/** @type {Record<string, number>} */
+const SECONDS = { s: 1, ms: 1e-3, "µs": 1e-6, ns: 1e-9 };
+
+/**
+ * A cell's text: compact, with the unit where the column has one.
+ * @param {number | bigint} v
+ * @param {string} [unit]
+ * @returns {string}
+ */
+export function withUnit(v, unit) {
+  const x = Number(v);
+  if (!unit || !Number.isFinite(x)) return compact(v);
+  if (unit in SECONDS) {
+    const s = x * SECONDS[unit];
+    const a = Math.abs(s);
+    if (a === 0) return "0 s";
+    if (a >= 1) return `${compact(s)} s`;
+    if (a >= 1e-3) return `${compact(s * 1e3)} ms`;
+    if (a >= 1e-6) return `${compact(s * 1e6)} µs`;
+    return `${compact(s * 1e9)} ns`;
+  }
+  const text = compact(v);
+  const m = /^(-?[\d.]+)([kMGT])$/.exec(text);
+  return m ? `${m[1]} ${m[2]}${unit}` : `${text} ${unit}`;
+}
+
+/**
+ * A tooltip's exact value with its unit.
+ * @param {number | bigint} v
+ * @param {string} [unit]
+ */
+export function exactWithUnit(v, unit) {
+  return unit ? `${exact(v)} ${unit}` : exact(v);
+}
+
+/**
+ * An imbalance (max / mean): "1.25×".
+ * @param {number | bigint} v
+ */
+export function ratio(v) {
+  const x = Number(v);
+  return Number.isFinite(x) ? `${x.toFixed(2)}×` : "–";
+}

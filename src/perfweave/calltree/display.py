@@ -1,0 +1,235 @@
+"""What a view of a calltree needs from the core: node names, display trees, preorder.
+
+A table or text view shows one line per call path. These functions give it, for a
+GraphFrame's graph (or an Ensemble's, which has the same shape):
+
+- :func:`node_names`: one readable name per node, the same names ``tree()`` prints (a
+  source-line node of an HPCToolkit database is ``barrier.c:397``, never ``nan``);
+- :func:`display_tree`: the tree a view draws (a DAG unrolled into one display node per
+  path from a root);
+- :func:`rank_matrix`: a metric per node and rank/thread, for drawing its spread;
+- :func:`metric_unit`: the unit a metric's name says it has (``s``, ``B``...);
+- :func:`path_keys`: a key per node naming its call path, equal across frames (a view
+  that keeps per-node annotations across a filter matches them by it);
+- :func:`children_csr`, :func:`gather_children` and :func:`preorder`: the forest
+  algorithms a view sorts and opens rows with, vectorised level by level.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree import _forest
+from perfweave.calltree._layout import layout
+from perfweave.errors import GraphError, ShapeError
+
+if TYPE_CHECKING:
+    from perfweave.calltree.graph import Graph
+    from perfweave.calltree.graphframe import GraphFrame
+
+INT = np.int64
+
+#: a DAG whose unrolled paths exceed this is refused (filter or focus it first)
+MAX_PATHS = 5_000_000
+
+children_csr = _forest.children_csr
+gather_children = _forest.gather_children
+
+
+def preorder(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Preorder of a forest given as a parent array (``-1``: a root), children by ``key``.
+
+    Returns ``pos`` (each node's preorder position), ``depth`` and ``size`` (the number of
+    nodes of its subtree, itself included), all indexed by node id. Roots and each node's
+    children come in (``key``, id) order.
+    """
+    return _forest.tree_layout(np.asarray(parent, dtype=INT), np.asarray(key, dtype=INT))
+
+
+# (pattern in the metric's name, unit): only names that carry their unit unambiguously
+_UNITS = (
+    ("(usec)", "µs"),
+    ("(msec)", "ms"),
+    ("(nsec)", "ns"),
+    ("(sec)", "s"),
+    ("time.duration", "s"),  # Caliper's timer attribute (seconds)
+    ("time/rank", "s"),  # Caliper's aliases of it (Avg time/rank ...)
+    ("total time", "s"),
+    ("bytes", "B"),
+    ("flops", "flop"),
+)
+
+
+def metric_unit(name: str) -> str:
+    """The unit a metric's name declares: ``s`` for Caliper's ``time.duration`` and its
+    aliases (``Avg time/rank``, ``Total time``), ``µs`` for HPCToolkit's ``(usec)``, ``B``
+    for byte counts (``Bytes/Rep``), ``flop`` for flop counts; ``""`` when the name does
+    not say (a bare ``time`` is seconds in one format and microseconds in another)."""
+    low = str(name).lower()
+    for pattern, unit in _UNITS:
+        if pattern in low:
+            return unit
+    return ""
+
+
+def rank_matrix(gf: GraphFrame, metric: str) -> tuple[np.ndarray, list[str]]:
+    """(nodes x ranks/threads) values of ``metric`` and a label per column (``rank 3``,
+    ``rank 3, thread 1``): a node's rows on one rank/thread summed (as ``node_values``
+    does), NaN where the node has no row there. A frame without rank/thread levels has one
+    column (label ``""``). The mean of a row over its non-NaN cells is the node's value.
+    """
+    matrices, labels = rank_matrices(gf, [metric])
+    return matrices[metric], labels
+
+
+def rank_matrices(gf: GraphFrame, metrics: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
+    """:func:`rank_matrix` of several metrics, the rows laid out once."""
+    df = gf.dataframe
+    for metric in metrics:
+        if metric not in df.columns:
+            raise ShapeError(
+                f"no metric column {metric!r}; the metrics are {gf.show_metric_columns()}"
+            )
+    lay = layout(df, len(gf.graph))
+    out = {}
+    for metric in metrics:
+        values = pd.to_numeric(df[metric], errors="coerce").to_numpy(dtype=float)
+        total, present = lay.dense(values)
+        out[metric] = np.where(present, total, np.nan)
+    if not lay.levels:
+        return out, [""]
+    parts = [[f"{lvl} {v}" for v in lay.combo_values[lvl]] for lvl in lay.levels]
+    return out, [", ".join(p) for p in zip(*parts)]
+
+
+def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:
+    """One name per graph node (object array of ``str``), as ``tree()`` names them.
+
+    A node's frame ``column`` comes first. Where the frame has none, the dataframe's
+    ``column`` at the node's first row: readers put the displayed name there (HPCToolkit
+    names a statement ``barrier.c:397`` in the table while its frame has no ``name``). A
+    node with neither is named from its frame's ``file`` and ``line`` (``barrier.c:397``),
+    else from all its attributes. No node is ever named ``nan``.
+    """
+    n = len(graph)
+    frames = graph.frames
+    if column in frames.columns:
+        names = frames[column].to_numpy(dtype=object).copy()
+    else:
+        names = np.full(n, None, dtype=object)
+    missing = pd.isna(names)
+    if missing.any() and column in dataframe.columns and len(dataframe):
+        node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
+        rows = np.flatnonzero(missing[node])  # only the rows of nodes still unnamed
+        if len(rows):
+            nodes, first = np.unique(node[rows], return_index=True)
+            values = dataframe[column].to_numpy(dtype=object)[rows[first]]
+            ok = ~pd.isna(values)
+            names[nodes[ok]] = values[ok]
+            missing = pd.isna(names)
+    if missing.any():
+        names[missing] = _frame_labels(frames, np.flatnonzero(missing))
+    return np.array([str(x) for x in names], dtype=object) if n else names
+
+
+def _frame_labels(frames: pd.DataFrame, ids: np.ndarray) -> np.ndarray:
+    """``file:line`` (the file's base name) where a frame has them, else ``key=value ...``."""
+    out = np.empty(len(ids), dtype=object)
+    sub = frames.iloc[ids]
+    has_file = (
+        ~pd.isna(sub["file"]).to_numpy() if "file" in sub.columns else np.zeros(len(ids), bool)
+    )
+    if has_file.any():
+        files = sub["file"].to_numpy(dtype=object)[has_file]
+        base = np.array([os.path.basename(str(f)) or str(f) for f in files], dtype=object)
+        if "line" in sub.columns:
+            line = sub["line"].to_numpy(dtype=object)[has_file]
+            base = np.where(
+                pd.isna(line), base, base + ":" + pd.Series(line).astype(str).to_numpy()
+            )
+        out[has_file] = base
+    rest = np.flatnonzero(~has_file)
+    if len(rest):
+        rows = sub.iloc[rest]
+        out[rest] = [
+            " ".join(f"{k}={v}" for k, v in row.items() if not pd.isna(v)) or "(unnamed)"
+            for _, row in rows.iterrows()
+        ]
+    return out
+
+
+def path_keys(graph: Graph, names: np.ndarray | None = None) -> np.ndarray:
+    """A uint64 key per node for its call path (the names from its root down to it).
+
+    Two nodes of two frames (before and after a filter, or two runs) that sit on the same
+    path of names get the same key; different paths get different keys (a 64-bit hash per
+    level: a collision needs ~4e9 distinct paths). In a DAG a node's key follows its first
+    parent. ``names`` defaults to :func:`node_names` of the frames.
+    """
+    n = len(graph)
+    if names is None:
+        names = node_names(graph, pd.DataFrame(index=pd.Index([], name="node")))
+    codes = pd.util.hash_array(np.asarray(names, dtype=object)).astype(np.uint64)
+    parent = np.asarray(graph.parent, dtype=INT)
+    key = np.zeros(n, np.uint64)
+    with np.errstate(over="ignore"):
+        for level in _forest.level_order(np.asarray(graph.depth, dtype=INT)):
+            up = parent[level]
+            base = np.where(up >= 0, key[np.maximum(up, 0)], np.uint64(0x9E3779B97F4A7C15))
+            mixed = base * np.uint64(0x100000001B3) ^ codes[level]
+            key[level] = pd.util.hash_array(mixed).astype(np.uint64)
+    return key
+
+
+def display_tree(graph: Graph, max_paths: int = MAX_PATHS) -> tuple[np.ndarray, np.ndarray]:
+    """The tree a view draws: (graph node of each display node, display parent or -1).
+
+    A tree is its own display tree. A DAG is unrolled level by level, one display node per
+    path from a root; a path never repeats a node (a cycle is cut where it closes). Raises
+    :class:`~perfweave.errors.GraphError` when the paths exceed ``max_paths``.
+    """
+    n = len(graph)
+    if graph.is_tree():
+        return np.arange(n, dtype=INT), np.asarray(graph.parent, dtype=INT)
+    ptr, idx = graph.children_csr()
+    frontier = graph.root_ids.astype(INT)
+    all_nodes = frontier
+    all_parents = np.full(len(frontier), -1, INT)
+    offset, total = 0, len(frontier)
+    for _depth in range(n):
+        if not len(frontier):
+            break
+        kids, counts = gather_children(ptr, idx, frontier)
+        par = np.repeat(np.arange(offset, offset + len(frontier), dtype=INT), counts)
+        keep = _not_on_path(kids, par, all_nodes, all_parents)
+        kids, par = kids[keep], par[keep]
+        total += len(kids)
+        if total > max_paths:
+            raise GraphError(
+                f"this call graph has more than {max_paths:,} distinct call paths; "
+                "filter or focus it before showing it as a tree"
+            )
+        offset += len(frontier)
+        all_nodes = np.concatenate([all_nodes, kids])
+        all_parents = np.concatenate([all_parents, par])
+        frontier = kids
+    return all_nodes, all_parents
+
+
+def _not_on_path(
+    kids: np.ndarray, par: np.ndarray, nodes: np.ndarray, parents: np.ndarray
+) -> np.ndarray:
+    """True for each candidate child whose graph node is not already on its own path."""
+    keep = np.ones(len(kids), bool)
+    cur = par.copy()
+    while len(cur):
+        live = cur >= 0
+        if not live.any():
+            break
+        keep &= ~(live & (nodes[np.maximum(cur, 0)] == kids))
+        cur = np.where(live, parents[np.maximum(cur, 0)], -1)
+    return keep

@@ -1,0 +1,99 @@
+"""Performance models of every node of an ensemble over a metadata parameter.
+
+Each node's metric values (one per profile; rank/thread rows averaged first, as Thicket's
+``Modeling`` does) are modelled over the profiles' values of a numeric metadata column
+(``mpi.world.size``) with :func:`perfweave.scaling.fit_models`. The models also go into
+the statistics table under the column names Thicket's Extra-P bridge uses, so Thicket users
+find them: ``<metric>_extrap-model`` (the model text), ``<metric>_RSS_extrap-model``,
+``<metric>_SMAPE_extrap-model``, ``<metric>_AR2_extrap-model``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.ensemble import _table
+from perfweave.ensemble.ensemble import Ensemble
+from perfweave.errors import MetadataError, ShapeError
+
+MODEL_TAG = "_extrap-model"
+INT = np.int64
+
+
+def parameter(ens: Ensemble, param: Any) -> np.ndarray:
+    """The profiles' values of metadata column ``param`` as floats (metadata order); a
+    missing column, or a value that is not a finite number, is an error naming both."""
+    if param not in ens.metadata.columns:
+        cols = [str(c) for c in ens.metadata.columns]
+        shown = ", ".join(cols[:15]) + (", ..." if len(cols) > 15 else "")
+        raise MetadataError(f"no metadata column {param!r} to model over (columns: {shown})")
+    raw = ens.metadata[param]
+    values = pd.to_numeric(raw, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        i = int(bad[0])
+        profile, value = (
+            v.item() if hasattr(v, "item") else v for v in (raw.index[i], raw.iloc[i])
+        )
+        raise MetadataError(
+            f"metadata column {param!r} is not numeric: profile {profile!r} has "
+            f"{value!r} (expected a number such as 64; {len(bad)} such value"
+            f"{'s' if len(bad) > 1 else ''})"
+        )
+    return values
+
+
+def metric_matrix(ens: Ensemble, metric: Any) -> np.ndarray:
+    """The (nodes, profiles) matrix of ``metric`` (NaN where a node has no value in a
+    profile; rank/thread rows averaged per node and profile)."""
+    df = ens.dataframe
+    if metric not in df.columns:
+        raise ShapeError(
+            f"no metric {metric!r} in the performance table (numeric columns: "
+            f"{ens.performance_cols[:12]})"
+        )
+    if not pd.api.types.is_numeric_dtype(df[metric].dtype) or pd.api.types.is_bool_dtype(
+        df[metric].dtype
+    ):
+        raise ShapeError(f"metric {metric!r} is not numeric ({df[metric].dtype})")
+    n, p = len(ens.graph), len(ens.metadata)
+    values = df[metric].to_numpy(dtype=float, na_value=np.nan)
+    if _table.is_dense(df, n, p):
+        return values.reshape(n, p)
+    series = pd.Series(values, index=df.index)
+    if df.index.nlevels > 2:
+        series = series.groupby(level=[0, 1], sort=False).mean()
+    out = np.full((n, p), np.nan)
+    node = np.asarray(series.index.get_level_values(0), dtype=INT)
+    pos = ens.metadata.index.get_indexer(series.index.get_level_values(1))
+    keep = pos >= 0
+    out[node[keep], pos[keep]] = series.to_numpy()[keep]
+    return out
+
+
+def _name(metric: Any, suffix: str) -> Any:
+    if isinstance(metric, tuple):
+        return (*metric[:-1], f"{metric[-1]}{suffix}")
+    return f"{metric}{suffix}"
+
+
+def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.DataFrame:
+    """See :meth:`Ensemble.models`."""
+    from perfweave.scaling import fit_models
+
+    x = parameter(ens, param)
+    Y = metric_matrix(ens, metric)
+    fits = fit_models(x, Y, agg=agg)
+    fits.index = pd.Index(np.arange(len(ens.graph), dtype=INT), name="node")
+    names = ens.graph.frames["name"].to_numpy() if "name" in ens.graph.frames else None
+    fits.insert(0, "name", names)
+    sf = ens.statsframe.copy(deep=False)
+    sf[_name(metric, MODEL_TAG)] = fits["model"].to_numpy()
+    sf[_name(metric, "_RSS" + MODEL_TAG)] = fits["rss"].to_numpy()
+    sf[_name(metric, "_SMAPE" + MODEL_TAG)] = fits["smape"].to_numpy()
+    sf[_name(metric, "_AR2" + MODEL_TAG)] = fits["ar2"].to_numpy()
+    ens.statsframe = sf
+    return fits

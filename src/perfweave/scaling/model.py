@@ -1,0 +1,106 @@
+"""One fitted model as an object, model texts, and predictions from a table of models."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.errors import ShapeError
+from perfweave.scaling import terms
+
+
+def _coef(value: float) -> str:
+    return f"{value:.3g}"
+
+
+def model_text(hyp: int, c0: float, c1: float, param: str = "p") -> str:
+    """``c0 + c1 * <term>`` in Extra-P's notation, coefficients to 3 significant digits
+    (a negative ``c1`` is written ``c0 - |c1| * <term>``); "" for no model (``hyp`` -2)."""
+    if hyp == -2:
+        return ""
+    if hyp < 0:
+        return _coef(c0)
+    term = terms.extrap_term(terms.POLY[hyp], terms.LOG[hyp], param)
+    coef = _coef(abs(c1))
+    if c0 == 0:
+        return f"{'-' if c1 < 0 else ''}{coef} * {term}"
+    return f"{_coef(c0)} {'-' if c1 < 0 else '+'} {coef} * {term}"
+
+
+def evaluate(c0: Any, c1: Any, p_exp: Any, log_exp: Any, values: Any) -> np.ndarray:
+    """``c0 + c1 * v^p_exp * log2(v)^log_exp`` for coefficient arrays (shape (F,)) and
+    values (shape (V,)): shape (F, V). A constant (``c1 = 0``) is ``c0`` everywhere."""
+    v = np.asarray(values, dtype=float).reshape(1, -1)
+    c0, c1, pe, le = (np.asarray(a, dtype=float).reshape(-1, 1) for a in (c0, c1, p_exp, log_exp))
+    with np.errstate(all="ignore"):
+        term = np.power(v, pe) * np.where(le != 0, np.power(np.log2(v), le), 1.0)
+        return c0 + np.where(c1 != 0, c1 * term, 0.0)
+
+
+def predict(models: pd.DataFrame, values: Any) -> pd.DataFrame | pd.Series:
+    """Values of every model of a :func:`fit_models` table at ``values``: a Series (one
+    value per model) for a scalar, else a DataFrame with one column per value. Rows
+    without a model give NaN."""
+    missing = [c for c in ("c0", "c1", "p_exp", "log_exp") if c not in models.columns]
+    if missing:
+        raise ShapeError(f"not a table of models: no column {missing[0]!r}")
+    scalar = np.ndim(values) == 0
+    vals = np.atleast_1d(np.asarray(values, dtype=float))
+    out = evaluate(models["c0"], models["c1"], models["p_exp"], models["log_exp"], vals)
+    if scalar:
+        return pd.Series(out[:, 0], index=models.index, name=float(vals[0]))
+    return pd.DataFrame(out, index=models.index, columns=vals)
+
+
+@dataclass(frozen=True)
+class ScalingModel:
+    """One function's model ``c0 + c1 * p^p_exp * log2(p)^log_exp`` and its fit figures
+    (see :func:`perfweave.scaling.fit_models` for their meaning)."""
+
+    c0: float
+    c1: float
+    p_exp: float
+    log_exp: float
+    term: str
+    model: str
+    rss: float
+    smape: float
+    ar2: float
+    n: int
+    reason: str = ""
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """Whether there is a model (enough distinct parameter values)."""
+        return not self.reason
+
+    def predict(self, values: Any) -> Any:
+        """The model's value at ``values`` (a number for a number, else an array)."""
+        out = evaluate(self.c0, self.c1, self.p_exp, self.log_exp, np.atleast_1d(values))[0]
+        return float(out[0]) if np.ndim(values) == 0 else out
+
+    def __str__(self) -> str:
+        return self.model if self.ok else f"no model: {self.reason}"
+
+    @classmethod
+    def from_row(cls, row: pd.Series) -> ScalingModel:
+        kinds = {"term": str, "model": str, "reason": str, "note": str, "n": int}
+        return cls(**{k: kinds.get(k, float)(row[k]) for k in cls.__dataclass_fields__})
+
+
+def growth_order(models: pd.DataFrame) -> pd.Series:
+    """A sort key of asymptotic growth per model: larger grows faster. Terms order by
+    their exponent of p, then of log2(p); a constant is 0, a term with a negative
+    coefficient (shrinking) is below 0, no model is NaN."""
+    pe = models["p_exp"].to_numpy(dtype=float)
+    le = models["log_exp"].to_numpy(dtype=float)
+    c1 = models["c1"].to_numpy(dtype=float)
+    # log exponents (<= 2) move the key by at most 0.02, less than the smallest gap
+    # between two exponents of p (1/12), so p^a always outranks p^b log2(p)^j for a > b
+    key = np.sign(c1) * (pe + 0.01 * le + 1.0)
+    key = np.where(c1 == 0, 0.0, key)
+    return pd.Series(key, index=models.index, name="growth")

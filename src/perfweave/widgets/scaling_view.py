@@ -1,0 +1,525 @@
+"""ScalingView: Extra-P's models of every call path of a scaling study, linked to the tree.
+
+One composite widget over :class:`perfweave.scaling.ScalingStudy`:
+
+- the :class:`CalltreeExplorer` in ensemble mode with two more sortable columns, the growth
+  term of each call path (sorted by asymptotic order) and its value predicted at
+  ``target``: "which call path dominates at 4096 ranks?" is a click on a header;
+- a bqplot chart of the focused node (the explorer's last selected row, or
+  :meth:`ScalingView.focus_node`): one point per run (coloured by ``group_by``; excluded
+  runs grey), the fitted curve per group over the measured range, dashed on to the target,
+  the model text and its error figures, linear or log axes;
+- the runs as a table with a check box each: excluding a run refits every model at once.
+
+Every control has a Python method doing the same (``select_profiles``, ``focus_node``,
+``set_target``, ``set_group_by``, ``set_log_axes``); a failed action keeps the previous view,
+shows the message in the banner and, called from Python, raises the ``perfweave.errors``
+exception.
+
+    view = ScalingView(ens, param="mpi.world.size", metric="Avg time/rank")
+    view.models                   # one row per node: term, coefficients, SMAPE, ...
+    view.focus_node(2); view.chart_data
+    view.select_profiles(ens.profiles[1:]); view.predict(4096)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+import ipywidgets as w
+import numpy as np
+import pandas as pd
+import traitlets
+
+from perfweave.errors import MetadataError, ShapeError
+from perfweave.scaling.study import ScalingStudy
+from perfweave.widgets._base import CompositeBase
+
+__all__ = ["ScalingView"]
+
+#: category10, the colours of the groups of runs
+PALETTE = (
+    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+    "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+)  # fmt: skip
+EXCLUDED = "#c8c8c8"
+GROWTH = "growth"
+
+CSS = (
+    "<style>.pw-scaling .widget-label{white-space:normal;height:auto;line-height:1.4}"
+    ".pw-scaling-model{font-family:monospace;font-size:12px}"
+    ".pw-scaling-runs .widget-checkbox{width:auto}"
+    ".pw-scaling .bqplot .axis text{font-size:11px}</style>"
+)
+
+
+def _default_target(x: np.ndarray) -> float:
+    """Eight times the largest parameter value (rounded to 2 significant digits)."""
+    top = float(np.nanmax(x)) * 8 if len(x) else 1.0
+    return float(f"{top:.2g}") if top > 0 else 1.0
+
+
+class ScalingView(CompositeBase):
+    """Scaling models of every call path, the chart of one, and the runs that count.
+
+    ``ensemble``: a perfweave Ensemble (or an llnl-thicket Thicket); ``param``: the numeric
+    metadata column the runs scale over; ``metric``: the metric modelled; ``group_by``: a
+    metadata column whose groups get their own colour and curve; ``target``: the
+    parameter value predicted (default: 8 x the largest measured).
+    """
+
+    #: the parameter value predicted in the explorer's column and drawn in the chart
+    target = traitlets.Float(1.0)
+    #: metadata column grouping the runs (None: one group)
+    group_by = traitlets.Any(None)
+    #: log (True, the default: runs span decades) or linear axes in the chart
+    log_axes = traitlets.Bool(True)
+    #: node id (of the ensemble) shown in the chart
+    focused = traitlets.Int(0)
+    #: ids of the runs the models are fitted to
+    selected_profiles = traitlets.List()
+    #: milliseconds the last refit of every model took (with the explorer's update)
+    last_refit_ms = traitlets.Float(0.0)
+
+    def __init__(
+        self,
+        ensemble: Any,
+        param: Any = "mpi.world.size",
+        metric: Any = "Avg time/rank",
+        group_by: Any = None,
+        *,
+        target: float | None = None,
+        agg: str = "mean",
+        log_axes: bool = True,
+        height: int = 420,
+    ) -> None:
+        from perfweave.widgets import _source
+        from perfweave.widgets.explorer import CalltreeExplorer
+
+        ens = _source.as_core(ensemble)
+        self._study = ScalingStudy(ens, param, metric, group_by, agg=agg)
+        self._selected = np.ones(len(self._study.runs), bool)
+        self._models = self._study.models(self._selected)
+        tgt = _default_target(self._study.x) if target is None else self._check_target(target)
+        super().__init__()
+        self.add_class("pw-scaling")
+        self.explorer = CalltreeExplorer(ens, metrics=[metric], height=height)
+        self._pause = True
+        self.set_trait("target", tgt)
+        self.set_trait("log_axes", bool(log_axes))
+        self.set_trait("group_by", self._study.group_by)
+        self.set_trait("selected_profiles", list(self._study.runs))
+        self.set_trait("focused", self._initial_focus())
+        self._build()
+        self._pause = False
+        self._update_columns()
+        self._draw_chart()
+        self.explorer.observe(self._on_explorer_select, "selected_nodes")
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def ensemble(self) -> Any:
+        return self._study.ensemble
+
+    @property
+    def param(self) -> Any:
+        return self._study.param
+
+    @property
+    def metric(self) -> Any:
+        return self._study.metric
+
+    @property
+    def models(self) -> pd.DataFrame:
+        """One row per node (ensemble node ids): name, model, growth term, figures."""
+        return self._models
+
+    @property
+    def chart_data(self) -> pd.DataFrame:
+        """One row per run of the focused node: ``param``, ``value``, ``run``, ``label``,
+        ``group`` and ``selected``."""
+        return self._study.chart_data(self.focused, self._selected)
+
+    @property
+    def group_models(self) -> pd.DataFrame:
+        """The focused node's model per group of selected runs (the chart's curves)."""
+        return self._study.group_models(self.focused, self._selected)
+
+    def predict(self, value: float) -> pd.Series:
+        """Every node's model at ``value`` (a Series indexed by node id)."""
+        value = self._check_target(value)
+        return self._study.predict(self._models, value)
+
+    # ------------------------------------------------------------------ actions
+    def focus_node(self, node: Any) -> ScalingView:
+        """Show ``node`` (an ensemble node id, or a unique name) in the chart."""
+
+        def run() -> None:
+            nid = self._node_id(node)
+            self.focused = nid
+            self._draw_chart()
+
+        self._guard(run)
+        return self
+
+    def select_profiles(self, runs: Iterable[Hashable] | None) -> ScalingView:
+        """Fit every model to these runs only (None: all runs) and redraw."""
+
+        def run() -> None:
+            mask = self._study.mask(runs)
+            if not mask.any():
+                raise MetadataError("select at least one run (no run is selected)")
+            self._refit(mask)
+
+        self._guard(run)
+        self._resync()
+        return self
+
+    def set_target(self, value: float) -> ScalingView:
+        """Predict at ``value`` (the explorer's column and the chart's dashed line)."""
+
+        def run() -> None:
+            self.target = self._check_target(value)
+            self._update_columns()
+            self._draw_chart()
+
+        self._guard(run)
+        self._resync()
+        return self
+
+    def set_group_by(self, column: Any) -> ScalingView:
+        """Colour the runs, and fit one curve per group, by a metadata column (None: off)."""
+
+        def run() -> None:
+            self._study.set_group_by(column)
+            self.group_by = self._study.group_by
+            self._draw_runs()
+            self._draw_chart()
+
+        self._guard(run)
+        self._resync()
+        return self
+
+    def set_log_axes(self, log: bool = True) -> ScalingView:
+        """Log (True) or linear chart axes."""
+        self._guard(lambda: (setattr(self, "log_axes", bool(log)), self._draw_chart()))
+        self._resync()
+        return self
+
+    # ------------------------------------------------------------------ internals
+    def _check_target(self, value: Any) -> float:
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ShapeError(f"target {value!r}: expected a number (a parameter value)") from None
+        if not np.isfinite(v) or v <= 0:
+            raise ShapeError(f"target {value!r}: expected a positive finite number")
+        return v
+
+    def _initial_focus(self) -> int:
+        """The node that grows fastest (else node 0)."""
+        growth = self._models[GROWTH].to_numpy()
+        if np.isfinite(growth).any() and np.nanmax(growth) > 0:
+            return int(np.nanargmax(growth))
+        return 0
+
+    def _node_id(self, node: Any) -> int:
+        n = len(self._study.names)
+        if isinstance(node, (int, np.integer)) and not isinstance(node, bool):
+            if 0 <= int(node) < n:
+                return int(node)
+            raise ShapeError(f"no node {node} (the ensemble has nodes 0..{n - 1})")
+        if hasattr(node, "nid"):
+            return self._node_id(int(node.nid))
+        hits = np.flatnonzero(self._study.names == str(node))
+        if len(hits) == 1:
+            return int(hits[0])
+        if not len(hits):
+            raise ShapeError(f"no node named {node!r}")
+        raise ShapeError(f"{len(hits)} nodes are named {node!r}: give a node id ({hits[:5]})")
+
+    def _refit(self, mask: np.ndarray) -> None:
+        """Refit every model to the runs of ``mask``; the explorer's columns are replaced
+        before anything else changes (if that fails, the view stays as it was)."""
+        t0 = time.perf_counter()
+        models = self._study.models(mask)
+        self._update_columns(models)
+        self._selected = mask
+        self._models = models
+        self.selected_profiles = [r for r, s in zip(self._study.runs, mask) if s]
+        self._draw_chart()
+        self.last_refit_ms = (time.perf_counter() - t0) * 1000
+
+    def _shown_to_ensemble(self) -> np.ndarray | None:
+        """For each node of the tree the explorer shows now, its ensemble node id (-1: none);
+        None while the explorer shows the ensemble's own tree."""
+        shown = self.explorer.graphframe.graph
+        if shown is self._study.ensemble.graph:
+            return None
+        return self._study.match_nodes(shown)
+
+    def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+        """The explorer's extra columns, indexed by the node ids of the tree it shows."""
+        at = self._study.predict(models, self.target)
+        frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
+        frame[GROWTH] = frame[GROWTH].where(models["reason"] == "", None)
+        key = models[GROWTH]
+        to_ens = self._shown_to_ensemble()
+        if to_ens is not None:  # the explorer filtered, focused or dropped: match by path
+            found = to_ens >= 0
+            frame = frame.iloc[to_ens[found]].set_axis(np.flatnonzero(found))
+            key = key.iloc[to_ens[found]].set_axis(frame.index)
+        return frame, {GROWTH: key}
+
+    def _update_columns(self, models: pd.DataFrame | None = None) -> None:
+        frame, keys = self._extra_columns(self._models if models is None else models)
+        self.explorer.set_extra_columns(frame, sort_keys=keys)
+
+    def _on_explorer_select(self, change: dict) -> None:
+        nodes = change["new"]
+        if not nodes:
+            return
+        nid = int(nodes[-1])
+        to_ens = self._shown_to_ensemble()
+        if to_ens is not None:
+            nid = int(to_ens[nid])
+            if nid < 0:
+                return
+        self._from_control(lambda: self.focus_node(nid))
+
+    # ------------------------------------------------------------------ layout
+    def _build(self) -> None:
+        import bqplot as bq
+
+        self._target_box = w.FloatText(
+            value=self.target, description="target", layout=w.Layout(width="180px")
+        )
+        self._target_box.observe(
+            lambda c: self._from_control(lambda: self.set_target(c["new"])), "value"
+        )
+        self._axes_box = w.ToggleButtons(
+            options=[("linear", False), ("log", True)], value=self.log_axes
+        )
+        self._axes_box.style.button_width = "60px"
+        self._axes_box.observe(
+            lambda c: self._from_control(lambda: self.set_log_axes(c["new"])), "value"
+        )
+        meta_cols = [str(c) for c in self._study.ensemble.metadata.columns]
+        self._group_box = w.Dropdown(
+            options=[("(none)", None)] + [(c, c) for c in meta_cols],
+            value=self.group_by,
+            description="colour by",
+            layout=w.Layout(width="260px"),
+        )
+        self._group_box.observe(
+            lambda c: self._from_control(lambda: self.set_group_by(c["new"])), "value"
+        )
+        self._title = w.Label(layout=w.Layout(width="100%"))
+        self._model_text = w.Label(layout=w.Layout(width="100%"))
+        self._model_text.add_class("pw-scaling-model")
+        self._figures = w.Label(layout=w.Layout(width="100%"))
+        self.chart = bq.Figure(
+            marks=[],
+            axes=[],
+            fig_margin={"top": 20, "bottom": 50, "left": 70, "right": 20},
+            layout=w.Layout(width="100%", height="320px"),
+            legend_location="top-left",
+        )
+        self.chart.add_class("pw-scaling-chart")
+        self._runs_box = w.VBox(layout=w.Layout(max_height="240px", overflow="auto"))
+        self._runs_box.add_class("pw-scaling-runs")
+        self._all_button = w.Button(description="all runs", layout=w.Layout(width="90px"))
+        self._all_button.on_click(lambda _b: self._from_control(lambda: self.select_profiles(None)))
+        self._runs_note = w.Label()
+        self._draw_runs()
+        controls = w.HBox([self._target_box, self._axes_box, self._group_box])
+        chart_box = w.VBox(
+            [self._title, self.chart, self._model_text, self._figures],
+            layout=w.Layout(flex="3 1 420px", min_width="360px"),
+        )
+        runs = w.VBox(
+            [w.HBox([self._all_button, self._runs_note]), self._runs_box],
+            layout=w.Layout(flex="2 1 280px", min_width="260px"),
+        )
+        below = w.Box(
+            [chart_box, runs],
+            layout=w.Layout(display="flex", flex_flow="row wrap", width="100%"),
+        )
+        self._set_children(w.HTML(CSS), controls, self.explorer, below)
+
+    def _resync(self) -> None:
+        """Put the controls to Python's state without their observers acting."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            self._sync_controls()
+        finally:
+            self._syncing = False
+
+    def _sync_controls(self) -> None:
+        if getattr(self, "_pause", True) or not hasattr(self, "_target_box"):
+            return
+        self._target_box.value = self.target
+        self._axes_box.value = self.log_axes
+        self._group_box.value = self.group_by
+        for box, sel in zip(self._run_boxes, self._selected):
+            box.value = bool(sel)
+        self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
+
+    def _draw_runs(self) -> None:
+        """The run table: a check box per run, its parameter value, label and group."""
+        study = self._study
+        order = np.argsort(study.x, kind="stable")
+        self._run_boxes = [None] * len(study.runs)
+        rows = []
+        for i in order:
+            group = f"  [{study.groups[i]}]" if study.group_by is not None else ""
+            label = study.labels[i]
+            head = f"{study.param}={study.x[i]:g}"
+            text = f"{label}{group}" if label == head else f"{head}  {label}{group}"
+            box = w.Checkbox(
+                value=bool(self._selected[i]),
+                description=text,
+                indent=False,
+                layout=w.Layout(width="auto"),
+            )
+            box.observe(self._on_run_box, "value")
+            self._run_boxes[i] = box
+            rows.append(box)
+        self._runs_box.children = rows
+        self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
+
+    def _on_run_box(self, _change: dict) -> None:
+        if self._pause or self._syncing:
+            return
+        mask = np.array([b.value for b in self._run_boxes], bool)
+        runs = [r for r, s in zip(self._study.runs, mask) if s]
+        self._from_control(lambda: self.select_profiles(runs))
+
+    def _draw_chart(self) -> None:
+        """Points of the focused node per run, a curve per group, dashed to the target.
+
+        Scales, axes and marks are bqplot widgets: they are made once per kind and then only
+        given new data, so a redraw sends a few arrays instead of new widget models."""
+        if getattr(self, "_pause", True) or not hasattr(self, "chart"):
+            return
+        log = self.log_axes
+        sx, sy, ax_x, ax_y = self._axes(log)
+        data = self.chart_data
+        positive = (data["param"] > 0) & (data["value"] > 0) if log else data["value"].notna()
+        data = data[positive & data["value"].notna()]
+        fits = self.group_models
+        groups = list(fits.index)
+        colours = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
+        lo = float(data["param"].min()) if len(data) else np.nan
+        hi = float(data["param"].max()) if len(data) else np.nan
+        specs: list[tuple[str, dict]] = []
+        for g in groups:
+            fit = fits.loc[g]
+            name = str(g) if self._study.group_by is not None else "fit"
+            if fit["reason"] == "":
+                xs, ys = ScalingStudy.curve(fit, lo, hi, log=log)
+                specs.append(("fit", {"x": xs, "y": ys, "colors": [colours[g]], "labels": [name]}))
+                if self.target > hi:
+                    xs, ys = ScalingStudy.curve(fit, hi, self.target, log=log)
+                    specs.append(("extrapolation", {"x": xs, "y": ys, "colors": [colours[g]]}))
+        for g in groups:
+            pts = data[(data["group"] == g) & data["selected"]]
+            if len(pts):
+                xy = {"x": pts["param"].to_numpy(), "y": pts["value"].to_numpy()}
+                specs.append(("runs", {**xy, "colors": [colours[g]]}))
+        out = data[~data["selected"]]
+        if len(out):
+            specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))
+        marks = self._marks([kind for kind, _ in specs], sx, sy)
+        if log:  # ticks at the measured scales and the target (d3's log ticks crowd)
+            ticks = sorted({*self._study.x[self._study.x > 0].tolist(), self.target})
+        else:
+            ticks = None
+        with self.chart.hold_sync():
+            for mark, (_, values) in zip(marks, specs):
+                with mark.hold_sync():
+                    for name, value in values.items():
+                        setattr(mark, name, value)
+            if ax_x.tick_values is not None or ticks is not None:
+                ax_x.tick_values = ticks
+            if list(self.chart.marks) != marks:
+                self.chart.marks = marks
+            if list(self.chart.axes) != [ax_x, ax_y]:
+                self.chart.axes = [ax_x, ax_y]
+        node = self.focused
+        row = self._models.loc[node]
+        self._title.value = f"node {node}: {self._path(node)}"
+        if row["reason"]:
+            self._model_text.value = f"no model: {row['reason']}"
+            self._figures.value = ""
+        else:
+            at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
+            self._model_text.value = row["model"]
+            self._figures.value = (
+                f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  "
+                f"at {self.param}={self.target:g}: {at:.4g}  ({row['n']} scales)"
+            )
+
+    def _axes(self, log: bool):
+        """The (x scale, y scale, x axis, y axis) of linear or log axes, made once each."""
+        import bqplot as bq
+
+        cache = self.__dict__.setdefault("_axes_cache", {})
+        if log not in cache:
+            # a linear x axis starts at 0: scales are counts of ranks or sizes
+            sx, sy = (
+                (bq.LogScale(), bq.LogScale())
+                if log
+                else (bq.LinearScale(min=0.0), bq.LinearScale())
+            )
+            fmt = {"tick_format": ".4~s"} if log else {"tick_format": ".3~s", "num_ticks": 6}
+            ax_x = bq.Axis(scale=sx, label=str(self.param), **fmt)
+            ax_y = bq.Axis(
+                scale=sy, orientation="vertical", label=str(self.metric), tick_format=".3~s",
+                label_offset="55px",
+            )  # fmt: skip
+            cache[log] = (sx, sy, ax_x, ax_y)
+        return cache[log]
+
+    def _marks(self, kinds: list[str], sx: Any, sy: Any) -> list[Any]:
+        """Marks of the given kinds on these scales: the current ones when they are of the
+        same kinds and scales, new ones otherwise."""
+        import bqplot as bq
+
+        current = list(self.chart.marks)
+        same = len(current) == len(kinds) and all(
+            getattr(m, "_pw_kind", None) == k and m.scales["x"] is sx
+            for m, k in zip(current, kinds)
+        )
+        if same:
+            return current
+        scales = {"x": sx, "y": sy}
+        made = []
+        for kind in kinds:
+            if kind == "fit":
+                mark = bq.Lines(x=[], y=[], scales=scales, stroke_width=2)
+            elif kind == "extrapolation":
+                mark = bq.Lines(x=[], y=[], scales=scales, stroke_width=2, line_style="dashed")
+            elif kind == "runs":
+                tip = bq.Tooltip(fields=["x", "y"], labels=[str(self.param), "value"])
+                mark = bq.Scatter(
+                    x=[], y=[], scales=scales, default_size=48, stroke="white", tooltip=tip
+                )
+            else:
+                mark = bq.Scatter(
+                    x=[], y=[], scales=scales, colors=[EXCLUDED], default_size=48, marker="cross"
+                )
+            mark._pw_kind = kind
+            made.append(mark)
+        return made
+
+    def _path(self, node: int) -> str:
+        from perfweave.calltree.graph import Node
+
+        names = [str(n) for n in Node(self._study.ensemble.graph, node).paths()[0]]
+        text = " > ".join(names)
+        return text if len(text) <= 90 else "..." + text[-87:]

@@ -1,0 +1,97 @@
+"""Property tests of the analyses on random frames: ranks and threads with missing rows,
+NaN values and several rows per (node, rank, thread), checked against plain pandas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from perfweave.calltree._build import build_graphframe
+
+
+@st.composite
+def frames(draw, max_nodes=15):
+    n = draw(st.integers(1, max_nodes))
+    parent = [-1] + [draw(st.integers(-1, i - 1)) for i in range(1, n)]
+    levels = draw(st.sampled_from([(), ("rank",), ("rank", "thread")]))
+    n_rows = draw(st.integers(n, 4 * n + 8))
+    node = [i for i in range(n)] + [draw(st.integers(0, n - 1)) for _ in range(n_rows - n)]
+    values = [draw(st.one_of(st.just(float("nan")), st.integers(0, 50).map(float))) for _ in node]
+    data = {"node": node, "time": values}
+    for lvl in levels:
+        data[lvl] = [draw(st.integers(0, 3)) for _ in node]
+    gf = build_graphframe(
+        [{"name": f"f{i}"} for i in range(n)],
+        pd.DataFrame(data),
+        parent=parent,
+        exc_metrics=["time"],
+    )
+    return gf
+
+
+def _cells(gf) -> pd.Series:
+    """time per (node, rank, thread) cell: the sum of its rows, NaN if none has a value."""
+    levels = list(range(gf.dataframe.index.nlevels))
+    return gf.dataframe["time"].groupby(level=levels).sum(min_count=1)
+
+
+@settings(max_examples=80, deadline=None)
+@given(frames())
+def test_node_values_sum_rows_then_average_ranks(gf):
+    cells = _cells(gf)
+    want = cells.groupby(level="node").mean() if gf.index_levels else cells
+    got = gf.node_values("time")["time"]
+    assert len(got) == len(gf.graph)
+    np.testing.assert_allclose(got.to_numpy()[want.index], want.to_numpy(), equal_nan=True)
+
+
+@settings(max_examples=80, deadline=None)
+@given(frames(), st.integers(1, 6))
+def test_load_imbalance_against_pandas(gf, top):
+    if not gf.index_levels:
+        return
+    cells = _cells(gf)
+    li = gf.load_imbalance("time", top=top).dataframe
+    by_node = cells.groupby(level="node")
+    np.testing.assert_allclose(li["time.mean"], by_node.mean(), equal_nan=True)
+    np.testing.assert_allclose(li["time.max"], by_node.max(), equal_nan=True)
+    for node, ranks in li["time.top_ranks"].items():
+        mine = cells.loc[node].dropna()
+        assert len(ranks) == min(top, len(mine))
+        expected = mine.sort_values(ascending=False, kind="stable").index[: len(ranks)]
+        got_values = [mine.loc[key] for key in _keys(li, node, ranks)]
+        assert got_values == [mine.loc[key] for key in expected]  # the largest, in order
+
+
+def _keys(li, node, ranks):
+    if "time.top_threads" in li.columns:
+        return list(zip(ranks, li.loc[node, "time.top_threads"]))
+    return list(ranks)
+
+
+@settings(max_examples=80, deadline=None)
+@given(frames())
+def test_inclusive_rows_add_up_once(gf):
+    gf.update_inclusive_columns()
+    inc = gf.node_values("time (inc)")["time (inc)"].to_numpy()
+    own = gf.node_values("time")["time"].to_numpy()
+    g = gf.graph
+    if gf.index_levels:  # per cell: the cell's rows sum to own cell + children's cells
+        cells = _cells(gf).fillna(0.0)
+        inc_cells = (
+            gf.dataframe["time (inc)"].groupby(level=list(range(gf.dataframe.index.nlevels))).sum()
+        )
+        for key, value in inc_cells.items():
+            node, rest = key[0], key[1:]
+            below = sum(cells.get((d, *rest), 0.0) for d in g.subtree(node).tolist())
+            assert value == np.float64(below) or np.isclose(value, below)
+        return
+    for v in range(len(g)):
+        sub = g.subtree(v)
+        total = np.nansum(own[sub])
+        if np.isnan(own[sub]).all():
+            assert np.isnan(inc[v])
+        else:
+            assert np.isclose(inc[v], total)

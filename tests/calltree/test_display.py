@@ -1,0 +1,71 @@
+"""perfweave.calltree.display: the names, display trees and preorder a view draws with."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfweave as pw
+from perfweave.calltree.display import display_tree, node_names, preorder
+from perfweave.errors import GraphError
+
+
+@pytest.fixture(scope="module")
+def allgather(data_dir):
+    return pw.read(str(data_dir / "hatchet/hpctoolkit-allgather-database"))
+
+
+def test_statement_nodes_are_named_as_tree_prints_them(allgather):
+    frames = allgather.graph.frames
+    statements = np.flatnonzero(frames["type"].to_numpy() == "statement")
+    assert len(statements) == 562 and frames["name"].isna().sum() == 569
+    names = node_names(allgather.graph, allgather.dataframe)
+    assert len(names) == len(allgather.graph)
+    assert not any(n in ("nan", "None", "") for n in names)
+    # the name tree() prints: the table's name at the node's rows (file base name:line)
+    shown = allgather.dataframe["name"].groupby(level="node").first()
+    assert list(names[statements]) == list(shown.loc[statements])
+    barrier = frames.index[
+        (frames["file"].astype(str).str.endswith("/barrier.c")) & (frames["line"] == 397)
+    ][0]
+    assert names[barrier] == "barrier.c:397"
+    assert "barrier.c:397" in allgather.tree(expand_name=True)
+
+
+def test_a_node_without_rows_takes_its_frame(allgather):
+    graph = allgather.graph
+    frames = graph.frames
+    stmt = int(np.flatnonzero(frames["type"].to_numpy() == "statement")[0])
+    func = int(np.flatnonzero(frames["name"].notna().to_numpy())[1])
+    node = allgather.dataframe.index.get_level_values("node")
+    rest = allgather.dataframe[~np.isin(node, [stmt, func])]
+    names = node_names(graph, rest)
+    assert names[func] == frames.loc[func, "name"]
+    f = frames.loc[stmt]
+    assert names[stmt] == f"{str(f['file']).rsplit('/', 1)[-1]}:{f['line']}"
+
+
+def test_display_tree_unrolls_dags_and_guards_cycles():
+    graph = pw.Graph.from_edges(
+        pd.DataFrame({"name": ["a", "b", "c"]}), np.array([0, 1, 0]), np.array([1, 2, 2])
+    )
+    node, parent = display_tree(graph)
+    assert sorted(node.tolist()) == [0, 1, 2, 2]
+    assert (parent >= -1).all() and (parent < len(node)).all()
+    with pytest.raises(GraphError, match="more than 3 distinct call paths"):
+        display_tree(graph, max_paths=3)
+
+
+def test_preorder_orders_children_by_key():
+    parent = np.array([-1, 0, 0, 1])
+    pos, depth, size = preorder(parent, np.array([0, 2, 1, 0]))
+    assert pos.tolist() == [0, 2, 1, 3]  # node 2 (key 1) before node 1 (key 2)
+    assert depth.tolist() == [0, 1, 1, 2] and size.tolist() == [4, 2, 1, 1]
+
+
+def test_children_csr_is_read_only(allgather):
+    ptr, idx = allgather.graph.children_csr()
+    assert list(idx[ptr[0] : ptr[1]]) == list(allgather.graph.children_of(0))
+    with pytest.raises(ValueError):
+        idx[0] = 1

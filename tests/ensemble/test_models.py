@@ -1,0 +1,103 @@
+"""Ensemble.models on the MPI scaling ensemble (5 runs, 27..343 ranks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfweave.ensemble import Ensemble
+from perfweave.errors import MetadataError, ShapeError
+from perfweave.scaling import fit_models
+
+from .conftest import THICKET
+
+METRIC = "Avg time/rank"
+PARAM = "mpi.world.size"
+
+
+@pytest.fixture(scope="module")
+def mpi() -> Ensemble:
+    return Ensemble.from_files(str(THICKET / "mpi_scaling_cali"))
+
+
+def test_one_row_per_node_and_thicket_columns(mpi):
+    ens = mpi.copy()
+    fits = ens.models(METRIC, PARAM)
+    assert fits.index.name == "node" and fits.index.tolist() == list(range(len(ens.graph)))
+    assert fits["name"].tolist() == ens.statsframe["name"].tolist()
+    # the MPI_Allreduce under main grows with p^(9/4) (Extra-P's model of this node)
+    row = fits.loc[2]
+    assert row["name"] == "MPI_Allreduce" and row["model"] == "1.92e-05 + 9.09e-09 * p^(9/4)"
+    sf = ens.statsframe
+    for col, src in (("", "model"), ("_RSS", "rss"), ("_SMAPE", "smape"), ("_AR2", "ar2")):
+        name = f"{METRIC}{col}_extrap-model"
+        assert name in sf.columns
+        assert sf[name].tolist() == fits[src].tolist()
+    assert "Avg time/rank_extrap-model" not in mpi.statsframe.columns  # the copy was written
+
+
+def test_models_equal_fit_models_of_the_node_by_profile_table(mpi):
+    fits = mpi.copy().models("Max time/rank", PARAM, agg="median")
+    x = mpi.metadata[PARAM].to_numpy(float)
+    Y = mpi.dataframe["Max time/rank"].unstack("profile")[mpi.metadata.index].to_numpy()
+    direct = fit_models(x, Y, agg="median")
+    pd.testing.assert_frame_equal(fits.drop(columns="name").reset_index(drop=True), direct)
+
+
+def test_rank_rows_are_averaged_per_profile(mpi):
+    df = mpi.dataframe[[METRIC]]
+    low, high = df * 0.8, df * 1.2
+    low["rank"], high["rank"] = 0, 1
+    ranked = pd.concat([low, high]).set_index("rank", append=True).sort_index()
+    ens = Ensemble(mpi.graph, ranked, mpi.metadata, exc_metrics=[METRIC])
+    a = ens.models(METRIC, PARAM)
+    b = mpi.copy().models(METRIC, PARAM)
+    assert a["term"].tolist() == b["term"].tolist()
+    np.testing.assert_allclose(a["c0"], b["c0"], rtol=1e-9)
+
+
+def test_node_missing_in_a_run_is_left_out(mpi):
+    df = mpi.dataframe.copy()
+    first = mpi.profiles[0]
+    df.loc[(2, first), METRIC] = np.nan
+    ens = mpi._replace(dataframe=df)
+    fits = ens.models(METRIC, PARAM)
+    assert fits.loc[2, "n"] == 4 and "at least 5" in fits.loc[2, "reason"]
+    assert fits.loc[3, "n"] == 5 and fits.loc[3, "reason"] == ""
+
+
+def test_missing_parameter_column_is_named(mpi):
+    with pytest.raises(MetadataError, match="no metadata column 'mpi.size'.*mpi.world.size"):
+        mpi.copy().models(METRIC, "mpi.size")
+
+
+def test_non_numeric_parameter_names_profile_and_value(mpi):
+    meta = mpi.metadata.copy()
+    meta[PARAM] = meta[PARAM].astype(object)
+    bad = mpi.profiles[3]
+    meta.loc[bad, PARAM] = "343 ranks"
+    ens = mpi._replace(metadata=meta)
+    with pytest.raises(MetadataError, match=rf"profile {bad!r} has '343 ranks'"):
+        ens.models(METRIC, PARAM)
+    assert f"{METRIC}_extrap-model" not in ens.statsframe.columns  # nothing half-written
+
+
+def test_bad_metric(mpi):
+    with pytest.raises(ShapeError, match="no metric 'time'"):
+        mpi.copy().models("time", PARAM)
+    with pytest.raises(ShapeError, match="not numeric"):
+        mpi.copy().models("spot.channel", PARAM)
+
+
+def test_model_columns_survive_a_json_round_trip(mpi):
+    ens = mpi.copy()
+    ens.models(METRIC, PARAM)
+    back = Ensemble.from_json(ens.to_json())
+    cols = [c for c in ens.statsframe.columns if str(c).endswith("_extrap-model")]
+    assert len(cols) == 4
+    assert back.statsframe.loc[2, f"{METRIC}_extrap-model"] == "1.92e-05 + 9.09e-09 * p^(9/4)"
+    np.testing.assert_allclose(
+        back.statsframe[f"{METRIC}_SMAPE_extrap-model"],
+        ens.statsframe[f"{METRIC}_SMAPE_extrap-model"],
+    )

@@ -1,0 +1,76 @@
+"""``perfweave models`` on the MPI scaling ensemble."""
+
+from __future__ import annotations
+
+import io
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from perfweave.cli import main
+from perfweave.ensemble import Ensemble
+
+MPI = str(Path(__file__).parent.parent / "data" / "thicket" / "mpi_scaling_cali")
+ARGS = ["models", MPI, "--param", "mpi.world.size", "--metric", "Avg time/rank"]
+
+
+def _run(argv):
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def fits() -> pd.DataFrame:
+    return Ensemble.from_files(MPI).models("Avg time/rank", "mpi.world.size")
+
+
+def test_fastest_growing_first(fits):
+    code, out, _ = _run([*ARGS, "--top", "4", "--csv"])
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out), index_col="node")
+    assert len(table) == 4
+    # p^(9/4) > p^(7/4) > p^(4/3) log2(p) > p log2(p): the steepest terms of this ensemble
+    assert table["term"].tolist() == ["p^(9/4)", "p^(7/4)", "p^(4/3) log2(p)", "p log2(p)"]
+    assert table.index.tolist() == [2, 0, 4, 1]
+    np.testing.assert_allclose(table["smape"], fits.loc[table.index, "smape"])
+    growing = fits[fits["c1"] > 0]
+    assert growing["p_exp"].max() == 9 / 4
+
+
+def test_target_ranks_by_predicted_value(fits):
+    code, out, _ = _run([*ARGS, "--top", "0", "--target", "4096", "--csv"])
+    assert code == 0
+    table = pd.read_csv(io.StringIO(out), index_col="node")
+    assert len(table) == len(fits)
+    at = table["at mpi.world.size=4096"].to_numpy()
+    assert (np.diff(at) <= 0).all()
+    row = fits.loc[2]  # MPI_Allreduce: 1.92e-05 + 9.09e-09 * p^(9/4)
+    expected = row["c0"] + row["c1"] * 4096 ** (9 / 4)
+    assert table.loc[2, "at mpi.world.size=4096"] == pytest.approx(expected)
+
+
+def test_text_table_has_a_summary_line():
+    code, out, _ = _run([*ARGS, "--top", "3"])
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "5 runs, 45 call paths" in first and "0 without a model" in first
+    assert "1.92e-05 + 9.09e-09 * p^(9/4)" in out
+
+
+def test_missing_and_non_numeric_parameter():
+    code, _, err = _run(["models", MPI, "--param", "mpi.size"])
+    assert code == 1 and "no metadata column 'mpi.size'" in err and "mpi.world.size" in err
+    code, _, err = _run(["models", MPI, "--param", "cluster"])
+    assert code == 1 and "metadata column 'cluster' is not numeric" in err
+    assert "has 'opal'" in err
+
+
+def test_no_model_rows_say_why():
+    code, out, _ = _run(["models", MPI, "--param", "launchdate", "--top", "1"])
+    assert code == 0
+    assert "45 without a model" in out and "a model needs at least 5" in out

@@ -1,0 +1,221 @@
+"""ScalingView (Python side) on the MPI scaling ensemble and a synthetic study with repeats:
+every control equals its Python method, which equals the core (ScalingStudy/fit_models)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfweave as pw
+from perfweave.errors import MetadataError, ShapeError
+from perfweave.scaling import ScalingStudy, fit_models
+from perfweave.widgets.scaling_view import ScalingView
+
+METRIC = "Avg time/rank"
+
+
+@pytest.fixture(scope="module")
+def mpi():
+    return pw.datasets.mpi_scaling()
+
+
+@pytest.fixture
+def view(mpi) -> ScalingView:
+    return ScalingView(mpi, param="mpi.world.size", metric=METRIC)
+
+
+def _grouped_study(n_nodes: int = 60, seed: int = 4):
+    """Two machines, 5 scales x 2 repeats each: machine b is twice as slow."""
+    from perfweave.calltree.graph import Graph
+    from perfweave.ensemble import Ensemble
+    from perfweave.ensemble._table import dense_index
+
+    rng = np.random.default_rng(seed)
+    parent = np.concatenate([[-1], rng.integers(0, np.arange(1, n_nodes))])
+    graph, _ = Graph._new(pd.DataFrame({"name": [f"n{i}" for i in range(n_nodes)]}), parent, None)
+    sizes = np.tile(np.repeat([8, 16, 32, 64, 128], 2), 2)
+    machine = np.repeat(["a", "b"], 10)
+    base = 1.0 + 0.01 * sizes[None, :] ** 1.5 * (1 + np.arange(n_nodes))[:, None] / n_nodes
+    values = base * np.where(machine == "b", 2.0, 1.0)[None, :]
+    values *= 1 + 0.01 * rng.standard_normal(values.shape)
+    profiles = [f"run{i:02d}" for i in range(20)]
+    df = pd.DataFrame(
+        {"time": values.ravel(), "name": np.repeat(graph.frames["name"].to_numpy(), 20)},
+        index=dense_index(n_nodes, profiles),
+    )
+    meta = pd.DataFrame(
+        {"size": sizes, "machine": machine}, index=pd.Index(profiles, name="profile")
+    )
+    return Ensemble(graph, df, meta, exc_metrics=["time"], default_metric="time")
+
+
+def test_models_are_the_ensembles_models(view, mpi):
+    expected = mpi.copy().models(METRIC, "mpi.world.size")
+    pd.testing.assert_frame_equal(view.models[expected.columns], expected)
+    assert "growth" in view.models.columns
+    # it opens on the call path that grows fastest: MPI_Allreduce, p^(9/4)
+    assert view.focused == 2 and view.models.loc[2, "term"] == "p^(9/4)"
+    assert view.target == 2700.0  # 8 x 343, two significant digits
+
+
+def test_explorer_shows_growth_and_prediction_columns(view):
+    rows = view.explorer.set_extra_columns  # the public API the view uses
+    assert callable(rows)
+    view.explorer.expand(5, subtree=True)
+    shown = view.explorer.visible_rows()
+    assert "growth" in shown.columns and f"at {view.target:g}" in shown.columns
+    by_node = shown.set_index("node")
+    at = view.predict(view.target)
+    for node in by_node.index[:10]:
+        assert by_node.loc[node, f"at {view.target:g}"] == pytest.approx(at[node])
+        assert by_node.loc[node, "growth"] == view.models.loc[node, "term"]
+    # "which call path dominates at the target?": one sort
+    view.explorer.sort_by(f"at {view.target:g}")
+    assert view.explorer.sort_column == f"at {view.target:g}"
+    view.explorer.sort_by("growth")
+    first = view.explorer.visible_rows()["node"].iloc[0]
+    assert view.models.loc[first, "growth"] == view.models["growth"].max()
+
+
+def test_focus_and_chart_data(view, mpi):
+    view.focus_node(11)
+    data = view.chart_data
+    assert list(data.columns) == ["param", "value", "run", "label", "group", "selected"]
+    assert len(data) == len(mpi) and data["selected"].all()
+    per_run = mpi.by_profile(METRIC).loc[11].drop("name")
+    np.testing.assert_allclose(data["value"], per_run[data["label"]].to_numpy(float))
+    view.focus_node("lulesh.cycle")
+    assert view.focused == 11
+    with pytest.raises(ShapeError, match="nodes are named 'MPI_Irecv'"):
+        view.focus_node("MPI_Irecv")
+    assert view.error and view.focused == 11  # the previous view stays
+    with pytest.raises(ShapeError, match="no node 999"):
+        view.focus_node(999)
+
+
+def test_the_explorers_selection_focuses_the_chart(view):
+    view.explorer.select([14])
+    assert view.focused == 14
+    assert view._title.value.endswith("LagrangeLeapFrog")
+
+
+def test_chart_draws_points_fit_and_extrapolation(view):
+    import bqplot as bq
+
+    view.focus_node(2)
+    lines = [m for m in view.chart.marks if isinstance(m, bq.Lines)]
+    points = [m for m in view.chart.marks if isinstance(m, bq.Scatter)]
+    assert len(lines) == 2 and lines[1].line_style == "dashed"
+    assert lines[0].x[0] == 27 and lines[0].x[-1] == 343 and lines[1].x[-1] == view.target
+    model = view.models.loc[2]
+    np.testing.assert_allclose(
+        lines[1].y[-1], model["c0"] + model["c1"] * view.target ** (9 / 4), rtol=1e-9
+    )
+    assert sorted(points[0].x) == [27, 64, 125, 216, 343]
+    assert "1.92e-05 + 9.09e-09 * p^(9/4)" in view._model_text.value
+    assert "SMAPE 45.1%" in view._figures.value
+    assert isinstance(view.chart.axes[0].scale, bq.LogScale)  # the default
+    view.set_log_axes(False)
+    assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and view._axes_box.value is False
+    view._axes_box.value = True  # the toggle does the same
+    assert view.log_axes and isinstance(view.chart.axes[0].scale, bq.LogScale)
+
+
+def test_excluding_runs_refits_every_model(view, mpi):
+    runs = mpi.profiles
+    keep = [r for r in runs if mpi.metadata.loc[r, "mpi.world.size"] != 343]
+    view.focus_node(2)
+    view.select_profiles(keep)
+    assert view.selected_profiles == keep
+    assert (view.models["n"] == 4).all() and view.models["reason"].str.contains("at least 5").all()
+    assert "no model" in view._model_text.value
+    assert view.chart_data["selected"].sum() == 4
+    # the run table's boxes follow
+    assert sum(b.value for b in view._run_boxes) == 4
+    # a box click does the same as select_profiles
+    box = view._run_boxes[runs.index(runs[0])]
+    box.value = False
+    assert len(view.selected_profiles) == 3
+    view.select_profiles(None)
+    assert len(view.selected_profiles) == len(runs) and view.models.loc[2, "term"] == "p^(9/4)"
+    with pytest.raises(MetadataError, match="no run 'nope'"):
+        view.select_profiles(["nope"])
+    with pytest.raises(MetadataError, match="at least one run"):
+        view.select_profiles([])
+    assert len(view.selected_profiles) == len(runs)  # unchanged
+
+
+def test_target_control_and_method(view):
+    view.set_target(4096)
+    assert view.target == 4096 and view._target_box.value == 4096
+    assert "at 4096" in view.explorer.visible_rows().columns
+    view._target_box.value = -3  # a bad value typed in the box: banner, box snaps back
+    assert "positive" in view.error and view.target == 4096 and view._target_box.value == 4096
+    assert view.banner.error == view.error
+    view._target_box.value = 1000
+    assert view.error == "" and view.target == 1000
+    with pytest.raises(ShapeError, match="expected a number"):
+        view.set_target("many")
+    pd.testing.assert_series_equal(view.predict(1000), pw.scaling.predict(view.models, 1000.0))
+
+
+def test_group_by_colours_and_fits_per_group():
+    ens = _grouped_study()
+    view = ScalingView(ens, param="size", metric="time", group_by="machine")
+    assert view.group_by == "machine"
+    fits = view.group_models
+    assert list(fits.index) == ["a", "b"] and (fits["reason"] == "").all()
+    # machine b is twice as slow: its curve is twice as high
+    ratio = pw.scaling.predict(fits, 128.0)
+    assert ratio["b"] / ratio["a"] == pytest.approx(2.0, rel=0.05)
+    import bqplot as bq
+
+    colours = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter)}
+    assert len(colours) == 2
+    # without grouping: one curve over all runs (repeats folded by their mean)
+    view.set_group_by(None)
+    assert list(view.group_models.index) == [""] and view._group_box.value is None
+    with pytest.raises(MetadataError, match="no metadata column 'rack'"):
+        view.set_group_by("rack")
+    x = ens.metadata["size"].to_numpy(float)
+    Y = ens.dataframe["time"].to_numpy().reshape(len(ens.graph), len(ens))
+    pd.testing.assert_frame_equal(
+        view.models.drop(columns=["name", "growth"]).reset_index(drop=True), fit_models(x, Y)
+    )
+
+
+def test_study_is_usable_without_widgets():
+    ens = _grouped_study(20)
+    study = ScalingStudy(ens, "size", "time", group_by="machine")
+    sel = study.mask([f"run{i:02d}" for i in range(10)])  # machine a only
+    models = study.models(sel)
+    x = ens.metadata["size"].to_numpy(float)[:10]
+    Y = ens.dataframe["time"].to_numpy().reshape(20, 20)[:, :10]
+    np.testing.assert_allclose(models["c1"], fit_models(x, Y)["c1"])
+    assert list(study.group_models(3, sel).index) == ["a", "b"]
+    assert study.group_models(3, sel).loc["b", "n"] == 0
+
+
+def test_thicket_param_errors_show_before_building(mpi):
+    with pytest.raises(MetadataError, match="no metadata column 'ranks'"):
+        ScalingView(mpi, param="ranks", metric=METRIC)
+    with pytest.raises(ShapeError, match="no metric 'time'"):
+        ScalingView(mpi, param="mpi.world.size", metric="time")
+
+
+def test_columns_follow_the_explorers_focus(view):
+    """After the explorer focuses on a subtree (its tree renumbered), a refit still puts each
+    call path's model on its row, and a click there focuses the chart on that call path."""
+    view.explorer.focus(14)  # LagrangeLeapFrog
+    view.explorer.expand(0, subtree=True)
+    view.select_profiles(view.selected_profiles[1:])  # 4 runs: no models
+    rows = view.explorer.visible_rows()
+    assert (rows["growth"] == "–").all()
+    view.select_profiles(None)
+    rows = view.explorer.visible_rows()
+    names = view.models.set_index("name")
+    calc = rows[rows["name"] == "CalcForceForNodes"].iloc[0]
+    assert calc["growth"] == names.loc["CalcForceForNodes", "term"]
+    view.explorer.select([int(calc["node"])])
+    assert view.models.loc[view.focused, "name"] == "CalcForceForNodes"
