@@ -9,8 +9,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats as sps
 
+from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble import Ensemble
 from perfweave.errors import GraphError, MetadataError, PerfweaveWarning, QueryError, ShapeError
 
@@ -301,3 +304,38 @@ def test_replace_profile_index_orders_profiles_and_keeps_values(mpi):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         out.to_graphframe(343)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), p=st.integers(1, 6), fill=st.booleans())
+def test_filter_stats_equals_squashing_the_performance_table(rand, seed, p, fill):
+    """Property: filter_stats' table (dense fast path or not) is the calltree core's
+    GraphFrame.squash of the kept nodes' rows, and the statistics follow the graph."""
+    rng = np.random.default_rng(seed)
+    gfs = [rand(rng, int(rng.integers(1, 25)), meta={"i": i}) for i in range(p)]
+    ens = Ensemble.from_graphframes(gfs, profile_key="i", fill_perfdata=fill)
+    ens.stats(["time"], stats=["max"])
+    keep = rng.random(len(ens.graph)) < 0.6
+    keep[0] = True
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PerfweaveWarning)
+        out = ens.filter_stats(keep)
+    node = np.asarray(ens.dataframe.index.get_level_values("node"))
+    gf = GraphFrame(ens.graph, ens.dataframe[keep[node]], ["time"], ["time (inc)"], "time")
+    expect = gf.squash(True)
+    assert out.graph == expect.graph
+    pd.testing.assert_frame_equal(
+        out.dataframe.astype({"name": object}),
+        expect.dataframe.astype({"name": object}),
+        check_index_type=False,
+    )
+    assert out.statsframe.index.tolist() == list(range(len(out.graph)))
+    assert out.statsframe["name"].tolist() == out.graph.frames["name"].tolist()
+    # a kept node keeps its statistics; nodes merged into one have none
+    _, old_to_new = ens.graph.squash(keep)
+    new = old_to_new[keep]
+    counts = np.bincount(new, minlength=len(out.graph))
+    old = ens.statsframe["time_max"].to_numpy()[keep]
+    got = out.statsframe["time_max"].to_numpy()[new]
+    np.testing.assert_array_equal(got[counts[new] == 1], old[counts[new] == 1])
+    assert np.isnan(got[counts[new] > 1]).all()

@@ -114,11 +114,21 @@ def test_filter_stats_matches_thicket(pair):
     pd.testing.assert_frame_equal(by_text.dataframe, ours.dataframe)
 
 
-def test_query_stats_path_query_matches_thicket(pair):
+@pytest.mark.parametrize(
+    "query",
+    [
+        ["*", {"name": "MPI_W.*|Basic_.*"}],
+        [{f"{A}_mean": "> 1"}, "*"],
+        f'MATCH ("*", p) WHERE p."{A}_mean" > 1',
+    ],
+)
+def test_query_stats_path_query_matches_thicket(pair, query):
     ens, th = _fresh(pair)
-    query = ["*", {"name": "MPI_W.*|Basic_.*"}]
+    _tk().stats.mean(th, columns=[A])
+    ens.stats([A], stats=["mean"])
     theirs = th.query_stats(query)
     ours = ens.query_stats(query)
+    assert 1 < len(ours.graph) <= len(ens.graph)
     assert sorted(_our_paths(ours.graph)) == sorted(_their_paths(theirs).values())
     assert len(ours.statsframe) == len(ours.graph)
 

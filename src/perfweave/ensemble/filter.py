@@ -87,7 +87,7 @@ def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool =
         old_of_new[kept_ids] = np.flatnonzero(keep)
         df = _dense_rows(ens, old_of_new)
         sf = ens.statsframe.take(old_of_new)
-        sf.index = pd.RangeIndex(len(graph), name="node")
+        sf.index = pd.Index(np.arange(len(graph), dtype=INT), name="node")
     else:
         df = _rows(ens, old_to_new, merged)
         sf = _stats_rows(ens.statsframe, old_to_new, graph, merged)
