@@ -506,6 +506,6 @@ def save_screenshot(target: Page | Locator, name: str) -> Path:
 
 
 def canvas_is_blank(canvas: Locator) -> bool:
-    """Whether every pixel of a ``<canvas>`` has the colour of its top-left pixel (2d or WebGL;
+    """Whether every pixel of a ``<canvas>`` has the color of its top-left pixel (2d or WebGL;
     the canvas is copied onto a 2d canvas and read with ``getImageData``)."""
     return bool(canvas.evaluate(_CANVAS_BLANK_JS))

@@ -160,7 +160,7 @@ def test_target_control_and_method(view):
     pd.testing.assert_series_equal(view.predict(1000), pw.scaling.predict(view.models, 1000.0))
 
 
-def test_group_by_colours_and_fits_per_group():
+def test_group_by_colors_and_fits_per_group():
     ens = _grouped_study()
     view = ScalingView(ens, param="size", metric="time", group_by="machine")
     assert view.group_by == "machine"
@@ -171,8 +171,8 @@ def test_group_by_colours_and_fits_per_group():
     assert ratio["b"] / ratio["a"] == pytest.approx(2.0, rel=0.05)
     import bqplot as bq
 
-    colours = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter)}
-    assert len(colours) == 2
+    colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter)}
+    assert len(colors) == 2
     # without grouping: one curve over all runs (repeats folded by their mean)
     view.set_group_by(None)
     assert list(view.group_models.index) == [""] and view._group_box.value is None

@@ -75,10 +75,10 @@ export function buildControls(model, el) {
     ]),
   ]);
   const statSelect = h("select", { cls: "pw-stat", attrs: { "aria-label": "statistic" } });
-  const colorSelect = h("select", { cls: "pw-color-by", attrs: { "aria-label": "colour by" } });
+  const colorSelect = h("select", { cls: "pw-color-by", attrs: { "aria-label": "color by" } });
   const ensembleBar = h("div", { cls: "pw-group pw-ensemble" }, [
     h("label", { text: "statistic" }), statSelect,
-    h("label", { text: "colour profiles by" }), colorSelect,
+    h("label", { text: "color profiles by" }), colorSelect,
   ]);
   toolbar.append(ensembleBar);
   const historyBar = h("div", { cls: "pw-history" });
@@ -125,7 +125,7 @@ export function drawFilterHint(els, state) {
 }
 
 /**
- * The ensemble's statistic and colouring choices (hidden for a frame).
+ * The ensemble's statistic and coloring choices (hidden for a frame).
  * @param {Elements} els
  * @param {ExplorerState} state
  */

@@ -102,7 +102,7 @@ export function drawHead(ctx) {
 }
 
 /**
- * The colour key: compare mode's signs, or the ensemble's metadata categories.
+ * The color key: compare mode's signs, or the ensemble's metadata categories.
  * @param {Ctx} ctx
  */
 export function drawLegend(ctx) {

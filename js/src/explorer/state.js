@@ -30,7 +30,7 @@
  * @property {string[]} categories
  * @property {number[]} codes palette index per point
  * @property {string[]} stats statistics the ensemble can show
- * @property {string[]} color_columns metadata columns to colour by
+ * @property {string[]} color_columns metadata columns to color by
  */
 
 /**

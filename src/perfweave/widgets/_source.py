@@ -248,7 +248,7 @@ def profile_categories(ens: Ensemble, color_by: str | None) -> tuple[np.ndarray,
 
 
 def category_columns(ens: Ensemble, most: int = 12) -> list[str]:
-    """Metadata columns that split the profiles into 2..``most`` groups (colour choices)."""
+    """Metadata columns that split the profiles into 2..``most`` groups (color choices)."""
     out = []
     for col in ens.metadata.columns:
         values = ens.metadata[col]

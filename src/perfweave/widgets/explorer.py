@@ -43,7 +43,7 @@ class CalltreeExplorer(WidgetBase):
     exclusive metrics). ``compare``: a second GraphFrame; the explorer then shows
     ``data - compare`` on the union tree beside each side's values. For an ensemble,
     ``stat`` is the statistic shown per node, ``glyph_metric`` the metric whose spread
-    across profiles is drawn, and ``color_by`` a metadata column colouring the profiles.
+    across profiles is drawn, and ``color_by`` a metadata column coloring the profiles.
     ``request_timeout``: seconds the page waits for Python before its banner says the
     kernel did not answer (the widget contract; default 10).
     """
@@ -263,7 +263,7 @@ class CalltreeExplorer(WidgetBase):
         return self._do(run)
 
     def set_color_by(self, column: str | None) -> CalltreeExplorer:
-        """Colour the profiles in the distribution glyphs by a metadata column (None: one colour)."""
+        """Color the profiles in the distribution glyphs by a metadata column (None: one color)."""
         return self._do(lambda: self._restyle(color_by=column or None))
 
     def set_extra_columns(
@@ -453,12 +453,10 @@ class CalltreeExplorer(WidgetBase):
         self._refresh()
 
     def _restyle(self, **options: Any) -> None:
-        """Show the same frame with another statistic or colouring, keeping the open rows and
+        """Show the same frame with another statistic or coloring, keeping the open rows and
         the sort (by the same column position); on failure nothing changes."""
         if not isinstance(self._data, Ensemble):
-            raise ShapeError(
-                "statistics and colours are for ensembles; this explorer shows a frame"
-            )
+            raise ShapeError("statistics and colors are for ensembles; this explorer shows a frame")
         before = {k: getattr(self, f"_{k}") for k in options}
         at = self._sort_position()
         for k, v in options.items():

@@ -6,7 +6,7 @@ One composite widget over :class:`perfweave.scaling.ScalingStudy`:
   term of each call path (sorted by asymptotic order) and its value predicted at
   ``target``: "which call path dominates at 4096 ranks?" is a click on a header;
 - a bqplot chart of the focused node (the explorer's last selected row, or
-  :meth:`ScalingView.focus_node`): one point per run (coloured by ``group_by``; excluded
+  :meth:`ScalingView.focus_node`): one point per run (colored by ``group_by``; excluded
   runs grey), the fitted curve per group over the measured range, dashed on to the target,
   the model text and its error figures, linear or log axes;
 - the runs as a table with a check box each: excluding a run refits every model at once.
@@ -39,7 +39,7 @@ from perfweave.widgets._base import CompositeBase
 
 __all__ = ["ScalingView"]
 
-#: category10, the colours of the groups of runs
+#: category10, the colors of the groups of runs
 PALETTE = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -66,7 +66,7 @@ class ScalingView(CompositeBase):
 
     ``ensemble``: a perfweave Ensemble (or an llnl-thicket Thicket); ``param``: the numeric
     metadata column the runs scale over; ``metric``: the metric modelled; ``group_by``: a
-    metadata column whose groups get their own colour and curve; ``target``: the
+    metadata column whose groups get their own color and curve; ``target``: the
     parameter value predicted (default: 8 x the largest measured).
     """
 
@@ -190,7 +190,7 @@ class ScalingView(CompositeBase):
         return self
 
     def set_group_by(self, column: Any) -> ScalingView:
-        """Colour the runs, and fit one curve per group, by a metadata column (None: off)."""
+        """Color the runs, and fit one curve per group, by a metadata column (None: off)."""
 
         def run() -> None:
             self._study.set_group_by(column)
@@ -310,7 +310,7 @@ class ScalingView(CompositeBase):
         self._group_box = w.Dropdown(
             options=[("(none)", None)] + [(c, c) for c in meta_cols],
             value=self.group_by,
-            description="colour by",
+            description="color by",
             layout=w.Layout(width="260px"),
         )
         self._group_box.observe(
@@ -413,7 +413,7 @@ class ScalingView(CompositeBase):
         data = data[positive & data["value"].notna()]
         fits = self.group_models
         groups = list(fits.index)
-        colours = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
+        colors = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
         lo = float(data["param"].min()) if len(data) else np.nan
         hi = float(data["param"].max()) if len(data) else np.nan
         specs: list[tuple[str, dict]] = []
@@ -422,15 +422,15 @@ class ScalingView(CompositeBase):
             name = str(g) if self._study.group_by is not None else "fit"
             if fit["reason"] == "":
                 xs, ys = ScalingStudy.curve(fit, lo, hi, log=log)
-                specs.append(("fit", {"x": xs, "y": ys, "colors": [colours[g]], "labels": [name]}))
+                specs.append(("fit", {"x": xs, "y": ys, "colors": [colors[g]], "labels": [name]}))
                 if self.target > hi:
                     xs, ys = ScalingStudy.curve(fit, hi, self.target, log=log)
-                    specs.append(("extrapolation", {"x": xs, "y": ys, "colors": [colours[g]]}))
+                    specs.append(("extrapolation", {"x": xs, "y": ys, "colors": [colors[g]]}))
         for g in groups:
             pts = data[(data["group"] == g) & data["selected"]]
             if len(pts):
                 xy = {"x": pts["param"].to_numpy(), "y": pts["value"].to_numpy()}
-                specs.append(("runs", {**xy, "colors": [colours[g]]}))
+                specs.append(("runs", {**xy, "colors": [colors[g]]}))
         out = data[~data["selected"]]
         if len(out):
             specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))

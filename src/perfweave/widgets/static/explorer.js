@@ -335,11 +335,11 @@ function buildControls(model, el) {
     ])
   ]);
   const statSelect = h("select", { cls: "pw-stat", attrs: { "aria-label": "statistic" } });
-  const colorSelect = h("select", { cls: "pw-color-by", attrs: { "aria-label": "colour by" } });
+  const colorSelect = h("select", { cls: "pw-color-by", attrs: { "aria-label": "color by" } });
   const ensembleBar = h("div", { cls: "pw-group pw-ensemble" }, [
     h("label", { text: "statistic" }),
     statSelect,
-    h("label", { text: "colour profiles by" }),
+    h("label", { text: "color profiles by" }),
     colorSelect
   ]);
   toolbar.append(ensembleBar);
