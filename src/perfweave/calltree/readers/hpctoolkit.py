@@ -251,13 +251,13 @@ def _graph_nodes(cct: dict[str, np.ndarray], tables: dict[str, Any], path: Path)
     xml_parent = parent[idx]
     parent_line = np.where(xml_parent >= 0, line[np.maximum(xml_parent, 0)], 0)
     pname = proc_names[proc_code[idx]].astype(str)
-    prefixed = np.strings.add(np.strings.add(parent_line.astype(str), ":"), pname)
+    prefixed = np.char.add(np.char.add(parent_line.astype(str), ":"), pname)
     base = np.array([f.rsplit("/", 1)[-1] for f in file_names], dtype=object)[n_file].astype(str)
-    where = np.strings.add(np.strings.add(base, ":"), line_txt)
+    where = np.char.add(np.char.add(base, ":"), line_txt)
     name = np.where(
         func,
         np.where(parent_line != 0, prefixed, pname),
-        np.where(loop, np.strings.add("Loop@", where), where),
+        np.where(loop, np.char.add("Loop@", where), where),
     ).astype(object)
     file_col = np.where(n_file >= 0, file_names[n_file], None)
     gp = graph_parent[idx]
