@@ -419,20 +419,32 @@ def _chunk_size(n_files: int, n_workers: int = 8) -> int:
     return max(1, min(64, n_files // (n_workers * 8)))
 
 
-def _read_chunk(paths: list[str], fmt: str | None, reader: Any, options: dict) -> list[tuple]:
-    return [_read_one(p, fmt, reader, options) for p in paths]
+def _read_chunk(
+    paths: list[str], fmt: str | None, reader: Any, options: dict, capture: bool = False
+) -> tuple[list[tuple], list[Warning]]:
+    """Read ``paths``; with ``capture`` (in a reader process) the warnings the readers
+    issue are caught and sent back, so the caller sees them as if read here."""
+    if not capture:
+        return [_read_one(p, fmt, reader, options) for p in paths], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = [_read_one(p, fmt, reader, options) for p in paths]
+    return out, [w.message for w in caught if isinstance(w.message, Warning)]
 
 
 def _read_on(executor, files, fmt, reader, options, bar, size: int) -> list[tuple]:
     chunks = [files[i : i + size] for i in range(0, len(files), size)]
+    capture = isinstance(executor, ProcessPoolExecutor)
     with warnings.catch_warnings():
         # Python >= 3.12 warns when forking beside threads it did not start (BLAS's);
         # start_method() forks only when no other Python thread runs
         warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
-        futures = [executor.submit(_read_chunk, c, fmt, reader, options) for c in chunks]
+        futures = [executor.submit(_read_chunk, c, fmt, reader, options, capture) for c in chunks]
     out: list[tuple] = []
     for fut in futures:
-        part = fut.result()
+        part, caught = fut.result()
+        for message in caught:
+            warnings.warn(message, stacklevel=5)
         out.extend(part)
         bar.update(len(part))
     return out
