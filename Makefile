@@ -8,7 +8,7 @@ EXTRAS ?= test,dev,bench
 comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 clean js
+.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 test-oldest clean js
 
 venv: $(STAMP)
 
@@ -67,8 +67,22 @@ test: lint pytest
 test-pandas3:
 	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev PYTEST_ARGS='-m "not peer and not browser"'
 
+# The core suite on the lowest versions pyproject.toml declares: the oldest Python of
+# requires-python (3.10: OLDEST_PYTHON=... for another path) and numpy 1.26 / pandas 2.2
+# (.ci/oldest-constraints.txt), so the declared floors cannot drift from what is tested.
+# The test extra only (no peers, no ruff), browser tests left out as for pandas 3.
+OLDEST_PYTHON ?= $(shell for p in python3.10 $(HOME)/.pyenv/versions/3.10.*/bin/python3.10; do \
+	$$p -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null && { command -v $$p; break; }; done)
+OLDEST_CONSTRAINTS := $(CURDIR)/.ci/oldest-constraints.txt
+.venv-oldest/.installed-test: $(OLDEST_CONSTRAINTS)
+test-oldest:
+	@test -n "$(OLDEST_PYTHON)" || { echo "test-oldest: no python3.10 found (set OLDEST_PYTHON=/path/to/python3.10)"; exit 1; }
+	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) pytest VENV=.venv-oldest EXTRAS=test \
+		PYTHON=$(OLDEST_PYTHON) PYTEST_ARGS='-m "not peer and not browser"'
+	.venv-oldest/bin/python -c "import sys, numpy, pandas; print('test-oldest ran on Python', sys.version.split()[0], 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
+
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks all
 
 clean:
-	rm -rf $(VENV) .venv-pandas3 .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-pandas3 .venv-oldest .pytest_cache .ruff_cache
