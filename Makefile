@@ -64,7 +64,14 @@ test: lint pytest
 # The same suite on pandas 3 (the peers pin pandas < 3, so their conformance tests are left out).
 # Browser tests are left out too: pandas only touches the kernel side of a widget, which the
 # unit tests cover here, and a second Lab + Chromium pass would only add minutes.
+# It runs on the newest Python found (3.13 where pyenv has it, else python3), so CI covers
+# the oldest (test-oldest), the usual and the newest interpreter.
+NEWEST_PYTHON ?= $(shell for p in python3.13 $(HOME)/.pyenv/versions/3.13.*/bin/python3.13; do \
+	$$p -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null && { command -v $$p; break; }; done)
+VERSIONS = -c "import sys, numpy, pandas; print('Python', sys.version.split()[0], 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
 test-pandas3:
+	$(MAKE) venv VENV=.venv-pandas3 EXTRAS=test,dev PYTHON=$(or $(NEWEST_PYTHON),$(PYTHON))
+	@.venv-pandas3/bin/python $(VERSIONS)
 	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev PYTEST_ARGS='-m "not peer and not browser"'
 
 # The core suite on the lowest versions pyproject.toml declares: the oldest Python of
@@ -77,9 +84,11 @@ OLDEST_CONSTRAINTS := $(CURDIR)/.ci/oldest-constraints.txt
 .venv-oldest/.installed-test: $(OLDEST_CONSTRAINTS)
 test-oldest:
 	@test -n "$(OLDEST_PYTHON)" || { echo "test-oldest: no python3.10 found (set OLDEST_PYTHON=/path/to/python3.10)"; exit 1; }
+	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) venv VENV=.venv-oldest EXTRAS=test \
+		PYTHON=$(OLDEST_PYTHON)
+	@.venv-oldest/bin/python $(VERSIONS)
 	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) pytest VENV=.venv-oldest EXTRAS=test \
-		PYTHON=$(OLDEST_PYTHON) PYTEST_ARGS='-m "not peer and not browser"'
-	.venv-oldest/bin/python -c "import sys, numpy, pandas; print('test-oldest ran on Python', sys.version.split()[0], 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
+		PYTEST_ARGS='-m "not peer and not browser"'
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks all

@@ -76,7 +76,10 @@ def _session(path: str) -> Iterator[str]:
                 for m in members:
                     if m.name.startswith("/") or ".." in Path(m.name).parts:
                         raise SpecError(f"{path}: archive member {m.name!r} leaves the session")
-                tar.extractall(tmp, members=members)
+                # the "data" filter (Python >= 3.12, and 3.10.12/3.11.4 backports) also
+                # refuses links and device files; Python 3.14 warns without a filter
+                safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+                tar.extractall(tmp, members=members, **safe)
         except tarfile.TarError as exc:
             raise SpecError(f"{path}: not a readable session archive ({exc})") from None
         inner = [p for p in Path(tmp).iterdir()]
