@@ -4,11 +4,11 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= test,dev,bench
+EXTRAS ?= test,dev,bench,docs
 comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 test-oldest clean js
+.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 test-oldest clean js docs
 
 venv: $(STAMP)
 
@@ -70,28 +70,33 @@ NEWEST_PYTHON ?= $(shell for p in python3.13 $(HOME)/.pyenv/versions/3.13.*/bin/
 	$$p -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null && { command -v $$p; break; }; done)
 VERSIONS = -c "import sys, numpy, pandas; print('Python', sys.version.split()[0], 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
 test-pandas3:
-	$(MAKE) venv VENV=.venv-pandas3 EXTRAS=test,dev PYTHON=$(or $(NEWEST_PYTHON),$(PYTHON))
+	$(MAKE) venv VENV=.venv-pandas3 EXTRAS=test,dev,docs PYTHON=$(or $(NEWEST_PYTHON),$(PYTHON))
 	@.venv-pandas3/bin/python $(VERSIONS)
-	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev PYTEST_ARGS='-m "not peer and not browser"'
+	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev,docs PYTEST_ARGS='-m "not peer and not browser"'
+
+# The documentation site with its API reference (from the docstrings) in site/; `make test`
+# builds it too (tests/test_docs.py).
+docs: $(STAMP)
+	$(BIN)/python -m mkdocs build --strict -f mkdocs.yml
 
 # The core suite on the lowest versions pyproject.toml declares: the oldest Python of
 # requires-python (3.10: OLDEST_PYTHON=... for another path) and numpy 1.26 / pandas 2.2
 # (.ci/oldest-constraints.txt), so the declared floors cannot drift from what is tested.
-# The test extra only (no peers, no ruff), browser tests left out as for pandas 3.
+# The test and docs extras (no peers, no ruff), browser tests left out as for pandas 3.
 OLDEST_PYTHON ?= $(shell for p in python3.10 $(HOME)/.pyenv/versions/3.10.*/bin/python3.10; do \
 	$$p -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null && { command -v $$p; break; }; done)
 OLDEST_CONSTRAINTS := $(CURDIR)/.ci/oldest-constraints.txt
-.venv-oldest/.installed-test: $(OLDEST_CONSTRAINTS)
+.venv-oldest/.installed-test-docs: $(OLDEST_CONSTRAINTS)
 test-oldest:
 	@test -n "$(OLDEST_PYTHON)" || { echo "test-oldest: no python3.10 found (set OLDEST_PYTHON=/path/to/python3.10)"; exit 1; }
-	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) venv VENV=.venv-oldest EXTRAS=test \
+	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) venv VENV=.venv-oldest EXTRAS=test,docs \
 		PYTHON=$(OLDEST_PYTHON)
 	@.venv-oldest/bin/python $(VERSIONS)
-	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) pytest VENV=.venv-oldest EXTRAS=test \
+	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) pytest VENV=.venv-oldest EXTRAS=test,docs \
 		PYTEST_ARGS='-m "not peer and not browser"'
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks all
 
 clean:
-	rm -rf $(VENV) .venv-pandas3 .venv-oldest .pytest_cache .ruff_cache
+	rm -rf $(VENV) .venv-pandas3 .venv-oldest .pytest_cache .ruff_cache site

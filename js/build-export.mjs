@@ -4,7 +4,7 @@
 import { build } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 
-const OUT = "../src/perfweave/_export/static";
+const OUT = "../src/perfweave/apps/export/static";
 
 // ipywidgets 7 states are never written by this package's kernels: leave their copies out.
 const noWidgets7 = {
@@ -32,6 +32,7 @@ export async function buildExport(check) {
     minify: true,
     legalComments: "none",
     write: false,
+    tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
     outdir: OUT,
     plugins: [noWidgets7],
     loader: { ".woff": "dataurl", ".woff2": "dataurl", ".ttf": "dataurl", ".eot": "dataurl", ".svg": "dataurl" },

@@ -1,27 +1,41 @@
-// Bundle each widget entry (src/<widget>.js + its CSS) into one ESM file in the Python
+// Bundle each widget entry (src/<widget>/index.js + src/<widget>/<widget>.css, or
+// src/<widget>.js + src/<widget>.css) into one ESM file in the Python
 // package, which anywidget loads from a blob: URL (so a bundle imports nothing).
 // `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
 import { build } from "esbuild";
-import { readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
-const ENTRIES = ["explorer", "heatmap", "picker"];
+const ENTRIES = ["explorer", "heatmap", "picker", "banner"];
+// every widget draws the same error banner: its style is shared by all bundles
+const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
 const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
+
+/** A widget's entry: `src/<name>/index.js` once split into modules, else `src/<name>.js`. */
+function entry(name) {
+  return existsSync(`src/${name}/index.js`) ? `src/${name}/index.js` : `src/${name}.js`;
+}
+
+/** A widget's style sheet, beside its entry. */
+function styles(name) {
+  return existsSync(`src/${name}/${name}.css`) ? `src/${name}/${name}.css` : `src/${name}.css`;
+}
 let stale = [];
 
 for (const name of ENTRIES) {
   const result = await build({
-    entryPoints: [`src/${name}.js`],
+    entryPoints: [entry(name)],
     bundle: true,
     format: "esm",
     target: "es2020",
     minify: false,
     legalComments: "none",
     write: false,
+    tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
-  const css = readFileSync(`src/${name}.css`, "utf8");
+  const css = SHARED_CSS + readFileSync(styles(name), "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {

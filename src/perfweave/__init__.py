@@ -69,7 +69,9 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY, *_SUBPACKAGES])
+    """The public API only: what ``__all__`` names, and the subpackages (no helper imports
+    of this module, each name once even after it was loaded)."""
+    return sorted({*__all__, *_SUBPACKAGES})
 
 
 __all__ = ["__version__", "errors", *_LAZY]

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from perfweave._app import find_tour, lab_launch, voila_launch
+from perfweave.apps._serve import find_tour
+from perfweave.apps.app import voila_launch
+from perfweave.apps.lab import lab_launch
 from perfweave.cli import main
 from perfweave.errors import PerfweaveError
 from tests.widgets.browser import free_port, stop_process, write_notebook
@@ -23,6 +25,10 @@ URL_LINE = re.compile(
     r"perfweave: JupyterLab at (http://127\.0\.0\.1:(\d+)/lab/tree/(\S+)\?token=(\w+))"
 )
 
+
+#: what a person running `make demo` must not see: Python warnings, deprecations, the kernel's
+#: unencrypted-TCP warning
+NOISE = re.compile(r"Warning|deprecated|without encryption")
 
 _MAKE_ENV = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "EXTRAS", "VENV", "PYTEST_ARGS"}
 
@@ -99,9 +105,33 @@ def _serve_and_fetch(tmp_path: Path, notebook: Path | None, expected: Path) -> N
             assert b"JupyterLab" in response.read()
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/{rel}", timeout=5)
+        # a kernel as the notebook starts one: its start-up prints nothing either
+        _start_kernel(f"http://127.0.0.1:{port}", token, tmp_path / "runtime")
     finally:
         stop_process(proc)
     assert proc.returncode is not None
+    noise = [line for line in log.read_text().splitlines() if NOISE.search(line)]
+    assert not noise, "make demo printed:\n" + "\n".join(noise)
+
+
+def _start_kernel(base: str, token: str, runtime: Path) -> None:
+    """Start a python3 kernel through the server's REST API and talk to it once (so its
+    start-up, and anything it prints then, is over)."""
+    from jupyter_client import BlockingKernelClient
+
+    request = urllib.request.Request(
+        f"{base}/api/kernels?token={token}", data=b'{"name": "python3"}', method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        kernel = json.loads(response.read())
+    client = BlockingKernelClient(connection_file=str(runtime / f"kernel-{kernel['id']}.json"))
+    client.load_connection_file()
+    client.start_channels()
+    try:
+        reply = client.execute_interactive("6 * 7", timeout=60)
+    finally:
+        client.stop_channels()
+    assert reply["content"]["status"] == "ok"
 
 
 def test_make_demo_serves_a_given_notebook(tmp_path):
@@ -137,10 +167,12 @@ def test_bad_notebooks_are_named(tmp_path, capsys, monkeypatch):
     text.write_text("{}")
     assert main(["app", str(text)]) == 1
     assert "x.txt: expected a Jupyter notebook" in capsys.readouterr().err
-    import perfweave._app as app
+    import perfweave.apps._serve as serve
 
     # find_tour also looks in the source checkout: point it elsewhere to see the message
-    monkeypatch.setattr(app, "__file__", str(tmp_path / "src" / "perfweave" / "_app.py"))
+    monkeypatch.setattr(
+        serve, "__file__", str(tmp_path / "src" / "perfweave" / "apps" / "_serve.py")
+    )
     with pytest.raises(PerfweaveError, match="no tour notebook at .*00_tour.ipynb"):
         find_tour(tmp_path)
 
@@ -161,7 +193,7 @@ def test_make_demo_installs_only_the_demo_extra(tmp_path):
     demo = _make_dry_run("demo", f"VENV={venv}")
     installs = [line for line in demo.splitlines() if " pip install " in line]
     assert installs[-1].endswith('-e ".[demo]"'), installs
-    assert '-e ".[test,dev,bench]"' in _make_dry_run("test", f"VENV={venv}")
+    assert '-e ".[test,dev,bench,docs]"' in _make_dry_run("test", f"VENV={venv}")
     line = re.search(r"^demo = \[(.*)\]$", (ROOT / "pyproject.toml").read_text(), re.M)
     names = {re.split(r"[<>=\[ ]", req.strip().strip('"'))[0] for req in line.group(1).split(",")}
     assert {"jupyterlab", "ipykernel", "voila"} <= names

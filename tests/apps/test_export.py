@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 
-from perfweave._export import _amd_source, _script_text, _widget_modules, to_html
+from perfweave.apps.export import _amd_source, _script_text, _widget_modules, to_html
 from perfweave.cli import main
 from perfweave.errors import PerfweaveError
+from tests.widgets.browser import write_notebook
+
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def test_inlined_scripts_cannot_close_their_element():
@@ -60,3 +67,24 @@ def test_missing_and_wrong_inputs(tmp_path, capsys):
     assert main(["export", str(bad), str(tmp_path / "x.html")]) == 1
     assert "bad.ipynb: not a readable notebook" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
+
+
+def test_export_prints_only_what_it_wrote(tmp_path):
+    """`perfweave export` as a person runs it: one line on stdout, nothing on stderr (the
+    kernel's "running over TCP without encryption" warning was printed before)."""
+    nb = write_notebook(tmp_path / "quiet.ipynb", ["print('hello')", "6 * 7"])
+    out = tmp_path / "quiet.html"
+    env = {**os.environ, "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    env["IPYTHONDIR"] = str(tmp_path / "ipython")
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), env.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-m", "perfweave", "export", str(nb), str(out)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert done.stdout.startswith(f"perfweave export: wrote {out} (")
+    assert "hello" in out.read_text()

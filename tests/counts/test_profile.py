@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import shutil
 import warnings
 from pathlib import Path
 
@@ -166,7 +167,6 @@ def test_lazy_top_level_names():
 
 def test_identical_per_call_files_are_parsed_once(tmp_path, monkeypatch):
     """Calls with the same counts write byte-identical files: read() parses each content once."""
-    import shutil
 
     import perfweave.counts.profile as profile_module
 
@@ -255,3 +255,25 @@ def test_per_call_files_of_equal_size_but_other_counts_are_not_merged(copy_dir):
     six = prof.group_of(6).send.dense()
     zero = prof.group_of(0).send.dense()
     assert int((six - zero).sum()) == 1
+
+
+def test_count_files_only_in_subfolders_are_named(tmp_path):
+    """A results tree (one folder per run) is not read as an empty profile: the message
+    names the subfolders that hold count files."""
+
+    for run in ("run-a", "nested/run-b"):
+        shutil.copytree(expected("alltoallv_c"), tmp_path / run)
+    (tmp_path / "notes").mkdir()
+    with pytest.raises(FormatError) as info:
+        read(tmp_path)
+    message = str(info.value)
+    assert f"no count files in {tmp_path}" in message
+    assert "nested/run-b" in message and "run-a" in message and "notes" not in message
+    # the subfolder named reads
+    assert read(tmp_path / "run-a").ranks
+
+
+def test_an_empty_directory_is_an_error_not_an_empty_profile(tmp_path):
+
+    with pytest.raises(FormatError, match="no count files in .*expected send-/recv-counters"):
+        read(tmp_path)

@@ -40,11 +40,9 @@ CHROME_ARGS = [
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 
 # Known-harmless requests to the network. They are aborted like every non-local request, and the
-# console error each abort causes is not counted as a test failure.
-HARMLESS_REMOTE = (
-    # Voila's page template links font-awesome's CSS from jsdelivr; offline it only loses icons.
-    "https://cdn.jsdelivr.net/npm/@fortawesome/fontawesome-free@",
-)
+# console error each abort causes is not counted as a test failure. None today: Voila's stock
+# page linked Font Awesome from a CDN; perfweave's Voila template (perfweave.apps.app) does not.
+HARMLESS_REMOTE: tuple[str, ...] = ()
 
 # Notebook metadata that opens without JupyterLab's "Select Kernel" dialog.
 NOTEBOOK_METADATA = {
@@ -282,8 +280,12 @@ def start_voila(
 ) -> Server:
     """Start Voila on one ``notebook`` (run in its folder); ``voila.log`` goes to ``work_dir``.
     Single-notebook Voila has no ``/api/status`` (403), so the TCP port is probed instead."""
+    from perfweave.apps.app import voila_options
+
     work_dir.mkdir(parents=True, exist_ok=True)
     port, token = free_port(), secrets.token_hex(16)
+    # the page `perfweave app` serves: its template (no CDN) and extension list
+    options, app_env = voila_options()
     cmd = [
         sys.executable,
         "-m",
@@ -294,13 +296,12 @@ def start_voila(
         f"--port={port}",
         f"--token={token}",
         "--show_tracebacks=True",
-        # Notebook 7's lab-extension (Notebook/Lab switcher) is installed with `notebook`; Voila
-        # 0.5 loads it and it throws "#RUNTIME-012 ... shareKey @jupyterlab/docregistry" in the
-        # console. Voila pages do not need it.
-        "--VoilaConfiguration.extension_denylist=['@jupyter-notebook/lab-extension']",
+        *options,
     ]
     log_path = work_dir / "voila.log"
-    proc = _spawn(cmd, notebook.parent, _jupyter_env(work_dir, env), log_path)
+    proc = _spawn(
+        cmd, notebook.parent, _jupyter_env(work_dir, {**app_env, **(env or {})}), log_path
+    )
     server = Server(proc, f"http://127.0.0.1:{port}", token, notebook.parent, log_path)
     return _wait_until_up(server, "tcp", timeout)
 

@@ -26,6 +26,10 @@ from tests.widgets.browser import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+#: what a person running `perfweave app` must not see: warnings, deprecations, version talk
+NOISE = re.compile(
+    r"warning|deprecat|adapting from protocol|without encryption|cannot be longer|mismatch", re.I
+)
 URL_LINE = re.compile(r"perfweave: the Voila app at (http://127\.0\.0\.1:(\d+)/\?token=(\w+))")
 
 
@@ -95,6 +99,8 @@ def test_app_serves_and_renders_a_notebook(
     )
     save_screenshot(page, "app_voila_dashboard")
     page_watch.assert_clean()
+    noise = [line for line in server.log_path.read_text().splitlines() if NOISE.search(line)]
+    assert not noise, "perfweave app printed:\n" + "\n".join(noise)
 
 
 def test_app_serves_the_tour_by_default(perfweave_app, page, page_watch: PageWatch) -> None:
@@ -108,3 +114,5 @@ def test_app_serves_the_tour_by_default(perfweave_app, page, page_watch: PageWat
     page.locator(".pw-picker .pw-pt-row").first.wait_for()
     save_screenshot(page, "app_voila_tour")
     page_watch.assert_clean()
+    noise = [line for line in server.log_path.read_text().splitlines() if NOISE.search(line)]
+    assert not noise, "perfweave app printed:\n" + "\n".join(noise)

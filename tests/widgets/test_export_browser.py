@@ -139,7 +139,11 @@ def test_exported_widget_says_what_needs_the_kernel(
     explorer.get_by_role("button", name="Expand all").click()
     banner = explorer.locator(".pw-error")
     banner.wait_for(state="visible")
-    assert '"expand_all" needs its Python kernel' in banner.inner_text()
+    assert banner.inner_text().startswith(
+        "Expanding everything below a row needs the notebook's running Python kernel; "
+        "this page is a saved copy"
+    )
+    assert "expand_all" not in banner.inner_text()  # the person's words, not the request's
     # the rows drawn before stay
     assert explorer.locator("[role=row]", has_text="foo").count() >= 1
     page_watch.assert_clean()
@@ -169,4 +173,51 @@ def test_export_of_the_tour(tmp_path: Path, static_server: str, page, page_watch
     assert page.locator(".pw-merge-panel .pw-merge-scatter .dot").count() > 100
     assert page.locator(".pw-error:visible").count() == 0
     save_screenshot(page, "export_tour")
+    page_watch.assert_clean()
+
+
+COMPOSITE = """
+import ipywidgets as widgets
+from perfweave.widgets._base import CompositeBase
+
+
+class Box(CompositeBase):
+    '''A composite with one control, as ClassPicker and MergePanel are built.'''
+
+    def __init__(self):
+        super().__init__()
+        self.level = widgets.IntSlider(value=7, min=0, max=20, description="level")
+        self._set_children(self.level)
+
+
+Box()
+"""
+
+
+def test_exported_composite_control_says_it_needs_the_kernel(
+    tmp_path: Path, static_server: str, page, page_watch: PageWatch
+) -> None:
+    """A composite's control on a saved page snaps back to the saved value and its banner says
+    why (the MergePanel's sliders used to snap back without a word)."""
+    nb = write_notebook(tmp_path / "box.ipynb", [COMPOSITE])
+    assert main(["export", str(nb), str(tmp_path / "box.html")]) == 0
+    _open(page, f"{static_server}/box.html", views=1)
+    box = page.locator(".pw-composite").first
+    banner = box.locator(".pw-error")
+    assert banner.is_hidden()
+    handle = box.locator(".widget-slider .ui-slider-handle, .widget-slider [role=slider]").first
+    handle.focus()
+    handle.press("ArrowRight")
+    banner.wait_for(state="visible")
+    assert (
+        banner.locator(".pw-error-text")
+        .inner_text()
+        .startswith(
+            "Changing this control needs the notebook's running Python kernel; "
+            "this page is a saved copy"
+        )
+    )
+    readout = box.locator(".widget-readout").first
+    page.wait_for_function("(el) => el.textContent.trim() === '7'", arg=readout.element_handle())
+    save_screenshot(box, "export_composite_control")
     page_watch.assert_clean()

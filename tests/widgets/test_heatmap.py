@@ -8,14 +8,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import perfweave.counts as pc
+from perfweave.counts.blocks import aggregate_blocks as aggregate
+from perfweave.counts.blocks import row_units as units_of
 from perfweave.counts.profile import CallGroup, CountsProfile
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.errors import MetadataError, PerfweaveError
-from perfweave.widgets._heatmap_agg import aggregate, colour_index, units_of
+from perfweave.widgets._color import color_index
 from perfweave.widgets._transport import unpack
 from perfweave.widgets.heatmap import CountMatrixHeatmap, group_label
 
@@ -50,74 +50,8 @@ def _reply(widget, action, **args):
     return content, cols
 
 
-def _reference(dense, ranks_per_block, cols_edges, reduce):
-    out = np.zeros((len(ranks_per_block), len(cols_edges) - 1), dtype=np.int64)
-    for i, ranks in enumerate(ranks_per_block):
-        for j in range(len(cols_edges) - 1):
-            cell = dense[np.asarray(ranks)][:, cols_edges[j] : cols_edges[j + 1]]
-            out[i, j] = cell.max() if reduce == "max" else cell.sum()
-    return out
-
-
-@st.composite
-def _case(draw):
-    n = draw(st.integers(1, 24))
-    w = draw(st.integers(1, 24))
-    distinct = draw(st.integers(1, 4))
-    base = draw(
-        st.lists(
-            st.lists(st.integers(0, 2**40), min_size=w, max_size=w),
-            min_size=distinct,
-            max_size=distinct,
-        )
-    )
-    pick = draw(st.lists(st.integers(0, distinct - 1), min_size=n, max_size=n))
-    dense = np.asarray(base, dtype=np.int64)[pick]
-    r0 = draw(st.integers(0, n - 1))
-    r1 = draw(st.integers(r0 + 1, n))
-    c0 = draw(st.integers(0, w - 1))
-    c1 = draw(st.integers(c0 + 1, w))
-    cells = draw(st.integers(1, 8))
-    return dense, (r0, r1), (c0, c1), cells
-
-
-@settings(max_examples=200, deadline=None)
-@given(
-    _case(),
-    st.sampled_from(["max", "sum"]),
-    st.sampled_from(["rank", "rows", "host"]),
-    st.lists(st.sampled_from(["a", "b", "c", None]), min_size=24, max_size=24),
-    st.integers(1, 16),
-)
-def test_block_aggregation_equals_numpy(case, reduce, by, host_pool, scale):
-    dense, rows, cols, cells = case
-    m = pc.CountMatrix.from_dense(dense)
-    hosts = np.asarray(host_pool[: m.n_ranks], dtype=object)
-    units = units_of(m, by, hosts)
-    if by != "rank":
-        rows = (min(rows[0], len(units) - 1), min(rows[1], len(units)))
-        rows = (rows[0], max(rows[1], rows[0] + 1))
-    b = aggregate(m.rows, units, rows, cols, cells, cells, reduce, scale)
-    dense = dense * scale
-    blocks = [units.ranks_of(a, z) for a, z in zip(b.row_edges[:-1], b.row_edges[1:])]
-    expect = _reference(dense, blocks, b.col_edges - 0, reduce)
-    assert b.values.dtype == np.int64
-    np.testing.assert_array_equal(b.values, expect)
-    view = dense[np.concatenate(blocks)][:, cols[0] : cols[1]]
-    np.testing.assert_array_equal(b.row_sum, [dense[r][:, cols[0] : cols[1]].sum() for r in blocks])
-    col_sum = [
-        view[:, a - cols[0] : z - cols[0]].sum() for a, z in zip(b.col_edges[:-1], b.col_edges[1:])
-    ]
-    np.testing.assert_array_equal(b.col_sum, col_sum)
-    assert b.values.shape[0] <= cells and b.values.shape[1] <= cells
-
-
-def test_overflowing_sums_fall_back_to_float64_and_say_so():
+def test_overflowing_sums_are_float64_and_the_note_says_so():
     big = np.full((4, 4), 2**62, dtype=np.int64)
-    m = pc.CountMatrix.from_dense(big)
-    b = aggregate(m.rows, units_of(m), (0, 4), (0, 4), 1, 1, "sum")
-    assert not b.exact and b.values.dtype == np.float64
-    assert b.values[0, 0] == float(2**62) * 16
     h = CountMatrixHeatmap(_profile(_group(big)), reduce="sum", max_cells=1)
     assert "float64" in h.note
     h.set_reduce("max")
@@ -125,27 +59,11 @@ def test_overflowing_sums_fall_back_to_float64_and_say_so():
     assert h.blocks().values.dtype == np.int64
 
 
-def test_int64_while_the_view_total_fits_float64_past_it():
-    # one row's total fits int64, the view's total does not: sums in float64, max exact
-    dense = np.array([[2**61, 2**61], [2**61, 5]], dtype=np.int64)
-    m = pc.CountMatrix.from_dense(dense)
-    b = aggregate(m.rows, units_of(m), (0, 2), (0, 2), 2, 2, "sum")
-    assert not b.exact and b.values.dtype == np.float64
-    np.testing.assert_array_equal(b.values, dense.astype(np.float64))
-    b = aggregate(m.rows, units_of(m), (0, 2), (0, 2), 2, 2, "max")
-    assert b.exact and not b.sums_exact and b.values.dtype == np.int64
-    # a zoom to the small row fits again; the datatype size can push a view past int64
-    b = aggregate(m.rows, units_of(m), (1, 2), (1, 2), 1, 1, "sum", 8)
-    assert b.exact and b.values.tolist() == [[40]]
-    b = aggregate(m.rows, units_of(m), (0, 1), (0, 1), 1, 1, "sum", 8)
-    assert not b.exact and b.values.tolist() == [[float(2**61) * 8]]
-
-
-def test_colour_index_linear_and_log():
+def test_color_index_linear_and_log():
     v = np.array([[0, 1, 10, 100]], dtype=np.int64)
-    lin, lo, hi = colour_index(v, "linear")
+    lin, lo, hi = color_index(v, "linear")
     assert lin[0, 0] == 0 and lin[0, 3] == 255 and (lo, hi) == (0.0, 100.0)
-    log, lo, hi = colour_index(v, "log")
+    log, lo, hi = color_index(v, "log")
     assert list(log[0]) == [0, 1, 128, 255] and (lo, hi) == (1.0, 100.0)
 
 
@@ -157,13 +75,13 @@ def wrf():
 def test_wrf_state_controls_and_exact_values(wrf):
     h = CountMatrixHeatmap(wrf)
     assert h.lead_ranks == [0] and h.group_labels == [group_label(g) for g in wrf.call_groups(0)]
-    assert h.group_labels[0] == "calls 0 (1 call)"
+    assert h.group_labels[0] == "call 0"
     dense = wrf.call_groups(0)[0].send.dense()
     np.testing.assert_array_equal(h.blocks().values, dense)
     content, cols = _reply(h, "matrix")
     assert content["ok"] and cols["values"].dtype == np.int64
     np.testing.assert_array_equal(cols["values"], dense)
-    assert cols["colour"].dtype == np.uint8 and cols["row_labels"][:2] == ["0", "1"]
+    assert cols["color"].dtype == np.uint8 and cols["row_labels"][:2] == ["0", "1"]
     # every control, through messages
     for name, value in [
         ("direction", "recv"),
@@ -223,7 +141,7 @@ def test_selection_by_block_and_method(wrf):
     s = h.selection
     dense = wrf.call_groups(0)[0].send.dense()
     assert s["ranks"].tolist() == [5] and s["peers"].tolist() == [7]
-    assert s["total"] == dense[5, 7] and s["label"] == "calls 0 (1 call)"
+    assert s["total"] == dense[5, 7] and s["label"] == "call 0"
     h.set_grouped(True)
     assert h.selection is None
     s = h.select((0, 1))
@@ -268,7 +186,7 @@ def test_all_zero_single_rank_int32_overflow_and_gaps():
     big = _group([[0, 2**40], [3 * 2**31, 1]], calls=[3, 5, 6])
     h = CountMatrixHeatmap(_profile(zero, one, big))
     assert "zero" in h.note and h.blocks().hi == 0
-    assert h.group_labels == ["calls 1 (1 call)", "calls 2 (1 call)", "calls 3, 5-6 (3 calls)"]
+    assert h.group_labels == ["call 1", "call 2", "calls 3, 5-6 (3 calls)"]
     h.set_call_group(1)
     assert h.blocks().values.tolist() == [[7]] and h.note == ""
     h.set_call_group("calls 3, 5-6 (3 calls)")
@@ -347,7 +265,7 @@ def test_group_by_host_without_locations_says_so(wrf):
     h = CountMatrixHeatmap(wrf)
     assert not h.hosts_known
     before = h.view_state, h.blocks().values.copy()
-    with pytest.raises(MetadataError, match="no location file names the hosts of calls 0"):
+    with pytest.raises(MetadataError, match="no location file names the hosts of call 0"):
         h.set_group_by("host")
     assert "alltoallv_locations_comm<C>_rank0.md" in h.error and h.group_by == "rank"
     assert h.view_state == before[0]
@@ -378,7 +296,7 @@ def test_host_grouping_falls_back_to_ranks_on_a_call_group_without_locations():
     assert h.blocks().row_labels == ["h1: 0", "h2: 1"]
     h.set_call_group(1)
     assert h.group_by == "rank" and not h.hosts_known
-    assert "no location file names the hosts of calls 1" in h.note
+    assert "no location file names the hosts of call 1" in h.note
     assert h.blocks().values.tolist() == [[5, 6], [7, 8]]
 
 
@@ -491,7 +409,7 @@ def test_unreadable_files_are_listed_and_the_rest_shown(tmp_path):
     assert len(h.load_errors) == 2 and h.error == ""
     assert any("counts.rank0_call1.md" in e and "many" in e for e in h.load_errors)
     assert any("alltoallv_locations_comm0_rank0.md" in e for e in h.load_errors)
-    assert h.group_labels == ["calls 0 (1 call)", "calls 3 (1 call)", "calls 4 (1 call)"]
+    assert h.group_labels == ["call 0", "call 3", "call 4"]
     assert not h.hosts_known  # the location file was the unreadable one
     np.testing.assert_array_equal(h.blocks().values, pc.read(WRF).call_groups(0)[0].send.dense())
 

@@ -163,7 +163,16 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
         key=lambda ij: int(state["values"][ij[0]][ij[1]]),
     )
     assert hover_value(page, widget, *hot, nr, nc) == state["values"][hot[0]][hot[1]]
-    assert hover_value(page, widget, 0, 1, nr, nc) == state["values"][0][1]
+    assert hover_value(page, widget, 0, 1, nr, nc) == state["values"][0][1] == "0"
+    # an empty cell says so (no "max counts: 0"); big numbers carry thousands separators
+    tip = widget.locator(".pw-hm-tooltip").inner_text()
+    assert "no messages (0 counts)" in tip and "max counts" not in tip
+    side = widget.locator(".pw-hm-side").inner_text()
+    assert "578,085,200" in side and "578085200" not in side
+    assert "1 ranks" not in side and "1 rank to" in side
+    # one format for every timing: a number and a unit (ms, µs, s), never "1.40e-5"
+    timings = widget.locator(".pw-hm-side table").last.inner_text()
+    assert re.search(r"late arrival\s+160\s+\d+(\.\d+)? µs", timings) and "e-" not in timings
     save_screenshot(widget, "heatmap_lab_wrf")
 
     # grouped by host: the run's four nodes, from the location file of call 0
@@ -245,7 +254,8 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
     assert state["selection"]["ranks"] == str(hi)
     assert state["selection"]["peers"] == str(hj)
     assert state["selection"]["total"] == state["values"][hi - r0][hj - c0]
-    assert state["selection"]["total"] in widget.locator(".pw-hm-selection").inner_text()
+    shown = widget.locator(".pw-hm-selection").inner_text()
+    assert f"{int(state['selection']['total']):,}" in shown  # with thousands separators
 
     # double-click zooms out
     page.mouse.dblclick(x, y)
@@ -254,9 +264,9 @@ def test_heatmap_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -
 
     # the side panel shows the call group's pattern and statistics
     side = widget.locator(".pw-hm-side").inner_text()
-    assert "Pattern #2" in side and "Statistics" in side
+    assert "Pattern 2: " in side and "Statistics" in side
 
-    # JupyterLab's dark theme: the canvas redraws in the theme's text colours
+    # JupyterLab's dark theme: the canvas redraws in the theme's text colors
     assert widget.get_attribute("data-theme") == "light"
     try:
         page.evaluate(
@@ -402,7 +412,7 @@ def test_heatmap_bad_input_in_voila(
     # an all-zero call: drawn, and said so above the plot
     note = second.locator(".pw-hm-note")
     note.wait_for(state="visible")
-    assert "every send count of calls 0 (1 call) is zero" in note.inner_text()
+    assert "every send count of call 0 is zero" in note.inner_text()
     assert not canvas_is_blank(second.locator(".pw-hm-canvas"))
     # host grouping without a location file: the option is disabled; forced, a message
     assert second.locator("select.pw-hm-group_by option[value=host]").is_disabled()
@@ -413,7 +423,7 @@ def test_heatmap_bad_input_in_voila(
     )
     msg = second.locator(".pw-error")
     msg.wait_for(state="visible")
-    assert "no location file names the hosts of calls 0" in msg.inner_text()
+    assert "no location file names the hosts of call 0" in msg.inner_text()
     assert second.locator("select.pw-hm-group_by").input_value() == "rank"  # as in Python
     assert second.get_attribute("data-version") == version
     assert not canvas_is_blank(second.locator(".pw-hm-canvas"))

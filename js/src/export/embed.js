@@ -1,4 +1,4 @@
-// Offline widget renderer of `perfweave export` (src/perfweave/_export/): draws a notebook's
+// Offline widget renderer of `perfweave export` (src/perfweave/apps/export/): draws a notebook's
 // saved widget state in a standalone HTML page with no network and no kernel.
 //
 // The page inlines this bundle (ipywidgets' HTML manager with the core controls), then the
@@ -9,6 +9,7 @@
 // from the page, and any other action shows a message in the widget instead.
 import * as base from "@jupyter-widgets/base";
 import { HTMLManager } from "@jupyter-widgets/html-manager/lib/htmlmanager.js";
+import { needsKernel } from "./needs_kernel.js";
 
 const REPLIES_TYPE = "application/vnd.perfweave.replies+json";
 const STATE_TYPE = "application/vnd.jupyter.widget-state+json";
@@ -58,9 +59,7 @@ function replay(model, request) {
     message = { ...recorded.payload, type: "response", id: request.id };
     buffers = recorded.buffers.map(decode);
   } else {
-    const error =
-      `This is a static page exported from a notebook: "${request.action}" needs its ` +
-      "Python kernel (open the notebook in JupyterLab or `perfweave app`).";
+    const error = needsKernel(request.action);
     message = { type: "response", id: request.id, ok: false, error };
     model.set("error", error);
   }
@@ -71,6 +70,41 @@ const send = base.WidgetModel.prototype.send;
 base.WidgetModel.prototype.send = function (content, callbacks, buffers) {
   if (this.comm) return send.call(this, content, callbacks, buffers);
   if (content && content.type === "request") replay(this, content);
+};
+
+// A control of a perfweave composite (ClassPicker, MergePanel, ScalingView: a box with the
+// class pw-composite, see widgets/_base.py CompositeBase) asks Python for every change. On
+// this page its change goes nowhere: the control snaps back to the saved state and the
+// composite's banner says why, in the person's words.
+const composites = new Map(); // model of a control -> model of the composite holding it
+
+/** Note every model below each composite of the page (once the state is loaded). */
+function findComposites(models) {
+  const below = (model, top) => {
+    for (const child of model.get("children") || []) {
+      if (child && !composites.has(child)) {
+        composites.set(child, top);
+        below(child, top);
+      }
+    }
+  };
+  for (const model of models) {
+    if ((model.get("_dom_classes") || []).includes("pw-composite")) below(model, model);
+  }
+}
+
+const saveChanges = base.WidgetModel.prototype.save_changes;
+base.WidgetModel.prototype.save_changes = function (callbacks) {
+  const top = this.comm ? undefined : composites.get(this);
+  if (!top) return saveChanges.call(this, callbacks);
+  const saved = this.previousAttributes();
+  setTimeout(() => this.set(saved), 0); // the control shows the saved state again
+  for (const view of Object.values(top.views || {})) {
+    Promise.resolve(view).then((v) => {
+      const banner = v && v.el && v.el.querySelector(".pw-error");
+      if (banner && typeof banner.showLocal === "function") banner.showLocal(needsKernel("control"));
+    });
+  }
 };
 
 function loader(name) {
@@ -85,6 +119,7 @@ async function render() {
   if (state) {
     const manager = new HTMLManager({ loader });
     const models = await manager.set_state(state);
+    findComposites(models);
     const byId = new Map(models.map((m) => [m.model_id, m]));
     for (const tag of tags) {
       const model = byId.get(JSON.parse(tag.textContent).model_id);

@@ -1,4 +1,4 @@
-// A sequential colour map (viridis control points, interpolated) as a 256-entry RGBA
+// A sequential color map (viridis control points, interpolated) as a 256-entry RGBA
 // lookup table: index 0 is "zero / no data" (light grey), 1..255 low to high.
 
 const STOPS = [
@@ -7,6 +7,7 @@ const STOPS = [
 ];
 export const ZERO_RGB = [236, 236, 236];
 
+/** @returns {Uint8ClampedArray} 256 RGBA entries */
 export function lut() {
   const out = new Uint8ClampedArray(256 * 4);
   out.set([...ZERO_RGB, 255], 0);
@@ -20,6 +21,11 @@ export function lut() {
   return out;
 }
 
+/**
+ * CSS color of entry `i` of a lookup table.
+ * @param {Uint8ClampedArray} table
+ * @param {number} i
+ */
 export function rgb(table, i) {
   return `rgb(${table[i * 4]},${table[i * 4 + 1]},${table[i * 4 + 2]})`;
 }

@@ -2,12 +2,21 @@
 // Each numeric column is viewed as the typed array of its exact dtype: int64 stays a
 // BigInt64Array, float64 a Float64Array. Strings come as UTF-8 bytes plus end offsets.
 
+/**
+ * A numeric column: the typed array of its dtype, with its shape.
+ * @typedef {(Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
+ *   | BigInt64Array | BigUint64Array | Float32Array | Float64Array) & { shape?: number[] }} NumericColumn
+ */
+/** @typedef {import("./types.js").ColumnHeader} ColumnHeader */
+
+/** @type {Record<string, new (buffer: ArrayBuffer) => NumericColumn>} */
 const ARRAYS = {
   int8: Int8Array, uint8: Uint8Array, int16: Int16Array, uint16: Uint16Array,
   int32: Int32Array, uint32: Uint32Array, int64: BigInt64Array, uint64: BigUint64Array,
   float32: Float32Array, float64: Float64Array,
 };
 
+/** @param {ArrayBufferView} view @returns {ArrayBuffer} */
 function bytesOf(view) {
   // buffers may sit at any offset of a shared ArrayBuffer: copy to an aligned one
   const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
@@ -16,8 +25,14 @@ function bytesOf(view) {
 
 const decoder = new TextDecoder("utf-8");
 
-/** header: [{key, dtype, shape}], buffers: DataView[] -> {key: typed array | string[]} */
+/**
+ * The columns of a message: header `[{key, dtype, shape}]` and its buffers (DataViews).
+ * @param {ColumnHeader[]} header
+ * @param {ArrayBufferView[]} buffers
+ * @returns {Record<string, any>} key -> typed array (numbers) or string[]
+ */
 export function unpack(header, buffers) {
+  /** @type {Record<string, any>} */
   const out = {};
   let i = 0;
   for (const col of header) {
@@ -44,8 +59,13 @@ export function unpack(header, buffers) {
   return out;
 }
 
-/** Row `r` of a 2-D column (shape [rows, k]) as a plain array of numbers. */
+/**
+ * Row `r` of a 2-D column (shape [rows, k]) as a plain array of numbers.
+ * @param {NumericColumn} arr
+ * @param {number} r
+ * @returns {number[]}
+ */
 export function row2d(arr, r) {
-  const k = arr.shape[1];
-  return Array.from(arr.subarray(r * k, (r + 1) * k), Number);
+  const k = /** @type {number[]} */ (arr.shape)[1];
+  return Array.from(/** @type {ArrayLike<number | bigint>} */ (arr.subarray(r * k, (r + 1) * k)), Number);
 }

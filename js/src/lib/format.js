@@ -1,6 +1,10 @@
 // Number formatting: compact for cells, exact for tooltips.
 
-/** Exact text of a value as Python holds it (int64 as BigInt, float64 shortest repr). */
+/**
+ * Exact text of a value as Python holds it (int64 as BigInt, float64 shortest repr).
+ * @param {number | bigint} v
+ * @returns {string}
+ */
 export function exact(v) {
   if (typeof v === "bigint") return v.toString();
   if (Number.isNaN(v)) return "NaN";
@@ -11,7 +15,11 @@ export function exact(v) {
 
 const SUFFIX = ["", "k", "M", "G", "T"];
 
-/** Short text for a cell: 3 significant digits with a k/M/G suffix. */
+/**
+ * Short text for a cell: 3 significant digits with a k/M/G suffix.
+ * @param {number | bigint} v
+ * @returns {string}
+ */
 export function compact(v) {
   if (typeof v === "bigint") {
     if (v > -10000n && v < 10000n) return v.toString();
@@ -27,11 +35,46 @@ export function compact(v) {
   return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
 }
 
-/** Percent of a total, or "" when the total is not usable. */
+/**
+ * Percent of a total, or "" when the total is not usable.
+ * @param {number | bigint} v
+ * @param {number} total
+ * @returns {string}
+ */
 export function percent(v, total) {
   const x = Number(v);
   if (!total || !Number.isFinite(x)) return "";
   const p = (100 * x) / total;
   if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
   return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
+}
+
+/** An integer (number, BigInt or its exact text) with thousands separators: "5,486,477,093";
+ * anything else (a float, "–") is returned as text unchanged.
+ * @param {number | bigint | string} v */
+export function grouped(v) {
+  const text = typeof v === "string" ? v : exact(v);
+  return /^-?\d{4,}$/.test(text) ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : text;
+}
+
+/** @type {[number, string][]} */
+const TIME_UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]];
+
+/** Seconds in one format for every timing: three significant digits and a unit that keeps
+ * the number at or above 1 ("48.0 ms", "14.0 µs", "1.20 s"; minutes stay seconds).
+ * @param {number | bigint} v */
+export function seconds(v) {
+  const x = Number(v);
+  if (!Number.isFinite(x)) return "–";
+  if (x === 0) return "0 s";
+  const a = Math.abs(x);
+  const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
+  const y = x / scale;
+  const digits = Math.abs(y) >= 100 ? 0 : Math.abs(y) >= 10 ? 1 : 2;
+  return `${y >= 1000 ? grouped(Math.round(y)) : y.toFixed(digits)} ${unit}`;
+}
+
+/** "1 rank", "2 ranks". @param {number | bigint} n @param {string} word @param {string} [many] */
+export function plural(n, word, many = `${word}s`) {
+  return `${grouped(n)} ${Number(n) === 1 ? word : many}`;
 }

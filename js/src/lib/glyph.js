@@ -1,13 +1,19 @@
 // Small canvas glyphs: a box plot of a node's values across profiles with the profiles as
-// points (strip), coloured by a metadata category.
+// points (strip), colored by a metadata category.
 
 export const PALETTE = [
   "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
   "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac",
 ];
 
-/** Draw quartiles [min, q1, med, q3, max] and the profiles' positions on a canvas.
- * `strip`: one byte per profile, 0..254 along [min(0, lowest), highest], 255 = no value. */
+/**
+ * Draw quartiles [min, q1, med, q3, max] and the profiles' positions on a canvas.
+ * `strip`: one byte per profile, 0..254 along [min(0, lowest), highest], 255 = no value.
+ * @param {HTMLCanvasElement} canvas
+ * @param {number[]} quartiles
+ * @param {ArrayLike<number>} strip
+ * @param {ArrayLike<number>} codes palette index of each profile
+ */
 export function drawDistribution(canvas, quartiles, strip, codes) {
   const ratio = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || 120;
@@ -17,13 +23,14 @@ export function drawDistribution(canvas, quartiles, strip, codes) {
     canvas.height = hgt * ratio;
   }
   const ctx = canvas.getContext("2d");
+  if (!ctx) return;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, w, hgt);
   const [lo, q1, med, q3, hi] = quartiles;
   if (!Number.isFinite(hi)) return;
   const min = Math.min(0, lo);
   const span = hi - min || 1;
-  const x = (v) => 4 + ((v - min) / span) * (w - 8);
+  const x = (/** @type {number} */ v) => 4 + ((v - min) / span) * (w - 8);
   const mid = hgt / 2;
   ctx.strokeStyle = "#555";
   ctx.lineWidth = 1;

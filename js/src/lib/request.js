@@ -1,41 +1,143 @@
 // Request/response over anywidget custom messages (see perfweave/widgets/_base.py).
+//
+// `channel.request(action, args, {columns: "rows"})` sends `{type: "request", id, action,
+// args}` and resolves with the kernel's response, whose binary columns are found under the
+// NAMED key (`response.rows.columns` is the column header) and unpacked into
+// `response.columns`. A request that gets no answer within the timeout (the model's
+// `request_timeout` seconds, 10 s by default; `{timeoutMs}` overrides it per call) rejects with
+// a `KernelTimeout`, and every banner of the widget says the kernel did not answer: the view is
+// left as it was, so it stays usable. The first response that arrives later takes the message
+// away again (the kernel is back).
 import { unpack } from "./columns.js";
+import { showLocal } from "./banner.js";
+
+/** @typedef {import("./types.js").Model} Model */
+
+export const DEFAULT_TIMEOUT_MS = 10000;
+export const KERNEL_GONE =
+  "The Python kernel did not answer (it may have stopped or restarted); the view is unchanged.";
+
+/** A request the kernel did not answer in time (or could not be sent: its connection is gone). */
+export class KernelTimeout extends Error {
+  /** @param {string} action @param {number} ms */
+  constructor(action, ms) {
+    super(KERNEL_GONE);
+    this.name = "KernelTimeout";
+    this.action = action;
+    this.ms = ms;
+  }
+}
+
+/**
+ * A response from the kernel, with its binary columns unpacked.
+ * @typedef {{ type: "response", id: number, ok: boolean, error?: string,
+ *             columns: Record<string, any> | null, [key: string]: any }} Response
+ */
+
+/**
+ * @typedef {object} RequestOptions
+ * @property {string} [columns] the reply key whose `columns` header describes the buffers
+ * @property {number} [timeoutMs] give up after this many milliseconds
+ */
+
+/**
+ * @typedef {object} Waiting
+ * @property {(r: Response) => void} resolve
+ * @property {string | undefined} key
+ * @property {ReturnType<typeof setTimeout>} timer
+ */
+
+// A KernelTimeout that a caller did not catch has been shown in the widget's banner already:
+// it is not reported a second time as an uncaught error (the page stays quiet and usable).
+if (typeof window !== "undefined" && !(/** @type {any} */ (window)).__pwKernelTimeoutQuiet) {
+  (/** @type {any} */ (window)).__pwKernelTimeoutQuiet = true;
+  window.addEventListener("unhandledrejection", (ev) => {
+    if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
+  });
+}
+
+/**
+ * The columns of a reply that did not name its key (deprecated: every caller passes
+ * `{columns: key}`; this search goes once the widgets have adopted the contract).
+ * @param {Record<string, any>} msg
+ */
+function searchColumns(msg) {
+  return msg.rows || Object.values(msg).find(
+    (v) => v && typeof v === "object" && Array.isArray(v.columns));
+}
 
 export class Channel {
+  /** @param {Model} model */
   constructor(model) {
     this.model = model;
     this.next = 1;
+    /** @type {Map<number, Waiting>} */
     this.waiting = new Map();
+    /** whether a timeout's message is shown (a later response takes it away) */
+    this.timedOut = false;
+    /** @param {any} msg @param {DataView[]} [buffers] */
     this.onMessage = (msg, buffers) => {
       if (!msg || msg.type !== "response") return;
+      if (this.timedOut) {
+        this.timedOut = false;
+        showLocal(this.model, "");
+      }
       const entry = this.waiting.get(msg.id);
       if (!entry) return;
       this.waiting.delete(msg.id);
-      // binary columns ride under one payload key holding {columns: header} (`rows` for
-      // the explorer, `matrix` for the heatmap)
-      const holder = msg.rows || Object.values(msg).find(
-        (v) => v && typeof v === "object" && Array.isArray(v.columns));
-      const columns = holder ? unpack(holder.columns, buffers || []) : null;
+      clearTimeout(entry.timer);
+      const holder = entry.key === undefined ? searchColumns(msg) : msg[entry.key];
+      const columns = holder && Array.isArray(holder.columns)
+        ? unpack(holder.columns, buffers || [])
+        : null;
       entry.resolve({ ...msg, columns });
     };
     model.on("msg:custom", this.onMessage);
   }
 
-  /** Send `action` with `args`; resolves with the response and its unpacked columns. */
-  request(action, args = {}) {
+  /** Milliseconds a request waits: the model's `request_timeout` (seconds) or the default. */
+  get timeoutMs() {
+    const seconds = Number(this.model.get("request_timeout"));
+    return seconds > 0 ? seconds * 1000 : DEFAULT_TIMEOUT_MS;
+  }
+
+  /**
+   * Send `action` with `args`; resolves with the response and its unpacked columns, rejects
+   * with a KernelTimeout when the kernel does not answer in time.
+   * @param {string} action
+   * @param {Record<string, any>} [args]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<Response>}
+   */
+  request(action, args = {}, options = {}) {
     const id = this.next++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, { resolve });
-      this.model.send({ type: "request", id, action, args });
+    const ms = options.timeoutMs ?? this.timeoutMs;
+    return new Promise((resolve, reject) => {
+      const fail = () => {
+        this.waiting.delete(id);
+        this.timedOut = true;
+        showLocal(this.model, KERNEL_GONE);
+        reject(new KernelTimeout(action, ms));
+      };
+      const timer = setTimeout(fail, ms);
+      this.waiting.set(id, { resolve, key: options.columns, timer });
+      try {
+        this.model.send({ type: "request", id, action, args });
+      } catch {
+        clearTimeout(timer); // no connection to a kernel at all: say so now
+        fail();
+      }
     });
   }
 
+  /** Requests sent and not answered yet. */
   get pending() {
     return this.waiting.size;
   }
 
   close() {
     this.model.off("msg:custom", this.onMessage);
+    for (const entry of this.waiting.values()) clearTimeout(entry.timer);
     this.waiting.clear();
   }
 }

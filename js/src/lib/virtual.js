@@ -2,7 +2,20 @@
 // and a small pool of row elements moved to the rows in view. However many rows the
 // table has, the DOM holds at most `pool` row elements.
 
+/**
+ * @typedef {object} VirtualOptions
+ * @property {number} rowHeight pixels per row
+ * @property {number} [overscan] rows drawn beyond each edge of the view
+ * @property {number} [maxPool] most row elements
+ * @property {() => HTMLElement} make a new row element
+ * @property {(el: any, row: number) => void} fill show row `row` in `el`
+ */
+
 export class VirtualRows {
+  /**
+   * @param {HTMLElement} body the scroll container
+   * @param {VirtualOptions} options
+   */
   constructor(body, { rowHeight, overscan = 8, maxPool = 200, make, fill }) {
     this.body = body;
     this.rowHeight = rowHeight;
@@ -11,6 +24,7 @@ export class VirtualRows {
     this.make = make; // () -> element
     this.fill = fill; // (element, rowIndex) -> void
     this.total = 0;
+    /** @type {HTMLElement[]} */
     this.pool = [];
     this.spacer = document.createElement("div");
     this.spacer.className = "pw-spacer";
@@ -19,7 +33,10 @@ export class VirtualRows {
     body.addEventListener("scroll", () => this.schedule());
   }
 
-  /** First and last (exclusive) rows in view, with overscan. */
+  /**
+   * First and last (exclusive) rows in view, with overscan.
+   * @returns {[number, number]}
+   */
   range() {
     const h = this.body.clientHeight || this.rowHeight * 20;
     const first = Math.floor(this.body.scrollTop / this.rowHeight);
@@ -30,6 +47,7 @@ export class VirtualRows {
     ];
   }
 
+  /** @param {number} total */
   setTotal(total) {
     this.total = total;
     this.spacer.style.height = `${total * this.rowHeight}px`;
@@ -43,7 +61,10 @@ export class VirtualRows {
     });
   }
 
-  /** Place pool elements on the rows in view; returns the range drawn. */
+  /**
+   * Place pool elements on the rows in view; returns the range drawn.
+   * @returns {[number, number]}
+   */
   draw() {
     const [start, stop] = this.range();
     const need = Math.min(this.maxPool, stop - start);
@@ -66,7 +87,11 @@ export class VirtualRows {
     return [start, start + need];
   }
 
-  /** Scroll so that `row` is in view (centred when it was out of view). */
+  /**
+   * Scroll so that `row` is in view (centred when it was out of view).
+   * @param {number} row
+   * @param {boolean} [centre]
+   */
   reveal(row, centre = false) {
     const top = row * this.rowHeight;
     const h = this.body.clientHeight;

@@ -403,7 +403,7 @@ class GraphFrame:
     ) -> str:
         """The calltree as indented text, one line per node: ``value name [context]``.
 
-        ``color`` None colours when printing to a terminal or a notebook. ``depth``
+        ``color`` None colors the text when printing to a terminal or a notebook. ``depth``
         limits the levels shown; ``threshold`` hides nodes whose metric is below that
         fraction of the largest value (and their subtrees).
         """

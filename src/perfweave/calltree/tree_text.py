@@ -1,6 +1,6 @@
 """The text tree: one line per node, ``value name [context]``, indented with box rules.
 
-Looks like Hatchet's ``tree()`` so its users read it at a glance. Colour (ANSI) marks how
+Looks like Hatchet's ``tree()`` so its users read it at a glance. Color (ANSI) marks how
 large each value is relative to the largest shown; it is on automatically in a terminal
 or a notebook and can be forced on or off.
 """

@@ -1,4 +1,4 @@
-"""``perfweave lab | app | export``: the notebooks as a JupyterLab demo, a Voila app, HTML."""
+"""``perfweave lab | app | export``: argument parsing only; the work is in :mod:`perfweave.apps`."""
 
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ def register(subparsers) -> None:
 
 
 def _lab(args: argparse.Namespace) -> int:
-    from perfweave._app import lab_launch, run
+    from perfweave.apps._serve import run
+    from perfweave.apps.lab import lab_launch
 
     browser = False if args.no_browser else None
     run(lab_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser), "JupyterLab")
@@ -63,7 +64,8 @@ def _lab(args: argparse.Namespace) -> int:
 
 
 def _app(args: argparse.Namespace) -> int:
-    from perfweave._app import run, voila_launch
+    from perfweave.apps._serve import run
+    from perfweave.apps.app import voila_launch
 
     browser = False if args.no_browser else None
     launch = voila_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser)
@@ -72,7 +74,7 @@ def _app(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from perfweave._export import export_notebook
+    from perfweave.apps.export import export_notebook
 
     out = export_notebook(args.notebook, args.out, timeout=args.timeout)
     size = out.stat().st_size / 1e6

@@ -7,6 +7,14 @@ rows + row per rank, ``dense()`` for the int64 array), and analyses them: rank-r
 groups, communication patterns, statistics, per-rank and per-host bytes.
 """
 
+from perfweave.counts.blocks import (
+    BlockAggregator,
+    Blocks,
+    RowUnits,
+    aggregate_blocks,
+    block_edges,
+    row_units,
+)
 from perfweave.counts.compact import (
     CompactBlock,
     CompactFile,
@@ -56,6 +64,12 @@ from perfweave.counts.timings import read_comm_data, read_locations, read_timing
 read_counts = read  # the name perfweave re-exports (perfweave.read reads calltrees)
 
 __all__ = [
+    "BlockAggregator",
+    "Blocks",
+    "RowUnits",
+    "aggregate_blocks",
+    "block_edges",
+    "row_units",
     "CallCounts",
     "CallGroup",
     "CompactBlock",

@@ -378,6 +378,8 @@ def read(
             return None
 
     files = sorted(p for p in d.iterdir() if p.is_file())
+    if not any(_is_count_file(p) for p in files):
+        raise FormatError(_no_count_files(d))
     parsed = _parse_count_files(files, workers, strict)
     compact: dict[tuple[int, int], dict[str, CompactFile]] = {}
     percall: dict[int, list[CallCounts]] = {}
@@ -427,6 +429,31 @@ def read(
     prof.locations = _concat(locations)
     prof.comm_data = _concat(comm)
     return prof
+
+
+def _is_count_file(path: Path) -> bool:
+    return bool(COMPACT_NAME.match(path.name) or PERCALL_NAME.match(path.name))
+
+
+def _no_count_files(directory: Path) -> str:
+    """Why ``directory`` gives no profile, naming the subfolders that hold count files (a
+    results tree of several runs: each is read on its own, never merged silently)."""
+    message = (
+        f"no count files in {directory} (expected send-/recv-counters.job<J>.rank<R>.txt "
+        "or counts.rank<R>_call<C>.md files)"
+    )
+    found: list[str] = []
+    for root, dirs, names in os.walk(directory):
+        rel = Path(root).relative_to(directory)
+        if len(rel.parts) >= 3:
+            dirs.clear()  # three levels down is as deep as a results tree goes
+        dirs.sort()
+        if rel.parts and any(_is_count_file(Path(n)) for n in names):
+            found.append(str(rel))
+    if found:
+        shown = ", ".join(found[:8]) + (f", ... ({len(found)} folders)" if len(found) > 8 else "")
+        message += f"; count files are in its subfolders {shown}: read one of those"
+    return message
 
 
 def _parse_count_files(

@@ -1,7 +1,21 @@
 """Jupyter widgets over the perfweave core (imported on first use, never by the core).
 
-``CalltreeExplorer`` shows a GraphFrame or Ensemble as a collapsible, searchable,
-filterable calltree table. ``replay(frame, steps)`` re-applies an explorer's history.
+One widget per part of the core, each a view over a core object passed to its constructor:
+
+- ``CalltreeExplorer``: a GraphFrame, Ensemble or comparison as a collapsible, searchable,
+  filterable calltree table; ``replay(frame, steps)`` re-applies its history (``Step``).
+- ``CountMatrixHeatmap``: MPI count matrices (alltoallv counts) as a zoomable heatmap of
+  rank ranges, with call groups, patterns and per-rank statistics.
+- ``ClassPicker``: opreport profile classes: arrange sample files along an axis, pick the
+  classes, read the report table and its chart.
+- ``MergePanel``: hardware-event subexperiments merged with HRM or MUCH, with the merge's
+  matrices, scores and merged table.
+- ``ScalingView``: performance models (Extra-P's PMNF) fitted over runs at several scales,
+  one curve per function.
+
+All keep one contract (``_base.py``, docs/widgets.md "Contract"): ``error`` is the message of
+the last failed action, a failed action keeps the previous view, and the same call from
+Python raises the ``perfweave.errors`` exception.
 """
 
 from __future__ import annotations
@@ -32,7 +46,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+    """The public widget names, each once (loaded or not)."""
+    return sorted(_LAZY)
 
 
 __all__ = list(_LAZY)

@@ -1,29 +1,53 @@
-"""What every perfweave widget shares: front-end loading, requests, error display.
+"""The one contract every perfweave widget keeps: errors, requests from the page, the banner.
 
-The browser talks to Python with custom messages ``{"type": "request", "id", "action",
-"args"}``; the widget runs the action (only names listed in ``_actions``: user strings are
-data, never code), and answers ``{"type": "response", "id", "ok", "error", ...}`` with any
-binary buffers the action returns. A failing action leaves the widget's state as it was,
-sets ``error`` (shown as a banner by the front end) and answers ``ok: false``; Python
-methods raise the same :class:`~perfweave.errors.PerfweaveError`.
+**Errors.** Every widget has ``error``: the readable message of its last failed action, or
+``""`` once an action worked (a plain string on every widget; the exception object itself,
+for a notebook that wants it, is ``last_exception``). A failed action leaves the previous view
+as it was and shows the message in the widget's banner; the same action called from Python
+raises the :class:`~perfweave.errors.PerfweaveError`. Two entry points apply the rule:
+
+- :meth:`ContractMixin._guard` wraps a public method (Python caller): it re-raises;
+- :meth:`ContractMixin._from_control` wraps what a control or the page asks for: it does not
+  re-raise (the banner says it) and calls ``_sync_controls()`` so the controls snap back to
+  Python's state.
+
+An action must leave the widget unchanged when it raises (check first, then assign).
+
+**Requests from the page** (anywidgets, :class:`WidgetBase`). The browser sends custom
+messages ``{"type": "request", "id", "action", "args"}``; the widget runs the action (only
+names listed in ``_actions``: user strings are data, never code) and answers
+``{"type": "response", "id", "ok", "error", ...}`` plus any binary buffers, whose column
+header sits under one named key of the reply (``js/src/lib/request.js`` is told the key).
+A failed action answers ``ok: false`` with the message. A request the kernel does not answer
+within ``request_timeout`` seconds (the kernel stopped or restarted) gives up in the page and
+the banner says so, keeping the last view usable.
+
+**Composites** (:class:`CompositeBase`, ipywidgets boxes such as ClassPicker) show ``error`` in
+an :class:`ErrorBanner`, the same banner the anywidgets draw (``js/src/lib/banner.js``).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import pathlib
 from collections.abc import Callable
 from typing import Any, ClassVar
 
 import anywidget
+import ipywidgets as widgets
 import traitlets
 
-from perfweave.errors import PerfweaveError
+from perfweave.errors import PerfweaveError, ShapeError
 
 STATIC = pathlib.Path(__file__).parent / "static"
 _log = logging.getLogger(__name__)
 
 Reply = tuple[dict[str, Any], list[bytes]]
+
+#: seconds the page waits for the kernel's answer to a request (``request_timeout``'s default;
+#: the environment variable ``PERFWEAVE_REQUEST_TIMEOUT`` changes it for new widgets)
+DEFAULT_REQUEST_TIMEOUT = 10.0
 
 
 def static_file(name: str) -> pathlib.Path:
@@ -34,20 +58,104 @@ def static_file(name: str) -> pathlib.Path:
     return path
 
 
-class WidgetBase(anywidget.AnyWidget):
-    """An anywidget with request/response messages and an error banner."""
+def message_of(exc: BaseException) -> str:
+    """The banner text of a failure: a PerfweaveError's own message, else its type and text."""
+    if isinstance(exc, PerfweaveError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+class ContractMixin(traitlets.HasTraits):
+    """``error`` and the two ways an action runs (see the module docstring)."""
 
     #: readable message of the last failed action ("" when the last action worked)
     error = traitlets.Unicode("").tag(sync=True)
+
+    #: the exception of the last failed action (None after one that worked); not synced
+    last_exception: BaseException | None = None
+
+    #: True while ``_sync_controls`` runs (see :meth:`_from_control`)
+    _syncing = False
+
+    def _guard(self, fn: Callable[[], Any]) -> Any:
+        """Run a Python-side action: clear ``error`` on success; on a PerfweaveError show its
+        message and re-raise it (the caller gets the ``perfweave.errors`` exception)."""
+        try:
+            result = fn()
+        except PerfweaveError as exc:
+            self._failed(exc)
+            raise
+        self._succeeded()
+        return result
+
+    def _from_control(self, fn: Callable[[], Any]) -> Any:
+        """Run what a control or the page asked for: as :meth:`_guard`, but any failure ends in
+        the banner (never raised into ipywidgets' observer machinery), then the controls are put
+        back to Python's state. Returns ``fn()``'s result, or None when it failed.
+
+        While the controls are being put back, the observers they fire do nothing (a control
+        set to Python's value is no new action, and must not clear the message just shown)."""
+        if self._syncing:
+            return None
+        try:
+            result = fn()
+        except Exception as exc:  # a control must never leave the widget unusable
+            if not isinstance(exc, PerfweaveError):
+                _log.exception("widget action failed")
+            self._failed(exc)
+            result = None
+        else:
+            self._succeeded()
+        self._syncing = True
+        try:
+            self._sync_controls()
+        finally:
+            self._syncing = False
+        return result
+
+    def _sync_controls(self) -> None:
+        """Put every control back to Python's state (composites override; anywidgets' pages
+        redraw from their traits)."""
+
+    def _failed(self, exc: BaseException) -> None:
+        self.last_exception = exc
+        self.error = message_of(exc)
+
+    def _succeeded(self) -> None:
+        self.last_exception = None
+        self.error = ""
+
+
+def _default_timeout() -> float:
+    text = os.environ.get("PERFWEAVE_REQUEST_TIMEOUT", "")
+    try:
+        value = float(text)
+    except ValueError:
+        return DEFAULT_REQUEST_TIMEOUT
+    return value if value > 0 else DEFAULT_REQUEST_TIMEOUT
+
+
+class WidgetBase(anywidget.AnyWidget, ContractMixin):
+    """An anywidget with the contract: request/response messages and the error banner."""
+
+    #: seconds the page waits for an answer before it says the kernel did not answer
+    request_timeout = traitlets.Float(DEFAULT_REQUEST_TIMEOUT).tag(sync=True)
 
     #: action name -> method name; the only names a browser request can call
     _actions: ClassVar[dict[str, str]] = {}
 
     def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("request_timeout", _default_timeout())
         super().__init__(**kwargs)
         self.on_msg(self._on_msg)
 
-    # ------------------------------------------------------------------ requests
+    @traitlets.validate("request_timeout")
+    def _check_timeout(self, proposal: dict) -> float:
+        value = proposal["value"]
+        if not value > 0:
+            raise ShapeError(f"request_timeout must be a positive number of seconds, not {value}")
+        return value
+
     def _on_msg(self, _widget: Any, content: Any, buffers: list) -> None:
         if not isinstance(content, dict) or content.get("type") != "request":
             return
@@ -60,29 +168,46 @@ class WidgetBase(anywidget.AnyWidget):
                 raise PerfweaveError(f"unknown request {action!r}")
             payload, out = getattr(self, method)(**args)
         except Exception as exc:  # any failure ends in a banner and a usable widget
-            message = _message(exc)
             if not isinstance(exc, PerfweaveError):
                 _log.exception("widget action %r failed", action)
-            self.error = message
-            payload, out = self._failed_reply(message)
+            self._failed(exc)
+            payload, out = self._failed_reply(self.error)
         self.send({"type": "response", "id": rid, **payload}, out)
 
     def _failed_reply(self, message: str) -> Reply:
         """What a failed request answers (subclasses add the unchanged view)."""
         return {"ok": False, "error": message}, []
 
-    def _guard(self, fn: Callable[[], Any]) -> Any:
-        """Run a Python-side action: clear ``error`` on success, show it and re-raise on failure."""
-        try:
-            result = fn()
-        except PerfweaveError as exc:
-            self.error = _message(exc)
-            raise
-        self.error = ""
-        return result
+
+class ErrorBanner(anywidget.AnyWidget):
+    """The banner of a composite widget: shows ``error`` as text (never markup); the same
+    element the anywidgets draw at their top (``js/src/lib/banner.js``)."""
+
+    _esm = static_file("banner.js")
+    _css = static_file("banner.css")
+
+    error = traitlets.Unicode("").tag(sync=True)
 
 
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, PerfweaveError):
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
+class CompositeBase(widgets.VBox, ContractMixin):
+    """An ipywidgets box with the contract; its :attr:`banner` shows ``error``.
+
+    A subclass lays out its children with :meth:`_set_children`, which puts the banner first.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.add_class("pw-composite")  # a saved page (perfweave export) finds its controls by it
+        #: the single error display of this widget (linked to ``error``)
+        self.banner = ErrorBanner(error=self.error)
+        traitlets.dlink((self, "error"), (self.banner, "error"))
+        if not self.children:
+            self.children = (self.banner,)
+
+    def _set_children(self, *children: widgets.Widget) -> None:
+        """Show ``children`` below the banner."""
+        self.children = (self.banner, *children)
+
+
+# Kept for callers that imported the private helper by its old name.
+_message = message_of

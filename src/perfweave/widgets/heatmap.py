@@ -3,7 +3,7 @@
 A thin view over :mod:`perfweave.counts`. Python holds the profile; the browser gets the
 view aggregated to at most its canvas resolution (``max_cells`` blocks per axis, each the
 ``max`` or ``sum`` of the cells it covers) as binary buffers: the exact block values
-(int64; float64 only when a sum could pass 2**63 - 1), a uint8 colour index per block,
+(int64; float64 only when a sum could pass 2**63 - 1), a uint8 color index per block,
 the block edges and the row/column marginals. Zooming re-aggregates the new range, so a
 16,384-rank matrix never crosses the wire whole. Every control is a trait or a method.
 """
@@ -18,12 +18,14 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.counts.blocks import ROW_GROUPINGS as GROUP_BY
+from perfweave.counts.blocks import BlockAggregator, RowUnits, row_units
 from perfweave.counts.profile import CallGroup, CountsProfile
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.counts.stats import call_stats
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._heatmap_agg import GROUP_BY, Aggregator, Units, colour_index, units_of
+from perfweave.widgets._color import color_index
 from perfweave.widgets._transport import pack
 
 DIRECTIONS = ("send", "recv")
@@ -38,7 +40,7 @@ _CONTROLS = {
     "reduce": (REDUCES, False),
     "group_by": (GROUP_BY, True),
 }
-#: most blocks per axis (900 x 900 int64 values + colours: 7.3 MB, under the 8 MB budget)
+#: most blocks per axis (900 x 900 int64 values + colors: 7.3 MB, under the 8 MB budget)
 MAX_CELLS = 900
 #: seconds after a matrix reply before the other direction is prepared in the background
 WARM_DELAY = 0.05
@@ -47,9 +49,11 @@ LABEL_RANGES = 6
 
 
 def group_label(group: CallGroup) -> str:
-    """``calls 0-2, 5 (3 calls)``."""
+    """``call 4`` for one call, ``calls 0-2, 5 (4 calls)`` for several."""
     n = group.n_calls
-    return f"calls {format_ranklist(group.calls)} ({n} call{'s' if n != 1 else ''})"
+    if n == 1:
+        return f"call {int(group.calls[0])}"
+    return f"calls {format_ranklist(group.calls)} ({n:,} calls)"
 
 
 class CountMatrixHeatmap(WidgetBase):
@@ -130,12 +134,12 @@ class CountMatrixHeatmap(WidgetBase):
             )
         errors = [str(e) for e in profile.errors]
         self._profile = profile
-        self._units: Units | None = None
+        self._units: RowUnits | None = None
         self._blocks = None
         self._stack: list[dict] = []
         self._selection: dict | None = None
         self._info_cache: dict[tuple, Any] = {}
-        self._agg = Aggregator()
+        self._agg = BlockAggregator()
         self._fallback = ""
         super().__init__(load_errors=errors, height=height, lead_ranks=profile.ranks)
         for name, value, choices in (
@@ -399,16 +403,16 @@ class CountMatrixHeatmap(WidgetBase):
             g = self.call_group
             raise MetadataError(
                 f"no location file names the hosts of {self.group_labels[self.group_index]} "
-                f"of lead rank {self.lead_rank}: grouping by host needs a "
-                f"{g.collective.lower()}_locations_comm<C>_rank{self.lead_rank}.md file "
+                f"of lead rank {self.lead_rank}: grouping by host needs the location file "
+                f"{g.collective.lower()}_locations_comm<C>_rank{self.lead_rank}.md "
                 f"whose calls include {int(g.calls[0])}"
             )
         self.set_trait(name, value)
         if not self.group_labels:
             return
-        if name == "scale":  # the same blocks, new colours
+        if name == "scale":  # the same blocks, new colors
             b = self._blocks
-            b.colour, b.lo, b.hi = colour_index(b.values, self.scale)
+            b.color, b.lo, b.hi = color_index(b.values, self.scale)
             self.view_version += 1
         elif name in ("unit", "reduce", "max_cells"):
             self._aggregate()
@@ -432,7 +436,7 @@ class CountMatrixHeatmap(WidgetBase):
                 f"rows are ranks: no location file names the hosts of "
                 f"{self.group_labels[self.group_index]}"
             )
-        self._units = units_of(m, self.group_by, hosts)
+        self._units = row_units(m, self.group_by, hosts)
         if reset or not self.view_state:
             self._stack = []
             self._selection = None
@@ -460,7 +464,7 @@ class CountMatrixHeatmap(WidgetBase):
             self.reduce,
             factor,
         )
-        b.colour, b.lo, b.hi = colour_index(b.values, self.scale)
+        b.color, b.lo, b.hi = color_index(b.values, self.scale)
         b.row_labels = self._row_labels(b.row_edges)
         self._blocks = b
         notes = [self._fallback] if self._fallback else []
@@ -600,7 +604,9 @@ class CountMatrixHeatmap(WidgetBase):
                 if first in set(int(c) for c in p.calls):
                     for direction, tally in (("send", p.send), ("recv", p.recv)):
                         for peers, ranks in tally:
-                            pats.append(f"{direction}: {ranks} ranks to {peers} peers")
+                            pats.append(
+                                f"{direction}: {_plural(ranks, 'rank')} to {_plural(peers, 'peer')}"
+                            )
                     out["pattern"] = {"number": p.number, "categories": cats[id(p)] or ["other"]}
             out["patterns"] = pats
         except PerfweaveError as exc:  # pragma: no cover - analysis is best effort
@@ -632,7 +638,7 @@ class CountMatrixHeatmap(WidgetBase):
         b = self._require_blocks()
         cols = {
             "values": b.values,
-            "colour": b.colour,
+            "color": b.color,
             "row_edges": b.row_edges,
             "col_edges": b.col_edges,
             "row_sum": b.row_sum,
@@ -695,6 +701,10 @@ def _span(what: str, value: Any, n: int) -> tuple[int, int]:
     if not 0 <= a < b <= n:
         raise ShapeError(f"{what} ({a}, {b}) out of range: need 0 <= start < stop <= {n}")
     return a, b
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _range(a: int, b: int) -> str:

@@ -24,20 +24,45 @@ function fillSelect(select, options, value) {
 }
 
 // src/lib/banner.js
+var BANNERS = /* @__PURE__ */ new WeakMap();
 function errorBanner(model) {
   const text = h("span", { cls: "pw-error-text" });
-  const el = h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text]);
+  const el = (
+    /** @type {Banner} */
+    h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text])
+  );
   el.append(button("\xD7", () => {
     el.hidden = true;
   }, { cls: "pw-error-close", title: "dismiss" }));
-  const show = () => {
-    const msg = model.get("error") || "";
+  const put = (msg, local) => {
     text.textContent = msg;
     el.hidden = !msg;
+    if (local) el.dataset.local = "1";
+    else delete el.dataset.local;
   };
+  const show = () => put(model.get("error") || "", false);
+  el.showLocal = (message) => put(message, Boolean(message));
   model.on("change:error", show);
   show();
+  let set = BANNERS.get(model);
+  if (!set) BANNERS.set(model, set = /* @__PURE__ */ new Set());
+  set.add(el);
   return el;
+}
+function showLocal(model, message) {
+  const set = BANNERS.get(model);
+  if (!set) return 0;
+  let shown = 0;
+  for (const el of [...set]) {
+    if (!el.isConnected) {
+      set.delete(el);
+      continue;
+    }
+    if (message) el.showLocal(message);
+    else if (el.dataset.local) el.showLocal(model.get("error") || "");
+    shown++;
+  }
+  return shown;
 }
 
 // src/lib/columns.js
@@ -85,8 +110,15 @@ function unpack(header, buffers) {
   return out;
 }
 function row2d(arr, r) {
-  const k = arr.shape[1];
-  return Array.from(arr.subarray(r * k, (r + 1) * k), Number);
+  const k = (
+    /** @type {number[]} */
+    arr.shape[1]
+  );
+  return Array.from(
+    /** @type {ArrayLike<number | bigint>} */
+    arr.subarray(r * k, (r + 1) * k),
+    Number
+  );
 }
 
 // src/lib/format.js
@@ -142,6 +174,7 @@ function drawDistribution(canvas, quartiles, strip, codes) {
     canvas.height = hgt * ratio;
   }
   const ctx = canvas.getContext("2d");
+  if (!ctx) return;
   ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
   ctx.clearRect(0, 0, w, hgt);
   const [lo, q1, med, q3, hi] = quartiles;
@@ -175,43 +208,103 @@ function drawDistribution(canvas, quartiles, strip, codes) {
 }
 
 // src/lib/request.js
+var DEFAULT_TIMEOUT_MS = 1e4;
+var KERNEL_GONE = "The Python kernel did not answer (it may have stopped or restarted); the view is unchanged.";
+var KernelTimeout = class extends Error {
+  /** @param {string} action @param {number} ms */
+  constructor(action, ms) {
+    super(KERNEL_GONE);
+    this.name = "KernelTimeout";
+    this.action = action;
+    this.ms = ms;
+  }
+};
+if (typeof window !== "undefined" && !/** @type {any} */
+window.__pwKernelTimeoutQuiet) {
+  /** @type {any} */
+  window.__pwKernelTimeoutQuiet = true;
+  window.addEventListener("unhandledrejection", (ev) => {
+    if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
+  });
+}
+function searchColumns(msg) {
+  return msg.rows || Object.values(msg).find(
+    (v) => v && typeof v === "object" && Array.isArray(v.columns)
+  );
+}
 var Channel = class {
+  /** @param {Model} model */
   constructor(model) {
     this.model = model;
     this.next = 1;
     this.waiting = /* @__PURE__ */ new Map();
+    this.timedOut = false;
     this.onMessage = (msg, buffers) => {
       if (!msg || msg.type !== "response") return;
+      if (this.timedOut) {
+        this.timedOut = false;
+        showLocal(this.model, "");
+      }
       const entry = this.waiting.get(msg.id);
       if (!entry) return;
       this.waiting.delete(msg.id);
-      const holder = msg.rows || Object.values(msg).find(
-        (v) => v && typeof v === "object" && Array.isArray(v.columns)
-      );
-      const columns = holder ? unpack(holder.columns, buffers || []) : null;
+      clearTimeout(entry.timer);
+      const holder = entry.key === void 0 ? searchColumns(msg) : msg[entry.key];
+      const columns = holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
       entry.resolve({ ...msg, columns });
     };
     model.on("msg:custom", this.onMessage);
   }
-  /** Send `action` with `args`; resolves with the response and its unpacked columns. */
-  request(action, args = {}) {
+  /** Milliseconds a request waits: the model's `request_timeout` (seconds) or the default. */
+  get timeoutMs() {
+    const seconds = Number(this.model.get("request_timeout"));
+    return seconds > 0 ? seconds * 1e3 : DEFAULT_TIMEOUT_MS;
+  }
+  /**
+   * Send `action` with `args`; resolves with the response and its unpacked columns, rejects
+   * with a KernelTimeout when the kernel does not answer in time.
+   * @param {string} action
+   * @param {Record<string, any>} [args]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<Response>}
+   */
+  request(action, args = {}, options = {}) {
     const id = this.next++;
-    return new Promise((resolve) => {
-      this.waiting.set(id, { resolve });
-      this.model.send({ type: "request", id, action, args });
+    const ms = options.timeoutMs ?? this.timeoutMs;
+    return new Promise((resolve, reject) => {
+      const fail = () => {
+        this.waiting.delete(id);
+        this.timedOut = true;
+        showLocal(this.model, KERNEL_GONE);
+        reject(new KernelTimeout(action, ms));
+      };
+      const timer = setTimeout(fail, ms);
+      this.waiting.set(id, { resolve, key: options.columns, timer });
+      try {
+        this.model.send({ type: "request", id, action, args });
+      } catch {
+        clearTimeout(timer);
+        fail();
+      }
     });
   }
+  /** Requests sent and not answered yet. */
   get pending() {
     return this.waiting.size;
   }
   close() {
     this.model.off("msg:custom", this.onMessage);
+    for (const entry of this.waiting.values()) clearTimeout(entry.timer);
     this.waiting.clear();
   }
 };
 
 // src/lib/virtual.js
 var VirtualRows = class {
+  /**
+   * @param {HTMLElement} body the scroll container
+   * @param {VirtualOptions} options
+   */
   constructor(body, { rowHeight, overscan = 8, maxPool = 200, make, fill }) {
     this.body = body;
     this.rowHeight = rowHeight;
@@ -227,7 +320,10 @@ var VirtualRows = class {
     this.frame = 0;
     body.addEventListener("scroll", () => this.schedule());
   }
-  /** First and last (exclusive) rows in view, with overscan. */
+  /**
+   * First and last (exclusive) rows in view, with overscan.
+   * @returns {[number, number]}
+   */
   range() {
     const h2 = this.body.clientHeight || this.rowHeight * 20;
     const first = Math.floor(this.body.scrollTop / this.rowHeight);
@@ -237,6 +333,7 @@ var VirtualRows = class {
       Math.min(this.total, last + this.overscan)
     ];
   }
+  /** @param {number} total */
   setTotal(total) {
     this.total = total;
     this.spacer.style.height = `${total * this.rowHeight}px`;
@@ -248,7 +345,10 @@ var VirtualRows = class {
       this.draw();
     });
   }
-  /** Place pool elements on the rows in view; returns the range drawn. */
+  /**
+   * Place pool elements on the rows in view; returns the range drawn.
+   * @returns {[number, number]}
+   */
   draw() {
     const [start, stop] = this.range();
     const need = Math.min(this.maxPool, stop - start);
@@ -270,7 +370,11 @@ var VirtualRows = class {
     }
     return [start, start + need];
   }
-  /** Scroll so that `row` is in view (centred when it was out of view). */
+  /**
+   * Scroll so that `row` is in view (centred when it was out of view).
+   * @param {number} row
+   * @param {boolean} [centre]
+   */
   reveal(row, centre = false) {
     const top = row * this.rowHeight;
     const h2 = this.body.clientHeight;

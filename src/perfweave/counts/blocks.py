@@ -1,4 +1,9 @@
-"""Block aggregation of a CountMatrix view, straight from its distinct rows.
+"""Block aggregation of a CountMatrix view for a screen, straight from its distinct rows.
+
+What a heatmap (perfweave's CountMatrixHeatmap, or any plot of a 16k x 16k matrix) needs:
+the matrix cut into at most as many blocks as the screen has pixels, each block reduced
+over the cells it covers, with row and column marginals, so the dense matrix never exists.
+
 
 A view is a range of display rows (*units*: ranks, rank groups, or hosts) and a range of
 columns. It is cut into at most ``max_rows x max_cols`` blocks of consecutive units /
@@ -11,7 +16,7 @@ blocks, each part weighted by its ranks for a sum. The result equals numpy on
 ``dense[ranks_of_block][:, cols_of_block]`` exactly (int64, or float64 when a sum could pass
 2**63 - 1). The datatype size (``scale``) multiplies the reduced values, which is exact.
 
-:class:`Aggregator` keeps the column-side work of a matrix (its rows reduced over the column
+:class:`BlockAggregator` keeps the column-side work of a matrix (its rows reduced over the column
 blocks, the per-column totals of a set of ranks) between calls, so a control that changes
 only the row side (grouping), the unit, or comes back to a matrix already seen, redoes only
 the small row-side step.
@@ -32,13 +37,13 @@ from perfweave.errors import ShapeError
 
 INT64_MAX = np.iinfo(np.int64).max
 REDUCES = ("max", "sum")
-GROUP_BY = ("rank", "rows", "host")
+ROW_GROUPINGS = ("rank", "rows", "host")
 #: the name of the unit of ranks a location file does not place on a host
 UNKNOWN_HOST = "(unknown host)"
 
 
 @dataclass(frozen=True)
-class Units:
+class RowUnits:
     """Display rows of a matrix: each unit's parts (distinct row, ranks with it) and ranks."""
 
     part_start: np.ndarray  # offsets into the part arrays (len units + 1)
@@ -56,21 +61,21 @@ class Units:
         return np.sort(self.ranks[self.rank_start[start] : self.rank_start[stop]])
 
 
-def units_of(matrix: CountMatrix, by: str = "rank", hosts: np.ndarray | None = None) -> Units:
-    """Units of ``matrix``: one per rank (``by="rank"``), per rank group (``"rows"``: a
+def row_units(matrix: CountMatrix, by: str = "rank", hosts: np.ndarray | None = None) -> RowUnits:
+    """RowUnits of ``matrix``: one per rank (``by="rank"``), per rank group (``"rows"``: a
     distinct row, ordered by first rank), or per host (``"host"``: ``hosts`` names each
     rank's host, None for unknown; hosts ordered by first rank)."""
     n, n_rows = matrix.n_ranks, matrix.rows.shape[0]
     if by == "rank":
         one = np.arange(n + 1)
-        return Units(one, matrix.row_of_rank, np.ones(n, np.int64), one, np.arange(n))
+        return RowUnits(one, matrix.row_of_rank, np.ones(n, np.int64), one, np.arange(n))
     if by == "rows":
         order = np.argsort(matrix.row_of_rank, kind="stable")
         weight = np.bincount(matrix.row_of_rank, minlength=n_rows).astype(np.int64)
         start = np.concatenate([[0], np.cumsum(weight)])
-        return Units(np.arange(n_rows + 1), np.arange(n_rows), weight, start, order)
+        return RowUnits(np.arange(n_rows + 1), np.arange(n_rows), weight, start, order)
     if by != "host":
-        raise ShapeError(f"group rows by one of {', '.join(GROUP_BY)}, not {by!r}")
+        raise ShapeError(f"group rows by one of {', '.join(ROW_GROUPINGS)}, not {by!r}")
     if hosts is None or len(hosts) != n:
         raise ShapeError(f"host grouping needs a host per rank ({n}), not {hosts!r}")
     names = pd.Series(hosts, dtype=object).fillna(UNKNOWN_HOST).to_numpy()
@@ -81,7 +86,7 @@ def units_of(matrix: CountMatrix, by: str = "rank", hosts: np.ndarray | None = N
     rank_start = np.concatenate([[0], np.cumsum(np.bincount(code, minlength=k))])
     key, weight = np.unique(code * n_rows + matrix.row_of_rank, return_counts=True)
     part_start = np.searchsorted(key // n_rows, np.arange(k + 1))
-    return Units(
+    return RowUnits(
         part_start,
         key % n_rows,
         weight.astype(np.int64),
@@ -91,7 +96,7 @@ def units_of(matrix: CountMatrix, by: str = "rank", hosts: np.ndarray | None = N
     )
 
 
-def edges(start: int, stop: int, max_blocks: int) -> np.ndarray:
+def block_edges(start: int, stop: int, max_blocks: int) -> np.ndarray:
     """Block edges over ``start .. stop``: at most ``max_blocks`` blocks of near-equal size."""
     n = stop - start
     if n <= 0:
@@ -114,8 +119,8 @@ class Blocks:
     sums_exact: bool = True  # False when the marginals were computed in float64
 
 
-class Aggregator:
-    """:func:`aggregate` that keeps column-side results between calls: the most recent
+class BlockAggregator:
+    """:func:`aggregate_blocks` that keeps column-side results between calls: the most recent
     ones, up to ``keep_bytes`` together (the newest is always kept)."""
 
     def __init__(self, keep_bytes: int = 256 << 20) -> None:
@@ -142,7 +147,7 @@ class Aggregator:
     def warm(self, matrix: CountMatrix, col_range: tuple[int, int], max_cols: int) -> None:
         """Compute and keep the column-side work of ``matrix`` over ``col_range`` (both
         reductions, the per-column totals of all its ranks) ahead of its first view."""
-        units = units_of(matrix)
+        units = row_units(matrix)
         for reduce in REDUCES:
             self.aggregate(matrix.rows, units, (0, len(units)), col_range, 1, max_cols, reduce)
 
@@ -159,7 +164,7 @@ class Aggregator:
     def aggregate(
         self,
         rows: np.ndarray,
-        units: Units,
+        units: RowUnits,
         row_range: tuple[int, int],
         col_range: tuple[int, int],
         max_rows: int,
@@ -172,8 +177,8 @@ class Aggregator:
             raise ShapeError(f"unknown reduction {reduce!r}; choose max or sum")
         r0, r1 = row_range
         c0, c1 = col_range
-        re_ = edges(r0, r1, max_rows)
-        ce = edges(c0, c1, max_cols)
+        re_ = block_edges(r0, r1, max_rows)
+        ce = block_edges(c0, c1, max_cols)
         cstarts = ce[:-1] - c0
         ps = units.part_start
         p0, p1 = int(ps[r0]), int(ps[r1])
@@ -258,9 +263,9 @@ class Aggregator:
         )
 
 
-def aggregate(
+def aggregate_blocks(
     rows: np.ndarray,
-    units: Units,
+    units: RowUnits,
     row_range: tuple[int, int],
     col_range: tuple[int, int],
     max_rows: int,
@@ -268,8 +273,8 @@ def aggregate(
     reduce: str = "max",
     scale: int = 1,
 ) -> Blocks:
-    """One aggregation, nothing kept (see :class:`Aggregator`)."""
-    return Aggregator(keep_bytes=0).aggregate(
+    """One aggregation, nothing kept (see :class:`BlockAggregator`)."""
+    return BlockAggregator(keep_bytes=0).aggregate(
         rows, units, row_range, col_range, max_rows, max_cols, reduce, scale
     )
 
@@ -291,26 +296,3 @@ def _weighted_columns(weights: np.ndarray, sub: np.ndarray, dtype) -> np.ndarray
     if dtype is np.int64:
         return np.einsum("i,ij->j", weights, sub)
     return np.einsum("i,ij->j", weights.astype(np.float64), sub.astype(np.float64))
-
-
-def colour_index(values: np.ndarray, scale: str) -> tuple[np.ndarray, float, float]:
-    """uint8 colour of every value (0: zero, 1..255 low to high) and the scale's range."""
-    v = values.astype(np.float64)
-    pos = v > 0
-    out = np.zeros(v.shape, np.uint8)
-    if not pos.any():
-        return out, 0.0, 0.0
-    hi = float(v[pos].max())
-    if scale == "log":
-        lo = float(v[pos].min())
-        if hi > lo:
-            t = (np.log(v[pos]) - np.log(lo)) / (np.log(hi) - np.log(lo))
-        else:
-            t = np.ones(int(pos.sum()))
-    elif scale == "linear":
-        lo = 0.0
-        t = v[pos] / hi
-    else:
-        raise ShapeError(f"unknown colour scale {scale!r}; choose linear or log")
-    out[pos] = 1 + np.clip(np.floor(t * 254.999), 0, 254).astype(np.uint8)
-    return out, lo, hi

@@ -22,7 +22,7 @@ HERE = Path(__file__).parent
 STATE_MIME = "application/vnd.jupyter.widget-state+json"
 #: modules the bundled HTML manager provides itself
 CORE_MODULES = {"@jupyter-widgets/base", "@jupyter-widgets/controls", "@jupyter-widgets/output"}
-SNAPSHOT_CODE = "import perfweave._export._replies as _pw_replies\n_pw_replies.emit()"
+SNAPSHOT_CODE = "import perfweave.apps.export._replies as _pw_replies\n_pw_replies.emit()"
 
 
 def _script_text(source: str) -> str:
@@ -55,6 +55,15 @@ def _amd_source(name: str) -> str:
     )
 
 
+def _kernel_config() -> Any:
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+
+    if "transport_encryption" in KernelManager.class_trait_names():
+        return Config({"KernelManager": {"transport_encryption": "auto"}})
+    return Config()
+
+
 def execute(notebook: str | Path, timeout: float = 600.0) -> tuple[Any, dict]:
     """Run ``notebook`` in its folder; returns (executed notebook, replies at first draw)."""
     try:
@@ -65,7 +74,7 @@ def execute(notebook: str | Path, timeout: float = 600.0) -> tuple[Any, dict]:
         raise DependencyError(
             f"perfweave export needs nbclient and nbformat ({exc}): pip install -e '.[demo]'"
         ) from None
-    from perfweave._export._replies import MIME
+    from perfweave.apps.export._replies import MIME
 
     path = Path(notebook)
     if path.suffix != ".ipynb":
@@ -82,6 +91,9 @@ def execute(notebook: str | Path, timeout: float = 600.0) -> tuple[Any, dict]:
         timeout=timeout,
         store_widget_state=True,
         resources={"metadata": {"path": str(path.resolve().parent)}},
+        # CurveZMQ keys for the kernel where supported: no "running over TCP without
+        # encryption" warning on the terminal
+        config=_kernel_config(),
     )
     try:
         client.execute()

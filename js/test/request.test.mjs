@@ -1,0 +1,102 @@
+// lib/request.js without a browser: a fake model stands for anywidget's (`npm test`).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Channel, KernelTimeout, KERNEL_GONE } from "../src/lib/request.js";
+
+/** A model that records what the page sends and lets a test answer as the kernel would. */
+function fakeModel(traits = {}) {
+  const handlers = new Map();
+  return {
+    sent: [],
+    get: (name) => traits[name],
+    set() {},
+    save_changes() {},
+    send(content) {
+      this.sent.push(content);
+    },
+    on(event, fn) {
+      handlers.set(event, fn);
+    },
+    off(event) {
+      handlers.delete(event);
+    },
+    reply(msg, buffers = []) {
+      handlers.get("msg:custom")?.(msg, buffers);
+    },
+  };
+}
+
+const int64 = (values) => new DataView(new BigInt64Array(values).buffer);
+
+test("a reply's columns are read under the named key only", async () => {
+  const model = fakeModel();
+  const channel = new Channel(model);
+  const pending = channel.request("rows", { start: 0 }, { columns: "window" });
+  const { id } = model.sent[0];
+  assert.deepEqual(model.sent[0], { type: "request", id, action: "rows", args: { start: 0 } });
+  const header = [{ key: "vid", dtype: "int64", shape: [2] }];
+  // another key holding a column header is not searched
+  model.reply({ type: "response", id, ok: true, other: { columns: [] }, window: { columns: header } },
+    [int64([7n, 9n])]);
+  const response = await pending;
+  assert.equal(response.ok, true);
+  assert.deepEqual(Array.from(response.columns.vid), [7n, 9n]);
+  assert.equal(channel.pending, 0);
+});
+
+test("a reply without the named key has no columns", async () => {
+  const model = fakeModel();
+  const channel = new Channel(model);
+  const pending = channel.request("set", {}, { columns: "matrix" });
+  model.reply({ type: "response", id: model.sent[0].id, ok: false, error: "no such rank 9" });
+  const response = await pending;
+  assert.equal(response.columns, null);
+  assert.equal(response.error, "no such rank 9");
+});
+
+test("a request the kernel does not answer rejects with KernelTimeout", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] }); // the clock moves only when told
+  const model = fakeModel({ request_timeout: 0.05 }); // seconds, from the Python trait
+  const channel = new Channel(model);
+  const pending = channel.request("toggle", { vid: 3 });
+  t.mock.timers.tick(49);
+  assert.equal(channel.pending, 1); // still waiting just before the timeout
+  t.mock.timers.tick(1);
+  await assert.rejects(pending, (err) => {
+    assert.ok(err instanceof KernelTimeout);
+    assert.equal(err.message, KERNEL_GONE);
+    assert.equal(err.action, "toggle");
+    assert.equal(err.ms, 50);
+    return true;
+  });
+  assert.equal(channel.pending, 0);
+  // a late answer to it is ignored
+  model.reply({ type: "response", id: model.sent[0].id, ok: true });
+});
+
+test("the timeout defaults to 10 s and a call can set its own", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] });
+  const channel = new Channel(fakeModel());
+  assert.equal(channel.timeoutMs, 10000);
+  const pending = channel.request("rows", {}, { timeoutMs: 20 });
+  t.mock.timers.tick(20);
+  await assert.rejects(pending, KernelTimeout);
+});
+
+test("a model whose connection is gone fails at once", async (t) => {
+  t.mock.timers.enable({ apis: ["setTimeout"] }); // no timer fires: only an immediate failure
+  const model = fakeModel({ request_timeout: 60 });
+  model.send = () => {
+    throw new Error("Comm is closed");
+  };
+  await assert.rejects(new Channel(model).request("rows"), KernelTimeout);
+});
+
+test("a caller that names no key still finds the columns (deprecated lookup)", async () => {
+  const model = fakeModel();
+  const pending = new Channel(model).request("matrix");
+  const header = [{ key: "values", dtype: "int64", shape: [1] }];
+  model.reply({ type: "response", id: model.sent[0].id, ok: true, matrix: { columns: header } },
+    [int64([5n])]);
+  assert.deepEqual(Array.from((await pending).columns.values), [5n]);
+});
