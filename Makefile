@@ -8,7 +8,7 @@ EXTRAS ?= test,dev,bench,docs
 comma  := ,
 STAMP   = $(VENV)/.installed-$(subst $(comma),-,$(EXTRAS))
 
-.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 clean js docs
+.PHONY: demo demo-text app test lint pytest bench venv test-pandas3 test-oldest clean js docs
 
 venv: $(STAMP)
 
@@ -64,7 +64,14 @@ test: lint pytest
 # The same suite on pandas 3 (the peers pin pandas < 3, so their conformance tests are left out).
 # Browser tests are left out too: pandas only touches the kernel side of a widget, which the
 # unit tests cover here, and a second Lab + Chromium pass would only add minutes.
+# It runs on the newest Python found (3.13 where pyenv has it, else python3), so CI covers
+# the oldest (test-oldest), the usual and the newest interpreter.
+NEWEST_PYTHON ?= $(shell for p in python3.13 $(HOME)/.pyenv/versions/3.13.*/bin/python3.13; do \
+	$$p -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null && { command -v $$p; break; }; done)
+VERSIONS = -c "import sys, numpy, pandas; print('Python', sys.version.split()[0], 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
 test-pandas3:
+	$(MAKE) venv VENV=.venv-pandas3 EXTRAS=test,dev,docs PYTHON=$(or $(NEWEST_PYTHON),$(PYTHON))
+	@.venv-pandas3/bin/python $(VERSIONS)
 	$(MAKE) pytest VENV=.venv-pandas3 EXTRAS=test,dev,docs PYTEST_ARGS='-m "not peer and not browser"'
 
 # The documentation site with its API reference (from the docstrings) in site/; `make test`
@@ -72,8 +79,26 @@ test-pandas3:
 docs: $(STAMP)
 	$(BIN)/python -m mkdocs build --strict -f mkdocs.yml
 
+# The core suite on the lowest versions pyproject.toml declares: the oldest Python of
+# requires-python (3.10: OLDEST_PYTHON=... for another path) and numpy 1.26 / pandas 2.2
+# (.ci/oldest-constraints.txt), so the declared floors cannot drift from what is tested.
+# The test extra only (no peers, no ruff), browser tests left out as for pandas 3, and the
+# docs build too (`make test` builds the site; on Python 3.10 pip resolves mkdocstrings 1.0.6
+# with pymdown-extensions 12.3, which fail together -- a tooling clash, not a perfweave one).
+OLDEST_PYTHON ?= $(shell for p in python3.10 $(HOME)/.pyenv/versions/3.10.*/bin/python3.10; do \
+	$$p -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null && { command -v $$p; break; }; done)
+OLDEST_CONSTRAINTS := $(CURDIR)/.ci/oldest-constraints.txt
+.venv-oldest/.installed-test: $(OLDEST_CONSTRAINTS)
+test-oldest:
+	@test -n "$(OLDEST_PYTHON)" || { echo "test-oldest: no python3.10 found (set OLDEST_PYTHON=/path/to/python3.10)"; exit 1; }
+	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) venv VENV=.venv-oldest EXTRAS=test \
+		PYTHON=$(OLDEST_PYTHON)
+	@.venv-oldest/bin/python $(VERSIONS)
+	PIP_CONSTRAINT=$(OLDEST_CONSTRAINTS) $(MAKE) pytest VENV=.venv-oldest EXTRAS=test \
+		PYTEST_ARGS='-m "not peer and not browser" --ignore=tests/test_docs.py'
+
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks all
 
 clean:
-	rm -rf $(VENV) .venv-pandas3 .pytest_cache .ruff_cache site
+	rm -rf $(VENV) .venv-pandas3 .venv-oldest .pytest_cache .ruff_cache site

@@ -141,6 +141,12 @@ class NoRegionWarning(PerfweaveWarning):
     "(no region)" root node (Hatchet drops them); the message counts them."""
 
 
+class ParallelReadWarning(PerfweaveWarning):
+    """Files asked to be read on several processes were read in this one (the message says
+    why, e.g. a script without a ``__main__`` guard that also runs threads); the result is
+    the same, only slower."""
+
+
 def require(module: str, extra: str, purpose: str):
     """Import an optional ``module`` or raise :class:`DependencyError` naming the extra."""
     import importlib

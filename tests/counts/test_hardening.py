@@ -127,6 +127,43 @@ def test_send_and_recv_both_cut_after_the_first_call_are_named(copy_dir):
     assert [g.calls.tolist() for g in prof.call_groups(0)] == [[0]]
 
 
+@pytest.mark.parametrize("kind", ["send", "recv"])
+def test_a_file_cut_after_the_first_of_two_blocks_with_sparse_call_ids(copy_dir, kind):
+    """Rank 0 of the multi-communicator run: header 'calls 0-2', a first block of calls
+    0 and 2 (its last id is the header's last) and a second of call 1. Cut after the first
+    block the file used to read as if whole, even with strict=True."""
+    d = copy_dir(expected("alltoallv_multicomms_c"))
+    cut = d / f"{kind}-counters.job0.rank0.txt"
+    _cut_after_first_block(cut)
+    last_line = len(cut.read_text().splitlines())
+    with pytest.raises(ParseError) as info:
+        read_compact(cut, strict=True)
+    err = info.value
+    assert err.path == str(cut) and err.line == last_line
+    assert "the 3 calls the header 'Alltoallv calls 0-2' lists" in str(err)
+    assert "2 (1 block, calls 0, 2) before the end of the file" in str(err)
+    with pytest.raises(ParseError, match=f"{kind}-counters.job0.rank0.txt, line {last_line}"):
+        read(d, strict=True)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        prof = read(d)
+    incomplete, skipped = caught
+    assert incomplete.category is IncompleteInputWarning
+    text = str(incomplete.message)
+    assert text.startswith(f"{cut}: the header 'Alltoallv calls 0-2' lists 3 calls")
+    assert f"at line {last_line}" in text
+    # the lenient read keeps everything else: rank 0's pair no longer matches, so it is
+    # skipped (named), and rank 2's calls are read as from the intact directory
+    assert skipped.category is SkippedInputWarning
+    assert "call 1 has counts here but not in" in str(skipped.message)
+    whole = read(expected("alltoallv_multicomms_c"))
+    assert prof.ranks == [2] and len(prof.errors) == 1
+    assert [g.calls.tolist() for g in prof.call_groups(2)] == [
+        g.calls.tolist() for g in whole.call_groups(2)
+    ]
+
+
 def test_complete_files_do_not_warn():
     with warnings.catch_warnings():
         warnings.simplefilter("error", IncompleteInputWarning)

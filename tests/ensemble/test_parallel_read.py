@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from perfweave.ensemble import Ensemble, build
-from perfweave.errors import ParseError, SkippedInputWarning
+from perfweave.errors import ParallelReadWarning, ParseError, SkippedInputWarning
 
 
 def assert_same_ensemble(a: Ensemble, b: Ensemble) -> None:
@@ -55,13 +55,13 @@ def test_a_long_list_uses_processes_by_default(many_copies, monkeypatch):
     started = []
     pool = build._process_pool
 
-    def recording_pool(n):
+    def recording_pool(n, method):
         started.append(n)
-        return pool(n)
+        return pool(n, method)
 
     monkeypatch.setattr(build, "_process_pool", recording_pool)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", RuntimeWarning)  # no fallback to one process
+        warnings.simplefilter("error", ParallelReadWarning)  # no fallback to one process
         parallel = Ensemble.from_files(many_copies, profile_key="file", progress=False)
     assert started == [min(build._usable_cores(), len(many_copies) // 64)]
     serial = Ensemble.from_files(many_copies, profile_key="file", workers=1, progress=False)
@@ -127,3 +127,62 @@ def test_a_dask_distributed_executor_gives_the_same_ensemble(rajaperf_files):
     ):
         on_cluster = Ensemble.from_files(rajaperf_files, executor=client.get_executor())
     assert_same_ensemble(serial, on_cluster)
+
+
+def test_reader_processes_that_die_fall_back_to_this_process(quartz_files, monkeypatch):
+    """workers=N never crashes: processes that cannot run leave the read to this process,
+    said once in one ParallelReadWarning."""
+    import multiprocessing as mp
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    def dying_pool(n, method):  # every worker exits as it starts
+        ctx = mp.get_context(method)
+        return ProcessPoolExecutor(n, mp_context=ctx, initializer=os._exit, initargs=(3,))
+
+    monkeypatch.setattr(build, "_process_pool", dying_pool)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        ens = Ensemble.from_files(quartz_files, workers=2)
+    messages = [str(w.message) for w in seen]
+    assert [w.category for w in seen] == [ParallelReadWarning], messages
+    assert messages[0].startswith(f"read {len(quartz_files)} files in this process: ")
+    assert "BrokenProcessPool" in messages[0] and "\n" not in messages[0]
+    assert_same_ensemble(Ensemble.from_files(quartz_files, workers=1), ens)
+
+
+def test_start_method_follows_the_threads():
+    import threading
+
+    from perfweave.ensemble import _processes
+
+    if threading.active_count() == 1:
+        assert _processes.start_method() == ("fork", "")
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait)
+    t.start()
+    try:  # pytest's own __main__ is guarded (or a package's __main__): fresh processes
+        method, why = _processes.start_method()
+    finally:
+        stop.set()
+        t.join()
+    assert (method, why) == ("forkserver", "")
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "guarded"),
+    [
+        ('import x\nif __name__ == "__main__":\n    run()\n', 3, True),
+        ("import x\nif '__main__' == __name__:\n    a = 1\n    run()\n", 4, True),
+        ('import x\nrun()\nif __name__ == "__main__":\n    pass\n', 2, False),
+        ('if __name__ != "__main__":\n    run()\n', 2, False),
+        ('def f():\n    if __name__ == "__main__":\n        run()\n', 3, False),
+        ('if __name__ == "__main__" and fast:\n    run()\n', 2, False),
+    ],
+)
+def test_main_guard_detection(source, line, guarded):
+    import ast
+
+    from perfweave.ensemble import _processes
+
+    assert _processes._under_main_guard(ast.parse(source), line) is guarded

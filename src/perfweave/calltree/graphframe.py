@@ -540,7 +540,11 @@ class GraphFrame:
         thread: int = 0,
         threshold: float = 0.0,
     ) -> str:
-        """Folded stacks (``root;child;leaf value`` per line) for FlameGraph / speedscope."""
+        """Folded stacks (``root;child;leaf value`` per line) for FlameGraph / speedscope.
+
+        A ``;``, ``\\`` or control character in a name is escaped (``\\x3b``, ``\\\\``,
+        ``\\n``, ``\\x1b``); :func:`perfweave.calltree.folded.parse_folded` reads the names
+        back exactly."""
         from perfweave.calltree.writers import to_flamegraph
 
         return to_flamegraph(self, metric, name, rank, thread, threshold)

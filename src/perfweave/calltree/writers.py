@@ -194,12 +194,14 @@ def to_flamegraph(
     gf: GraphFrame, metric: str | None, name: str, rank: int, thread: int, threshold: float
 ) -> str:
     """One ``a;b;c value`` line per node with a non-zero value (first parent path in a DAG);
-    ``metric=None``: the exclusive counterpart of the default metric (:func:`flame_metric`)."""
+    ``metric=None``: the exclusive counterpart of the default metric (:func:`flame_metric`).
+    Names holding ``;``, ``\\`` or control characters are escaped reversibly
+    (:mod:`perfweave.calltree.folded`)."""
+    from perfweave.calltree.folded import escape
+
     metric = flame_metric(gf, metric)
     view = node_view(gf, [name, metric], rank, thread)
-    names = np.array(
-        [printable(x).replace(";", ":") for x in node_names(gf, view, name)], dtype=object
-    )
+    names = np.array([escape(x) for x in node_names(gf, view, name)], dtype=object)
     vals = (
         pd.to_numeric(view[metric], errors="coerce").to_numpy(float)
         if metric in view

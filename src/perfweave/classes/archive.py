@@ -35,7 +35,10 @@ def _unpack(path: str, into: str) -> str:
             for m in members:
                 if m.name.startswith("/") or ".." in Path(m.name).parts:
                     raise SpecError(f"{path}: archive member {m.name!r} leaves the session")
-            tar.extractall(into, members=members, filter="data")
+            # the "data" filter (Python >= 3.12, backported to 3.10.12 / 3.11.4) also refuses
+            # links and device files; older patch releases have no filter argument
+            safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+            tar.extractall(into, members=members, **safe)
     except tarfile.TarError as exc:
         raise SpecError(f"{path}: not a readable session archive ({exc})") from None
     inner = list(Path(into).iterdir())

@@ -26,7 +26,14 @@ def register(subparsers) -> None:
     convert = subparsers.add_parser("convert", help="write a profile in another format")
     convert.add_argument("file")
     convert.add_argument("--format", help="the input format (detected when left out)")
-    convert.add_argument("--to", required=True, choices=("json", "literal", "dot", "folded"))
+    convert.add_argument(
+        "--to",
+        required=True,
+        choices=("json", "literal", "dot", "folded"),
+        help="output format; folded: flame graph stacks, one 'a;b;c value' line per node, "
+        "where a name's ';' is written \\x3b, '\\' as \\\\, a newline as \\n and other "
+        "control characters as \\xNN (reversible; see docs/calltree.md)",
+    )
     convert.add_argument("--metric", help="metric for dot/folded output")
     convert.add_argument("-o", "--output", help="output file (default: standard output)")
     _rank_options(convert)

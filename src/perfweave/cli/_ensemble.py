@@ -20,7 +20,11 @@ def register(subparsers) -> None:
     ens.add_argument(
         "--skip-errors", action="store_true", help="skip unreadable files (listed on stderr)"
     )
-    ens.add_argument("--jobs", type=int, default=1, help="read files in this many processes")
+    ens.add_argument(
+        "--jobs",
+        type=_positive,
+        help="read files in this many processes (default: all cores for 256 files or more)",
+    )
     ens.add_argument("--metric", help="metric for --stats / --tree (default: default metric)")
     ens.add_argument(
         "--stats", action="store_true", help="print per-node statistics across profiles (CSV)"
@@ -36,6 +40,16 @@ def register(subparsers) -> None:
     ens.set_defaults(func=_ensemble)
 
 
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, found {text!r}")
+    return n
+
+
 def _paths(items: list[str]):
     return items[0] if len(items) == 1 else items
 
@@ -43,24 +57,15 @@ def _paths(items: list[str]):
 def _ensemble(args: argparse.Namespace) -> int:
     from perfweave.ensemble import Ensemble
 
-    executor = None
-    if args.jobs > 1:
-        from concurrent.futures import ProcessPoolExecutor
-
-        executor = ProcessPoolExecutor(max_workers=args.jobs)
-    try:
-        ens = Ensemble.from_files(
-            _paths(args.paths),
-            reader=args.format,
-            intersection=args.intersection,
-            executor=executor,
-            profile_key=args.profile_key,
-            on_error="skip" if args.skip_errors else "raise",
-            progress=False,
-        )
-    finally:
-        if executor is not None:
-            executor.shutdown()
+    ens = Ensemble.from_files(
+        _paths(args.paths),
+        reader=args.format,
+        intersection=args.intersection,
+        workers=args.jobs,
+        profile_key=args.profile_key,
+        on_error="skip" if args.skip_errors else "raise",
+        progress=False,
+    )
     # each skipped file (ens.errors) was named on stderr by its SkippedInputWarning
     metric = args.metric or ens.default_metric
     if args.json:

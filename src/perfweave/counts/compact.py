@@ -118,8 +118,16 @@ def expected_width(collective: str, kind: str | None, comm_size: int) -> int | N
     return None
 
 
-def read_compact(path: str | os.PathLike[str], kind: str | None = None) -> CompactFile:
-    """Read a compact count file; ``kind`` ("send"/"recv") defaults from the file name."""
+def read_compact(
+    path: str | os.PathLike[str], kind: str | None = None, *, strict: bool = False
+) -> CompactFile:
+    """Read a compact count file; ``kind`` ("send"/"recv") defaults from the file name.
+
+    A file holding fewer calls than its ``<Collective> calls <first>-<last>`` header lists
+    (cut short after a complete block) is read as it is with an
+    :class:`~perfweave.errors.IncompleteInputWarning`; ``strict=True`` raises a
+    :class:`~perfweave.errors.ParseError` naming the file and its last line instead.
+    """
     p = Path(path)
     match = COMPACT_NAME.match(p.name)
     if kind is None and match:
@@ -130,13 +138,15 @@ def read_compact(path: str | os.PathLike[str], kind: str | None = None) -> Compa
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(str(p), "UTF-8 text", position=exc.start) from None
-    cf = parse_compact(text, path=str(p), kind=kind)
+    cf = parse_compact(text, path=str(p), kind=kind, strict=strict)
     if match:
         cf.job, cf.rank = int(match.group(2)), int(match.group(3))
     return cf
 
 
-def parse_compact(text: str, *, path: str = "<string>", kind: str | None = None) -> CompactFile:
+def parse_compact(
+    text: str, *, path: str = "<string>", kind: str | None = None, strict: bool = False
+) -> CompactFile:
     """Parse the text of a compact count file (see :func:`read_compact`)."""
     if "\r" in text:  # CRLF or CR line ends, as universal newlines would read them
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -158,7 +168,7 @@ def parse_compact(text: str, *, path: str = "<string>", kind: str | None = None)
     if not out.blocks:
         raise ParseError(path, "at least one '# Raw counters' block", line=1)
     _check_calls_unique(out.blocks, path)
-    _warn_missing_calls(out.blocks, path)
+    _check_missing_calls(out.blocks, path, len(lines) - (lines[-1] == ""), strict)
     gap = "  " if gaps == {"  "} else " "
     sep = (
         ", "
@@ -470,27 +480,44 @@ def _check_calls_unique(blocks: Sequence[CompactBlock], path: str) -> None:
         )
 
 
-def _warn_missing_calls(blocks: Sequence[CompactBlock], path: str) -> None:
-    """Warn when the file holds fewer calls than its ``calls <first>-<last>`` header lists
-    and none at or after ``<last>``: a file cut short after a complete block reads cleanly
-    otherwise. (Call ids may be sparse, e.g. ids counted over several communicators, so a
-    shortfall alone is not taken as a cut.)"""
+def _check_missing_calls(
+    blocks: Sequence[CompactBlock], path: str, last_line: int, strict: bool
+) -> None:
+    """A file holding fewer calls than its ``calls <first>-<last>`` header lists was cut
+    short after a complete block (it reads cleanly otherwise): a ParseError naming the
+    file's last line when ``strict``, else an IncompleteInputWarning.
+
+    The header counts the lead rank's calls (``0-<n-1>``); the ids in the ``Count:`` lines
+    may be sparse (numbered across communicators, e.g. ``0, 2`` under ``calls 0-1``), so
+    the number of calls is compared, not the ids.
+    """
     ranges = [b.call_range for b in blocks if b.call_range is not None]
     if not ranges:
         return
     lo, hi = max(ranges, key=lambda r: r[1] - r[0])
     declared = hi - lo + 1
     calls = np.concatenate([x.calls for x in blocks])
-    if calls.size < declared and int(calls.max()) < hi:
-        b = blocks[0]
-        warnings.warn(
-            f"{path}: the header '{b.collective} calls {lo}-{hi}' lists {declared} calls "
-            f"but the file holds {calls.size} ({len(blocks)} "
-            f"block{'s' if len(blocks) != 1 else ''}, calls {format_ranklist(calls)}); "
-            "it may have been cut short",
-            IncompleteInputWarning,
-            stacklevel=4,
+    if calls.size >= declared:
+        return
+    b = blocks[0]
+    held = (
+        f"{calls.size} ({len(blocks)} block{'s' if len(blocks) != 1 else ''}, "
+        f"calls {format_ranklist(calls)}) before the end of the file"
+    )
+    header = f"'{b.collective} calls {lo}-{hi}'"
+    if strict:
+        raise ParseError(
+            path,
+            f"the {declared} calls the header {header} lists (file cut short?)",
+            line=last_line,
+            found=held,
         )
+    warnings.warn(
+        f"{path}: the header {header} lists {declared} calls but the file holds {held} "
+        f"at line {last_line}; it may have been cut short",
+        IncompleteInputWarning,
+        stacklevel=4,
+    )
 
 
 def parse_rows(
@@ -548,7 +575,8 @@ def format_compact(blocks: Iterable[CompactBlock], style: str | CompactStyle = "
     ``style="tools"`` matches the Go conversion tool (the non-compact -> compact case of
     the conformance data), ``"profiler"`` the C profiler's own files; a file's own
     ``CompactFile.style`` reproduces it. The header range ``calls a-b`` is each block's
-    ``call_range``, or the span of all calls when unset. Rows follow the block's
+    ``call_range``, or when unset ``<first id>-<first id + number of calls - 1>`` (the
+    profiler counts calls there: ``calls 0-1`` over ids ``0, 2``). Rows follow the block's
     ``layout`` (as read) or else one row per distinct count row, by first rank.
     """
     if isinstance(style, str):
@@ -558,7 +586,9 @@ def format_compact(blocks: Iterable[CompactBlock], style: str | CompactStyle = "
     gap, sep, tail = style
     blocks = list(blocks)
     all_calls = np.concatenate([b.calls for b in blocks]) if blocks else np.zeros(0, np.int64)
-    span = (int(all_calls.min()), int(all_calls.max())) if all_calls.size else (0, 0)
+    # the profiler's header counts the calls (0-<n-1>, ids may be sparse): from the first id
+    first = int(all_calls.min()) if all_calls.size else 0
+    span = (first, first + max(all_calls.size - 1, 0))
     out: list[str] = []
     for b in blocks:
         lo, hi = b.call_range if b.call_range is not None else span

@@ -13,6 +13,7 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -356,7 +357,8 @@ def read(
 
     A file that cannot be read is recorded in ``profile.errors`` and reported with a
     warning, and the rest is still read; ``strict=True`` raises the first error (in file
-    name order) instead. Compact files are preferred; per-call files are used for lead
+    name order) instead, and also refuses a compact file holding fewer calls than its
+    header lists (read with an ``IncompleteInputWarning`` otherwise). Compact files are preferred; per-call files are used for lead
     ranks without them. Count files are parsed on ``workers`` threads (default: the CPUs
     available, at most 8), and per-call files with identical contents are parsed once.
     """
@@ -378,7 +380,7 @@ def read(
     files = sorted(p for p in d.iterdir() if p.is_file())
     if not any(_is_count_file(p) for p in files):
         raise FormatError(_no_count_files(d))
-    parsed = _parse_count_files(files, workers)
+    parsed = _parse_count_files(files, workers, strict)
     compact: dict[tuple[int, int], dict[str, CompactFile]] = {}
     percall: dict[int, list[CallCounts]] = {}
     timings, locations, comm = [], [], []
@@ -455,7 +457,7 @@ def _no_count_files(directory: Path) -> str:
 
 
 def _parse_count_files(
-    files: Sequence[Path], workers: int | None
+    files: Sequence[Path], workers: int | None, strict: bool = False
 ) -> dict[Path, CompactFile | CallCounts | PerfweaveError]:
     """The compact and per-call files among ``files``, parsed (per-call files on threads).
 
@@ -469,7 +471,7 @@ def _parse_count_files(
     # compact files: a few large ones whose parse holds the GIL between its numpy calls
     # longer, so threads gain nothing on them
     parsed: dict[Path, CompactFile | CallCounts | PerfweaveError] = dict(
-        zip(compact, map_files(read_compact, compact, 1))
+        zip(compact, map_files(partial(read_compact, strict=strict), compact, 1))
     )
     distinct = [p for p in percall if source[p] == p]
     parsed.update(zip(distinct, map_files(read_percall, distinct, workers)))

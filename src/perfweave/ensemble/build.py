@@ -24,11 +24,12 @@ import pandas as pd
 
 from perfweave.calltree.graph import Graph
 from perfweave.calltree.graphframe import GraphFrame
-from perfweave.ensemble import _table
+from perfweave.ensemble import _processes, _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.profiles import profile_ids
 from perfweave.errors import (
     FormatError,
+    ParallelReadWarning,
     ParseError,
     PerfweaveError,
     ShapeError,
@@ -315,29 +316,29 @@ def from_files(
 def _read_all(files, fmt, reader, options, executor, progress, workers) -> list[tuple]:
     """Read every file, in order: on ``executor``, on a pool of reader processes, or here,
     with a progress bar on long runs."""
-    from tqdm.auto import tqdm
-
-    show = {"disable": progress is False, "delay": 0 if progress else 2.0}
-    bar = tqdm(total=len(files), desc="reading profiles", unit="file", **show)
+    n = reader_processes(len(files), reader, workers)
+    method, why = None, ""
+    if executor is None and n > 1:
+        _check_sendable(reader)
+        # chosen before the bar exists: fork is only safe while no other thread runs
+        method, why = _processes.start_method()
+    bar = _progress_bar(len(files), progress)
     try:
         if executor is not None:
             return _read_on(executor, files, fmt, reader, options, bar, _chunk_size(len(files)))
-        n = reader_processes(len(files), reader, workers)
-        if n > 1:
-            _check_sendable(reader)
+        if method is not None:
             try:
-                with _process_pool(n) as pool:
+                with _process_pool(n, method) as pool:
                     size = _chunk_size(len(files), n)
                     return _read_on(pool, files, fmt, reader, options, bar, size)
-            except BrokenProcessPool as exc:
-                if workers is not None:
-                    raise
-                warnings.warn(
-                    f"reader processes could not run ({exc}); reading in this process",
-                    RuntimeWarning,
-                    stacklevel=4,
-                )
+            except (BrokenProcessPool, OSError) as exc:
+                why = f"the reader processes failed ({type(exc).__name__}: {exc})"
                 bar.reset()
+        if why:
+            warnings.warn(
+                ParallelReadWarning(f"read {len(files)} files in this process: {why}"),
+                stacklevel=4,
+            )
         out = []
         for f in files:
             out.append(_read_one(f, fmt, reader, options))
@@ -345,6 +346,17 @@ def _read_all(files, fmt, reader, options, executor, progress, workers) -> list[
         return out
     finally:
         bar.close()
+
+
+def _progress_bar(total: int, progress: bool | None):
+    """A tqdm bar (notebook or terminal) that starts no monitor thread of its own."""
+    from tqdm.auto import tqdm
+
+    class Bar(tqdm):
+        monitor_interval = 0  # its thread would rule out forking the reader processes
+
+    show = {"disable": progress is False, "delay": 0 if progress else 2.0}
+    return Bar(total=total, desc="reading profiles", unit="file", **show)
 
 
 #: file lists at least this long are read on all cores by default (``workers=None``)
@@ -393,15 +405,12 @@ def _usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def _process_pool(n: int) -> ProcessPoolExecutor:
-    """Processes started by forkserver (or spawn): safe from a notebook kernel's threads,
-    unlike fork. Workers start with the readers already imported."""
-    methods = mp.get_all_start_methods()
-    if "forkserver" in methods:
-        ctx = mp.get_context("forkserver")
+def _process_pool(n: int, method: str) -> ProcessPoolExecutor:
+    """``n`` reader processes started by ``method`` (see :mod:`._processes`); forkserver
+    workers start with the readers already imported."""
+    ctx = mp.get_context(method)
+    if method == "forkserver":
         ctx.set_forkserver_preload(["perfweave.ensemble.build"])
-    else:  # pragma: no cover - Windows
-        ctx = mp.get_context("spawn")
     return ProcessPoolExecutor(max_workers=n, mp_context=ctx)
 
 
@@ -410,16 +419,32 @@ def _chunk_size(n_files: int, n_workers: int = 8) -> int:
     return max(1, min(64, n_files // (n_workers * 8)))
 
 
-def _read_chunk(paths: list[str], fmt: str | None, reader: Any, options: dict) -> list[tuple]:
-    return [_read_one(p, fmt, reader, options) for p in paths]
+def _read_chunk(
+    paths: list[str], fmt: str | None, reader: Any, options: dict, capture: bool = False
+) -> tuple[list[tuple], list[Warning]]:
+    """Read ``paths``; with ``capture`` (in a reader process) the warnings the readers
+    issue are caught and sent back, so the caller sees them as if read here."""
+    if not capture:
+        return [_read_one(p, fmt, reader, options) for p in paths], []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = [_read_one(p, fmt, reader, options) for p in paths]
+    return out, [w.message for w in caught if isinstance(w.message, Warning)]
 
 
 def _read_on(executor, files, fmt, reader, options, bar, size: int) -> list[tuple]:
     chunks = [files[i : i + size] for i in range(0, len(files), size)]
-    futures = [executor.submit(_read_chunk, c, fmt, reader, options) for c in chunks]
+    capture = isinstance(executor, ProcessPoolExecutor)
+    with warnings.catch_warnings():
+        # Python >= 3.12 warns when forking beside threads it did not start (BLAS's);
+        # start_method() forks only when no other Python thread runs
+        warnings.filterwarnings("ignore", "This process .* is multi-threaded", DeprecationWarning)
+        futures = [executor.submit(_read_chunk, c, fmt, reader, options, capture) for c in chunks]
     out: list[tuple] = []
     for fut in futures:
-        part = fut.result()
+        part, caught = fut.result()
+        for message in caught:
+            warnings.warn(message, stacklevel=5)
         out.extend(part)
         bar.update(len(part))
     return out

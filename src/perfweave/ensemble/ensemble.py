@@ -89,9 +89,12 @@ class Ensemble(Analyses):
         Reads run on ``executor`` when given (any ``concurrent.futures.Executor``, e.g. a
         process pool or ``dask.distributed.Client.get_executor()``); otherwise on
         ``workers`` reader processes, by default all cores when there are at least 256
-        files and ``reader`` is not a callable (``workers=1``: read in this process). The
-        result is the same either way; the graphs are unified once at the end. ``on_error="skip"`` keeps
-        going past unreadable files and lists them in ``ensemble.errors``.
+        files and ``reader`` is not a callable (``workers=1``: read in this process). No
+        ``__main__`` guard is needed in a script: the processes never run it again, and
+        where they cannot be used the files are read here with one ``ParallelReadWarning``.
+        The result is the same either way; the graphs are unified once at the end.
+        ``on_error="skip"`` keeps going past unreadable files and lists them in
+        ``ensemble.errors``.
         ``fill_perfdata=False`` keeps only measured rows (no NaN row for a node a profile
         lacks), for ensembles whose profiles share few nodes.
         """

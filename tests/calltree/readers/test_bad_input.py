@@ -294,7 +294,7 @@ def test_control_characters_in_names_stay_inside_their_line(tmp_path, capsys):
     plain = pw.read(HATCHET_JSON)
     folded = gf.to_flamegraph().splitlines()
     assert len(folded) == len(plain.to_flamegraph().splitlines())
-    assert "foo;ba\\nr\\x1b[2J:x " in gf.to_flamegraph()
+    assert "foo;ba\\nr\\x1b[2J\\x3bx " in gf.to_flamegraph()
     shown = gf.tree(color=False)
     assert "\x1b" not in shown and shown.count("\n") == plain.tree(color=False).count("\n")
     assert main(["tree", str(bad), "--color", "never"]) == 0

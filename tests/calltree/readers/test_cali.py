@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import perfweave
 from perfweave import GraphFrame
 from perfweave.calltree.readers import cali, detect
-from perfweave.errors import ParseError
+from perfweave.errors import IncompleteInputWarning, ParseError
 from tests.calltree._peer import assert_same
 from tests.calltree.readers._round_trip_checks import assert_round_trips
 
@@ -550,3 +550,82 @@ def test_records_sharing_path_lists_read_like_unshared_ones(data_dir, rel):
     a, b = cali.read(shared), cali.read(unshared)
     assert a.graph == b.graph
     pd.testing.assert_frame_equal(a.dataframe, b.dataframe, check_exact=True)
+
+
+RAJA = "thicket/rajaperf/quartz/gcc10.3.1_1048576/O3/1/Base_Seq-default.cali"
+
+
+def _first_snapshot_line(lines: list[str]) -> int:
+    """The first snapshot of a region (its ref= names a path node and the spot channel)."""
+    return next(
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("__rec=ctx,ref=") and line.split(",")[1].count("=") == 2
+    )
+
+
+@pytest.mark.parametrize(("change", "found"), [("cut", 13), ("extra", 15)])
+def test_a_snapshot_whose_values_do_not_match_its_attributes(data_dir, tmp_path, change, found):
+    """A record with fewer (or more) data= values than attr= ids: strict names the file and
+    the line; lenient reads it pairwise with one counted IncompleteInputWarning."""
+    lines = (data_dir / RAJA).read_text().splitlines(keepends=True)
+    i = _first_snapshot_line(lines)
+    record = lines[i].rstrip("\n")
+    assert record.split(",data=")[1].count("=") + 1 == 14
+    if change == "cut":
+        lines[i] = record.rsplit("=", 1)[0] + "\n"
+    else:
+        lines[i] = record + "=7.5\n"
+    bad = tmp_path / "short.cali"
+    bad.write_text("".join(lines))
+    with pytest.raises(ParseError) as info:
+        cali.read(bad)
+    message = str(info.value)
+    assert str(bad) in message and f"line {i + 1}" in message
+    assert f"as many data= values as attr= ids (14), found {found}" in message
+    assert info.value.line == i + 1
+
+    with pytest.warns(IncompleteInputWarning) as seen:
+        lenient = cali.read(bad, strict=False)
+    assert len(seen) == 1
+    text = str(seen[0].message)
+    assert str(bad) in text and "1 record(s)" in text and f"{i + 1} ({found} of 14)" in text
+    # everything else is read as from the intact file; a cut value is NaN
+    whole = cali.read(data_dir / RAJA).dataframe
+    got = lenient.dataframe
+    assert got.shape == whole.shape
+    differs = ~((got == whole) | (got.isna() & whole.isna()))
+    if change == "cut":
+        assert int(differs.to_numpy().sum()) == 1
+        assert differs["Reps"].sum() == 1  # the last attribute
+        assert got["Reps"][differs["Reps"]].isna().all()
+    else:
+        assert not differs.to_numpy().any()
+
+
+def test_many_uneven_snapshots_are_counted_in_one_warning(data_dir, tmp_path):
+    lines = (data_dir / RAJA).read_text().splitlines(keepends=True)
+    cut = [i for i, line in enumerate(lines) if line.startswith("__rec=ctx,") and "data=" in line]
+    for i in cut:
+        lines[i] = lines[i].rstrip("\n").rsplit("=", 1)[0] + "\n"
+    bad = tmp_path / "short.cali"
+    bad.write_text("".join(lines))
+    with pytest.warns(IncompleteInputWarning) as seen:
+        cali.read(bad, strict=False)
+    assert len(seen) == 1
+    assert f"{len(cut)} record(s)" in str(seen[0].message)
+    assert f"and {len(cut) - 5} more" in str(seen[0].message)
+
+
+def test_lenient_warnings_from_reader_processes_reach_the_caller(data_dir, tmp_path):
+    """A warning a reader issues in a reader process is issued again by from_files."""
+    lines = (data_dir / RAJA).read_text().splitlines(keepends=True)
+    i = _first_snapshot_line(lines)
+    lines[i] = lines[i].rstrip("\n").rsplit("=", 1)[0] + "\n"
+    (tmp_path / "short.cali").write_text("".join(lines))
+    files = [str(tmp_path / "short.cali"), str(data_dir / RAJA.replace("/1/", "/2/"))]
+    with pytest.raises(perfweave.errors.ParseError, match=f"line {i + 1}"):
+        perfweave.Ensemble.from_files(files, workers=2)
+    with pytest.warns(IncompleteInputWarning, match="short.cali: 1 record") as seen:
+        ens = perfweave.Ensemble.from_files(files, workers=2, strict=False)
+    assert len(seen) == 1 and len(ens) == 2

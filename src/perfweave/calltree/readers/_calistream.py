@@ -21,11 +21,12 @@ that has already read a stream in the same interface.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from perfweave.errors import ParseError
+from perfweave.errors import IncompleteInputWarning, ParseError
 
 # ids of Caliper's bootstrap attributes, and the property bits we read
 _NAME_ATTR, _TYPE_ATTR, _PROP_ATTR = 8, 9, 10
@@ -211,7 +212,10 @@ def _split_escaped(line: str) -> dict[str, list[str]]:
 class _Parser:
     """State while reading one stream: the metadata tree, attributes and records."""
 
-    def __init__(self) -> None:
+    def __init__(self, strict: bool = True) -> None:
+        self.strict = strict
+        self.number = 0  # the line being read (for records handled outside the fast path)
+        self.uneven: list[tuple[int, int, int]] = []  # (line, attr= ids, data= values)
         self.nodes = _bootstrap()
         # attribute id -> declaring node, for immediate attr=/data= pairs
         self.attrs = {i: self.nodes[i] for i in (_NAME_ATTR, _TYPE_ATTR, _PROP_ATTR)}
@@ -236,6 +240,7 @@ class _Parser:
                     if node.attr == _NAME_ATTR:
                         declare(node)
                 else:
+                    self.number = number
                     self.record(line)
             except _CaliError as exc:
                 raise _LineError(str(exc), number, line) from None
@@ -325,9 +330,12 @@ class _Parser:
                     raise _CaliError(f"a reference to a known node, not {ref!r}") from None
                 out.update(node.record if node.record is not None else self.expand_node(node))
         ids, values = rec.get("attr"), rec.get("data")
-        if ids is not None and values is not None:
-            if len(ids) > len(values):
-                ids = ids[: len(values)]
+        if ids is not None or values is not None:
+            ids, values = ids or [], values or []
+            if len(ids) != len(values):
+                self._uneven(len(ids), len(values))
+                n = min(len(ids), len(values))
+                ids, values = ids[:n], values[:n]
             key = tuple(ids)
             names = self.names_of.get(key)
             if names is None:
@@ -335,6 +343,15 @@ class _Parser:
             out.update(zip(names, values))
             out.pop(_HIDDEN_KEY, None)  # hidden attributes are left out
         return out
+
+    def _uneven(self, n_ids: int, n_values: int) -> None:
+        """A record whose attr= ids and data= values differ in number: an error, or (not
+        strict) noted and read pairwise, so missing values read as NaN and extra ones go."""
+        if self.strict:
+            raise _CaliError(
+                f"as many data= values as attr= ids ({n_ids}), found {n_values} (record cut short?)"
+            )
+        self.uneven.append((self.number, n_ids, n_values))
 
     def _names(self, ids: list[str]) -> list:
         names = []
@@ -366,12 +383,15 @@ class _LineError(Exception):
         self.what, self.number, self.line = what, number, line
 
 
-def parse_cali(text: str, path: str) -> CaliContents:
+def parse_cali(text: str, path: str, strict: bool = True) -> CaliContents:
     """Parse the text of a ``.cali`` stream (newlines normalised to ``\\n``).
 
     Raises :class:`~perfweave.errors.ParseError` naming ``path`` and the line for a
-    truncated last line, a line that is not a record, an unknown record kind, or a
-    reference to a node or attribute that was not declared before.
+    truncated last line, a line that is not a record, an unknown record kind, a
+    reference to a node or attribute that was not declared before, or (``strict``) a
+    snapshot whose ``attr=`` ids and ``data=`` values differ in number. Not ``strict``,
+    such snapshots are read pairwise (a missing value is NaN) and counted in one
+    :class:`~perfweave.errors.IncompleteInputWarning` naming their lines.
     """
     lines = text.split("\n")
     last = lines.pop()
@@ -384,12 +404,27 @@ def parse_cali(text: str, path: str) -> CaliContents:
         )
     if not text.strip():
         raise ParseError(path, "Caliper records", found="an empty file")
-    parser = _Parser()
+    parser = _Parser(strict)
     try:
         parser.read(lines)
     except _LineError as exc:
         raise ParseError(path, exc.what, line=exc.number, found=exc.line) from None
+    if parser.uneven:
+        _warn_uneven(path, parser.uneven)
     return CaliContents(parser.records, parser.globals, parser.attributes())
+
+
+def _warn_uneven(path: str, uneven: list[tuple[int, int, int]]) -> None:
+    shown = ", ".join(f"{line} ({n} of {k})" for line, k, n in uneven[:5])
+    more = f" and {len(uneven) - 5} more" if len(uneven) > 5 else ""
+    warnings.warn(
+        IncompleteInputWarning(
+            f"{path}: {len(uneven)} record(s) whose data= values do not match their attr= "
+            f"ids, read pairwise (a missing value is NaN, an extra one left out): "
+            f"line (values of ids) {shown}{more}"
+        ),
+        stacklevel=4,
+    )
 
 
 def from_caliperreader(reader: Any) -> CaliContents:

@@ -64,6 +64,7 @@ def read(
     native: bool = False,
     string_attributes: str | list[str] | tuple[str, ...] = (),
     node_ordering: bool = True,
+    strict: bool = True,
     **_: Any,
 ):
     """Read a ``.cali`` file (or a ``caliperreader.CaliperReader`` that has read one).
@@ -72,14 +73,17 @@ def read(
     ``string_attributes`` adds those string attributes as dataframe columns;
     ``node_ordering`` orders siblings by Caliper's node order ("Node order" /
     ``aggregate.slot``) where recorded, else by first appearance in the file.
+    ``strict=False`` reads a snapshot record whose ``data=`` values do not match its
+    ``attr=`` ids pairwise (a missing value is NaN), with one counted
+    ``IncompleteInputWarning`` naming the lines, instead of raising a ``ParseError``.
     """
-    reader, name = _load(source)
+    reader, name = _load(source, strict)
     if isinstance(string_attributes, str):
         string_attributes = [string_attributes]
     return _build(reader, name, native, set(string_attributes), node_ordering)
 
 
-def _load(source: Any) -> tuple[CaliContents, str]:
+def _load(source: Any, strict: bool = True) -> tuple[CaliContents, str]:
     """Parse a .cali file natively, or take the contents of a CaliperReader."""
     if not isinstance(source, (str, PathLike)):
         import caliperreader as cr
@@ -88,7 +92,7 @@ def _load(source: Any) -> tuple[CaliContents, str]:
             return from_caliperreader(source), "<CaliperReader>"
         raise TypeError("from_cali needs a .cali path or a caliperreader.CaliperReader")
     name = str(Path(source))
-    return parse_cali(read_text(source, ".cali"), name), name
+    return parse_cali(read_text(source, ".cali"), name, strict), name
 
 
 def _callpath(rec: dict) -> tuple[tuple[str, ...], str, bool] | None:
