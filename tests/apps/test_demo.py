@@ -128,6 +128,9 @@ def _start_kernel(base: str, token: str, runtime: Path) -> None:
     client.load_connection_file()
     client.start_channels()
     try:
+        # the kernel_info handshake also waits until iopub delivers: a request sent before
+        # that could lose its output to ZeroMQ's slow-joiner window (seen once in ten runs)
+        client.wait_for_ready(timeout=120)
         reply = client.execute_interactive("6 * 7", timeout=60)
     finally:
         client.stop_channels()

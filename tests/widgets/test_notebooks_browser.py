@@ -27,7 +27,9 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 #: each widget's root element in the page, as its own browser tests know it
 ROOTS = {
-    "CalltreeExplorer": ".pw-explorer",
+    # a ScalingView holds an explorer of its own: counted with the ScalingView
+    "CalltreeExplorer": ".pw-explorer:not(.pw-scaling .pw-explorer)",
+    "ScalingView": ".pw-scaling",
     "CountMatrixHeatmap": ".pw-heatmap",
     "ClassPicker": ".pw-picker",
     "MergePanel": ".pw-merge-panel",
@@ -82,6 +84,11 @@ def _check_widget(kind: str, widget: Locator) -> None:
             lambda: int(table.get_attribute("data-rows") or 0) > 0 and classes.count() > 0,
             "picker report rows and class columns drawn",
         )
+    elif kind == "ScalingView":
+        rows = widget.locator(".pw-explorer .pw-row:not([hidden]) .pw-name")
+        marks = widget.locator(".pw-scaling-chart")
+        _eventually(lambda: rows.count() > 0 and marks.count() > 0, "scaling rows and chart")
+        _eventually(lambda: marks.first.evaluate(_FIGURE_DREW_JS), "scaling chart drawn")
     elif kind == "MergePanel":
         figures = widget.locator(".bqplot")
         _eventually(
@@ -124,9 +131,13 @@ def test_notebook_in_jupyterlab(
                 expect(widget).to_have_attribute("data-ready", "1", timeout=30_000)
             _check_widget(kind, widget)
             save_screenshot(widget, f"notebook_{name}_{kind}_{i}")
-    # the notebook's own figures (the merge panel's and the picker's charts are theirs)
+    # the notebook's own figures (the merge panel's, picker's and scaling view's charts are theirs)
     figures = page.locator(f"{OUTPUT} .bqplot.figure").all()
-    own = [f for f in figures if not f.evaluate("e => !!e.closest('.pw-merge-panel, .pw-picker')")]
+    own = [
+        f
+        for f in figures
+        if not f.evaluate("e => !!e.closest('.pw-merge-panel, .pw-picker, .pw-scaling')")
+    ]
     assert len(own) == expected.get("bqplot", 0), f"{name}: bqplot figures"
     for i, fig in enumerate(own):
         fig.scroll_into_view_if_needed()
