@@ -402,7 +402,7 @@ def _source_paths(paths: list, mapping: dict[str, str]) -> list:
         prefixes.append((prefix if prefix.endswith("/") else f"{prefix}/", target))
     out = []
     for p in paths:
-        if p is None:
+        if not isinstance(p, str):  # no file (None; NaN once pandas 3 held the column)
             out.append(None)
             continue
         p = p[3:] if p.startswith("src") else p
