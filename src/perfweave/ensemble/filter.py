@@ -160,7 +160,7 @@ def _rows(ens: Ensemble, old_to_new: np.ndarray, merged: bool) -> pd.DataFrame:
 def _stats_rows(sf: pd.DataFrame, old_to_new: np.ndarray, graph, merged: bool) -> pd.DataFrame:
     """The kept statistics rows on the new node ids; merged nodes' statistics are NaN."""
     if not merged:
-        return _remap_nodes(sf, old_to_new)
+        return _remap_nodes(sf, old_to_new).sort_index()  # node order, on every pandas
     new = old_to_new[np.asarray(sf.index, dtype=INT)]
     rows = sf[new >= 0]
     new = new[new >= 0]
