@@ -207,7 +207,3 @@ class CompositeBase(widgets.VBox, ContractMixin):
     def _set_children(self, *children: widgets.Widget) -> None:
         """Show ``children`` below the banner."""
         self.children = (self.banner, *children)
-
-
-# Kept for callers that imported the private helper by its old name.
-_message = message_of
