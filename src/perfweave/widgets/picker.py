@@ -27,7 +27,7 @@ import re
 import shlex
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
@@ -269,7 +269,7 @@ class ClassPicker(CompositeBase):
         try:
             words = _words(spec)
         except ValueError as exc:
-            return self._fail(SpecError(f"cannot split the specification: {exc}"))
+            raise SpecError(f"cannot split the specification: {exc}") from exc
         return self._attempt(words, self._merge, self._xdep, self._axis_choice)
 
     @_action
@@ -278,10 +278,7 @@ class ClassPicker(CompositeBase):
     ) -> ClassPicker:
         """Apply opreport's ``--merge`` words (``"cpu,tgid"``, ``["lib"]``, ``"all"``, ``""``)."""
         xdep = self._xdep if exclude_dependent is None else bool(exclude_dependent)
-        try:
-            opts = self._merge if merge is None else MergeOptions.parse(merge)
-        except PerfweaveError as exc:
-            return self._fail(exc)
+        opts = self._merge if merge is None else MergeOptions.parse(merge)
         return self._attempt(self._words, opts, xdep, "auto")
 
     @_action
@@ -291,7 +288,7 @@ class ClassPicker(CompositeBase):
         the axis cannot be shown (two events along cpu), nothing changes and the views that
         work are offered."""
         if axis not in AXIS_CHOICES:
-            return self._fail(SpecError(f"unknown axis {axis!r}; choose from {AXIS_CHOICES}"))
+            raise SpecError(f"unknown axis {axis!r}; choose from {AXIS_CHOICES}")
         merge = self._merge if axis == "auto" else axis_merge(axis, self._merge)
         return self._attempt(self._words, merge, self._xdep, axis)
 
@@ -309,7 +306,7 @@ class ClassPicker(CompositeBase):
         elif isinstance(which, int) and 0 <= which < len(self._offers):
             res = self._offers[which]
         else:
-            return self._fail(SpecError(f"no resolution {which!r}; {len(self._offers)} offered"))
+            raise SpecError(f"no resolution {which!r}; {len(self._offers)} offered")
         return self._apply_resolution(res)
 
     def _apply_resolution(self, res: Resolution, note: str = "") -> ClassPicker:
@@ -326,15 +323,15 @@ class ClassPicker(CompositeBase):
     def set_by(self, by: str) -> ClassPicker:
         """Report rows per ``"image"``, ``"application"`` or ``"symbol"`` (perf data)."""
         if by not in ("image", "application", "symbol"):
-            return self._fail(SpecError(f"unknown report level {by!r}"))
+            raise SpecError(f"unknown report level {by!r}")
         old = self._by
         self._by = by
         try:
             rep = self._make_report(self._classes) if self._classes else None
-        except PerfweaveError as exc:
+        except PerfweaveError:
             self._by = old
             self._sync_controls()
-            return self._fail(exc)
+            raise
         self._set_report(rep)
         self._sorts["report"] = None
         self._sync_controls()
@@ -345,13 +342,10 @@ class ClassPicker(CompositeBase):
     def sort_by(self, column: str, descending: bool = True, view: str = "report") -> ClassPicker:
         """Sort a table (``"report"`` or ``"inverted"``) by a column of :meth:`table_view`
         (e.g. ``"tgid:100 samples"``); ``""`` restores the core's order."""
-        try:
-            data = self._table_data(view)
-        except ShapeError as exc:
-            return self._fail(exc)
+        data = self._table_data(view)
         cols = data.columns() if data is not None else []
         if column and column not in cols:
-            return self._fail(ShapeError(f"no column {column!r} to sort by; columns: {cols}"))
+            raise ShapeError(f"no column {column!r} to sort by; columns: {cols}")
         self._sorts[view] = (column, bool(descending)) if column else None
         self._sync_controls()
         self._draw_table(view)
@@ -361,7 +355,7 @@ class ClassPicker(CompositeBase):
     def set_filter(self, needle: str, view: str = "report") -> ClassPicker:
         """Keep the rows of a table whose names contain ``needle`` (case-insensitive)."""
         if view not in TABLES:
-            return self._fail(ShapeError(f"unknown table {view!r}; choose from {TABLES}"))
+            raise ShapeError(f"unknown table {view!r}; choose from {TABLES}")
         self._filters[view] = str(needle or "")
         self._sync_controls()
         self._draw_table(view)
@@ -373,7 +367,7 @@ class ClassPicker(CompositeBase):
     def show(self, view: str) -> ClassPicker:
         """Open a tab: ``"report"``, ``"classes"``, ``"inverted"`` or ``"opreport"``."""
         if view not in VIEWS:
-            return self._fail(ShapeError(f"unknown view {view!r}; choose from {VIEWS}"))
+            raise ShapeError(f"unknown view {view!r}; choose from {VIEWS}")
         self._tabs.selected_index = VIEWS.index(view)
         self._draw_tab()
         return self
@@ -456,9 +450,6 @@ class ClassPicker(CompositeBase):
         if classes is None or "samples" not in classes.table:
             return None
         return report_arrays(classes, by=self._by)
-
-    def _fail(self, exc: PerfweaveError) -> NoReturn:
-        raise exc
 
     def _failed(self, exc: BaseException) -> None:
         super()._failed(exc)
