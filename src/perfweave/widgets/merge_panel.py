@@ -322,9 +322,7 @@ class MergePanel(CompositeBase):
         """The design on screen as CSV (one row per subexperiment, one column per PMC)."""
         if self._design is None:
             raise MergeError("no design built yet: call build_design() first")
-        frame = self._design.to_frame()
-        frame.insert(0, "subexperiment", range(1, len(frame) + 1))
-        return frame.to_csv(index=False)
+        return _design_frame(self._design).to_csv(index=False)
 
     def export_design(self, path: str | Path) -> Path:
         """Write :meth:`design_csv` to ``path``."""
@@ -675,10 +673,9 @@ class MergePanel(CompositeBase):
                 achieved = diag.achieved.to_numpy(dtype=float)
                 self._target.show(target, names, f"target ({len(names)} kept HEMs)", 1.0)
                 self._achieved.show(achieved, names, "achieved (chosen simulation)", 1.0)
-                rmse = float(np.sqrt(np.mean((achieved - target) ** 2)))
                 diff = achieved - target
-                self._diff.show(diff, names, f"achieved − target (RMSE {rmse:.3f})", _top(diff))
-                self._diff.layout.display = ""
+                rmse = float(np.sqrt(np.mean(diff**2)))
+                legend = self._show_diff(diff, names, f"achieved − target (RMSE {rmse:.3f})")
                 self._draw_scores(diag)
                 dropped = pm.drop_reasons(self._cor, s.dep_lvl).rename(
                     columns={"dropped": "dropped HEM", "kept": "dropped by (kept HEM)"}
@@ -693,9 +690,6 @@ class MergePanel(CompositeBase):
                 self._hrm_html.value = ""
                 self._hrm_html.layout.display = "none"
                 self._show_chart(self._scores)
-                legend = color_bar_html("correlation", 1.0) + color_bar_html(
-                    "difference", _top(diff)
-                )
                 self._preview_title.value = title_html(f"merged table (first {PREVIEW_ROWS} runs)")
             else:
                 merged = _dedupe_columns(self._result)
@@ -706,12 +700,7 @@ class MergePanel(CompositeBase):
                 if self._cor is not None and all(n in self._cor.columns for n in names):
                     target = self._cor.loc[names, names].to_numpy(dtype=float)
                     self._target.show(target, names, "pooled correlation", 1.0)
-                    diff = achieved - target
-                    self._diff.show(diff, names, "merged − pooled", _top(diff))
-                    self._diff.layout.display = ""
-                    legend = color_bar_html("correlation", 1.0) + color_bar_html(
-                        "difference", _top(diff)
-                    )
+                    legend = self._show_diff(achieved - target, names, "merged − pooled")
                 else:
                     self._target.unavailable("pooled correlation", _pooled_why(self._cor_error))
                     self._diff.layout.display = "none"  # merged − pooled: nothing to subtract
@@ -756,6 +745,13 @@ class MergePanel(CompositeBase):
             self._status.value = self._status_text()
         finally:
             self._busy = False
+
+    def _show_diff(self, diff: np.ndarray, names: list[str], title: str) -> str:
+        """Show the difference matrix on one scale; the legend of the three matrices."""
+        top = _top(diff)
+        self._diff.show(diff, names, title, top)
+        self._diff.layout.display = ""
+        return color_bar_html("correlation", 1.0) + color_bar_html("difference", top)
 
     def _status_text(self) -> str:
         s = self._settings
@@ -857,8 +853,11 @@ class MergePanel(CompositeBase):
         r = float(np.corrcoef(x, y)[0, 1]) if np.std(x) > 0 and np.std(y) > 0 else float("nan")
         self._scatter.show(x, y, x_name, y_name, r)
         pooled = self._pooled_values((x_name, y_name))
-        for view, name, axis in ((self._marg_x, x_name, "x"), (self._marg_y, y_name, "y")):
-            centres, dens = shares(merged[name].to_numpy(dtype=float), pooled[name])
+        for view, name, axis, values in (
+            (self._marg_x, x_name, "x", x),
+            (self._marg_y, y_name, "y", y),
+        ):
+            centres, dens = shares(values, pooled[name])
             view.show_pair(centres, dens[0], dens[1])
             view.figure.title = f"{axis}: {name}"
             view.figure.axes[0].label = name
@@ -899,14 +898,20 @@ class MergePanel(CompositeBase):
             )
             + f" · uncovered pairs: {len(d.uncovered_pairs())}"
         )
-        frame = d.to_frame()
-        frame.insert(0, "subexperiment", range(1, len(frame) + 1))
+        frame = _design_frame(d)
         self._design_table.value = html_table(frame)
-        payload = base64.b64encode(self.design_csv().encode()).decode("ascii")
+        payload = base64.b64encode(frame.to_csv(index=False).encode()).decode("ascii")
         self._design_link.value = (
             '<a class="pw-merge-csv-link" download="pair_covering_design.csv" '
             f'href="data:text/csv;base64,{payload}">⬇ Export design as CSV</a>'
         )
+
+
+def _design_frame(design: pm.RunDesign) -> pd.DataFrame:
+    """A design as a table: one row per subexperiment (numbered from 1), one column per PMC."""
+    frame = design.to_frame()
+    frame.insert(0, "subexperiment", range(1, len(frame) + 1))
+    return frame
 
 
 def _top(diff: np.ndarray) -> float:
