@@ -330,11 +330,11 @@ class ClassPicker(CompositeBase):
             rep = self._make_report(self._classes) if self._classes else None
         except PerfweaveError:
             self._by = old
-            self._sync_controls()
+            self._resync()
             raise
         self._set_report(rep)
         self._sorts["report"] = None
-        self._sync_controls()
+        self._resync()
         self._draw()
         return self
 
@@ -347,7 +347,7 @@ class ClassPicker(CompositeBase):
         if column and column not in cols:
             raise ShapeError(f"no column {column!r} to sort by; columns: {cols}")
         self._sorts[view] = (column, bool(descending)) if column else None
-        self._sync_controls()
+        self._resync()
         self._draw_table(view)
         return self
 
@@ -357,7 +357,7 @@ class ClassPicker(CompositeBase):
         if view not in TABLES:
             raise ShapeError(f"unknown table {view!r}; choose from {TABLES}")
         self._filters[view] = str(needle or "")
-        self._sync_controls()
+        self._resync()
         self._draw_table(view)
         if view == "report":
             self._draw_chart()  # the chart shows the images the filter keeps
@@ -630,7 +630,7 @@ class ClassPicker(CompositeBase):
             lambda ch: self._from_control(lambda: self.set_filter(ch["new"], "inverted")), "value"
         )
         self._on_typing({"new": self._spec_box.value})
-        self._sync_controls()
+        self._resync()
 
     # ------------------------------------------------------------------ control callbacks
     def _on_toggle(self, change: dict) -> None:
@@ -664,46 +664,42 @@ class ClassPicker(CompositeBase):
         self._hint.value = _esc(_hint(typed, self._source.values()))
 
     def _sync_controls(self) -> None:
-        self._syncing = True
-        try:
-            if _words_or_none(self._spec_box.value) != self._words:
-                self._spec_box.value = " ".join(shlex.quote(w) for w in self._words)
-            m = self._merge
-            state = {
-                "cpu": m.cpu,
-                "tid": m.tid,
-                "tgid": m.tgid,
-                "lib": m.lib,
-                "unitmask": m.unitmask,
-                "all": m.is_all,
-            }
-            for flag, on in state.items():
-                self._toggles[flag].value = bool(on)
-                self._toggles[flag].description = ("✓ " if on else "") + flag
-            self._xdep_box.description = ("✓ " if self._xdep else "") + "-x"
-            self._xdep_box.value = self._xdep
-            self._axis_box.value = self._axis_choice
-            levels = ["image", "application"]
-            if self._classes is not None and "symbol" in self._classes.table:
-                levels.append("symbol")
-            if list(self._by_box.options) != levels:
-                self._by_box.options = levels
-            self._by_box.value = self._by
-            self._filter_box.value = self._filters["report"]
-            self._inv_filter.value = self._filters["inverted"]
-        finally:
-            self._syncing = False
+        if _words_or_none(self._spec_box.value) != self._words:
+            self._spec_box.value = " ".join(shlex.quote(w) for w in self._words)
+        m = self._merge
+        state = {
+            "cpu": m.cpu,
+            "tid": m.tid,
+            "tgid": m.tgid,
+            "lib": m.lib,
+            "unitmask": m.unitmask,
+            "all": m.is_all,
+        }
+        for flag, on in state.items():
+            self._toggles[flag].value = bool(on)
+            self._toggles[flag].description = ("✓ " if on else "") + flag
+        self._xdep_box.description = ("✓ " if self._xdep else "") + "-x"
+        self._xdep_box.value = self._xdep
+        self._axis_box.value = self._axis_choice
+        levels = ["image", "application"]
+        if self._classes is not None and "symbol" in self._classes.table:
+            levels.append("symbol")
+        if list(self._by_box.options) != levels:
+            self._by_box.options = levels
+        self._by_box.value = self._by
+        self._filter_box.value = self._filters["report"]
+        self._inv_filter.value = self._filters["inverted"]
 
     # ------------------------------------------------------------------ drawing
     def _draw(self) -> None:
         c = self._classes
         if c is None:
-            self._sync_controls()
+            self._resync()
             self._axis_label.value = "no classes yet"
             return
         # the report table first: its window leaves for the page before the other updates
         self._draw_table()
-        self._sync_controls()
+        self._resync()
         self._draw_status()
         self._draw_offers()
         self._draw_chart()

@@ -349,16 +349,6 @@ class ScalingView(CompositeBase):
         )
         self._set_children(w.HTML(CSS), controls, self.explorer, below)
 
-    def _resync(self) -> None:
-        """Put the controls to Python's state without their observers acting."""
-        if self._syncing:
-            return
-        self._syncing = True
-        try:
-            self._sync_controls()
-        finally:
-            self._syncing = False
-
     def _sync_controls(self) -> None:
         if getattr(self, "_pause", True) or not hasattr(self, "_target_box"):
             return
