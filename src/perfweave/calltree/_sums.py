@@ -39,7 +39,7 @@ def subtree_sum(
     """Each row's ``columns`` plus its node's descendants' on the same rank/thread,
     written to ``out_columns`` (default: in place)."""
     op = "subtree_sum" if per_path else "subgraph_sum"
-    cols = metric_list(gf, _names(columns), op)
+    cols = metric_list(gf, columns, op)
     outs = _names(out_columns) or cols
     if len(outs) != len(cols):
         raise ShapeError(f"{op}: {len(cols)} columns but {len(outs)} out_columns")
