@@ -66,8 +66,11 @@ test: lint pytest
 # unit tests cover here, and a second Lab + Chromium pass would only add minutes.
 # It runs on the newest Python found (3.13 where pyenv has it, else python3), so CI covers
 # the oldest (test-oldest), the usual and the newest interpreter.
-NEWEST_PYTHON ?= $(shell for p in python3.13 $(HOME)/.pyenv/versions/3.13.*/bin/python3.13; do \
-	$$p -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null && { command -v $$p; break; }; done)
+# $(call find_python,3.13): the path of a python3.13 on PATH or in pyenv, or nothing.
+find_python = $(shell for p in python$(1) $(HOME)/.pyenv/versions/$(1).*/bin/python$(1); do \
+	$$p -c 'import sys; assert sys.version_info[:2] == ($(subst .,$(comma),$(1)))' 2>/dev/null \
+	&& { command -v $$p; break; }; done)
+NEWEST_PYTHON ?= $(call find_python,3.13)
 VERSIONS = -c "import sys, numpy, pandas; print('Python', sys.version.split()[0], 'numpy', numpy.__version__, 'pandas', pandas.__version__)"
 test-pandas3:
 	$(MAKE) venv VENV=.venv-pandas3 EXTRAS=test,dev,docs PYTHON=$(or $(NEWEST_PYTHON),$(PYTHON))
@@ -82,12 +85,11 @@ docs: $(STAMP)
 # The core suite on the lowest versions pyproject.toml declares: the oldest Python of
 # requires-python (3.10: OLDEST_PYTHON=... for another path) and numpy 1.26 / pandas 2.2
 # (.ci/oldest-constraints.txt), so the declared floors cannot drift from what is tested.
-# The core suite: the test extra only (no peers, no ruff), widget, app and notebook tests left
-# out (make test and test-pandas3 run them; CI stays under 40 minutes), and the
-# docs build too (`make test` builds the site; on Python 3.10 pip resolves mkdocstrings 1.0.6
-# with pymdown-extensions 12.3, which fail together -- a tooling clash, not a perfweave one).
-OLDEST_PYTHON ?= $(shell for p in python3.10 $(HOME)/.pyenv/versions/3.10.*/bin/python3.10; do \
-	$$p -c 'import sys; assert sys.version_info[:2] == (3, 10)' 2>/dev/null && { command -v $$p; break; }; done)
+# The test extra only (no peers, no ruff); widget, app and notebook tests are left out (make
+# test and test-pandas3 run them; CI stays under 40 minutes), and so is the docs build (make
+# test builds the site; on Python 3.10 pip resolves mkdocstrings 1.0.6 with pymdown-extensions
+# 12.3, which fail together -- a tooling clash, not a perfweave one).
+OLDEST_PYTHON ?= $(call find_python,3.10)
 OLDEST_CONSTRAINTS := $(CURDIR)/.ci/oldest-constraints.txt
 .venv-oldest/.installed-test: $(OLDEST_CONSTRAINTS)
 test-oldest:

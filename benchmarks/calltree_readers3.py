@@ -55,6 +55,19 @@ def _hatchet_pfw(path: str) -> float:
     return best
 
 
+def _complete_event(name: str, start: int, end: int) -> dict:
+    """One PerfFlowAspect complete ("X") event of the benchmark's single thread."""
+    return {
+        "name": name,
+        "cat": "bench.py",
+        "pid": 1,
+        "tid": 1,
+        "ts": float(start),
+        "ph": "X",
+        "dur": float(end - start),
+    }
+
+
 def make_trace(path: Path, n_events: int, seed: int = 0) -> int:
     """A compact PerfFlowAspect array of ``n_events`` nested calls (one thread, 40 names,
     depth up to 12), written in return order as PerfFlowAspect writes them."""
@@ -64,34 +77,14 @@ def make_trace(path: Path, n_events: int, seed: int = 0) -> int:
         if stack and (len(stack) >= 12 or rng.random() < 0.45):
             name, start = stack.pop()
             t += int(rng.integers(1, 50))
-            events.append(
-                {
-                    "name": name,
-                    "cat": "bench.py",
-                    "pid": 1,
-                    "tid": 1,
-                    "ts": float(start),
-                    "ph": "X",
-                    "dur": float(t - start),
-                }
-            )
+            events.append(_complete_event(name, start, t))
         else:
             t += int(rng.integers(1, 50))
             stack.append((f"f{int(rng.integers(0, 40))}", t))
     while stack:
         name, start = stack.pop()
         t += 1
-        events.append(
-            {
-                "name": name,
-                "cat": "bench.py",
-                "pid": 1,
-                "tid": 1,
-                "ts": float(start),
-                "ph": "X",
-                "dur": float(t - start),
-            }
-        )
+        events.append(_complete_event(name, start, t))
     path.write_text("[\n" + ",\n".join(json.dumps(e) for e in events) + "\n]\n")
     return len(events)
 

@@ -1,9 +1,8 @@
-// Bundle each widget entry (src/<widget>/index.js + src/<widget>/<widget>.css, or
-// src/<widget>.js + src/<widget>.css) into one ESM file in the Python
-// package, which anywidget loads from a blob: URL (so a bundle imports nothing).
+// Bundle each widget entry (src/<widget>/index.js + src/<widget>/<widget>.css) into one ESM
+// file in the Python package, which anywidget loads from a blob: URL (so a bundle imports nothing).
 // `node build.mjs --check` builds to memory and exits 1 if a committed bundle is stale.
 import { build } from "esbuild";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
 const ENTRIES = ["explorer", "heatmap", "picker", "banner", "matrix"];
@@ -11,21 +10,11 @@ const ENTRIES = ["explorer", "heatmap", "picker", "banner", "matrix"];
 const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
 const OUT = "../src/perfweave/widgets/static";
 const check = process.argv.includes("--check");
-
-/** A widget's entry: `src/<name>/index.js` once split into modules, else `src/<name>.js`. */
-function entry(name) {
-  return existsSync(`src/${name}/index.js`) ? `src/${name}/index.js` : `src/${name}.js`;
-}
-
-/** A widget's style sheet, beside its entry. */
-function styles(name) {
-  return existsSync(`src/${name}/${name}.css`) ? `src/${name}/${name}.css` : `src/${name}.css`;
-}
 let stale = [];
 
 for (const name of ENTRIES) {
   const result = await build({
-    entryPoints: [entry(name)],
+    entryPoints: [`src/${name}/index.js`],
     bundle: true,
     format: "esm",
     target: "es2020",
@@ -35,7 +24,7 @@ for (const name of ENTRIES) {
     tsconfigRaw: "{}", // jsconfig.json is for `npm run typecheck` only, not the bundles
   });
   const js = result.outputFiles[0].text;
-  const css = SHARED_CSS + readFileSync(styles(name), "utf8");
+  const css = SHARED_CSS + readFileSync(`src/${name}/${name}.css`, "utf8");
   const targets = [[`${OUT}/${name}.js`, js], [`${OUT}/${name}.css`, css]];
   for (const [path, text] of targets) {
     if (check) {

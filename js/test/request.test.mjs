@@ -91,12 +91,3 @@ test("a model whose connection is gone fails at once", async (t) => {
   };
   await assert.rejects(new Channel(model).request("rows"), KernelTimeout);
 });
-
-test("a caller that names no key still finds the columns (deprecated lookup)", async () => {
-  const model = fakeModel();
-  const pending = new Channel(model).request("matrix");
-  const header = [{ key: "values", dtype: "int64", shape: [1] }];
-  model.reply({ type: "response", id: model.sent[0].id, ok: true, matrix: { columns: header } },
-    [int64([5n])]);
-  assert.deepEqual(Array.from((await pending).columns.values), [5n]);
-});

@@ -3,7 +3,7 @@
 import { row2d } from "../lib/columns.js";
 import { h } from "../lib/dom.js";
 import { exact, percent } from "../lib/format.js";
-import { drawDistribution, PALETTE } from "../lib/glyph.js";
+import { drawDistribution, PALETTE, stripX } from "../lib/glyph.js";
 import { exactWithUnit, ratio, withUnit } from "./format.js";
 import {
   CURRENT, EXPANDED, INDENT, MATCH, PARENT, PLAIN_KINDS, ROW_H, SELECTED,
@@ -410,8 +410,7 @@ function pointAt(pos, x, width) {
   const at = [];
   for (let i = 0; i < pos.length; i++) {
     if (pos[i] === 255) continue;
-    const px = 4 + (pos[i] / 254) * (width - 8);
-    if (Math.abs(px - x) <= 3) at.push(i);
+    if (Math.abs(stripX(pos[i], width) - x) <= 3) at.push(i);
   }
   return at;
 }

@@ -16,8 +16,8 @@ const ARRAYS = {
   float32: Float32Array, float64: Float64Array,
 };
 
-/** @param {ArrayBufferView} view @returns {ArrayBuffer} */
-function bytesOf(view) {
+/** The bytes of `view` in an ArrayBuffer of their own. @param {ArrayBufferView} view @returns {ArrayBuffer} */
+export function bytesOf(view) {
   // buffers may sit at any offset of a shared ArrayBuffer: copy to an aligned one
   const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
   return src.slice().buffer;

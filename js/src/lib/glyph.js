@@ -7,6 +7,15 @@ export const PALETTE = [
 ];
 
 /**
+ * Where a strip position (0..254) sits on a glyph `width` pixels wide.
+ * @param {number} p
+ * @param {number} width
+ */
+export function stripX(p, width) {
+  return 4 + (p / 254) * (width - 8);
+}
+
+/**
  * Draw quartiles [min, q1, med, q3, max] and the profiles' positions on a canvas.
  * `strip`: one byte per profile, 0..254 along [min(0, lowest), highest], 255 = no value.
  * @param {HTMLCanvasElement} canvas
@@ -51,7 +60,7 @@ export function drawDistribution(canvas, quartiles, strip, codes) {
     if (strip[i] === 255) continue;
     ctx.fillStyle = PALETTE[(codes[i] || 0) % PALETTE.length];
     const jitter = ((i * 7919) % 7) - 3;
-    const px = 4 + (strip[i] / 254) * (w - 8);
+    const px = stripX(strip[i], w);
     ctx.fillRect(px - 1, mid + jitter - 1, 2.5, 2.5);
   }
 }

@@ -37,6 +37,7 @@ export class KernelTimeout extends Error {
 /**
  * @typedef {object} RequestOptions
  * @property {string} [columns] the reply key whose `columns` header describes the buffers
+ *   (without it the response has `columns: null`)
  * @property {number} [timeoutMs] give up after this many milliseconds
  */
 
@@ -54,16 +55,6 @@ if (typeof window !== "undefined" && !(/** @type {any} */ (window)).__pwKernelTi
   window.addEventListener("unhandledrejection", (ev) => {
     if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
   });
-}
-
-/**
- * The columns of a reply that did not name its key (deprecated: every caller passes
- * `{columns: key}`; this search goes once the widgets have adopted the contract).
- * @param {Record<string, any>} msg
- */
-function searchColumns(msg) {
-  return msg.rows || Object.values(msg).find(
-    (v) => v && typeof v === "object" && Array.isArray(v.columns));
 }
 
 export class Channel {
@@ -86,7 +77,7 @@ export class Channel {
       if (!entry) return;
       this.waiting.delete(msg.id);
       clearTimeout(entry.timer);
-      const holder = entry.key === undefined ? searchColumns(msg) : msg[entry.key];
+      const holder = entry.key === undefined ? undefined : msg[entry.key];
       const columns = holder && Array.isArray(holder.columns)
         ? unpack(holder.columns, buffers || [])
         : null;

@@ -3,6 +3,7 @@
 // whose value text is black or white by the cell's lightness, a click that picks a pair, and
 // one "not available: why" line instead of a grid when there is no matrix. Names are text.
 import { errorBanner } from "../lib/banner.js";
+import { bytesOf } from "../lib/columns.js";
 import { h } from "../lib/dom.js";
 
 /** @typedef {import("../lib/types.js").Model} Model */
@@ -45,9 +46,7 @@ export function cellColor(v, top) {
 /** @param {DataView | ArrayBuffer | null} data @returns {Float64Array} */
 function floats(data) {
   if (!data) return new Float64Array(0);
-  const view = data instanceof DataView ? data : new DataView(data);
-  // copy: the view may start at an offset that is not a multiple of 8
-  return new Float64Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
+  return new Float64Array(bytesOf(data instanceof DataView ? data : new DataView(data)));
 }
 
 /** @param {{ model: Model, el: HTMLElement }} view */

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree._forest import level_order
 from perfweave.calltree._layout import INT, layout
+from perfweave.calltree._sums import edges
 from perfweave.calltree.analysis import _node_attribute
 from perfweave.calltree.graph import Graph
+from perfweave.calltree.readers._cycles import back_edges
 from perfweave.errors import GraphError, ShapeError
 
 if TYPE_CHECKING:
@@ -110,10 +113,13 @@ def _first_member(group: np.ndarray, pos: np.ndarray) -> np.ndarray:
 def _group_edges(g: Graph, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Edges between groups: each old edge mapped, self edges and repeats dropped. A node
     without rows (no group) is looked through to its nearest grouped ancestors."""
-    src = np.repeat(np.arange(len(g), dtype=INT), np.diff(g._child_ptr))
-    dst = np.asarray(g._child_idx, dtype=INT)
-    gsrc, gdst = group[src], group[dst]
-    if (group < 0).any():  # rare: look through nodes without rows to grouped ancestors
+    if (group >= 0).all():
+        src, dst = edges(g)
+        gsrc, gdst = group[src], group[dst]
+    elif g.is_tree():  # look through nodes without rows, level by level
+        grouped = np.flatnonzero(group >= 0)
+        gsrc, gdst = _nearest_grouped(g, group)[grouped], group[grouped]
+    else:  # a DAG: a node may have several nearest grouped ancestors
         ancestors = _grouped_ancestors(g, group)
         pairs = [(a, group[c]) for c in np.flatnonzero(group >= 0) for a in ancestors[c]]
         if pairs:
@@ -125,6 +131,16 @@ def _group_edges(g: Graph, group: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(0, INT), np.zeros(0, INT)
     pairs = np.unique(np.stack([gsrc[keep], gdst[keep]], axis=1), axis=0)
     return pairs[:, 0], pairs[:, 1]
+
+
+def _nearest_grouped(g: Graph, group: np.ndarray) -> np.ndarray:
+    """In a tree, the group of each node's nearest ancestor that has one (-1: none)."""
+    parent = np.asarray(g.parent, dtype=INT)
+    nearest = np.full(len(g), -1, INT)
+    for level in level_order(np.asarray(g.depth, dtype=INT))[1:]:
+        up = parent[level]
+        nearest[level] = np.where(group[up] >= 0, group[up], nearest[up])
+    return nearest
 
 
 def _grouped_ancestors(g: Graph, group: np.ndarray) -> list[list[int]]:
@@ -142,32 +158,5 @@ def _grouped_ancestors(g: Graph, group: np.ndarray) -> list[list[int]]:
 
 def _without_cycles(n: int, src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The edges without those closing a cycle (depth-first from each root in id order)."""
-    children: list[list[int]] = [[] for _ in range(n)]
-    for s, d in zip(src.tolist(), dst.tolist()):
-        children[s].append(d)
-    indeg = np.bincount(dst, minlength=n)
-    starts = [v for v in range(n) if indeg[v] == 0] + list(range(n))
-    state = np.zeros(n, np.int8)  # 0 new, 1 on the path, 2 done
-    keep: list[tuple[int, int]] = []
-    for root in starts:
-        if state[root]:
-            continue
-        state[root] = 1
-        stack = [(root, iter(children[root]))]
-        while stack:
-            v, it = stack[-1]
-            c = next(it, None)
-            if c is None:
-                state[v] = 2
-                stack.pop()
-                continue
-            if state[c] == 1:
-                continue  # closes a cycle
-            keep.append((v, c))
-            if state[c] == 0:
-                state[c] = 1
-                stack.append((c, iter(children[c])))
-    if not keep:
-        return np.zeros(0, INT), np.zeros(0, INT)
-    s, d = zip(*keep)
-    return np.asarray(s, dtype=INT), np.asarray(d, dtype=INT)
+    keep = ~back_edges(n, src, dst)
+    return src[keep], dst[keep]

@@ -39,7 +39,7 @@ def subtree_sum(
     """Each row's ``columns`` plus its node's descendants' on the same rank/thread,
     written to ``out_columns`` (default: in place)."""
     op = "subtree_sum" if per_path else "subgraph_sum"
-    cols = metric_list(gf, _names(columns), op)
+    cols = metric_list(gf, columns, op)
     outs = _names(out_columns) or cols
     if len(outs) != len(cols):
         raise ShapeError(f"{op}: {len(cols)} columns but {len(outs)} out_columns")
@@ -54,7 +54,7 @@ def subtree_sum(
     gf.dataframe = df
 
 
-def _edges(g) -> tuple[np.ndarray, np.ndarray]:
+def edges(g) -> tuple[np.ndarray, np.ndarray]:
     """(parent, child) of every edge."""
     src = np.repeat(np.arange(len(g), dtype=INT), np.diff(g._child_ptr))
     return src, np.asarray(g._child_idx, dtype=INT)
@@ -76,7 +76,7 @@ def _path_sums(gf: GraphFrame, cols: list[str]) -> dict[str, np.ndarray]:
     subtree_sum): children before parents, by height."""
     g = gf.graph
     lay = layout(gf.dataframe, len(g))
-    src, dst = _edges(g)
+    src, dst = edges(g)
     height = _heights(len(g), src, dst)
     steps = [np.flatnonzero(height[src] == h) for h in range(1, int(height.max(initial=0)) + 1)]
     out = {}
@@ -84,9 +84,9 @@ def _path_sums(gf: GraphFrame, cols: list[str]) -> dict[str, np.ndarray]:
         values = pd.to_numeric(gf.dataframe[col], errors="coerce").to_numpy(dtype=float)
         dense, present = lay.dense(values)
         total, count = dense.copy(), present.astype(float)
-        for edges in steps:
-            np.add.at(total, src[edges], total[dst[edges]])
-            np.add.at(count, src[edges], count[dst[edges]])
+        for step in steps:
+            np.add.at(total, src[step], total[dst[step]])
+            np.add.at(count, src[step], count[dst[step]])
         out[col] = to_rows(lay, values, dense, np.where(count > 0, total, np.nan))
     return out
 
@@ -120,7 +120,7 @@ def generate_exclusive_columns(gf: GraphFrame, inc_metrics: str | Sequence[str] 
         return
     g = gf.graph
     lay = layout(df, len(g))
-    src, dst = _edges(g)
+    src, dst = edges(g)
     out = df.copy()
     for exc, inc in pairs:
         values = np.asarray(df[inc], dtype=float)

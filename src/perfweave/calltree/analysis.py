@@ -141,11 +141,17 @@ def combine_rows(gf: GraphFrame) -> pd.DataFrame:
     if not lay.has_duplicates():
         return df
     metrics = set(gf.exc_metrics + gf.inc_metrics)
-    grouped = df.groupby(level=list(range(df.index.nlevels)), sort=True)
+    return sum_parts(df, list(range(df.index.nlevels)), metrics)[list(df.columns)]
+
+
+def sum_parts(df: pd.DataFrame, levels: list, metrics: set[str]) -> pd.DataFrame:
+    """One row per value of the index ``levels``: the ``metrics`` columns of its rows
+    summed (NaN only where no row has a value), other columns their first value."""
+    grouped = df.groupby(level=levels, sort=True)
     cols = {
         c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first() for c in df.columns
     }
-    return pd.DataFrame(cols)[list(df.columns)]
+    return pd.DataFrame(cols)
 
 
 # ---------------------------------------------------------------------- load imbalance

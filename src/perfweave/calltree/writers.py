@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._frames import frames_of
+from perfweave.calltree.analysis import sum_parts
 
 if TYPE_CHECKING:
     from perfweave.calltree.graphframe import GraphFrame
@@ -42,7 +43,6 @@ def node_view(
     cols = [c for c in columns if c in df.columns]
     df = df[cols]
     if df.index.has_duplicates:
-        metrics = set(gf.exc_metrics + gf.inc_metrics)
         open_level = any(
             (lvl == "rank" and rank is None) or (lvl == "thread" and thread is None)
             for lvl in levels
@@ -50,13 +50,7 @@ def node_view(
         if not open_level:
             # several rows of one node on one rank/thread (a sampling profile): a metric's
             # value is the sum of the node's rows (calltree.md, "A node's value")
-            grouped = df.groupby(level="node", sort=True)
-            df = pd.DataFrame(
-                {
-                    c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first()
-                    for c in cols
-                }
-            )
+            df = sum_parts(df, ["node"], set(gf.exc_metrics + gf.inc_metrics))
         else:  # a level left open (only names are asked for so): the first row
             df = df[~df.index.duplicated()]
     return df.reindex(pd.RangeIndex(len(gf.graph), name="node"))

@@ -31,6 +31,7 @@ import pandas as pd
 
 from perfweave.calltree import _deepjson
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree._forest import merge_groups
 from perfweave.calltree.readers._common import read_text
 from perfweave.errors import ParseError, SkippedInputWarning, UnterminatedTraceWarning
 
@@ -366,20 +367,9 @@ def _merged(calls, parent, level, ranks, metadata, path):
     """One node per call path: calls, inclusive and exclusive seconds per (node[, rank])."""
     n = len(calls)
     name_code, _ = pd.factorize(calls["name"])
-    n_names = int(name_code.max()) + 1
-    path_id = np.full(n, -1, np.int64)
-    next_id = 0
-    node_name, node_parent = [], []
-    names = calls["name"].to_numpy()
-    for depth in range(int(level.max()) + 1):  # one step per depth level
-        idx = np.flatnonzero(level == depth)
-        up = np.where(parent[idx] >= 0, path_id[np.maximum(parent[idx], 0)], -1)
-        key = (up + 1) * n_names + name_code[idx]
-        uniq, first, inv = np.unique(key, return_index=True, return_inverse=True)
-        path_id[idx] = next_id + inv.reshape(-1)
-        node_name.append(names[idx[first]])
-        node_parent.append(up[first])
-        next_id += len(uniq)
+    path_id = merge_groups(parent, level, name_code)  # the calls of one path: one node
+    first = np.unique(path_id, return_index=True)[1]  # a call of each node
+    node_parent = np.where(parent[first] >= 0, path_id[np.maximum(parent[first], 0)], -1)
     dur = calls["dur_us"].to_numpy() * 1e-6
     child_time = np.zeros(n)
     has = parent >= 0
@@ -396,11 +386,11 @@ def _merged(calls, parent, level, ranks, metadata, path):
     )
     if not ranks:
         table = table.drop(columns="rank")
-    frames = pd.DataFrame({"name": np.concatenate(node_name), "type": "function"})
+    frames = pd.DataFrame({"name": calls["name"].to_numpy()[first], "type": "function"})
     return build_graphframe(
         frames,
         table,
-        parent=np.concatenate(node_parent),
+        parent=node_parent,
         exc_metrics=["time", "calls"],
         inc_metrics=["time (inc)"],
         default_metric="time (inc)",

@@ -43,11 +43,11 @@ function errorBanner(model) {
   return el;
 }
 
-// src/banner.js
+// src/banner/index.js
 function render({ model, el }) {
   el.append(errorBanner(model));
 }
-var banner_default = { render };
+var index_default = { render };
 export {
-  banner_default as default
+  index_default as default
 };

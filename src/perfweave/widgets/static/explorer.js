@@ -141,11 +141,6 @@ window.__pwKernelTimeoutQuiet) {
     if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
   });
 }
-function searchColumns(msg) {
-  return msg.rows || Object.values(msg).find(
-    (v) => v && typeof v === "object" && Array.isArray(v.columns)
-  );
-}
 var Channel = class {
   /** @param {Model} model */
   constructor(model) {
@@ -163,7 +158,7 @@ var Channel = class {
       if (!entry) return;
       this.waiting.delete(msg.id);
       clearTimeout(entry.timer);
-      const holder = entry.key === void 0 ? searchColumns(msg) : msg[entry.key];
+      const holder = entry.key === void 0 ? void 0 : msg[entry.key];
       const columns = holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
       entry.resolve({ ...msg, columns });
     };
@@ -471,6 +466,9 @@ var PALETTE = [
   "#9c755f",
   "#bab0ac"
 ];
+function stripX(p, width) {
+  return 4 + p / 254 * (width - 8);
+}
 function drawDistribution(canvas, quartiles, strip, codes) {
   const ratio2 = window.devicePixelRatio || 1;
   const w = canvas.clientWidth || 120;
@@ -508,7 +506,7 @@ function drawDistribution(canvas, quartiles, strip, codes) {
     if (strip[i] === 255) continue;
     ctx.fillStyle = PALETTE[(codes[i] || 0) % PALETTE.length];
     const jitter = i * 7919 % 7 - 3;
-    const px = 4 + strip[i] / 254 * (w - 8);
+    const px = stripX(strip[i], w);
     ctx.fillRect(px - 1, mid + jitter - 1, 2.5, 2.5);
   }
 }
@@ -891,8 +889,7 @@ function pointAt(pos, x, width) {
   const at = [];
   for (let i = 0; i < pos.length; i++) {
     if (pos[i] === 255) continue;
-    const px = 4 + pos[i] / 254 * (width - 8);
-    if (Math.abs(px - x) <= 3) at.push(i);
+    if (Math.abs(stripX(pos[i], width) - x) <= 3) at.push(i);
   }
   return at;
 }

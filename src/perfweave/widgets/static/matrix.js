@@ -43,6 +43,13 @@ function errorBanner(model) {
   return el;
 }
 
+// src/lib/columns.js
+function bytesOf(view) {
+  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return src.slice().buffer;
+}
+var decoder = new TextDecoder("utf-8");
+
 // src/matrix/index.js
 var RDBU = [
   "#67001f",
@@ -81,8 +88,7 @@ function cellColor(v, top) {
 }
 function floats(data) {
   if (!data) return new Float64Array(0);
-  const view = data instanceof DataView ? data : new DataView(data);
-  return new Float64Array(view.buffer.slice(view.byteOffset, view.byteOffset + view.byteLength));
+  return new Float64Array(bytesOf(data instanceof DataView ? data : new DataView(data)));
 }
 function render({ model, el }) {
   const title = h("div", { cls: "pw-matrix-title" });

@@ -353,11 +353,6 @@ window.__pwKernelTimeoutQuiet) {
     if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
   });
 }
-function searchColumns(msg) {
-  return msg.rows || Object.values(msg).find(
-    (v) => v && typeof v === "object" && Array.isArray(v.columns)
-  );
-}
 var Channel = class {
   /** @param {Model} model */
   constructor(model) {
@@ -375,7 +370,7 @@ var Channel = class {
       if (!entry) return;
       this.waiting.delete(msg.id);
       clearTimeout(entry.timer);
-      const holder = entry.key === void 0 ? searchColumns(msg) : msg[entry.key];
+      const holder = entry.key === void 0 ? void 0 : msg[entry.key];
       const columns = holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
       entry.resolve({ ...msg, columns });
     };
