@@ -169,6 +169,8 @@ __all__ = [
     "MergeError",
     "MetadataError",
     "NoRegionWarning",
+    "OptionError",
+    "ParallelReadWarning",
     "ParseError",
     "PerfweaveError",
     "PerfweaveWarning",

@@ -6,7 +6,6 @@ view drawn before stays usable."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
@@ -19,6 +18,7 @@ from tests.widgets.browser import (
     save_screenshot,
     write_notebook,
 )
+from tests.widgets.test_explorer_browser import LULESH
 from tests.widgets.test_heatmap_browser import SYNTHETIC
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,8 +26,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 pytestmark = pytest.mark.browser
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-LULESH = DATA / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"
 GONE = "The Python kernel did not answer (it may have stopped or restarted); the view is unchanged."
 
 

@@ -90,13 +90,16 @@ def server_argv(module: str) -> list[str]:
     return argv + kernel_options()
 
 
-def kernel_options() -> list[str]:
-    """Options for the kernels a server or nbclient starts: CurveZMQ keys where supported."""
+def encrypts_kernels() -> bool:
+    """Whether this jupyter_client can give kernels CurveZMQ keys (``transport_encryption``)."""
     from jupyter_client.manager import KernelManager
 
-    if "transport_encryption" in KernelManager.class_trait_names():
-        return ["--KernelManager.transport_encryption=auto"]
-    return []
+    return "transport_encryption" in KernelManager.class_trait_names()
+
+
+def kernel_options() -> list[str]:
+    """Options for the kernels a server starts: CurveZMQ keys where supported."""
+    return ["--KernelManager.transport_encryption=auto"] if encrypts_kernels() else []
 
 
 def run(launch: Launch, what: str, out=None) -> None:

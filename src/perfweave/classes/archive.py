@@ -1,8 +1,8 @@
 """OProfile session archives: a ``.tar.gz`` (``.tgz``, ``.tar``) of a session directory.
 
 :func:`is_session_archive` says whether a path names one; :func:`session_archive` unpacks
-it into a temporary folder for a ``with`` block, :func:`unpack_session` for as long as the
-returned handle lives. Only regular files and folders are unpacked, and a member whose path
+it into a temporary folder for a ``with`` block, :class:`UnpackedSession` for as long as
+that object lives. Only regular files and folders are unpacked, and a member whose path
 leaves the archive (absolute, or through ``..``) is refused with a
 :class:`~perfweave.errors.SpecError` naming it.
 """
@@ -60,11 +60,6 @@ class UnpackedSession:
 
     def cleanup(self) -> None:
         self._tmp.cleanup()
-
-
-def unpack_session(archive: str | PathLike[str]) -> UnpackedSession:
-    """Unpack a session archive for as long as the returned handle lives."""
-    return UnpackedSession(archive)
 
 
 @contextlib.contextmanager

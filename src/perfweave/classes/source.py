@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfweave.classes.archive import UnpackedSession, is_session_archive, unpack_session
+from perfweave.classes.archive import UnpackedSession, is_session_archive
 from perfweave.classes.arrange import as_spec_table
 from perfweave.classes.opreport import NO_FILES
 from perfweave.classes.perf import (
@@ -138,15 +138,16 @@ class ClassSource:
         return hit[codes]
 
     def check_nonempty(self) -> None:
-        if self.kind == "session" and self.table(["current"]).empty:
+        if not self.table(["current"]).empty:
+            return
+        if self.kind == "session":
             raise SpecError(NO_FILES)
-        if self.kind != "session" and self._tables["current"].empty:
-            what = "perf data has no samples" if self.kind == "perf" else "no sample files"
-            raise SpecError(f"{self.label}: {what}")
+        what = "perf data has no samples" if self.kind == "perf" else "no sample files"
+        raise SpecError(f"{self.label}: {what}")
 
     def values(self) -> pd.DataFrame:
         """The current session's rows (for completion hints)."""
-        return self.table(["current"]) if self.kind == "session" else self._tables["current"]
+        return self.table(["current"])
 
 
 def _session_table(session_dir: str | None, session: str) -> pd.DataFrame:
@@ -256,7 +257,7 @@ def load_source(source: Any, kind: str | None = None) -> ClassSource:
     found = detect_kind(path)
     label = text(path)
     if found == "session-archive" and kind in (None, "session"):
-        unpacked = unpack_session(path)
+        unpacked = UnpackedSession(path)
         return ClassSource("session", label, session_dir=unpacked.path, unpacked=unpacked)
     if found == "session" or kind == "session":
         return ClassSource("session", label, session_dir=str(path))

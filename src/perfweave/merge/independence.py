@@ -34,9 +34,8 @@ DEP_LVL_RANGE = (0.0, 1.0)
 def check_dep_lvl(dep_lvl: object) -> float:
     """``dep_lvl`` as a float, or a :class:`MergeError` naming the value and the range."""
     lo, hi = DEP_LVL_RANGE
-    if isinstance(dep_lvl, bool) or not isinstance(dep_lvl, int | float | np.integer | np.floating):
-        raise MergeError(f"dep_lvl must be a number in [{lo:g}, {hi:g}], got {dep_lvl!r}")
-    if not lo <= float(dep_lvl) <= hi:
+    number = isinstance(dep_lvl, int | float | np.integer | np.floating)
+    if isinstance(dep_lvl, bool) or not number or not lo <= float(dep_lvl) <= hi:
         raise MergeError(f"dep_lvl must be a number in [{lo:g}, {hi:g}], got {dep_lvl!r}")
     return float(dep_lvl)
 

@@ -106,12 +106,20 @@ class ContractMixin(traitlets.HasTraits):
             result = None
         else:
             self._succeeded()
+        self._resync()
+        return result
+
+    def _resync(self) -> None:
+        """Put the controls back to Python's state while the observers they fire do nothing
+        (what :meth:`_from_control` ends with; a Python-side action that moved the state
+        calls it too)."""
+        if self._syncing:
+            return
         self._syncing = True
         try:
             self._sync_controls()
         finally:
             self._syncing = False
-        return result
 
     def _sync_controls(self) -> None:
         """Put every control back to Python's state (composites override; anywidgets' pages
@@ -207,7 +215,3 @@ class CompositeBase(widgets.VBox, ContractMixin):
     def _set_children(self, *children: widgets.Widget) -> None:
         """Show ``children`` below the banner."""
         self.children = (self.banner, *children)
-
-
-# Kept for callers that imported the private helper by its old name.
-_message = message_of

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.classes.source import text
+
 #: the style of every :func:`table` (once per widget, inside its <style> element)
 STYLE = (
     ".pw-table{border-collapse:collapse;font:12px/1.45 var(--jp-code-font-family,monospace);"
@@ -35,12 +37,7 @@ _REPEAT = re.compile(r"^(.*)\.(\d+)$")
 
 def esc(value: Any) -> str:
     """``value`` as HTML text (non-UTF-8 names keep a visible replacement character)."""
-    s = str(value)
-    try:
-        s.encode("utf-8")
-    except UnicodeEncodeError:
-        s = s.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return html.escape(s, quote=True)
+    return html.escape(text(value), quote=True)
 
 
 def clean_headers(names: Iterable[Any]) -> list[str]:

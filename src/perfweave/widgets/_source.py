@@ -96,23 +96,15 @@ def _check_numeric(df: pd.DataFrame, column: Any) -> pd.Series:
     return series
 
 
-def per_node(gf: GraphFrame, column: Any) -> np.ndarray:
-    """One value of ``column`` per graph node, as the core defines it (``node_values``: a
-    node's rows summed per rank/thread, then the mean over ranks/threads).
-
-    Integer columns of a one-row-per-node table stay int64 (exact); nodes without a row
-    get NaN (which makes the column float).
-    """
-    df, n = gf.dataframe, len(gf.graph)
-    series = _check_numeric(df, column)
-    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
-    if df.index.nlevels == 1 and not pd.Series(node).duplicated().any():
-        if len(node) == n and series.dtype.kind in "iu" and np.array_equal(node, np.arange(n)):
-            return series.to_numpy(dtype=np.int64)
-        out = np.full(n, np.nan)
-        out[node] = series.to_numpy(dtype=float, na_value=np.nan)
-        return out
-    return gf.node_values(column)[column].to_numpy(dtype=float)
+def per_node(series: pd.Series, node: np.ndarray, n: int) -> np.ndarray:
+    """One value per graph node of a column of a one-row-per-node table (row i holds node
+    ``node[i]``). Integer columns stay int64 (exact) when every node has its row; nodes
+    without a row get NaN (which makes the column float)."""
+    if len(node) == n and series.dtype.kind in "iu" and np.array_equal(node, np.arange(n)):
+        return series.to_numpy(dtype=np.int64)
+    out = np.full(n, np.nan)
+    out[node] = series.to_numpy(dtype=float, na_value=np.nan)
+    return out
 
 
 def total(values: np.ndarray, roots: np.ndarray, exclusive: bool) -> float:
@@ -188,7 +180,7 @@ def node_table(
         np.asarray(df.index.get_level_values("node"), dtype=INT) if df.index.nlevels == 1 else None
     )
     if node is not None and not pd.Series(node).duplicated().any():
-        return {k: per_node(data, k) for k in keys}
+        return {k: per_node(_check_numeric(df, k), node, n) for k in keys}
     # several rows per node: node_values' definition (rows summed per rank/thread, then the
     # mean over ranks/threads), from one layout of the rows for all columns
     for k in keys:

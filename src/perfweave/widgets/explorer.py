@@ -282,7 +282,6 @@ class CalltreeExplorer(WidgetBase):
         """
 
         def run() -> None:
-            at = self._sort_position()
             extras = None
             if frame is not None:
                 metric_keys = {c.key for c in self._columns if c.kind not in _source.EXTRA_KINDS}
@@ -292,14 +291,7 @@ class CalltreeExplorer(WidgetBase):
                     raise ShapeError(
                         f"extra column {sorted(clash)[0]!r} has the name of a metric column"
                     )
-            before = self._extras
-            self._extras = extras
-            try:
-                self._show(self._data, rows=self._rows, state=self._view_state())
-            except Exception:
-                self._extras = before
-                raise
-            self._resort(at)
+            self._reshow(extras=extras)
 
         return self._do(run)
 
@@ -457,6 +449,11 @@ class CalltreeExplorer(WidgetBase):
         the sort (by the same column position); on failure nothing changes."""
         if not isinstance(self._data, Ensemble):
             raise ShapeError("statistics and colors are for ensembles; this explorer shows a frame")
+        self._reshow(**options)
+
+    def _reshow(self, **options: Any) -> None:
+        """Set the ``_<name>`` attributes of ``options`` and show the same frame again,
+        keeping the open rows and the sort; on failure they are put back."""
         before = {k: getattr(self, f"_{k}") for k in options}
         at = self._sort_position()
         for k, v in options.items():

@@ -165,7 +165,6 @@ class MergePanel(CompositeBase):
         self._diagnostics: pm.MuchResult | HrmDetails | None = None
         self._pair: tuple[str, str] | None = None
         self._design: pm.RunDesign | None = None
-        self._busy = False
         self._matrix_names: list[str] = []
         self.last_compute_ms = 0.0
         self.last_draw_ms = 0.0
@@ -322,9 +321,7 @@ class MergePanel(CompositeBase):
         """The design on screen as CSV (one row per subexperiment, one column per PMC)."""
         if self._design is None:
             raise MergeError("no design built yet: call build_design() first")
-        frame = self._design.to_frame()
-        frame.insert(0, "subexperiment", range(1, len(frame) + 1))
-        return frame.to_csv(index=False)
+        return _design_frame(self._design).to_csv(index=False)
 
     def export_design(self, path: str | Path) -> Path:
         """Write :meth:`design_csv` to ``path``."""
@@ -390,7 +387,7 @@ class MergePanel(CompositeBase):
             self._pair = (names[0], names[1]) if len(names) > 1 else None
         start = time.perf_counter()
         self._draw()
-        self._sync_controls()
+        self._resync()
         self._draw_unavailable()
         self.last_draw_ms = (time.perf_counter() - start) * 1000
         self.view_version += 1
@@ -597,19 +594,15 @@ class MergePanel(CompositeBase):
     def _sync_controls(self) -> None:
         """Controls show the settings of the result on screen (without recomputing)."""
         s = self._settings
-        self._busy = True
-        try:
-            self._anchor_w.options = self._anchors
-            self._anchor_w.value = s.anchor if s.anchor in self._anchors else None
-            self._method_w.value = s.method
-            self._dep_w.value = s.dep_lvl
-            self._sims_w.value = s.n_sims
-            self._runs_w.value = s.n_runs
-            self._seed_w.value = s.seed
-            if self._n_pmcs is not None:
-                self._pmcs_w.value = self._n_pmcs
-        finally:
-            self._busy = False
+        self._anchor_w.options = self._anchors
+        self._anchor_w.value = s.anchor if s.anchor in self._anchors else None
+        self._method_w.value = s.method
+        self._dep_w.value = s.dep_lvl
+        self._sims_w.value = s.n_sims
+        self._runs_w.value = s.n_runs
+        self._seed_w.value = s.seed
+        if self._n_pmcs is not None:
+            self._pmcs_w.value = self._n_pmcs
         hrm = s.method == "hrm"
         self._anchor_w.layout.display = "" if hrm else "none"
         self._much_box.layout.display = "none" if hrm else ""
@@ -636,7 +629,7 @@ class MergePanel(CompositeBase):
 
     def _on_control(self, key: str):
         def handler(change: dict) -> None:
-            if self._busy:
+            if self._syncing:
                 return
             changes = {key: change["new"]}
             if key == "anchor":
@@ -649,7 +642,7 @@ class MergePanel(CompositeBase):
         return handler
 
     def _on_pmcs(self, change: dict) -> None:
-        if self._busy or self._raw is None:
+        if self._syncing or self._raw is None:
             return
         self._from_control(lambda: self.set_n_pmcs(change["new"]))
 
@@ -668,94 +661,87 @@ class MergePanel(CompositeBase):
         diag = self._diagnostics
         names = self._shown_names()
         self._matrix_names = names
-        self._busy = True
-        try:
-            if isinstance(diag, pm.MuchResult):
-                target = diag.target.to_numpy(dtype=float)
-                achieved = diag.achieved.to_numpy(dtype=float)
-                self._target.show(target, names, f"target ({len(names)} kept HEMs)", 1.0)
-                self._achieved.show(achieved, names, "achieved (chosen simulation)", 1.0)
-                rmse = float(np.sqrt(np.mean((achieved - target) ** 2)))
-                diff = achieved - target
-                self._diff.show(diff, names, f"achieved − target (RMSE {rmse:.3f})", _top(diff))
-                self._diff.layout.display = ""
-                self._draw_scores(diag)
-                dropped = pm.drop_reasons(self._cor, s.dep_lvl).rename(
-                    columns={"dropped": "dropped HEM", "kept": "dropped by (kept HEM)"}
-                )
-                kept = pd.DataFrame({"kept HEM": names})
-                self._kept_html.value = (
-                    title_html(f"kept at dep_lvl {s.dep_lvl:.2f}")
-                    + html_table(kept)
-                    + title_html(f"dropped ({len(dropped)}): r > dep_lvl with a kept HEM")
-                    + html_table(dropped, decimals={"r": 3})
-                )
-                self._hrm_html.value = ""
-                self._hrm_html.layout.display = "none"
-                self._show_chart(self._scores)
-                legend = color_bar_html("correlation", 1.0) + color_bar_html(
-                    "difference", _top(diff)
-                )
-                self._preview_title.value = title_html(f"merged table (first {PREVIEW_ROWS} runs)")
+        if isinstance(diag, pm.MuchResult):
+            target = diag.target.to_numpy(dtype=float)
+            achieved = diag.achieved.to_numpy(dtype=float)
+            self._target.show(target, names, f"target ({len(names)} kept HEMs)", 1.0)
+            self._achieved.show(achieved, names, "achieved (chosen simulation)", 1.0)
+            diff = achieved - target
+            rmse = float(np.sqrt(np.mean(diff**2)))
+            legend = self._show_diff(diff, names, f"achieved − target (RMSE {rmse:.3f})")
+            self._draw_scores(diag)
+            dropped = pm.drop_reasons(self._cor, s.dep_lvl).rename(
+                columns={"dropped": "dropped HEM", "kept": "dropped by (kept HEM)"}
+            )
+            kept = pd.DataFrame({"kept HEM": names})
+            self._kept_html.value = (
+                title_html(f"kept at dep_lvl {s.dep_lvl:.2f}")
+                + html_table(kept)
+                + title_html(f"dropped ({len(dropped)}): r > dep_lvl with a kept HEM")
+                + html_table(dropped, decimals={"r": 3})
+            )
+            self._hrm_html.value = ""
+            self._hrm_html.layout.display = "none"
+            self._show_chart(self._scores)
+            self._preview_title.value = title_html(f"merged table (first {PREVIEW_ROWS} runs)")
+        else:
+            merged = _dedupe_columns(self._result)
+            with np.errstate(invalid="ignore", divide="ignore"):  # constant HEM: NaN cell
+                values = merged.to_numpy(dtype=float)
+                achieved = np.atleast_2d(np.corrcoef(values, rowvar=False))
+            self._achieved.show(achieved, names, "HRM merged correlation", 1.0)
+            if self._cor is not None and all(n in self._cor.columns for n in names):
+                target = self._cor.loc[names, names].to_numpy(dtype=float)
+                self._target.show(target, names, "pooled correlation", 1.0)
+                legend = self._show_diff(achieved - target, names, "merged − pooled")
             else:
-                merged = _dedupe_columns(self._result)
-                with np.errstate(invalid="ignore", divide="ignore"):  # constant HEM: NaN cell
-                    values = merged.to_numpy(dtype=float)
-                    achieved = np.atleast_2d(np.corrcoef(values, rowvar=False))
-                self._achieved.show(achieved, names, "HRM merged correlation", 1.0)
-                if self._cor is not None and all(n in self._cor.columns for n in names):
-                    target = self._cor.loc[names, names].to_numpy(dtype=float)
-                    self._target.show(target, names, "pooled correlation", 1.0)
-                    diff = achieved - target
-                    self._diff.show(diff, names, "merged − pooled", _top(diff))
-                    self._diff.layout.display = ""
-                    legend = color_bar_html("correlation", 1.0) + color_bar_html(
-                        "difference", _top(diff)
-                    )
-                else:
-                    self._target.unavailable("pooled correlation", _pooled_why(self._cor_error))
-                    self._diff.layout.display = "none"  # merged − pooled: nothing to subtract
-                    legend = color_bar_html("correlation", 1.0)
-                self._draw_anchor(diag)
-                self._hrm_html.layout.display = ""
-                q = diag.quantiles
-                summary = pd.DataFrame(
-                    {
-                        "": ["pooled anchor readings", "merged rows", "min", "median", "max"],
-                        diag.anchor: [
-                            len(diag.pooled),
-                            diag.n_rows,
-                            float(np.min(q)),
-                            float(np.median(q)),
-                            float(np.max(q)),
-                        ],
-                    }
+                self._target.unavailable("pooled correlation", _pooled_why(self._cor_error))
+                self._diff.layout.display = "none"  # merged − pooled: nothing to subtract
+                legend = color_bar_html("correlation", 1.0)
+            self._draw_anchor(diag)
+            self._hrm_html.layout.display = ""
+            q = diag.quantiles
+            summary = pd.DataFrame(
+                {
+                    "": ["pooled anchor readings", "merged rows", "min", "median", "max"],
+                    diag.anchor: [
+                        len(diag.pooled),
+                        diag.n_rows,
+                        float(np.min(q)),
+                        float(np.median(q)),
+                        float(np.max(q)),
+                    ],
+                }
+            )
+            self._hrm_html.value = title_html(
+                f"HRM on anchor {diag.anchor}: type-2 quantiles at {diag.n_rows} probabilities 0..1"
+            ) + html_table(summary)
+            kept = pd.DataFrame({"HEM": names})
+            self._kept_html.value = title_html(
+                f"{len(self._result.columns)} merged columns; first copy of each HEM:"
+            ) + html_table(kept)
+            repeats = len(self._result.columns) > len(names)
+            self._preview_title.value = title_html(
+                f"merged table (first {PREVIEW_ROWS} runs)"
+                + (
+                    "; a HEM read in several subexperiments has one column per "
+                    "reading: NAME, NAME (2), ..."
+                    if repeats
+                    else ""
                 )
-                self._hrm_html.value = title_html(
-                    f"HRM on anchor {diag.anchor}: type-2 quantiles at {diag.n_rows} "
-                    "probabilities 0..1"
-                ) + html_table(summary)
-                kept = pd.DataFrame({"HEM": names})
-                self._kept_html.value = title_html(
-                    f"{len(self._result.columns)} merged columns; first copy of each HEM:"
-                ) + html_table(kept)
-                repeats = len(self._result.columns) > len(names)
-                self._preview_title.value = title_html(
-                    f"merged table (first {PREVIEW_ROWS} runs)"
-                    + (
-                        "; a HEM read in several subexperiments has one column per "
-                        "reading: NAME, NAME (2), ..."
-                        if repeats
-                        else ""
-                    )
-                )
-            if self._legend.value != legend:
-                self._legend.value = legend
-            self._draw_pair()
-            self._preview_html.value = html_table(self._result.head(PREVIEW_ROWS))
-            self._status.value = self._status_text()
-        finally:
-            self._busy = False
+            )
+        if self._legend.value != legend:
+            self._legend.value = legend
+        self._draw_pair()
+        self._preview_html.value = html_table(self._result.head(PREVIEW_ROWS))
+        self._status.value = self._status_text()
+
+    def _show_diff(self, diff: np.ndarray, names: list[str], title: str) -> str:
+        """Show the difference matrix on one scale; the legend of the three matrices."""
+        top = _top(diff)
+        self._diff.show(diff, names, title, top)
+        self._diff.layout.display = ""
+        return color_bar_html("correlation", 1.0) + color_bar_html("difference", top)
 
     def _status_text(self) -> str:
         s = self._settings
@@ -857,8 +843,11 @@ class MergePanel(CompositeBase):
         r = float(np.corrcoef(x, y)[0, 1]) if np.std(x) > 0 and np.std(y) > 0 else float("nan")
         self._scatter.show(x, y, x_name, y_name, r)
         pooled = self._pooled_values((x_name, y_name))
-        for view, name, axis in ((self._marg_x, x_name, "x"), (self._marg_y, y_name, "y")):
-            centres, dens = shares(merged[name].to_numpy(dtype=float), pooled[name])
+        for view, name, axis, values in (
+            (self._marg_x, x_name, "x", x),
+            (self._marg_y, y_name, "y", y),
+        ):
+            centres, dens = shares(values, pooled[name])
             view.show_pair(centres, dens[0], dens[1])
             view.figure.title = f"{axis}: {name}"
             view.figure.axes[0].label = name
@@ -899,14 +888,20 @@ class MergePanel(CompositeBase):
             )
             + f" · uncovered pairs: {len(d.uncovered_pairs())}"
         )
-        frame = d.to_frame()
-        frame.insert(0, "subexperiment", range(1, len(frame) + 1))
+        frame = _design_frame(d)
         self._design_table.value = html_table(frame)
-        payload = base64.b64encode(self.design_csv().encode()).decode("ascii")
+        payload = base64.b64encode(frame.to_csv(index=False).encode()).decode("ascii")
         self._design_link.value = (
             '<a class="pw-merge-csv-link" download="pair_covering_design.csv" '
             f'href="data:text/csv;base64,{payload}">⬇ Export design as CSV</a>'
         )
+
+
+def _design_frame(design: pm.RunDesign) -> pd.DataFrame:
+    """A design as a table: one row per subexperiment (numbered from 1), one column per PMC."""
+    frame = design.to_frame()
+    frame.insert(0, "subexperiment", range(1, len(frame) + 1))
+    return frame
 
 
 def _top(diff: np.ndarray) -> float:

@@ -27,7 +27,7 @@ import re
 import shlex
 import time
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import ipywidgets as widgets
 import numpy as np
@@ -269,7 +269,7 @@ class ClassPicker(CompositeBase):
         try:
             words = _words(spec)
         except ValueError as exc:
-            return self._fail(SpecError(f"cannot split the specification: {exc}"))
+            raise SpecError(f"cannot split the specification: {exc}") from exc
         return self._attempt(words, self._merge, self._xdep, self._axis_choice)
 
     @_action
@@ -278,10 +278,7 @@ class ClassPicker(CompositeBase):
     ) -> ClassPicker:
         """Apply opreport's ``--merge`` words (``"cpu,tgid"``, ``["lib"]``, ``"all"``, ``""``)."""
         xdep = self._xdep if exclude_dependent is None else bool(exclude_dependent)
-        try:
-            opts = self._merge if merge is None else MergeOptions.parse(merge)
-        except PerfweaveError as exc:
-            return self._fail(exc)
+        opts = self._merge if merge is None else MergeOptions.parse(merge)
         return self._attempt(self._words, opts, xdep, "auto")
 
     @_action
@@ -291,7 +288,7 @@ class ClassPicker(CompositeBase):
         the axis cannot be shown (two events along cpu), nothing changes and the views that
         work are offered."""
         if axis not in AXIS_CHOICES:
-            return self._fail(SpecError(f"unknown axis {axis!r}; choose from {AXIS_CHOICES}"))
+            raise SpecError(f"unknown axis {axis!r}; choose from {AXIS_CHOICES}")
         merge = self._merge if axis == "auto" else axis_merge(axis, self._merge)
         return self._attempt(self._words, merge, self._xdep, axis)
 
@@ -309,7 +306,7 @@ class ClassPicker(CompositeBase):
         elif isinstance(which, int) and 0 <= which < len(self._offers):
             res = self._offers[which]
         else:
-            return self._fail(SpecError(f"no resolution {which!r}; {len(self._offers)} offered"))
+            raise SpecError(f"no resolution {which!r}; {len(self._offers)} offered")
         return self._apply_resolution(res)
 
     def _apply_resolution(self, res: Resolution, note: str = "") -> ClassPicker:
@@ -326,18 +323,18 @@ class ClassPicker(CompositeBase):
     def set_by(self, by: str) -> ClassPicker:
         """Report rows per ``"image"``, ``"application"`` or ``"symbol"`` (perf data)."""
         if by not in ("image", "application", "symbol"):
-            return self._fail(SpecError(f"unknown report level {by!r}"))
+            raise SpecError(f"unknown report level {by!r}")
         old = self._by
         self._by = by
         try:
             rep = self._make_report(self._classes) if self._classes else None
-        except PerfweaveError as exc:
+        except PerfweaveError:
             self._by = old
-            self._sync_controls()
-            return self._fail(exc)
+            self._resync()
+            raise
         self._set_report(rep)
         self._sorts["report"] = None
-        self._sync_controls()
+        self._resync()
         self._draw()
         return self
 
@@ -345,15 +342,12 @@ class ClassPicker(CompositeBase):
     def sort_by(self, column: str, descending: bool = True, view: str = "report") -> ClassPicker:
         """Sort a table (``"report"`` or ``"inverted"``) by a column of :meth:`table_view`
         (e.g. ``"tgid:100 samples"``); ``""`` restores the core's order."""
-        try:
-            data = self._table_data(view)
-        except ShapeError as exc:
-            return self._fail(exc)
+        data = self._table_data(view)
         cols = data.columns() if data is not None else []
         if column and column not in cols:
-            return self._fail(ShapeError(f"no column {column!r} to sort by; columns: {cols}"))
+            raise ShapeError(f"no column {column!r} to sort by; columns: {cols}")
         self._sorts[view] = (column, bool(descending)) if column else None
-        self._sync_controls()
+        self._resync()
         self._draw_table(view)
         return self
 
@@ -361,9 +355,9 @@ class ClassPicker(CompositeBase):
     def set_filter(self, needle: str, view: str = "report") -> ClassPicker:
         """Keep the rows of a table whose names contain ``needle`` (case-insensitive)."""
         if view not in TABLES:
-            return self._fail(ShapeError(f"unknown table {view!r}; choose from {TABLES}"))
+            raise ShapeError(f"unknown table {view!r}; choose from {TABLES}")
         self._filters[view] = str(needle or "")
-        self._sync_controls()
+        self._resync()
         self._draw_table(view)
         if view == "report":
             self._draw_chart()  # the chart shows the images the filter keeps
@@ -373,7 +367,7 @@ class ClassPicker(CompositeBase):
     def show(self, view: str) -> ClassPicker:
         """Open a tab: ``"report"``, ``"classes"``, ``"inverted"`` or ``"opreport"``."""
         if view not in VIEWS:
-            return self._fail(ShapeError(f"unknown view {view!r}; choose from {VIEWS}"))
+            raise ShapeError(f"unknown view {view!r}; choose from {VIEWS}")
         self._tabs.selected_index = VIEWS.index(view)
         self._draw_tab()
         return self
@@ -456,9 +450,6 @@ class ClassPicker(CompositeBase):
         if classes is None or "samples" not in classes.table:
             return None
         return report_arrays(classes, by=self._by)
-
-    def _fail(self, exc: PerfweaveError) -> NoReturn:
-        raise exc
 
     def _failed(self, exc: BaseException) -> None:
         super()._failed(exc)
@@ -639,7 +630,7 @@ class ClassPicker(CompositeBase):
             lambda ch: self._from_control(lambda: self.set_filter(ch["new"], "inverted")), "value"
         )
         self._on_typing({"new": self._spec_box.value})
-        self._sync_controls()
+        self._resync()
 
     # ------------------------------------------------------------------ control callbacks
     def _on_toggle(self, change: dict) -> None:
@@ -673,46 +664,42 @@ class ClassPicker(CompositeBase):
         self._hint.value = _esc(_hint(typed, self._source.values()))
 
     def _sync_controls(self) -> None:
-        self._syncing = True
-        try:
-            if _words_or_none(self._spec_box.value) != self._words:
-                self._spec_box.value = " ".join(shlex.quote(w) for w in self._words)
-            m = self._merge
-            state = {
-                "cpu": m.cpu,
-                "tid": m.tid,
-                "tgid": m.tgid,
-                "lib": m.lib,
-                "unitmask": m.unitmask,
-                "all": m.is_all,
-            }
-            for flag, on in state.items():
-                self._toggles[flag].value = bool(on)
-                self._toggles[flag].description = ("✓ " if on else "") + flag
-            self._xdep_box.description = ("✓ " if self._xdep else "") + "-x"
-            self._xdep_box.value = self._xdep
-            self._axis_box.value = self._axis_choice
-            levels = ["image", "application"]
-            if self._classes is not None and "symbol" in self._classes.table:
-                levels.append("symbol")
-            if list(self._by_box.options) != levels:
-                self._by_box.options = levels
-            self._by_box.value = self._by
-            self._filter_box.value = self._filters["report"]
-            self._inv_filter.value = self._filters["inverted"]
-        finally:
-            self._syncing = False
+        if _words_or_none(self._spec_box.value) != self._words:
+            self._spec_box.value = " ".join(shlex.quote(w) for w in self._words)
+        m = self._merge
+        state = {
+            "cpu": m.cpu,
+            "tid": m.tid,
+            "tgid": m.tgid,
+            "lib": m.lib,
+            "unitmask": m.unitmask,
+            "all": m.is_all,
+        }
+        for flag, on in state.items():
+            self._toggles[flag].value = bool(on)
+            self._toggles[flag].description = ("✓ " if on else "") + flag
+        self._xdep_box.description = ("✓ " if self._xdep else "") + "-x"
+        self._xdep_box.value = self._xdep
+        self._axis_box.value = self._axis_choice
+        levels = ["image", "application"]
+        if self._classes is not None and "symbol" in self._classes.table:
+            levels.append("symbol")
+        if list(self._by_box.options) != levels:
+            self._by_box.options = levels
+        self._by_box.value = self._by
+        self._filter_box.value = self._filters["report"]
+        self._inv_filter.value = self._filters["inverted"]
 
     # ------------------------------------------------------------------ drawing
     def _draw(self) -> None:
         c = self._classes
         if c is None:
-            self._sync_controls()
+            self._resync()
             self._axis_label.value = "no classes yet"
             return
         # the report table first: its window leaves for the page before the other updates
         self._draw_table()
-        self._sync_controls()
+        self._resync()
         self._draw_status()
         self._draw_offers()
         self._draw_chart()

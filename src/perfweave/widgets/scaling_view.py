@@ -106,14 +106,12 @@ class ScalingView(CompositeBase):
         super().__init__()
         self.add_class("pw-scaling")
         self.explorer = CalltreeExplorer(ens, metrics=[metric], height=height)
-        self._pause = True
         self.set_trait("target", tgt)
         self.set_trait("log_axes", bool(log_axes))
         self.set_trait("group_by", self._study.group_by)
         self.set_trait("selected_profiles", list(self._study.runs))
         self.set_trait("focused", self._initial_focus())
         self._build()
-        self._pause = False
         self._update_columns()
         self._draw_chart()
         self.explorer.observe(self._on_explorer_select, "selected_nodes")
@@ -349,18 +347,8 @@ class ScalingView(CompositeBase):
         )
         self._set_children(w.HTML(CSS), controls, self.explorer, below)
 
-    def _resync(self) -> None:
-        """Put the controls to Python's state without their observers acting."""
-        if self._syncing:
-            return
-        self._syncing = True
-        try:
-            self._sync_controls()
-        finally:
-            self._syncing = False
-
     def _sync_controls(self) -> None:
-        if getattr(self, "_pause", True) or not hasattr(self, "_target_box"):
+        if not hasattr(self, "_target_box"):  # not built yet
             return
         self._target_box.value = self.target
         self._axes_box.value = self.log_axes
@@ -393,7 +381,7 @@ class ScalingView(CompositeBase):
         self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
 
     def _on_run_box(self, _change: dict) -> None:
-        if self._pause or self._syncing:
+        if self._syncing:
             return
         mask = np.array([b.value for b in self._run_boxes], bool)
         runs = [r for r, s in zip(self._study.runs, mask) if s]
@@ -404,7 +392,7 @@ class ScalingView(CompositeBase):
 
         Scales, axes and marks are bqplot widgets: they are made once per kind and then only
         given new data, so a redraw sends a few arrays instead of new widget models."""
-        if getattr(self, "_pause", True) or not hasattr(self, "chart"):
+        if not hasattr(self, "chart"):  # not built yet
             return
         log = self.log_axes
         sx, sy, ax_x, ax_y = self._axes(log)

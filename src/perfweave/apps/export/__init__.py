@@ -56,10 +56,11 @@ def _amd_source(name: str) -> str:
 
 
 def _kernel_config() -> Any:
-    from jupyter_client.manager import KernelManager
     from traitlets.config import Config
 
-    if "transport_encryption" in KernelManager.class_trait_names():
+    from perfweave.apps._serve import encrypts_kernels
+
+    if encrypts_kernels():
         return Config({"KernelManager": {"transport_encryption": "auto"}})
     return Config()
 
