@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats as sps
 
+import perfweave as pw
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble import Ensemble
 from perfweave.errors import GraphError, MetadataError, PerfweaveWarning, QueryError, ShapeError
@@ -339,3 +340,18 @@ def test_filter_stats_equals_squashing_the_performance_table(rand, seed, p, fill
     got = out.statsframe["time_max"].to_numpy()[new]
     np.testing.assert_array_equal(got[counts[new] == 1], old[counts[new] == 1])
     assert np.isnan(got[counts[new] > 1]).all()
+
+
+def test_with_statistics_computes_what_a_query_names_on_a_copy():
+    """The explorer's statistics filter computes the statistics a query names
+    (filter.with_statistics) without adding columns to the ensemble it was given."""
+    from perfweave.ensemble.filter import statistic_columns, with_statistics
+
+    ens = pw.datasets.mpi_scaling()
+    before = list(ens.statsframe.columns)
+    cols = statistic_columns(ens, "`Avg time/rank_std` > 0.1")
+    assert cols == ["Avg time/rank_std"]
+    out = with_statistics(ens, cols)
+    assert "Avg time/rank_std" in out.statsframe.columns
+    assert list(ens.statsframe.columns) == before
+    assert statistic_columns(ens, "`Avg time/rank` > 0.1") == []

@@ -39,6 +39,7 @@ from perfweave.calltree.graphframe import (
 from perfweave.calltree.path_query import is_path_query, path_query
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble, _remap_nodes
+from perfweave.ensemble.stats import STATS
 from perfweave.errors import PerfweaveWarning, QueryError, ShapeError
 
 INT = np.int64
@@ -212,3 +213,43 @@ def query_stats(
     node = np.asarray(ens.dataframe.index.get_level_values("node"), dtype=INT)
     sf = ens.statsframe[keep]
     return ens._replace(dataframe=ens.dataframe[keep[node]], statsframe=sf)
+
+
+def statistic_columns(ens: Ensemble, predicate: str) -> list[str]:
+    """The columns of the query string ``predicate`` that are statistics across profiles
+    (``Avg time/rank_std``: in the stats table, or ``<metric>_<stat>`` computable by
+    :meth:`Ensemble.stats`), [] for a query on the performance table or a call-path query.
+    A query mixing both kinds is refused: its rows would come from two tables."""
+    try:
+        columns = query.parse(predicate).columns
+    except QueryError:
+        return []  # a call-path query (MATCH ...): on the performance table
+    perf = {str(c) for c in ens.dataframe.columns} | set(map(str, ens.dataframe.index.names))
+    stats = {str(c) for c in ens.statsframe.columns} - {"name"}
+    named = [c for c in columns if c in stats or (c not in perf and _computable(ens, c))]
+    rest = [c for c in columns if c not in named and c != "name"]
+    if named and rest:
+        raise QueryError(
+            f"query {predicate!r}: {named[0]!r} is a statistic across profiles and {rest[0]!r} "
+            "a value per profile; filter by one kind at a time"
+        )
+    return named
+
+
+def with_statistics(ens: Ensemble, columns: Any) -> Ensemble:
+    """``ens`` with the ``<metric>_<stat>`` columns of ``columns`` that its stats table
+    lacks computed, on a copy (``ens`` itself is not changed)."""
+    have = {str(c) for c in ens.statsframe.columns}
+    missing = [c for c in map(str, columns) if c not in have and _computable(ens, c)]
+    if not missing:
+        return ens
+    out = ens._replace()
+    for column in missing:
+        metric, _, stat = column.rpartition("_")
+        out.stats([metric], stats=[stat])
+    return out
+
+
+def _computable(ens: Ensemble, column: str) -> bool:
+    metric, _, stat = column.rpartition("_")
+    return stat in STATS and metric in {str(c) for c in ens.performance_cols}

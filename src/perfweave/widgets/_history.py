@@ -16,6 +16,7 @@ import numpy as np
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.calltree.query import parse
 from perfweave.ensemble.ensemble import Ensemble
+from perfweave.ensemble.filter import with_statistics
 from perfweave.errors import GraphError, QueryError
 
 Frame = GraphFrame | Ensemble
@@ -64,7 +65,7 @@ class Step:
         if self.kind == "filter" and self.stats:
             if not isinstance(data, Ensemble):
                 raise QueryError("a statistics filter needs an ensemble")
-            add_statistics(data, parse(self.query or "").columns)
+            data = with_statistics(data, parse(self.query or "").columns)
             return data.filter_stats(self.query, not self.keeps_inclusive)
         if self.kind == "filter":
             # a call-path query's predicates on data hold for a node when one of its
@@ -80,46 +81,6 @@ class Step:
         if self.kind in ("focus", "drop"):
             return data.filter(_node_mask(data, self))
         raise QueryError(f"unknown transform step {self.kind!r}")
-
-
-#: statistics an ensemble computes per node, named ``<metric>_<stat>``
-STATISTICS = ("mean", "median", "min", "max", "std", "var", "count")
-
-
-def statistics_columns(data: Frame, query: str) -> list[str]:
-    """The columns of ``query`` that are statistics of an ensemble (``Avg time/rank_std``,
-    in its stats table or computable), or [] for a query on the performance table. A query
-    mixing both kinds is refused: its rows would come from two tables."""
-    if not isinstance(data, Ensemble):
-        return []
-    try:
-        columns = parse(query).columns
-    except QueryError:
-        return []  # a call-path query (MATCH ...): on the performance table
-    perf = {str(c) for c in data.dataframe.columns} | set(map(str, data.dataframe.index.names))
-    stats = {str(c) for c in data.statsframe.columns} - {"name"}
-    named = [c for c in columns if c in stats or (c not in perf and _statistic(data, c))]
-    rest = [c for c in columns if c not in named and c != "name"]
-    if named and rest:
-        raise QueryError(
-            f"query {query!r}: {named[0]!r} is a statistic across profiles and {rest[0]!r} "
-            "a value per profile; filter by one kind at a time"
-        )
-    return named
-
-
-def _statistic(data: Ensemble, column: str) -> bool:
-    metric, _, stat = column.rpartition("_")
-    return stat in STATISTICS and metric in {str(c) for c in data.performance_cols}
-
-
-def add_statistics(data: Ensemble, columns: Sequence[str]) -> None:
-    """Compute the ``<metric>_<stat>`` columns of ``columns`` missing from the stats table."""
-    have = {str(c) for c in data.statsframe.columns}
-    for column in columns:
-        if column not in have and _statistic(data, column):
-            metric, _, stat = column.rpartition("_")
-            data.stats([metric], stats=[stat])
 
 
 def _node_mask(data: Frame, step: Step) -> np.ndarray:

@@ -20,10 +20,11 @@ import traitlets
 from perfweave.calltree.compare import side_by_side, side_name
 from perfweave.calltree.graph import Node
 from perfweave.ensemble.ensemble import Ensemble
+from perfweave.ensemble.filter import statistic_columns
 from perfweave.errors import GraphError, QueryError, ShapeError
 from perfweave.widgets import _source
 from perfweave.widgets._base import Reply, WidgetBase, static_file
-from perfweave.widgets._history import Step, statistics_columns
+from perfweave.widgets._history import Step
 from perfweave.widgets._rows import TreeRows
 from perfweave.widgets._transport import pack
 
@@ -197,7 +198,9 @@ class CalltreeExplorer(WidgetBase):
         def step() -> Step:
             if not isinstance(query, str) or not query.strip():
                 raise QueryError("the filter needs a query, e.g. `time (inc)` > 5%")
-            stats = bool(statistics_columns(self._data, query.strip()))
+            stats = isinstance(self._data, Ensemble) and bool(
+                statistic_columns(self._data, query.strip())
+            )
             return Step("filter", query=query.strip(), squash=squash or stats, stats=stats)
 
         return self._transform(step)
