@@ -1,5 +1,5 @@
 // Numbers of the explorer with their units: seconds scaled to ms/µs/ns, bytes to kB/MB/GB.
-import { compact, exact } from "../lib/format.js";
+import { compact, exact, secondsIn } from "../lib/format.js";
 
 /** @type {Record<string, number>} */
 const SECONDS = { s: 1, ms: 1e-3, "µs": 1e-6, ns: 1e-9 };
@@ -15,12 +15,9 @@ export function withUnit(v, unit) {
   if (!unit || !Number.isFinite(x)) return compact(v);
   if (unit in SECONDS) {
     const s = x * SECONDS[unit];
-    const a = Math.abs(s);
-    if (a === 0) return "0 s";
-    if (a >= 1) return `${compact(s)} s`;
-    if (a >= 1e-3) return `${compact(s * 1e3)} ms`;
-    if (a >= 1e-6) return `${compact(s * 1e6)} µs`;
-    return `${compact(s * 1e9)} ns`;
+    if (s === 0) return "0 s";
+    const [y, scaled] = secondsIn(s);
+    return `${compact(y)} ${scaled}`;
   }
   const text = compact(v);
   const m = /^(-?[\d.]+)([kMGT])$/.exec(text);

@@ -60,6 +60,17 @@ export function grouped(v) {
 /** @type {[number, string][]} */
 const TIME_UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "µs"], [1e-9, "ns"]];
 
+/**
+ * Seconds in the largest of s, ms, µs, ns that keeps the number at or above 1 (ns below).
+ * @param {number} x seconds
+ * @returns {[number, string]} the value in that unit, and the unit
+ */
+export function secondsIn(x) {
+  const a = Math.abs(x);
+  const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
+  return [x / scale, unit];
+}
+
 /** Seconds in one format for every timing: three significant digits and a unit that keeps
  * the number at or above 1 ("48.0 ms", "14.0 µs", "1.20 s"; minutes stay seconds).
  * @param {number | bigint} v */
@@ -67,9 +78,7 @@ export function seconds(v) {
   const x = Number(v);
   if (!Number.isFinite(x)) return "–";
   if (x === 0) return "0 s";
-  const a = Math.abs(x);
-  const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
-  const y = x / scale;
+  const [y, unit] = secondsIn(x);
   const digits = Math.abs(y) >= 100 ? 0 : Math.abs(y) >= 10 ? 1 : 2;
   return `${y >= 1000 ? grouped(Math.round(y)) : y.toFixed(digits)} ${unit}`;
 }

@@ -452,6 +452,12 @@ function percent(v, total) {
   if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
   return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
 }
+var TIME_UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "\xB5s"], [1e-9, "ns"]];
+function secondsIn(x) {
+  const a = Math.abs(x);
+  const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
+  return [x / scale, unit];
+}
 
 // src/lib/glyph.js
 var PALETTE = [
@@ -518,12 +524,9 @@ function withUnit(v, unit) {
   if (!unit || !Number.isFinite(x)) return compact(v);
   if (unit in SECONDS) {
     const s = x * SECONDS[unit];
-    const a = Math.abs(s);
-    if (a === 0) return "0 s";
-    if (a >= 1) return `${compact(s)} s`;
-    if (a >= 1e-3) return `${compact(s * 1e3)} ms`;
-    if (a >= 1e-6) return `${compact(s * 1e6)} \xB5s`;
-    return `${compact(s * 1e9)} ns`;
+    if (s === 0) return "0 s";
+    const [y, scaled] = secondsIn(s);
+    return `${compact(y)} ${scaled}`;
   }
   const text = compact(v);
   const m = /^(-?[\d.]+)([kMGT])$/.exec(text);

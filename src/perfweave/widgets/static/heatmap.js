@@ -329,13 +329,16 @@ function grouped(v) {
   return /^-?\d{4,}$/.test(text) ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : text;
 }
 var TIME_UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "\xB5s"], [1e-9, "ns"]];
+function secondsIn(x) {
+  const a = Math.abs(x);
+  const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
+  return [x / scale, unit];
+}
 function seconds(v) {
   const x = Number(v);
   if (!Number.isFinite(x)) return "\u2013";
   if (x === 0) return "0 s";
-  const a = Math.abs(x);
-  const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
-  const y = x / scale;
+  const [y, unit] = secondsIn(x);
   const digits = Math.abs(y) >= 100 ? 0 : Math.abs(y) >= 10 ? 1 : 2;
   return `${y >= 1e3 ? grouped(Math.round(y)) : y.toFixed(digits)} ${unit}`;
 }
