@@ -378,8 +378,8 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
 
 def model_texts(hyp: np.ndarray, c0: np.ndarray, c1: np.ndarray, param: str = "p") -> np.ndarray:
     """The model texts in Extra-P's notation with 3 significant digits, e.g.
-    ``1.92e-05 + 9.09e-09 * p^(9/4)`` ("" where ``hyp`` is -2: no model); see
-    :func:`perfweave.scaling.model.model_text`, which this matches for arrays."""
+    ``1.92e-05 + 9.09e-09 * p^(9/4)`` (a negative ``c1`` written ``c0 - |c1| * term``,
+    ``c0`` left out when 0; "" where ``hyp`` is -2: no model)."""
     texts = np.array(
         [terms.extrap_term(f, c, param) for f, c in zip(terms.POLY, terms.LOG)] + [""], dtype=object
     )
