@@ -90,7 +90,7 @@ def _delta(ens, columns, output_column_name, fn, fn_name) -> list[Any]:
     m1, m2, s1, s2 = _moments(ens, a, b)
     with np.errstate(all="ignore"):
         values = fn(m1, m2, s1, s2)
-    name = output_column_name or f"{a[0]}_{a[1]}_{b[0]}_{b[1]}_{fn_name}"
+    name = output_column_name or _distance_name(a, b, fn_name)
     return _set(ens, {("Scoring", name): values})
 
 
