@@ -69,6 +69,14 @@ def _their_table(th) -> pd.DataFrame:
     return df.set_index(["path", "file"]).sort_index()
 
 
+def _by_path(df: pd.DataFrame, paths, level: str) -> pd.DataFrame:
+    """A performance table keyed on (call path, ``level``): either side's node ids mapped
+    through its ``paths``."""
+    out = df.reset_index()
+    out["node"] = [paths[n] for n in out["node"]]
+    return out.set_index(["node", level]).sort_index()
+
+
 @pytest.fixture(scope="module", params=["mpi_scaling", "quartz"])
 def pair(request, mpi_files, quartz_files):
     files = mpi_files if request.param == "mpi_scaling" else quartz_files
@@ -279,14 +287,8 @@ def test_groupby_agg_matches_thicket(quartz_files):
     ours = groups.agg([np.mean, np.std])
     assert ours.dataframe.index.names == theirs.dataframe.index.names
     assert ours.profiles == sorted(theirs.profile)
-    paths = _their_paths(theirs)
-    t = theirs.dataframe.reset_index()
-    t["node"] = [paths[n] for n in t["node"]]
-    t = t.set_index(["node", "ProblemSizeRunParam"]).sort_index()
-    our_paths = _our_paths(ours.graph)
-    o = ours.dataframe.reset_index()
-    o["node"] = [our_paths[i] for i in o["node"]]
-    o = o.set_index(["node", "ProblemSizeRunParam"]).sort_index()
+    t = _by_path(theirs.dataframe, _their_paths(theirs), "ProblemSizeRunParam")
+    o = _by_path(ours.dataframe, _our_paths(ours.graph), "ProblemSizeRunParam")
     assert o.index.equals(t.index)
     # (``nid`` is each reader's own node number: Thicket's starts at 1)
     numeric = [c for c in t.columns if c.endswith(("_mean", "_std")) and not c.startswith("nid")]
@@ -321,14 +323,8 @@ def test_replace_profile_index_and_metadata_to_perfdata(mpi_files):
     assert ours.dataframe.index.names == theirs.dataframe.index.names
     assert sorted(ours.profiles) == sorted(theirs.metadata.index)
     assert ours.profile_mapping == dict(theirs.profile_mapping)
-    paths = _their_paths(theirs)
-    t = theirs.dataframe.reset_index()
-    t["node"] = [paths[n] for n in t["node"]]
-    t = t.set_index(["node", "mpi.world.size"]).sort_index()
-    our_paths = _our_paths(ours.graph)
-    o = ours.dataframe.reset_index()
-    o["node"] = [our_paths[i] for i in o["node"]]
-    o = o.set_index(["node", "mpi.world.size"]).sort_index()
+    t = _by_path(theirs.dataframe, _their_paths(theirs), "mpi.world.size")
+    o = _by_path(ours.dataframe, _our_paths(ours.graph), "mpi.world.size")
     assert o.index.equals(t.index)
     np.testing.assert_allclose(o[A], t[A])
     # the old ensemble is untouched
