@@ -211,7 +211,10 @@ def _wide(ens: Ensemble, column: Any, dense: bool) -> np.ndarray:
         return _matrix(ens, column)
     df = ens.dataframe
     if df.index.nlevels > 2:
-        raise ShapeError("correlation needs one row per (node, profile); drop rank/thread first")
+        raise ShapeError(
+            f"{column!r} has several rows per (node, profile): this statistic needs one; "
+            "drop the rank/thread levels first"
+        )
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
     pos = _table.profile_positions(df, ens.metadata.index)
     out = np.full((len(ens.graph), len(ens.metadata)), np.nan)
