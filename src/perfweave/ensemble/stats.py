@@ -24,7 +24,9 @@ STATS = ("mean", "median", "std", "var", "min", "max", "count", "sum")
 INT = np.int64
 
 
-def _check_columns(ens: Ensemble, columns: Sequence[Any] | None) -> list[Any]:
+def _check_columns(ens: Ensemble, columns: Sequence[Any] | None, what: str = "column") -> list[Any]:
+    """The numeric performance columns asked for (``None``: the metrics), each checked;
+    ``what`` names them in the errors."""
     if columns is None:
         columns = [c for c in ens.performance_cols if c in ens.exc_metrics + ens.inc_metrics]
         columns = columns or ens.performance_cols
@@ -32,11 +34,11 @@ def _check_columns(ens: Ensemble, columns: Sequence[Any] | None) -> list[Any]:
     for c in columns:
         if c not in ens.dataframe.columns:
             raise ShapeError(
-                f"no column {c!r} in the performance table (numeric columns: "
+                f"no {what} {c!r} in the performance table (numeric columns: "
                 f"{ens.performance_cols[:12]})"
             )
         if not pd.api.types.is_numeric_dtype(ens.dataframe[c].dtype):
-            raise ShapeError(f"column {c!r} is not numeric ({ens.dataframe[c].dtype})")
+            raise ShapeError(f"{what} {c!r} is not numeric ({ens.dataframe[c].dtype})")
     return columns
 
 
