@@ -85,10 +85,13 @@ def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.Data
     fits.index = pd.Index(np.arange(len(ens.graph), dtype=INT), name="node")
     names = ens.graph.frames["name"].to_numpy() if "name" in ens.graph.frames else None
     fits.insert(0, "name", names)
-    sf = ens.statsframe.copy(deep=False)
-    sf[_name(metric, MODEL_TAG)] = fits["model"].to_numpy()
-    sf[_name(metric, "_RSS" + MODEL_TAG)] = fits["rss"].to_numpy()
-    sf[_name(metric, "_SMAPE" + MODEL_TAG)] = fits["smape"].to_numpy()
-    sf[_name(metric, "_AR2" + MODEL_TAG)] = fits["ar2"].to_numpy()
-    ens.statsframe = sf
+    _stats._set(
+        ens,
+        {
+            _name(metric, MODEL_TAG): fits["model"].to_numpy(),
+            _name(metric, "_RSS" + MODEL_TAG): fits["rss"].to_numpy(),
+            _name(metric, "_SMAPE" + MODEL_TAG): fits["smape"].to_numpy(),
+            _name(metric, "_AR2" + MODEL_TAG): fits["ar2"].to_numpy(),
+        },
+    )
     return fits

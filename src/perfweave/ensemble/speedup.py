@@ -30,7 +30,7 @@ import pandas as pd
 from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.reshape import _metadata_column
-from perfweave.ensemble.significance import _set, matrix
+from perfweave.ensemble.significance import matrix
 from perfweave.errors import MetadataError, ShapeError
 
 _AGG = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}
@@ -109,7 +109,7 @@ def scaling_table(
                 else:
                     value = (per[:, 0] * base) / (per[:, j] * level)
                 out[f"{_scale_label(level)}.{_plain(metric)}.{what}"] = value
-    _set(ens, out)
+    _stats._set(ens, out)
     table = pd.DataFrame(out, index=ens.statsframe.index)
     names = ens.graph.frames["name"].to_numpy()
     table.insert(0, "name", names[np.asarray(table.index, dtype=np.int64)])

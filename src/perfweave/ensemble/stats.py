@@ -81,11 +81,16 @@ def compute_stats(
             out.update(_dense_stats(col, _matrix(ens, col), stats, percentiles))
         else:
             out.update(_grouped_stats(ens, col, n, stats, percentiles))
+    return _set(ens, out)
+
+
+def _set(ens: Ensemble, values: dict[Any, Any]) -> list[Any]:
+    """Add ``values`` (name -> one value per node) to ``ens.statsframe``; their names."""
     sf = ens.statsframe.copy(deep=False)
-    for k, v in out.items():
+    for k, v in values.items():
         sf[k] = v
     ens.statsframe = sf
-    return list(out)
+    return list(values)
 
 
 def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
@@ -198,9 +203,7 @@ def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson")
     name = f"{_plain(metric)}_vs_{_plain(against)} {method}"
     if isinstance(metric, tuple):
         name = (*metric[:-1], name)
-    sf = ens.statsframe.copy(deep=False)
-    sf[name] = r
-    ens.statsframe = sf
+    _set(ens, {name: r})
     return name
 
 
