@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -9,6 +10,7 @@ import pandas as pd
 import pytest
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.ensemble import build
 
 THICKET = Path(__file__).parent.parent / "data" / "thicket"
 
@@ -73,3 +75,21 @@ def make():
 def rand():
     """The :func:`random_gf` builder."""
     return random_gf
+
+
+@pytest.fixture(scope="session")
+def rajaperf_files(quartz_files, lassen_files):
+    return quartz_files + lassen_files
+
+
+@pytest.fixture(scope="session")
+def many_copies(tmp_path_factory, quartz_files):
+    """Enough RAJAPerf files for the default (workers=None) to use processes (copies of
+    the quartz files, each its own name)."""
+    root = tmp_path_factory.mktemp("many")
+    out = []
+    for i in range(build.PARALLEL_MIN_FILES + 8):
+        dst = root / f"run{i:04d}.cali"
+        shutil.copy(quartz_files[i % len(quartz_files)], dst)
+        out.append(str(dst))
+    return out

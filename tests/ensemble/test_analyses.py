@@ -17,16 +17,9 @@ import perfweave as pw
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble import Ensemble
 from perfweave.errors import GraphError, MetadataError, PerfweaveWarning, QueryError, ShapeError
+from tests.ensemble._thicket_match import our_paths
 
 A = "Avg time/rank"
-
-
-def _paths(graph) -> list[tuple]:
-    names = graph.frames["name"].tolist()
-    out: list[tuple] = []
-    for i, p in enumerate(graph.parent.tolist()):
-        out.append((*out[p], names[i]) if p >= 0 else (names[i],))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +43,8 @@ def _per_profile(ens: Ensemble, column: str) -> pd.DataFrame:
         gf = ens.to_graphframe(pid)
         scale = ens.metadata.loc[pid, "mpi.world.size"]
         cols[scale] = pd.Series(
-            gf.dataframe[column].to_numpy(), index=pd.Index(_paths(gf.graph), tupleize_cols=False)
+            gf.dataframe[column].to_numpy(),
+            index=pd.Index(our_paths(gf.graph), tupleize_cols=False),
         )
     return pd.DataFrame(cols)
 
@@ -66,7 +60,7 @@ def test_speedup_and_efficiency_follow_choppers_definitions(mpi):
     weak = ens.efficiency("mpi.world.size", [A], scaling="weak")
     others = sorted(c for c in values.columns if c != base)
     assert list(speed.columns) == ["name"] + [f"{p}.{A}.speedup" for p in others]
-    paths = _paths(ens.graph)
+    paths = our_paths(ens.graph)
     for table in (speed, strong, weak):
         table.index = pd.Index(paths, tupleize_cols=False)
     for p in others:

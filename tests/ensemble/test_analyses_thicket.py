@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from perfweave.ensemble import Ensemble
+from tests.ensemble._thicket_match import by_path, our_paths, ours_table, their_paths, theirs_table
 
 pytestmark = pytest.mark.peer("thicket")
 
@@ -28,45 +29,17 @@ def _tk():
     return thicket
 
 
-def _our_paths(graph) -> list[tuple]:
-    names = graph.frames["name"].tolist()
-    paths: list[tuple] = []
-    for i, p in enumerate(graph.parent.tolist()):
-        paths.append((*paths[p], names[i]) if p >= 0 else (names[i],))
-    return paths
-
-
-def _their_paths(th) -> dict:
-    return {n: tuple(x.frame["name"] for x in n.path()) for n in th.graph.traverse()}
-
-
 def _ours_stats(ens, column) -> pd.Series:
     s = ens.statsframe[column].copy()
-    s.index = pd.Index(_our_paths(ens.graph))
+    s.index = pd.Index(our_paths(ens.graph))
     return s.sort_index()
 
 
 def _their_stats(th, column) -> pd.Series:
-    paths = _their_paths(th)
+    paths = their_paths(th)
     s = th.statsframe.dataframe[column].copy()
     s.index = pd.Index([paths[n] for n in s.index])
     return s.sort_index()
-
-
-def _ours_table(ens) -> pd.DataFrame:
-    paths = _our_paths(ens.graph)
-    df = ens.dataframe.reset_index()
-    df["path"] = [paths[i] for i in df["node"]]
-    df["file"] = df[ens.profile_level].map(ens.profile_mapping)
-    return df.set_index(["path", "file"]).sort_index()
-
-
-def _their_table(th) -> pd.DataFrame:
-    paths = _their_paths(th)
-    df = th.dataframe.reset_index()
-    df["path"] = [paths[n] for n in df["node"]]
-    df["file"] = df["profile"].map(th.profile_mapping)
-    return df.set_index(["path", "file"]).sort_index()
 
 
 @pytest.fixture(scope="module", params=["mpi_scaling", "quartz"])
@@ -92,8 +65,8 @@ def test_filter_stats_matches_thicket(pair):
     theirs = th.filter_stats(lambda r: r[f"{A}_std"] > cut)
     ours = ens.filter_stats(lambda r: r[f"{A}_std"] > cut)
     assert 1 < len(ours.graph) < len(ens.graph)
-    assert sorted(_our_paths(ours.graph)) == sorted(_their_paths(theirs).values())
-    o, t = _ours_table(ours), _their_table(theirs)
+    assert sorted(our_paths(ours.graph)) == sorted(their_paths(theirs).values())
+    o, t = ours_table(ours), theirs_table(theirs)
     assert o.index.equals(t.index)
     # Thicket takes Caliper's `Avg time/rank` (an alias of avg#inclusive#sum#time.duration)
     # for an exclusive metric and adds a summed-up `Avg time/rank (inc)` after the squash;
@@ -110,7 +83,7 @@ def test_filter_stats_matches_thicket(pair):
     assert (ours.statsframe["name"].to_numpy() == ours.graph.frames["name"].to_numpy()).all()
     # the query string says the same as the callable, parsed rather than evaluated
     by_text = ens.filter_stats(f"`{A}_std` > {cut!r}")
-    assert _our_paths(by_text.graph) == _our_paths(ours.graph)
+    assert our_paths(by_text.graph) == our_paths(ours.graph)
     pd.testing.assert_frame_equal(by_text.dataframe, ours.dataframe)
 
 
@@ -129,7 +102,7 @@ def test_query_stats_path_query_matches_thicket(pair, query):
     theirs = th.query_stats(query)
     ours = ens.query_stats(query)
     assert 1 < len(ours.graph) <= len(ens.graph)
-    assert sorted(_our_paths(ours.graph)) == sorted(_their_paths(theirs).values())
+    assert sorted(our_paths(ours.graph)) == sorted(their_paths(theirs).values())
     assert len(ours.statsframe) == len(ours.graph)
 
 
@@ -262,7 +235,7 @@ def test_filter_stats_on_columnar_ensemble(columnar):
     t = theirs.filter_stats(lambda r: r[name] > 0.01)
     o = ours.filter_stats(lambda r: r[name] > 0.01)
     assert 1 < len(o.graph) < len(ours.graph)
-    assert sorted(_our_paths(o.graph)) == sorted(_their_paths(t).values())
+    assert sorted(our_paths(o.graph)) == sorted(their_paths(t).values())
     np.testing.assert_allclose(_ours_stats(o, name), _their_stats(t, name), rtol=1e-12)
     # `Avg time/rank` is inclusive already (a Caliper alias of an inclusive attribute): kept
     # as measured, no summed-up `(inc)` twin as Thicket adds; BlockSize & co. are exclusive
@@ -279,14 +252,8 @@ def test_groupby_agg_matches_thicket(quartz_files):
     ours = groups.agg([np.mean, np.std])
     assert ours.dataframe.index.names == theirs.dataframe.index.names
     assert ours.profiles == sorted(theirs.profile)
-    paths = _their_paths(theirs)
-    t = theirs.dataframe.reset_index()
-    t["node"] = [paths[n] for n in t["node"]]
-    t = t.set_index(["node", "ProblemSizeRunParam"]).sort_index()
-    our_paths = _our_paths(ours.graph)
-    o = ours.dataframe.reset_index()
-    o["node"] = [our_paths[i] for i in o["node"]]
-    o = o.set_index(["node", "ProblemSizeRunParam"]).sort_index()
+    t = by_path(theirs.dataframe, their_paths(theirs), "ProblemSizeRunParam")
+    o = by_path(ours.dataframe, our_paths(ours.graph), "ProblemSizeRunParam")
     assert o.index.equals(t.index)
     # (``nid`` is each reader's own node number: Thicket's starts at 1)
     numeric = [c for c in t.columns if c.endswith(("_mean", "_std")) and not c.startswith("nid")]
@@ -310,7 +277,7 @@ def test_concat_intersection(quartz_files, lassen_files):
     ours = Ensemble.concat([Ensemble.from_files(p) for p in parts], calltree="intersection")
     union = Ensemble.concat([Ensemble.from_files(p) for p in parts])
     assert len(ours.graph) < len(union.graph)
-    assert sorted(_our_paths(ours.graph)) == sorted(_their_paths(theirs).values())
+    assert sorted(our_paths(ours.graph)) == sorted(their_paths(theirs).values())
 
 
 def test_replace_profile_index_and_metadata_to_perfdata(mpi_files):
@@ -321,14 +288,8 @@ def test_replace_profile_index_and_metadata_to_perfdata(mpi_files):
     assert ours.dataframe.index.names == theirs.dataframe.index.names
     assert sorted(ours.profiles) == sorted(theirs.metadata.index)
     assert ours.profile_mapping == dict(theirs.profile_mapping)
-    paths = _their_paths(theirs)
-    t = theirs.dataframe.reset_index()
-    t["node"] = [paths[n] for n in t["node"]]
-    t = t.set_index(["node", "mpi.world.size"]).sort_index()
-    our_paths = _our_paths(ours.graph)
-    o = ours.dataframe.reset_index()
-    o["node"] = [our_paths[i] for i in o["node"]]
-    o = o.set_index(["node", "mpi.world.size"]).sort_index()
+    t = by_path(theirs.dataframe, their_paths(theirs), "mpi.world.size")
+    o = by_path(ours.dataframe, our_paths(ours.graph), "mpi.world.size")
     assert o.index.equals(t.index)
     np.testing.assert_allclose(o[A], t[A])
     # the old ensemble is untouched
@@ -337,7 +298,7 @@ def test_replace_profile_index_and_metadata_to_perfdata(mpi_files):
     th2 = th.deepcopy()
     th2.metadata_columns_to_perfdata(["mpi.world.size", "cluster"])
     ours2 = ens.metadata_columns_to_perfdata(["mpi.world.size", "cluster"])
-    o, t = _ours_table(ours2), _their_table(th2)
+    o, t = ours_table(ours2), theirs_table(th2)
     assert o["mpi.world.size"].tolist() == t["mpi.world.size"].tolist()
     assert o["cluster"].tolist() == t["cluster"].tolist()
 
@@ -347,7 +308,7 @@ def test_get_node(mpi_files):
     (perfweave's canonical preorder), so they are checked against ``"all"``."""
     th = _tk().Thicket.from_caliperreader(mpi_files, disable_tqdm=True)
     ens = Ensemble.from_files(mpi_files)
-    paths = _our_paths(ens.graph)
+    paths = our_paths(ens.graph)
     theirs = [tuple(n.frame["name"] for n in x.path()) for x in th.get_node("MPI_Wait", "all")]
     ours = ens.get_node("MPI_Wait", "all")
     assert sorted(paths[n.nid] for n in ours) == sorted(theirs)

@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from perfweave.ensemble import Ensemble
+from tests.ensemble._thicket_match import by_path, our_paths, ours_table, their_paths, theirs_table
 
 pytestmark = pytest.mark.peer("thicket")
 
@@ -27,36 +28,6 @@ def _thicket():
     import thicket
 
     return thicket
-
-
-def _our_paths(graph):
-    names = graph.frames["name"].tolist()
-    parent = graph.parent
-    paths = []
-    for i in range(len(graph)):
-        p = parent[i]
-        paths.append((*paths[p], names[i]) if p >= 0 else (names[i],))
-    return paths
-
-
-def _their_paths(th):
-    return {node: tuple(n.frame["name"] for n in node.path()) for node in th.graph.traverse()}
-
-
-def _ours_by_path_and_file(ens):
-    paths = _our_paths(ens.graph)
-    df = ens.dataframe.reset_index()
-    df["path"] = [paths[i] for i in df["node"]]
-    df["file"] = df["profile"].map(ens.profile_mapping)
-    return df.set_index(["path", "file"]).sort_index()
-
-
-def _theirs_by_path_and_file(th):
-    paths = _their_paths(th)
-    df = th.dataframe.reset_index()
-    df["path"] = [paths[n] for n in df["node"]]
-    df["file"] = df["profile"].map(th.profile_mapping)
-    return df.set_index(["path", "file"]).sort_index()
 
 
 @pytest.fixture(scope="module", params=["quartz", "mpi_scaling"])
@@ -69,7 +40,7 @@ def pair(request, quartz_files, mpi_files):
 def test_union_node_count_and_frames(pair):
     ens, th = pair
     assert len(ens.graph) == len(th.graph)
-    assert sorted(_our_paths(ens.graph)) == sorted(_their_paths(th).values())
+    assert sorted(our_paths(ens.graph)) == sorted(their_paths(th).values())
     theirs = sorted((n.frame["name"], n.frame.get("type")) for n in th.graph.traverse())
     ours = sorted(zip(ens.graph.frames["name"], ens.graph.frames["type"]))
     assert ours == theirs
@@ -77,7 +48,7 @@ def test_union_node_count_and_frames(pair):
 
 def test_performance_table_values(pair):
     ens, th = pair
-    ours, theirs = _ours_by_path_and_file(ens), _theirs_by_path_and_file(th)
+    ours, theirs = ours_table(ens), theirs_table(th)
     assert len(ours) == len(theirs) == len(ens.graph) * len(ens)
     assert ours.index.equals(theirs.index)
     metrics = [c for c in th.exc_metrics + th.inc_metrics]
@@ -115,11 +86,11 @@ def test_statistics(pair):
         getattr(stats, fn)(th, columns=cols)
     stats.percentiles(th, columns=cols, percentiles=[0.25, 0.75])
     ens.stats(cols, percentiles=[0.25, 0.75])
-    paths = _their_paths(th)
+    paths = their_paths(th)
     theirs = th.statsframe.dataframe.copy()
     theirs.index = [paths[n] for n in theirs.index]
     ours = ens.statsframe.copy()
-    ours.index = _our_paths(ens.graph)
+    ours.index = our_paths(ens.graph)
     ours, theirs = ours.sort_index(), theirs.sort_index()
     rename = {
         "mean": "mean",
@@ -146,11 +117,11 @@ def test_correlation_nodewise(pair):
     _thicket().stats.correlation_nodewise(th, column1=a, column2=b, correlation="pearson")
     name = ens.correlate(a, b)
     assert name == f"{a}_vs_{b} pearson"
-    paths = _their_paths(th)
+    paths = their_paths(th)
     theirs = th.statsframe.dataframe[name].copy()
     theirs.index = [paths[n] for n in theirs.index]
     ours = ens.statsframe[name].copy()
-    ours.index = _our_paths(ens.graph)
+    ours.index = our_paths(ens.graph)
     np.testing.assert_allclose(ours.sort_index(), theirs.sort_index(), atol=1e-9, equal_nan=True)
 
 
@@ -159,7 +130,7 @@ def test_intersection(quartz_files, lassen_files):
     th = _thicket().Thicket.from_caliperreader(files, disable_tqdm=True).intersection()
     ens = Ensemble.from_files(files).intersection()
     assert len(ens.graph) == len(th.graph)
-    assert sorted(_our_paths(ens.graph)) == sorted(_their_paths(th).values())
+    assert sorted(our_paths(ens.graph)) == sorted(their_paths(th).values())
 
 
 def test_columns_concat_quartz_vs_lassen(quartz_files, lassen_files):
@@ -186,14 +157,8 @@ def test_columns_concat_quartz_vs_lassen(quartz_files, lassen_files):
     assert len(ours.graph) == len(theirs.graph)
     assert ours.dataframe.index.names == theirs.dataframe.index.names
     assert set(ours.dataframe.columns) == set(theirs.dataframe.columns)
-    paths = _their_paths(theirs)
-    t = theirs.dataframe.reset_index()
-    t["node"] = [paths[n] for n in t["node"]]
-    t = t.set_index(["node", "ProblemSizeRunParam"]).sort_index()
-    o = ours.dataframe.reset_index()
-    our_paths = _our_paths(ours.graph)
-    o["node"] = [our_paths[i] for i in o["node"]]
-    o = o.set_index(["node", "ProblemSizeRunParam"]).sort_index()
+    t = by_path(theirs.dataframe, their_paths(theirs), "ProblemSizeRunParam")
+    o = by_path(ours.dataframe, our_paths(ours.graph), "ProblemSizeRunParam")
     assert o.index.equals(t.index)
     for col in [c for c in theirs.exc_metrics]:
         np.testing.assert_allclose(o[col], t[col], equal_nan=True)

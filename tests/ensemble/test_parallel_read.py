@@ -3,7 +3,6 @@ ensemble the one-process read gives."""
 
 from __future__ import annotations
 
-import shutil
 import warnings
 from pathlib import Path
 
@@ -22,24 +21,6 @@ def assert_same_ensemble(a: Ensemble, b: Ensemble) -> None:
     assert a.profile_mapping == b.profile_mapping
     assert (a.exc_metrics, a.inc_metrics) == (b.exc_metrics, b.inc_metrics)
     assert a.errors == b.errors
-
-
-@pytest.fixture(scope="module")
-def rajaperf_files(quartz_files, lassen_files):
-    return quartz_files + lassen_files
-
-
-@pytest.fixture(scope="module")
-def many_copies(tmp_path_factory, quartz_files):
-    """Enough RAJAPerf files for the default to use processes (ids: the file name)."""
-    root = tmp_path_factory.mktemp("many")
-    n = build.PARALLEL_MIN_FILES + 8
-    out = []
-    for i in range(n):
-        dst = root / f"run{i:04d}.cali"
-        shutil.copy(quartz_files[i % len(quartz_files)], dst)
-        out.append(str(dst))
-    return out
 
 
 def test_two_reader_processes_give_the_same_ensemble(rajaperf_files):

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -77,23 +76,6 @@ def script(tmp_path, body: str, name="analysis.py") -> str:
     return str(path)
 
 
-@pytest.fixture(scope="module")
-def rajaperf(quartz_files, lassen_files):
-    return quartz_files + lassen_files
-
-
-@pytest.fixture(scope="module")
-def many_files(tmp_path_factory, quartz_files):
-    """Enough RAJAPerf files for the default (workers=None) to use processes."""
-    root = tmp_path_factory.mktemp("many")
-    out = []
-    for i in range(build.PARALLEL_MIN_FILES + 8):
-        dst = root / f"run{i:04d}.cali"
-        shutil.copy(quartz_files[i % len(quartz_files)], dst)
-        out.append(str(dst))
-    return out
-
-
 def assert_read_elsewhere(report, pids, n_files):
     """Every file was read once, none of them by the script's own process."""
     assert report["profiles"] == n_files
@@ -101,26 +83,26 @@ def assert_read_elsewhere(report, pids, n_files):
     assert report["pid"] not in pids
 
 
-def test_unguarded_script_default_reads_on_all_cores(tmp_path, many_files):
+def test_unguarded_script_default_reads_on_all_cores(tmp_path, many_copies):
     if build._usable_cores() < 2:
         pytest.skip("this machine lets the process use one core: the default stays serial")
     path = script(tmp_path, 'ens = pw.Ensemble.from_files(files, profile_key="file")\n')
-    report, err, pids = run_python([path], many_files, tmp_path)
+    report, err, pids = run_python([path], many_copies, tmp_path)
     assert beside_the_bar(err) == []
-    assert_read_elsewhere(report, pids, len(many_files))
-    expected = build.reader_processes(len(many_files), None, None)
+    assert_read_elsewhere(report, pids, len(many_copies))
+    expected = build.reader_processes(len(many_copies), None, None)
     assert len(set(pids)) == expected
 
 
-def test_unguarded_script_with_workers(tmp_path, rajaperf):
+def test_unguarded_script_with_workers(tmp_path, rajaperf_files):
     path = script(tmp_path, "ens = pw.Ensemble.from_files(files, workers=2)\n")
-    report, err, pids = run_python([path], rajaperf, tmp_path)
+    report, err, pids = run_python([path], rajaperf_files, tmp_path)
     assert beside_the_bar(err) == []
-    assert_read_elsewhere(report, pids, len(rajaperf))
-    assert report["nodes"] == len(build.from_files(rajaperf, workers=1).graph)
+    assert_read_elsewhere(report, pids, len(rajaperf_files))
+    assert report["nodes"] == len(build.from_files(rajaperf_files, workers=1).graph)
 
 
-def test_unguarded_script_with_threads_reads_here_and_says_so_once(tmp_path, rajaperf):
+def test_unguarded_script_with_threads_reads_here_and_says_so_once(tmp_path, rajaperf_files):
     """With another thread running, forking is unsafe and a fresh process would run the
     script again: the files are read in the script's process, with one warning."""
     body = """\
@@ -131,18 +113,18 @@ def test_unguarded_script_with_threads_reads_here_and_says_so_once(tmp_path, raj
     stop.set()
     """
     path = script(tmp_path, body)
-    report, err, pids = run_python([path], rajaperf, tmp_path)
-    assert report["profiles"] == len(rajaperf)
+    report, err, pids = run_python([path], rajaperf_files, tmp_path)
+    assert report["profiles"] == len(rajaperf_files)
     assert set(pids) == {report["pid"]}
     assert "Traceback" not in err
     warning_lines = [line for line in beside_the_bar(err) if "Warning" in line]
     assert len(warning_lines) == 1, err
     assert "ParallelReadWarning" in warning_lines[0]
-    assert f"read {len(rajaperf)} files in this process" in warning_lines[0]
+    assert f"read {len(rajaperf_files)} files in this process" in warning_lines[0]
     assert "analysis.py" in warning_lines[0] and "__main__" in warning_lines[0]
 
 
-def test_guarded_script_with_threads_uses_fresh_processes(tmp_path, rajaperf):
+def test_guarded_script_with_threads_uses_fresh_processes(tmp_path, rajaperf_files):
     body = """\
     import threading
     if __name__ == "__main__":
@@ -154,12 +136,12 @@ def test_guarded_script_with_threads_uses_fresh_processes(tmp_path, rajaperf):
     path = script(tmp_path, body)
     text = Path(path).read_text().replace("print(json", "    print(json")
     Path(path).write_text(text)
-    report, err, pids = run_python([path], rajaperf, tmp_path)
+    report, err, pids = run_python([path], rajaperf_files, tmp_path)
     assert beside_the_bar(err) == []
-    assert_read_elsewhere(report, pids, len(rajaperf))
+    assert_read_elsewhere(report, pids, len(rajaperf_files))
 
 
-def test_python_c_with_threads(tmp_path, rajaperf):
+def test_python_c_with_threads(tmp_path, rajaperf_files):
     """``python -c``: a fresh process has no script to run again."""
     code = (
         PREAMBLE
@@ -168,22 +150,22 @@ def test_python_c_with_threads(tmp_path, rajaperf):
         + "ens = pw.Ensemble.from_files(files, workers=2)\n"
         + REPORT
     )
-    report, err, _ = run_python(["-c", code], rajaperf, tmp_path)
+    report, err, _ = run_python(["-c", code], rajaperf_files, tmp_path)
     assert beside_the_bar(err) == []
-    assert report["profiles"] == len(rajaperf)
+    assert report["profiles"] == len(rajaperf_files)
 
 
-def test_python_c_plain(tmp_path, rajaperf):
+def test_python_c_plain(tmp_path, rajaperf_files):
     code = PREAMBLE + "ens = pw.Ensemble.from_files(files, workers=2)\n" + REPORT
-    report, err, pids = run_python(["-c", code], rajaperf, tmp_path)
+    report, err, pids = run_python(["-c", code], rajaperf_files, tmp_path)
     assert beside_the_bar(err) == []
-    assert_read_elsewhere(report, pids, len(rajaperf))
+    assert_read_elsewhere(report, pids, len(rajaperf_files))
 
 
-def test_cli_ensemble_with_jobs(tmp_path, rajaperf):
+def test_cli_ensemble_with_jobs(tmp_path, rajaperf_files):
     code = "import sys; from perfweave.cli import main; sys.exit(main())"
     proc = subprocess.run(
-        [sys.executable, "-c", code, "ensemble", "--jobs", "2", *rajaperf],
+        [sys.executable, "-c", code, "ensemble", "--jobs", "2", *rajaperf_files],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(SRC)},
@@ -191,13 +173,13 @@ def test_cli_ensemble_with_jobs(tmp_path, rajaperf):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == ""
-    assert f"profiles: {len(rajaperf)}\n" in proc.stdout
+    assert f"profiles: {len(rajaperf_files)}\n" in proc.stdout
 
 
-def test_cli_rejects_a_bad_job_count(tmp_path, rajaperf):
+def test_cli_rejects_a_bad_job_count(tmp_path, rajaperf_files):
     code = "import sys; from perfweave.cli import main; sys.exit(main())"
     proc = subprocess.run(
-        [sys.executable, "-c", code, "ensemble", "--jobs", "0", rajaperf[0]],
+        [sys.executable, "-c", code, "ensemble", "--jobs", "0", rajaperf_files[0]],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(SRC)},
@@ -206,14 +188,14 @@ def test_cli_rejects_a_bad_job_count(tmp_path, rajaperf):
     assert "--jobs: expected a whole number >= 1, found '0'" in proc.stderr
 
 
-def test_notebook_kernel(tmp_path, rajaperf):
+def test_notebook_kernel(tmp_path, rajaperf_files):
     """A notebook kernel runs threads (so no fork) and its __main__ is guarded."""
     nbformat = pytest.importorskip("nbformat", reason="nbformat comes with the test extra")
     nbclient = pytest.importorskip("nbclient", reason="nbclient comes with the test extra")
     cell = (
         f"import sys; sys.path.insert(0, {str(SRC)!r})\n"
         "import perfweave as pw, threading\n"
-        f"ens = pw.Ensemble.from_files({rajaperf!r}, workers=2)\n"
+        f"ens = pw.Ensemble.from_files({rajaperf_files!r}, workers=2)\n"
         "print(len(ens), threading.active_count() > 1)"
     )
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)])
@@ -223,6 +205,6 @@ def test_notebook_kernel(tmp_path, rajaperf):
     streams = [o for o in outputs if o["output_type"] == "stream"]
     others = [o for o in outputs if o["output_type"] not in ("stream", "display_data")]
     assert others == [] and [o["name"] for o in streams] == ["stdout"], outputs
-    assert streams[0]["text"] == f"{len(rajaperf)} True\n"
+    assert streams[0]["text"] == f"{len(rajaperf_files)} True\n"
     for shown in (o for o in outputs if o["output_type"] == "display_data"):
         assert shown["data"]["text/plain"].startswith("reading profiles: ")

@@ -17,7 +17,7 @@ import numpy as np
 
 from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
-from perfweave.ensemble.significance import _set, matrix
+from perfweave.ensemble.significance import matrix
 from perfweave.errors import ShapeError
 
 PARTS = ("q1", "q2", "q3", "iqr", "lowerfence", "upperfence", "outliers")
@@ -47,7 +47,7 @@ def calc_boxplot_statistics(
         values = [q1, q2, q3, iqr, low, high, outlier_lists(outside, profiles)]
         for part, v in zip(PARTS, values):
             out[_label(col, part + suffix)] = v
-    return _set(ens, out)
+    return _stats._set(ens, out)
 
 
 def _label(col: Any, name: str) -> Any:

@@ -28,7 +28,7 @@ import numpy as np
 
 from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
-from perfweave.ensemble.significance import _pair, _set, pairwise
+from perfweave.ensemble.significance import _pair, pairwise
 from perfweave.errors import ShapeError
 
 
@@ -63,7 +63,7 @@ def _distance_name(a: Any, b: Any, what: str) -> str:
 def _distance(ens, columns, output_column_name, fn, what) -> list[Any]:
     a, b = _pair(ens, columns, what)
     name = output_column_name or _distance_name(a, b, what)
-    return _set(ens, {name: fn(*_moments(ens, a, b))})
+    return _stats._set(ens, {name: fn(*_moments(ens, a, b))})
 
 
 def bhattacharyya_distance(
@@ -90,8 +90,8 @@ def _delta(ens, columns, output_column_name, fn, fn_name) -> list[Any]:
     m1, m2, s1, s2 = _moments(ens, a, b)
     with np.errstate(all="ignore"):
         values = fn(m1, m2, s1, s2)
-    name = output_column_name or f"{a[0]}_{a[1]}_{b[0]}_{b[1]}_{fn_name}"
-    return _set(ens, {("Scoring", name): values})
+    name = output_column_name or _distance_name(a, b, fn_name)
+    return _stats._set(ens, {("Scoring", name): values})
 
 
 def score_delta_mean_delta_stdnorm(
@@ -138,7 +138,9 @@ def _score(ens, columns, output_column_name, characterization_func, comparison_f
     compare = comparison_func or (lambda x, y: x < y)
     sf = ens.statsframe
     better = pairwise(compare, sf[ca].to_numpy(), sf[cb].to_numpy()).astype(bool)
-    return _set(ens, {("Scoring", output_column_name or name): distance * np.where(better, -1, 1)})
+    return _stats._set(
+        ens, {("Scoring", output_column_name or name): distance * np.where(better, -1, 1)}
+    )
 
 
 def score_bhattacharyya(

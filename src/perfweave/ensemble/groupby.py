@@ -115,10 +115,7 @@ def _collapse(values: pd.Series) -> Any:
 def aggregate(ens: Ensemble, by: Any, func: Any) -> Ensemble:
     """See :class:`GroupBy.agg`."""
     cols = by if isinstance(by, list) else [by]
-    meta = ens.metadata
-    for c in cols:
-        if c not in meta.columns:
-            raise MetadataError(f"no metadata column {c!r} to group by")
+    meta = ens.metadata  # ``by`` was checked by ``ens.groupby``, the only way here
     if ens.index_levels:
         raise ShapeError("agg folds profiles of one row per node; drop rank/thread levels first")
     if isinstance(ens.dataframe.columns, pd.MultiIndex):

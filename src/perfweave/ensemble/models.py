@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.ensemble import _table
+from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import MetadataError, ShapeError
 
@@ -49,15 +50,9 @@ def parameter(ens: Ensemble, param: Any) -> np.ndarray:
 def metric_matrix(ens: Ensemble, metric: Any) -> np.ndarray:
     """The (nodes, profiles) matrix of ``metric`` (NaN where a node has no value in a
     profile; rank/thread rows averaged per node and profile)."""
+    (metric,) = _stats._check_columns(ens, [metric], "metric")
     df = ens.dataframe
-    if metric not in df.columns:
-        raise ShapeError(
-            f"no metric {metric!r} in the performance table (numeric columns: "
-            f"{ens.performance_cols[:12]})"
-        )
-    if not pd.api.types.is_numeric_dtype(df[metric].dtype) or pd.api.types.is_bool_dtype(
-        df[metric].dtype
-    ):
+    if pd.api.types.is_bool_dtype(df[metric].dtype):
         raise ShapeError(f"metric {metric!r} is not numeric ({df[metric].dtype})")
     n, p = len(ens.graph), len(ens.metadata)
     values = df[metric].to_numpy(dtype=float, na_value=np.nan)
@@ -90,10 +85,13 @@ def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.Data
     fits.index = pd.Index(np.arange(len(ens.graph), dtype=INT), name="node")
     names = ens.graph.frames["name"].to_numpy() if "name" in ens.graph.frames else None
     fits.insert(0, "name", names)
-    sf = ens.statsframe.copy(deep=False)
-    sf[_name(metric, MODEL_TAG)] = fits["model"].to_numpy()
-    sf[_name(metric, "_RSS" + MODEL_TAG)] = fits["rss"].to_numpy()
-    sf[_name(metric, "_SMAPE" + MODEL_TAG)] = fits["smape"].to_numpy()
-    sf[_name(metric, "_AR2" + MODEL_TAG)] = fits["ar2"].to_numpy()
-    ens.statsframe = sf
+    _stats._set(
+        ens,
+        {
+            _name(metric, MODEL_TAG): fits["model"].to_numpy(),
+            _name(metric, "_RSS" + MODEL_TAG): fits["rss"].to_numpy(),
+            _name(metric, "_SMAPE" + MODEL_TAG): fits["smape"].to_numpy(),
+            _name(metric, "_AR2" + MODEL_TAG): fits["ar2"].to_numpy(),
+        },
+    )
     return fits

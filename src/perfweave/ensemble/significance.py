@@ -39,14 +39,6 @@ def _pair(ens: Ensemble, columns: Sequence[Any], what: str) -> list[Any]:
     return _stats._check_columns(ens, columns)
 
 
-def _set(ens: Ensemble, values: dict[Any, Any]) -> list[Any]:
-    sf = ens.statsframe.copy(deep=False)
-    for k, v in values.items():
-        sf[k] = v
-    ens.statsframe = sf
-    return list(values)
-
-
 def matrix(ens: Ensemble, column: Any) -> np.ndarray:
     """The (nodes, profiles) values of a performance column (NaN where missing)."""
     return _stats._wide(ens, column, _stats._is_dense(ens))
@@ -85,7 +77,7 @@ def ttest(ens: Ensemble, columns: Sequence[Any], alpha: float = 0.05) -> list[An
         tvalue = _sps.t.ppf(1 - alpha / 2, dof)
         tstat = (m1 - m2) / np.sqrt(s1**2 / n1 + s2**2 / n2)
     base = _joined([a, b], isinstance(a, tuple))
-    return _set(
+    return _stats._set(
         ens,
         {_label(ens, base + "_tvalue"): tvalue, _label(ens, base + "_tstatistic"): tstat},
     )
@@ -117,7 +109,7 @@ def preference(
         values = np.full(len(sf), "No preference", dtype=object)
         values[significant] = chosen[significant]
         out[_label(ens, f"{base}_{stat}_preferred")] = values
-    return _set(ens, out)
+    return _stats._set(ens, out)
 
 
 def pairwise(func: Callable[[Any, Any], Any], x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -164,7 +156,7 @@ def confidence_interval(
         name = f"confidence_interval_{confidence_level}_"
         label = (col[0], name + col[1]) if isinstance(col, tuple) else name + str(col)
         out[label] = values
-    return _set(ens, out)
+    return _stats._set(ens, out)
 
 
 def check_normality(ens: Ensemble, columns: Sequence[Any], alpha: float = 0.05) -> list[Any]:
@@ -177,7 +169,7 @@ def check_normality(ens: Ensemble, columns: Sequence[Any], alpha: float = 0.05) 
         values = pd.array(np.where(p > alpha, True, False), dtype="boolean")
         values[np.isnan(p) | (p == alpha)] = pd.NA
         out[_stats._name(col, "normality")] = values
-    return _set(ens, out)
+    return _stats._set(ens, out)
 
 
 def shapiro_pvalues(mat: np.ndarray) -> np.ndarray:

@@ -29,7 +29,8 @@ import pandas as pd
 
 from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
-from perfweave.ensemble.significance import _set, matrix
+from perfweave.ensemble.reshape import _metadata_column
+from perfweave.ensemble.significance import matrix
 from perfweave.errors import MetadataError, ShapeError
 
 _AGG = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin, "max": np.nanmax}
@@ -37,13 +38,7 @@ _AGG = {"mean": np.nanmean, "median": np.nanmedian, "min": np.nanmin, "max": np.
 
 def scales(ens: Ensemble, column: Any) -> np.ndarray:
     """The numeric scale of every profile (metadata ``column``), checked."""
-    meta = ens.metadata
-    if column not in meta.columns:
-        raise MetadataError(
-            f"no metadata column {column!r} to take the scale from (columns: "
-            f"{list(map(str, meta.columns))[:12]})"
-        )
-    raw = meta[column]
+    raw = _metadata_column(ens, column, "to take the scale from")
     values = pd.to_numeric(raw, errors="coerce")
     bad = values.isna() & raw.notna()
     if bad.any() or pd.api.types.is_bool_dtype(raw.dtype):
@@ -114,7 +109,7 @@ def scaling_table(
                 else:
                     value = (per[:, 0] * base) / (per[:, j] * level)
                 out[f"{_scale_label(level)}.{_plain(metric)}.{what}"] = value
-    _set(ens, out)
+    _stats._set(ens, out)
     table = pd.DataFrame(out, index=ens.statsframe.index)
     names = ens.graph.frames["name"].to_numpy()
     table.insert(0, "name", names[np.asarray(table.index, dtype=np.int64)])

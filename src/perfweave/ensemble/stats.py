@@ -24,7 +24,9 @@ STATS = ("mean", "median", "std", "var", "min", "max", "count", "sum")
 INT = np.int64
 
 
-def _check_columns(ens: Ensemble, columns: Sequence[Any] | None) -> list[Any]:
+def _check_columns(ens: Ensemble, columns: Sequence[Any] | None, what: str = "column") -> list[Any]:
+    """The numeric performance columns asked for (``None``: the metrics), each checked;
+    ``what`` names them in the errors."""
     if columns is None:
         columns = [c for c in ens.performance_cols if c in ens.exc_metrics + ens.inc_metrics]
         columns = columns or ens.performance_cols
@@ -32,11 +34,11 @@ def _check_columns(ens: Ensemble, columns: Sequence[Any] | None) -> list[Any]:
     for c in columns:
         if c not in ens.dataframe.columns:
             raise ShapeError(
-                f"no column {c!r} in the performance table (numeric columns: "
+                f"no {what} {c!r} in the performance table (numeric columns: "
                 f"{ens.performance_cols[:12]})"
             )
         if not pd.api.types.is_numeric_dtype(ens.dataframe[c].dtype):
-            raise ShapeError(f"column {c!r} is not numeric ({ens.dataframe[c].dtype})")
+            raise ShapeError(f"{what} {c!r} is not numeric ({ens.dataframe[c].dtype})")
     return columns
 
 
@@ -79,11 +81,16 @@ def compute_stats(
             out.update(_dense_stats(col, _matrix(ens, col), stats, percentiles))
         else:
             out.update(_grouped_stats(ens, col, n, stats, percentiles))
+    return _set(ens, out)
+
+
+def _set(ens: Ensemble, values: dict[Any, Any]) -> list[Any]:
+    """Add ``values`` (name -> one value per node) to ``ens.statsframe``; their names."""
     sf = ens.statsframe.copy(deep=False)
-    for k, v in out.items():
+    for k, v in values.items():
         sf[k] = v
     ens.statsframe = sf
-    return list(out)
+    return list(values)
 
 
 def _dense_stats(col, mat, stats, percentiles) -> dict[Any, np.ndarray]:
@@ -196,9 +203,7 @@ def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson")
     name = f"{_plain(metric)}_vs_{_plain(against)} {method}"
     if isinstance(metric, tuple):
         name = (*metric[:-1], name)
-    sf = ens.statsframe.copy(deep=False)
-    sf[name] = r
-    ens.statsframe = sf
+    _set(ens, {name: r})
     return name
 
 
@@ -211,7 +216,10 @@ def _wide(ens: Ensemble, column: Any, dense: bool) -> np.ndarray:
         return _matrix(ens, column)
     df = ens.dataframe
     if df.index.nlevels > 2:
-        raise ShapeError("correlation needs one row per (node, profile); drop rank/thread first")
+        raise ShapeError(
+            f"{column!r} has several rows per (node, profile): this statistic needs one; "
+            "drop the rank/thread levels first"
+        )
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
     pos = _table.profile_positions(df, ens.metadata.index)
     out = np.full((len(ens.graph), len(ens.metadata)), np.nan)

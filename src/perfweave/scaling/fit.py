@@ -168,22 +168,22 @@ def _choose(ok, loo_rss, loo_smape, c0, c1, mean, const_rss, const_smape, n, con
     coefficient and a term that is not negligible, the one with the smallest
     leave-one-out SMAPE (the first on ties), if that beats the constant's SMAPE and the
     constant's RSS is not 0. ``contribution(rows, hyps)`` gives the largest share of a
-    term in the measured values; it is computed only for the leading candidates (a
-    rejected one makes way for the next best, as in Extra-P's sequential search)."""
+    term in the measured values; it is computed once per leading candidate (a rejected
+    one makes way for the next best, as in Extra-P's sequential search)."""
     F = len(mean)
     ok = ok & np.isfinite(loo_rss) & (c1 != 0)
     score = np.where(ok, loo_smape, np.inf)
     rows = np.arange(F)
     fits = const_rss != 0
-    while True:
-        best = np.argmin(score, axis=1)
-        lead = rows[fits & (score[rows, best] < const_smape)]
-        if not len(lead):
-            break
-        negligible = contribution(lead, best[lead]) < MIN_TERM_CONTRIBUTION
-        if not negligible.any():
-            break
-        score[lead[negligible], best[lead[negligible]]] = np.inf
+    pending = rows[fits]  # rows whose leading candidate is not checked yet
+    while len(pending):
+        best = np.argmin(score[pending], axis=1)
+        lead = score[pending, best] < const_smape[pending]
+        pending, best = pending[lead], best[lead]
+        negligible = contribution(pending, best) < MIN_TERM_CONTRIBUTION
+        score[pending[negligible], best[negligible]] = np.inf
+        pending = pending[negligible]  # an accepted candidate is never checked again
+    best = np.argmin(score, axis=1)
     take = fits & (score[rows, best] < const_smape)
     hyp = np.where(take, best, -1)
     out_rss = np.where(take, loo_rss[rows, best], const_rss)
@@ -378,8 +378,8 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
 
 def model_texts(hyp: np.ndarray, c0: np.ndarray, c1: np.ndarray, param: str = "p") -> np.ndarray:
     """The model texts in Extra-P's notation with 3 significant digits, e.g.
-    ``1.92e-05 + 9.09e-09 * p^(9/4)`` ("" where ``hyp`` is -2: no model); see
-    :func:`perfweave.scaling.model.model_text`, which this matches for arrays."""
+    ``1.92e-05 + 9.09e-09 * p^(9/4)`` (a negative ``c1`` written ``c0 - |c1| * term``,
+    ``c0`` left out when 0; "" where ``hyp`` is -2: no model)."""
     texts = np.array(
         [terms.extrap_term(f, c, param) for f, c in zip(terms.POLY, terms.LOG)] + [""], dtype=object
     )

@@ -1,4 +1,4 @@
-"""One fitted model as an object, model texts, and predictions from a table of models."""
+"""One fitted model as an object, and predictions from a table of models."""
 
 from __future__ import annotations
 
@@ -9,25 +9,6 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import ShapeError
-from perfweave.scaling import terms
-
-
-def _coef(value: float) -> str:
-    return f"{value:.3g}"
-
-
-def model_text(hyp: int, c0: float, c1: float, param: str = "p") -> str:
-    """``c0 + c1 * <term>`` in Extra-P's notation, coefficients to 3 significant digits
-    (a negative ``c1`` is written ``c0 - |c1| * <term>``); "" for no model (``hyp`` -2)."""
-    if hyp == -2:
-        return ""
-    if hyp < 0:
-        return _coef(c0)
-    term = terms.extrap_term(terms.POLY[hyp], terms.LOG[hyp], param)
-    coef = _coef(abs(c1))
-    if c0 == 0:
-        return f"{'-' if c1 < 0 else ''}{coef} * {term}"
-    return f"{_coef(c0)} {'-' if c1 < 0 else '+'} {coef} * {term}"
 
 
 def evaluate(c0: Any, c1: Any, p_exp: Any, log_exp: Any, values: Any) -> np.ndarray:
