@@ -21,26 +21,37 @@ from perfweave.calltree._layout import Layout, layout
 
 
 def subgraph_sums(graph, df: pd.DataFrame, columns: list[str]) -> dict[str, np.ndarray]:
-    """Inclusive sum of each column, per row of ``df`` (a DAG's reachable sets are found
-    once for all columns)."""
+    """Inclusive sum of each column, per row of ``df``: every column's values and presence
+    stacked into one (node x cell) matrix, summed up the tree in one pass (a DAG's
+    reachable sets are found once for all columns); a sum of no value stays NaN."""
     n = len(graph)
     lay = layout(df, n)
-    reach = None if graph.is_tree() else [_dag.descendants(graph, v) for v in range(n)]
-    out = {}
+    values, dense, present = [], [], []
     for col in columns:
-        values = pd.to_numeric(df[col], errors="coerce").to_numpy(dtype=float)
-        dense, present = lay.dense(values)
-        present = present.astype(float)
-        if reach is None:
-            total = up_sum(graph, dense)
-            count = up_sum(graph, present)
-        else:
-            total = np.zeros_like(dense)
-            count = np.zeros_like(present)
-            for v, below in enumerate(reach):
-                total[v] = dense[below].sum(axis=0)
-                count[v] = present[below].sum(axis=0)
-        out[col] = to_rows(lay, values, dense, np.where(count > 0, total, np.nan))
+        v = df[col]
+        if not pd.api.types.is_float_dtype(v.dtype):
+            v = pd.to_numeric(v, errors="coerce")
+        v = v.to_numpy(dtype=float, na_value=np.nan)
+        d, p = lay.dense(v)
+        values.append(v)
+        dense.append(d)
+        present.append(p.astype(float))
+    if not columns:
+        return {}
+    width = dense[0].shape[1]
+    stacked = np.concatenate(dense + present, axis=1)
+    if graph.is_tree():
+        total = up_sum(graph, stacked)
+    else:
+        total = np.zeros_like(stacked)
+        for v, below in enumerate(_dag.descendants(graph, u) for u in range(n)):
+            total[v] = stacked[below].sum(axis=0)
+    k = len(columns)
+    out = {}
+    for j, col in enumerate(columns):
+        sums = total[:, j * width : (j + 1) * width]
+        count = total[:, (k + j) * width : (k + j + 1) * width]
+        out[col] = to_rows(lay, values[j], dense[j], np.where(count > 0, sums, np.nan))
     return out
 
 

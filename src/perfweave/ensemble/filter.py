@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import query
-from perfweave.calltree._inclusive import subgraph_sums, up_sum
+from perfweave.calltree._inclusive import subgraph_sums
 from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graphframe import (
     GraphFrame,
@@ -95,10 +95,7 @@ def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool =
     inc = list(ens.inc_metrics)
     if update_inclusive_columns and ens.exc_metrics:
         names = [_inclusive_label(m) for m in ens.exc_metrics]
-        if dense and graph.is_tree():
-            sums = _dense_inclusive(graph, df, list(ens.exc_metrics), len(ens.metadata))
-        else:
-            sums = subgraph_sums(graph, df, list(ens.exc_metrics))
+        sums = subgraph_sums(graph, df, list(ens.exc_metrics))
         df = df.copy(deep=False)
         for exc, name in zip(ens.exc_metrics, names):
             df[name] = sums[exc]
@@ -123,28 +120,6 @@ def _dense_rows(ens: Ensemble, old_of_new: np.ndarray) -> pd.DataFrame:
     index = _table.dense_index(len(old_of_new), list(df.index.levels[1]), ens.profile_level)
     out = pd.DataFrame(columns, index=index, copy=False)
     out.columns = df.columns
-    return out
-
-
-def _dense_inclusive(graph, df: pd.DataFrame, metrics: list, p: int) -> dict:
-    """Inclusive sums of a dense table's metrics (a tree): every metric's values and
-    presence as one (nodes x 2 k P) matrix summed up the tree in one pass; a sum of no
-    value stays NaN, as :func:`subgraph_sums` gives."""
-    n, k = len(graph), len(metrics)
-    values = np.empty((n, 2 * k * p))
-    for j, m in enumerate(metrics):
-        col = df[m]
-        if not pd.api.types.is_float_dtype(col.dtype):
-            col = pd.to_numeric(col, errors="coerce")
-        mat = col.to_numpy(dtype=float, na_value=np.nan).reshape(n, p)
-        ok = ~np.isnan(mat)
-        values[:, j * p : (j + 1) * p] = np.where(ok, mat, 0.0)
-        values[:, (k + j) * p : (k + j + 1) * p] = ok
-    total = up_sum(graph, values)
-    out = {}
-    for j, m in enumerate(metrics):
-        sums, count = total[:, j * p : (j + 1) * p], total[:, (k + j) * p : (k + j + 1) * p]
-        out[m] = np.where(count > 0, sums, np.nan).ravel()
     return out
 
 
