@@ -527,6 +527,13 @@ def test_extra_columns_show_sort_and_follow_call_paths(lulesh):
     assert "model" in [c["key"] for c in ex.columns] and "no node 99999" in ex.error
     with pytest.raises(ShapeError, match="name of a metric column"):
         ex.set_extra_columns(pd.DataFrame({"time": [1.0]}, index=[0]))
+    # a unit: the column is shown like a metric in that unit; a unit for no column is refused
+    timed = pd.DataFrame({"model": ["n"], "r2": [0.5]}, index=[0])
+    ex.set_extra_columns(timed, units={"r2": "s"})
+    spec = {c["key"]: c for c in ex.columns}
+    assert spec["r2"]["unit"] == "s" and spec["model"]["unit"] == ""
+    with pytest.raises(ShapeError, match="unit for 'speed'"):
+        ex.set_extra_columns(timed, units={"speed": "s"})
     ex.set_extra_columns(None)
     assert [c["key"] for c in ex.columns] == ["time (inc)", "time"]
 

@@ -73,6 +73,8 @@ def test_explorer_shows_growth_and_prediction_columns(view):
     # "which call path dominates at the target?": one sort
     view.explorer.sort_by(f"at {view.target:g}")
     assert view.explorer.sort_column == f"at {view.target:g}"
+    spec = {c["key"]: c for c in view.explorer.columns}
+    assert spec[f"at {view.target:g}"]["unit"] == "s"  # the metric's unit, shown like its cells
     view.explorer.sort_by("growth")
     first = view.explorer.visible_rows()["node"].iloc[0]
     assert view.models.loc[first, "growth"] == view.models["growth"].max()
@@ -175,7 +177,7 @@ def test_group_by_colors_and_fits_per_group():
     assert len(colors) == 2
     # without grouping: one curve over all runs (repeats folded by their mean)
     view.set_group_by(None)
-    assert list(view.group_models.index) == [""] and view._group_box.value is None
+    assert list(view.group_models.index) == [""] and view._group_box.value == ""  # "(none)"
     with pytest.raises(MetadataError, match="no metadata column 'rack'"):
         view.set_group_by("rack")
     x = ens.metadata["size"].to_numpy(float)

@@ -264,9 +264,12 @@ class Extras:
     keys: np.ndarray  # path key of each row of ``values``
     values: dict[str, np.ndarray]  # float64 or object (text)
     sort: dict[str, np.ndarray]  # float64 sort key per column
+    units: dict[str, str]  # unit of a numeric column, formatted like a metric's ("" none)
 
     @classmethod
-    def of(cls, frame: Any, sort_keys: Any, graph: Any, names: np.ndarray) -> Extras:
+    def of(
+        cls, frame: Any, sort_keys: Any, graph: Any, names: np.ndarray, units: Any = None
+    ) -> Extras:
         if not isinstance(frame, pd.DataFrame):
             raise ShapeError(
                 f"extra columns come as a pandas DataFrame indexed by node id, not "
@@ -306,7 +309,13 @@ class Extras:
             elif values[name].dtype == object:
                 codes, _ = pd.factorize(pd.Series(values[name]), sort=True)
                 sort[name] = np.where(pd.isna(series.to_numpy()), np.nan, codes.astype(float))
-        return cls([str(c) for c in frame.columns], path_keys(graph, names)[node], values, sort)
+        units = {str(k): str(v) for k, v in (units or {}).items()}
+        unknown = set(units) - set(values)
+        if unknown:
+            raise ShapeError(f"unit for {sorted(unknown)[0]!r}, which is not an extra column")
+        return cls(
+            [str(c) for c in frame.columns], path_keys(graph, names)[node], values, sort, units
+        )
 
     def on(
         self, graph: Any, names: np.ndarray
@@ -322,7 +331,8 @@ class Extras:
             out[found] = src[at[found]]
             key = np.full(len(graph), np.nan)
             key[found] = self.sort[name][at[found]] if name in self.sort else src[at[found]]
-            cols.append(Column(name, name, "text" if text else "extra"))
+            unit = "" if text else self.units.get(name, "")
+            cols.append(Column(name, name, "text" if text else "extra", unit))
             table[name], sort[name] = out, key
         return cols, table, sort
 

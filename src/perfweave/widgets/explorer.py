@@ -270,7 +270,10 @@ class CalltreeExplorer(WidgetBase):
         return self._do(lambda: self._restyle(color_by=column or None))
 
     def set_extra_columns(
-        self, frame: pd.DataFrame | None, sort_keys: pd.DataFrame | dict | None = None
+        self,
+        frame: pd.DataFrame | None,
+        sort_keys: pd.DataFrame | dict | None = None,
+        units: dict | None = None,
     ) -> CalltreeExplorer:
         """Show extra per-node columns after the metrics (another view's results beside
         the calltree: a scaling model per node, a label, a score).
@@ -279,6 +282,8 @@ class CalltreeExplorer(WidgetBase):
         column per extra column, numeric or text; nodes it lacks show a dash. ``sort_keys``
         (optional): a numeric sort key per text column (a DataFrame with the same index or
         a dict of column -> Series); a text column without one sorts alphabetically.
+        ``units`` (optional): column -> unit of a numeric column (``"s"``, ``"B"``), whose
+        values are then shown like a metric's in that unit (``1.38 ms``).
         Every extra column sorts like a metric (header click or :meth:`sort_by`). The
         columns follow their call paths through later filters, focus and drops. ``None``
         removes them.
@@ -288,7 +293,7 @@ class CalltreeExplorer(WidgetBase):
             extras = None
             if frame is not None:
                 metric_keys = {c.key for c in self._columns if c.kind not in _source.EXTRA_KINDS}
-                extras = _source.Extras.of(frame, sort_keys, self._data.graph, self._names)
+                extras = _source.Extras.of(frame, sort_keys, self._data.graph, self._names, units)
                 clash = metric_keys & set(extras.names)
                 if clash:
                     raise ShapeError(

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.calltree.display import metric_unit
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
@@ -258,7 +259,7 @@ class ScalingView(CompositeBase):
             return None
         return self._study.match_nodes(shown)
 
-    def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
         """The explorer's extra columns, indexed by the node ids of the tree it shows."""
         at = self._study.predict(models, self.target)
         frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
@@ -269,11 +270,12 @@ class ScalingView(CompositeBase):
             found = to_ens >= 0
             frame = frame.iloc[to_ens[found]].set_axis(np.flatnonzero(found))
             key = key.iloc[to_ens[found]].set_axis(frame.index)
-        return frame, {GROWTH: key}
+        # the prediction is in the metric's own unit, shown like the metric's cells
+        return frame, {GROWTH: key}, {f"at {self.target:g}": metric_unit(self.metric)}
 
     def _update_columns(self, models: pd.DataFrame | None = None) -> None:
-        frame, keys = self._extra_columns(self._models if models is None else models)
-        self.explorer.set_extra_columns(frame, sort_keys=keys)
+        frame, keys, units = self._extra_columns(self._models if models is None else models)
+        self.explorer.set_extra_columns(frame, sort_keys=keys, units=units)
 
     def _on_explorer_select(self, change: dict) -> None:
         nodes = change["new"]
@@ -305,14 +307,15 @@ class ScalingView(CompositeBase):
             lambda c: self._from_control(lambda: self.set_log_axes(c["new"])), "value"
         )
         meta_cols = [str(c) for c in self._study.ensemble.metadata.columns]
+        # "" stands for no grouping: a Dropdown shows a value of None as no choice at all
         self._group_box = w.Dropdown(
-            options=[("(none)", None)] + [(c, c) for c in meta_cols],
-            value=self.group_by,
+            options=[("(none)", "")] + [(c, c) for c in meta_cols],
+            value=self.group_by or "",
             description="color by",
             layout=w.Layout(width="260px"),
         )
         self._group_box.observe(
-            lambda c: self._from_control(lambda: self.set_group_by(c["new"])), "value"
+            lambda c: self._from_control(lambda: self.set_group_by(c["new"] or None)), "value"
         )
         self._title = w.Label(layout=w.Layout(width="100%"))
         self._model_text = w.Label(layout=w.Layout(width="100%"))
@@ -352,7 +355,7 @@ class ScalingView(CompositeBase):
             return
         self._target_box.value = self.target
         self._axes_box.value = self.log_axes
-        self._group_box.value = self.group_by
+        self._group_box.value = self.group_by or ""
         for box, sel in zip(self._run_boxes, self._selected):
             box.value = bool(sel)
         self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
@@ -446,10 +449,11 @@ class ScalingView(CompositeBase):
             self._figures.value = ""
         else:
             at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
+            unit = f" {metric_unit(self.metric)}" if metric_unit(self.metric) else ""
             self._model_text.value = row["model"]
             self._figures.value = (
                 f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  "
-                f"at {self.param}={self.target:g}: {at:.4g}  ({row['n']} scales)"
+                f"at {self.param}={self.target:g}: {at:.4g}{unit}  ({row['n']} scales)"
             )
 
     def _axes(self, log: bool):
