@@ -830,8 +830,9 @@ function fillMetric(cell, col, v) {
   const frac = col.total && Number.isFinite(x) ? Math.min(1, Math.abs(x) / col.total) : 0;
   if (col.kind === "diff") {
     cell._bar.className = `pw-bar pw-diff ${x > 0 ? "pw-pos" : x < 0 ? "pw-neg" : ""}`;
-    cell._bar.style.width = `${frac * 50}%`;
-    cell._bar.style.left = x < 0 ? `${50 - frac * 50}%` : "50%";
+    const half = frac * 50 < 0.5 ? 0 : frac * 50;
+    cell._bar.style.width = `${half}%`;
+    cell._bar.style.left = x < 0 ? `${50 - half}%` : "50%";
   } else {
     cell._bar.className = `pw-bar pw-${col.kind}`;
     cell._bar.style.left = "0";
