@@ -107,7 +107,7 @@ def test_chart_draws_points_fit_and_extrapolation(view):
 
     view.focus_node(2)
     lines = [m for m in view.chart.marks if isinstance(m, bq.Lines)]
-    points = [m for m in view.chart.marks if isinstance(m, bq.Scatter)]
+    points = [m for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)]
     assert len(lines) == 2 and lines[1].line_style == "dashed"
     assert lines[0].x[0] == 27 and lines[0].x[-1] == 343 and lines[1].x[-1] == view.target
     model = view.models.loc[2]
@@ -117,9 +117,14 @@ def test_chart_draws_points_fit_and_extrapolation(view):
     assert sorted(points[0].x) == [27, 64, 125, 216, 343]
     assert "1.92e-05 + 9.09e-09 * p^(9/4)" in view._model_text.value
     assert "SMAPE 45.1%" in view._figures.value
+    # the prediction in the metric's unit, written as the explorer's cells write it
+    assert view.target == 2700 and "mpi.world.size=2700: 477.6 ms" in view._figures.value
+    assert view.chart.axes[1].label == "Avg time/rank (s)"
     assert isinstance(view.chart.axes[0].scale, bq.LogScale)  # the default
     view.set_log_axes(False)
     assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and view._axes_box.value is False
+    # round ticks from 0 to the target (bqplot's own spread from its padded domain: -50.5)
+    assert list(view.chart.axes[0].tick_values) == [0, 500, 1000, 1500, 2000, 2500]
     view._axes_box.value = True  # the toggle does the same
     assert view.log_axes and isinstance(view.chart.axes[0].scale, bq.LogScale)
 
@@ -173,7 +178,7 @@ def test_group_by_colors_and_fits_per_group():
     assert ratio["b"] / ratio["a"] == pytest.approx(2.0, rel=0.05)
     import bqplot as bq
 
-    colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter)}
+    colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)}
     assert len(colors) == 2
     # without grouping: one curve over all runs (repeats folded by their mean)
     view.set_group_by(None)
