@@ -24,6 +24,7 @@ exception.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Hashable, Iterable
 from typing import Any
@@ -272,6 +273,9 @@ class ScalingView(CompositeBase):
     def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
         """The explorer's extra columns, indexed by the node ids of the tree it shows."""
         at = self._study.predict(models, self.target)
+        # a decreasing model of a metric that was never negative crosses 0 when extrapolated
+        # far enough: no prediction there (a dash), rather than a negative time
+        at = at.where(~((at < 0) & self._never_negative))
         frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
         frame[GROWTH] = frame[GROWTH].where(models["reason"] == "", None)
         key = models[GROWTH]
@@ -282,6 +286,13 @@ class ScalingView(CompositeBase):
             key = key.iloc[to_ens[found]].set_axis(frame.index)
         # the prediction is in the metric's own unit, shown like the metric's cells
         return frame, {GROWTH: key}, {f"at {self.target:g}": metric_unit(self.metric)}
+
+    @functools.cached_property
+    def _never_negative(self) -> np.ndarray:
+        """Per node: no measured value is below 0 (a time, a count)."""
+        values = self._study.values
+        with np.errstate(invalid="ignore"):
+            return ~(values < 0).any(axis=1)
 
     def _update_columns(self, models: pd.DataFrame | None = None) -> None:
         frame, keys, units = self._extra_columns(self._models if models is None else models)
@@ -429,6 +440,8 @@ class ScalingView(CompositeBase):
                 curve = ScalingStudy.curve(fit, lo, hi, log=log)
                 if self.target > hi:
                     extra = ScalingStudy.curve(fit, hi, self.target, log=log)
+                if log:  # a log axis has no place for values at or below 0: a gap
+                    curve, extra = ((xs, np.where(ys > 0, ys, np.nan)) for xs, ys in (curve, extra))
             style = {"colors": [colors[g]]}
             specs.append(("fit", {"x": curve[0], "y": curve[1], **style, "labels": [name]}))
             specs.append(("extrapolation", {"x": extra[0], "y": extra[1], **style}))
@@ -464,10 +477,13 @@ class ScalingView(CompositeBase):
             at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
             const = " (constant)" if row["term"] == "const" else ""
             self._model_text.value = f"model: {row['model']}{const}"
+            if at < 0 and self._never_negative[node]:
+                said = "below 0: the decreasing model does not extrapolate this far"
+            else:
+                said = format_quantity(at, metric_unit(self.metric))
             self._figures.value = (
                 f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  at {self.param}="
-                f"{self.target:g}: {format_quantity(at, metric_unit(self.metric))}  "
-                f"({row['n']} scales)"
+                f"{self.target:g}: {said}  ({row['n']} scales)"
             )
 
     def _axes(self, log: bool):
