@@ -184,6 +184,21 @@ def test_a_time_predicted_below_zero_is_not_shown_as_one(view, mpi):
     assert (mpi.dataframe.loc[24, METRIC] > 0).all()
 
 
+def test_the_runs_are_a_table_of_their_metadata(view):
+    """A check box per run with its scale, then the metadata that tell the runs apart; a
+    header row names the columns."""
+    cells = view._runs_box.children
+    width = len(view._runs_box.layout.grid_template_columns.split())
+    assert width == 4 and len(cells) == width * 6
+    head = [c.value for c in cells[:width]]
+    assert head == ["mpi.world.size", "numhosts", "elapsed_time", "figure_of_merit"]
+    last = cells[-width:]
+    assert last[0].description == "343" and last[0].value is True
+    assert [c.value for c in last[1:]] == ["10", "52.57", "140,936"]
+    last[0].value = False  # the box of the run at 343 ranks
+    assert view.selected_profiles == [27, 64, 125, 216]
+
+
 def test_group_by_colors_and_fits_per_group():
     ens = _grouped_study()
     view = ScalingView(ens, param="size", metric="time", group_by="machine")
