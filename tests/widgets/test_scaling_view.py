@@ -101,6 +101,18 @@ def test_the_explorers_selection_focuses_the_chart(view):
     assert view._title.value.endswith("LagrangeLeapFrog")
 
 
+def test_the_chart_follows_the_explorers_keyboard_cursor(view):
+    """The page sets ``cursor_node`` as the arrow keys move; the chart follows it, in the
+    ensemble's node ids also after the explorer focused on a subtree."""
+    view.explorer.cursor_node = 11
+    assert view.focused == 11 and view._title.value.endswith("lulesh.cycle")
+    view.explorer.focus(14)  # LagrangeLeapFrog becomes node 0 of the shown tree
+    view.explorer.cursor_node = 0
+    assert view.focused == 14
+    view.explorer.cursor_node = 10_000  # a stale id from the page: nothing happens
+    assert view.focused == 14 and view.error == ""
+
+
 def test_chart_draws_points_fit_and_extrapolation(view):
     import bqplot as bq
 

@@ -129,6 +129,7 @@ class ScalingView(CompositeBase):
         self._update_columns()
         self._draw_chart()
         self.explorer.observe(self._on_explorer_select, "selected_nodes")
+        self.explorer.observe(self._on_explorer_cursor, "cursor_node")
 
     # ------------------------------------------------------------------ public state
     @property
@@ -301,10 +302,17 @@ class ScalingView(CompositeBase):
         self.explorer.set_extra_columns(frame, sort_keys=keys, units=units)
 
     def _on_explorer_select(self, change: dict) -> None:
-        nodes = change["new"]
-        if not nodes:
+        if change["new"]:
+            self._follow(int(change["new"][-1]))
+
+    def _on_explorer_cursor(self, change: dict) -> None:
+        if change["new"] >= 0:
+            self._follow(int(change["new"]))
+
+    def _follow(self, nid: int) -> None:
+        """Chart the explorer's node ``nid`` (of the tree it shows now)."""
+        if not 0 <= nid < len(self.explorer.graphframe.graph):
             return
-        nid = int(nodes[-1])
         to_ens = self._shown_to_ensemble()
         if to_ens is not None:
             nid = int(to_ens[nid])
