@@ -102,15 +102,24 @@ def test_the_explorers_selection_focuses_the_chart(view):
 
 
 def test_the_chart_follows_the_explorers_keyboard_cursor(view):
-    """The page sets ``cursor_node`` as the arrow keys move; the chart follows it, in the
-    ensemble's node ids also after the explorer focused on a subtree."""
-    view.explorer.cursor_node = 11
+    """The view asks the explorer's page to report where its keyboard cursor rests (a
+    plain explorer's page does not); the chart follows, in the ensemble's node ids also
+    after the explorer focused on a subtree."""
+    ex = view.explorer
+    assert ex.report_cursor and not pw.CalltreeExplorer(view.ensemble).report_cursor
+    replies = []
+    ex.send = lambda content, buffers=None: replies.append(content)
+
+    def cursor(node):
+        ex._on_msg(ex, {"type": "request", "id": 1, "action": "cursor", "args": {"node": node}}, [])
+        return replies[-1]
+
+    assert cursor(11)["ok"] and ex.cursor_node == 11
     assert view.focused == 11 and view._title.value.endswith("lulesh.cycle")
-    view.explorer.focus(14)  # LagrangeLeapFrog becomes node 0 of the shown tree
-    view.explorer.cursor_node = 0
-    assert view.focused == 14
-    view.explorer.cursor_node = 10_000  # a stale id from the page: nothing happens
-    assert view.focused == 14 and view.error == ""
+    ex.focus(14)  # LagrangeLeapFrog becomes node 0 of the shown tree
+    assert cursor(0)["ok"] and view.focused == 14
+    reply = cursor(10_000)  # an id the tree does not have: refused, the chart stays
+    assert not reply["ok"] and "no node 10000" in reply["error"] and view.focused == 14
 
 
 def test_chart_draws_points_fit_and_extrapolation(view):

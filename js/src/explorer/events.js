@@ -135,16 +135,18 @@ function cursorRow(ctx) {
 const CURSOR_REST_MS = 120;
 
 /**
- * Tell Python which node the keyboard cursor is on (the `cursor_node` trait), once it rests.
+ * Tell Python which node the keyboard cursor rests on, when a linked view asked for it
+ * (`report_cursor`). A kernel that does not answer is said by the banner, as for any request.
  * @param {Ctx} ctx
  */
 function tellCursor(ctx) {
+  if (!ctx.model.get("report_cursor")) return;
   clearTimeout(ctx.state.cursorTimer);
   ctx.state.cursorTimer = window.setTimeout(() => {
     const cur = cursorRow(ctx);
-    if (!cur || ctx.model.get("cursor_node") === cur.node) return;
-    ctx.model.set("cursor_node", cur.node);
-    ctx.model.save_changes();
+    if (!cur || cur.node === ctx.state.toldCursor) return;
+    ctx.state.toldCursor = cur.node;
+    ctx.channel.request("cursor", { node: cur.node }).catch(() => { /* the banner says it */ });
   }, CURSOR_REST_MS);
 }
 

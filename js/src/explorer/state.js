@@ -68,6 +68,8 @@ export class ExplorerState {
     this.version = -1;
     /** @type {number | undefined} pending report of the cursor's node to Python */
     this.cursorTimer = undefined;
+    /** the node last reported under the cursor (-1: none) */
+    this.toldCursor = -1;
   }
 
   /** @returns {ColumnSpec[]} */

@@ -70,8 +70,10 @@ class CalltreeExplorer(WidgetBase):
     #: bumped whenever the rows change on the Python side; the browser then asks again
     view_version = traitlets.Int(0).tag(sync=True)
     #: node id (of :attr:`graphframe`) of the row under the page's keyboard cursor (-1: none
-    #: yet); the page sets it as the arrow keys move, so a linked view can follow
-    cursor_node = traitlets.Int(-1).tag(sync=True)
+    #: yet), kept while :attr:`report_cursor` is on; observe it to follow the arrow keys
+    cursor_node = traitlets.Int(-1)
+    #: whether the page tells Python where its keyboard cursor rests (a linked view sets it)
+    report_cursor = traitlets.Bool(False).tag(sync=True)
 
     _actions: ClassVar[dict[str, str]] = {
         "rows": "_on_rows",
@@ -88,6 +90,7 @@ class CalltreeExplorer(WidgetBase):
         "select": "_on_select",
         "stat": "_on_stat",
         "color_by": "_on_color_by",
+        "cursor": "_on_cursor",
     }
 
     def __init__(
@@ -371,6 +374,13 @@ class CalltreeExplorer(WidgetBase):
 
     def _on_color_by(self, column: str | None = None, viewport=None) -> Reply:
         return self._reply(viewport, lambda: self.set_color_by(column))
+
+    def _on_cursor(self, node: int = -1) -> Reply:
+        """The page's keyboard cursor rests on ``node`` (sent while ``report_cursor``)."""
+        if not isinstance(node, int) or not -1 <= node < len(self._data.graph):
+            raise ShapeError(f"no node {node!r} under the cursor")
+        self.cursor_node = node
+        return {"ok": True}, []
 
     def _failed_reply(self, message: str) -> Reply:
         payload, buffers = self._window(*self._viewport)

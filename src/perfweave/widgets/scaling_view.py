@@ -129,6 +129,7 @@ class ScalingView(CompositeBase):
         self._update_columns()
         self._draw_chart()
         self.explorer.observe(self._on_explorer_select, "selected_nodes")
+        self.explorer.report_cursor = True
         self.explorer.observe(self._on_explorer_cursor, "cursor_node")
 
     # ------------------------------------------------------------------ public state

@@ -578,6 +578,7 @@ var ExplorerState = class {
     this.again = false;
     this.version = -1;
     this.cursorTimer = void 0;
+    this.toldCursor = -1;
   }
   /** @returns {ColumnSpec[]} */
   columns() {
@@ -1022,12 +1023,14 @@ function cursorRow(ctx) {
 }
 var CURSOR_REST_MS = 120;
 function tellCursor(ctx) {
+  if (!ctx.model.get("report_cursor")) return;
   clearTimeout(ctx.state.cursorTimer);
   ctx.state.cursorTimer = window.setTimeout(() => {
     const cur = cursorRow(ctx);
-    if (!cur || ctx.model.get("cursor_node") === cur.node) return;
-    ctx.model.set("cursor_node", cur.node);
-    ctx.model.save_changes();
+    if (!cur || cur.node === ctx.state.toldCursor) return;
+    ctx.state.toldCursor = cur.node;
+    ctx.channel.request("cursor", { node: cur.node }).catch(() => {
+    });
   }, CURSOR_REST_MS);
 }
 function onCursor(ctx, action) {
