@@ -1,4 +1,4 @@
-"""Run Extra-P's default single-parameter modeler on functions given as JSON.
+"""Run Extra-P's default single- or multi-parameter modeler on functions given as JSON.
 
 This file runs inside Extra-P's own venv (see ``benchmarks/extrap_reference.py``): it
 imports only Extra-P, numpy and the standard library, never perfweave.
@@ -8,6 +8,12 @@ parameter value in ``x`` (repeats of a parameter value allowed, NaN/null = no
 measurement). Output (``--output FILE``): ``{"extrap": version, "seconds": modelling
 time, "models": [{"c0", "c1", "poly", "log", "rss", "smape", "ar2", "text"}, ...]}``,
 ``poly`` as "a/b" text.
+
+With several parameters (each entry of ``x`` a list, one value per parameter) the
+modeler is Extra-P's multi-parameter modeler with its defaults, the measurements given
+in sorted order of their points, and each model is ``{"c0", "terms": [{"coef",
+"factors": [[parameter index, poly, log], ...]}, ...], "rss", "smape", "ar2", "text"}``
+with the terms in the order of Extra-P's function.
 """
 
 from __future__ import annotations
@@ -33,6 +39,49 @@ def _measurements(x, values):
             by_value[float(p)].append(float(v))
     cp, metric = Callpath("f"), Metric("m")
     return [Measurement(Coordinate(p), cp, metric, vals) for p, vals in sorted(by_value.items())]
+
+
+def _points(x, values):
+    """One Extra-P measurement per distinct point (a tuple of parameter values), in
+    sorted order of the points."""
+    from extrap.entities.callpath import Callpath
+    from extrap.entities.coordinate import Coordinate
+    from extrap.entities.measurement import Measurement
+    from extrap.entities.metric import Metric
+
+    by_point = defaultdict(list)
+    for p, v in zip(x, values):
+        if v is not None and not math.isnan(v):
+            by_point[tuple(float(c) for c in p)].append(float(v))
+    cp, metric = Callpath("f"), Metric("m")
+    return [Measurement(Coordinate(*p), cp, metric, vals) for p, vals in sorted(by_point.items())]
+
+
+def _simple(term) -> tuple[str, int]:
+    poly, log = "0", 0
+    for simple in term.simple_terms:
+        if simple.term_type == "polynomial":
+            poly = str(simple.exponent)
+        else:
+            log = int(simple.exponent)
+    return poly, log
+
+
+def _describe_multi(model) -> dict:
+    hyp = model.hypothesis
+    fn = hyp.function
+    out_terms = []
+    for term in fn.compound_terms:
+        factors = [[int(p), *_simple(t)] for p, t in term.parameter_term_pairs]
+        out_terms.append({"coef": float(term.coefficient), "factors": factors})
+    return {
+        "c0": float(fn.constant_coefficient),
+        "terms": out_terms,
+        "rss": float(hyp.RSS),
+        "smape": float(hyp.SMAPE),
+        "ar2": float(hyp.AR2),
+        "text": str(fn),
+    }
 
 
 def _describe(model) -> dict:
@@ -72,8 +121,17 @@ def main() -> None:
     with open(args.input, encoding="utf-8") as fh:
         data = json.load(fh)
     x = data["x"]
-    sets = [_measurements(x, f) for f in data["functions"]]
-    modeler = all_modelers["Default"]()
+    multi = bool(x) and isinstance(x[0], list)
+    if multi:
+        from extrap.modelers.multi_parameter.multi_parameter_modeler import MultiParameterModeler
+
+        sets = [_points(x, f) for f in data["functions"]]
+        modeler = MultiParameterModeler()
+        describe = _describe_multi
+    else:
+        sets = [_measurements(x, f) for f in data["functions"]]
+        modeler = all_modelers["Default"]()
+        describe = _describe
     modeler.use_measure = Measure.MEAN if args.agg == "mean" else Measure.MEDIAN
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -82,9 +140,10 @@ def main() -> None:
         seconds = time.perf_counter() - t0
     result = {
         "extrap": extrap.__version__,
-        "modeler": f"{type(modeler).__module__}.{type(modeler).__name__} (Default)",
+        "modeler": f"{type(modeler).__module__}.{type(modeler).__name__}"
+        + ("" if multi else " (Default)"),
         "seconds": seconds,
-        "models": [_describe(m) for m in models],
+        "models": [describe(m) for m in models],
     }
     with open(args.output, "w", encoding="utf-8") as fh:
         json.dump(result, fh)

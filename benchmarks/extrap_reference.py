@@ -78,7 +78,8 @@ def run_extrap(py: Path, x: np.ndarray, Y: np.ndarray, agg: str = "mean") -> dic
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = Path(tmp) / "in.json", Path(tmp) / "out.json"
         rows = [[None if np.isnan(v) else float(v) for v in row] for row in np.asarray(Y)]
-        src.write_text(json.dumps({"x": [float(v) for v in x], "functions": rows}))
+        xs = np.asarray(x, dtype=float).tolist()  # a list of lists: several parameters
+        src.write_text(json.dumps({"x": xs, "functions": rows}))
         subprocess.run(
             [str(py), str(WORKER), "--input", str(src), "--output", str(dst), "--agg", agg],
             check=True,

@@ -8,11 +8,18 @@ asymptotic growth; :class:`ScalingStudy` refits an ensemble's models over chosen
 """
 
 from perfweave.scaling.fit import LogTermsSkipped, fit_model, fit_models
-from perfweave.scaling.model import ScalingModel, evaluate, growth_order, predict
+from perfweave.scaling.model import (
+    MultiParameterModel,
+    ScalingModel,
+    evaluate,
+    growth_order,
+    predict,
+)
 from perfweave.scaling.study import ScalingStudy
 
 __all__ = [
     "LogTermsSkipped",
+    "MultiParameterModel",
     "ScalingModel",
     "ScalingStudy",
     "evaluate",
