@@ -226,7 +226,13 @@ class _Scored:
 # ---------------------------------------------------------------------- fit
 def fit_multi(X: np.ndarray, names: tuple[str, ...], Y: Any, agg: str, index) -> pd.DataFrame:
     """See :func:`perfweave.scaling.fit_models` (``x`` with several parameters)."""
-    mat = measurement_matrix(Y, X.shape[0])
+    try:
+        mat = measurement_matrix(Y, X.shape[0])
+    except ShapeError as exc:
+        raise ShapeError(
+            f"{exc}; x of shape {X.shape} is read as one row per measurement and one column "
+            "per parameter (a 1-D x for one parameter)"
+        ) from None
     coords, point = np.unique(X, axis=0, return_inverse=True)
     _, A = fold_repeats(point.ravel().astype(float), mat, agg)
     return _fit_points(coords, A, names, index)
