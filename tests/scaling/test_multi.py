@@ -212,3 +212,10 @@ def test_single_parameter_path_unchanged():
     one = fit_models(pd.DataFrame({"p": P}), y)
     assert list(one.columns[:4]) == ["c0", "c1", "p_exp", "log_exp"]
     pd.testing.assert_frame_equal(one, fit_models(P, y))
+
+
+def test_blocks_of_functions_give_the_same_table(known, monkeypatch):
+    from perfweave.scaling import multi
+
+    monkeypatch.setattr(multi, "_BLOCK", 3)  # the 7 functions in blocks of 3, 3, 1
+    pd.testing.assert_frame_equal(fit_models(X, np.vstack([k[0] for k in KNOWN])), known)

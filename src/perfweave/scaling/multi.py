@@ -238,7 +238,28 @@ def fit_multi(X: np.ndarray, names: tuple[str, ...], Y: Any, agg: str, index) ->
     return _fit_points(coords, A, names, index)
 
 
+#: functions per block of the array computation (bounds the (functions, points) arrays)
+_BLOCK = 4096
+
+
 def _fit_points(coords: np.ndarray, A: np.ndarray, names, index) -> pd.DataFrame:
+    """Fit every row of ``A`` (functions, points) at the points ``coords``, in blocks."""
+    shape_list: list[Shape] = []  # the hypotheses chosen, shared by all blocks
+    parts = [
+        _fit_block(coords, A[start : start + _BLOCK], shape_list)
+        for start in range(0, max(A.shape[0], 1), _BLOCK)
+    ]
+    merged = [np.concatenate([p[i] for p in parts]) for i in range(len(parts[0]))]
+    hyp, has_model, c0, coef, shape_id, rss, smape, ar2, n, counts, below_one = merged
+    return _assemble(
+        names, hyp, has_model, c0, coef, subsets(coords.shape[1]), shape_id, shape_list, rss,
+        smape, ar2, n, counts, below_one, index,
+    )  # fmt: skip
+
+
+def _fit_block(coords: np.ndarray, A: np.ndarray, shape_list: list[Shape]) -> tuple:
+    """The model arrays of a block of functions (see :func:`_fit_points`); new hypothesis
+    shapes are appended to ``shape_list``."""
     F, k = A.shape[0], coords.shape[1]
     W = ~np.isnan(A)
     n = W.sum(axis=1).astype(float)
@@ -268,7 +289,6 @@ def _fit_points(coords: np.ndarray, A: np.ndarray, names, index) -> pd.DataFrame
     coef = np.zeros((F, len(subs)))
     rss, smape, ar2 = (np.full(F, np.nan) for _ in range(3))
     shape_id = np.full(F, -1, np.int64)  # index into shape_list; -1 constant or none
-    shape_list: list[Shape] = []
     # 2. combine: rows grouped by which parameters have a term (a loop over shapes)
     bits = ((hyp >= 0) * (1 << np.arange(k))).sum(axis=1)
     for mask in np.unique(bits[has_model]):
@@ -320,10 +340,7 @@ def _fit_points(coords: np.ndarray, A: np.ndarray, names, index) -> pd.DataFrame
             if shape not in shape_list:
                 shape_list.append(shape)
             shape_id[r] = shape_list.index(shape)
-    return _assemble(
-        names, hyp, has_model, c0, coef, subs, shape_id, shape_list, rss, smape, ar2, n,
-        counts, below_one, index,
-    )  # fmt: skip
+    return hyp, has_model, c0, coef, shape_id, rss, smape, ar2, n, counts, below_one
 
 
 # ---------------------------------------------------------------------- table
