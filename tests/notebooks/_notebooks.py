@@ -9,7 +9,13 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 #: notebook -> widgets its cells display: perfweave widgets by class name, plus "bqplot" for the
 #: figures the notebook draws itself (widgets' own bqplot charts are not counted)
 SHOWN: dict[str, dict[str, int]] = {
-    "00_tour": {"CalltreeExplorer": 2, "CountMatrixHeatmap": 1, "ClassPicker": 1, "MergePanel": 1},
+    "00_tour": {
+        "CalltreeExplorer": 2,
+        "ScalingView": 1,
+        "CountMatrixHeatmap": 1,
+        "ClassPicker": 1,
+        "MergePanel": 1,
+    },
     "01_calltrees": {"CalltreeExplorer": 1, "bqplot": 1},
     "02_ensembles": {"CalltreeExplorer": 1, "ScalingView": 1, "bqplot": 2},
     "03_alltoallv_counts": {"CountMatrixHeatmap": 1, "bqplot": 2},

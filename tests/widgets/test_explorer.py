@@ -482,6 +482,38 @@ def test_thicket_is_accepted(data_dir):
     assert ex.mode == "ensemble" and len(ex.glyph["profiles"]) == len(files)
 
 
+def test_a_change_made_in_python_pushes_the_page_its_rows(lulesh):
+    """Once a page shows the explorer, a change made from Python sends the rows of the
+    page's viewport with it (the page needs no request); a request's own changes do not
+    (its response carries them), and nothing is pushed before any page asked."""
+    ex = CalltreeExplorer(lulesh, hot_levels=0)
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append((content, buffers))
+    ex.sort_by("time", descending=True)
+    assert sent == []  # no page yet
+    ex._on_msg(
+        ex, {"type": "request", "id": 1, "action": "rows", "args": {"start": 0, "count": 7}}, []
+    )
+    assert [m["type"] for m, _ in sent] == ["response"]
+    node = _node_of(lulesh, "main")
+    ex.set_extra_columns(pd.DataFrame({"model": ["n^2"]}, index=[node]))
+    push, buffers = sent[-1]
+    assert push["type"] == "push" and push["key"] == "rows"
+    assert push["version"] == ex.view_version  # the version the page is told after it
+    cols = unpack(push["rows"]["columns"], buffers)
+    assert len(cols["vid"]) == min(7, ex.row_count)  # the page's viewport
+    k = [c["key"] for c in ex.columns].index("model")
+    assert dict(zip(cols["node"].tolist(), cols[f"c{k}"]))[node] == "n^2"
+    sent.clear()
+    ex._on_msg(ex, {"type": "request", "id": 2, "action": "sort", "args": {"column": "model"}}, [])
+    assert [m["type"] for m, _ in sent] == ["response"]
+    # a failed change pushes nothing (the page keeps its rows)
+    sent.clear()
+    with pytest.raises(ShapeError):
+        ex.set_extra_columns(pd.DataFrame({"x": [1.0]}, index=[99999]))
+    assert [m["type"] for m, _ in sent] == []
+
+
 def test_extra_columns_show_sort_and_follow_call_paths(lulesh):
     """What ScalingView puts beside the tree: a text column with a numeric sort key and a
     numeric column, matched to call paths through a filter."""

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from perfweave.widgets._html import clean_headers, format_numbers, table
+from perfweave.widgets._html import clean_headers, format_numbers, format_quantity, table
 
 
 def cells(html_text: str) -> list[str]:
@@ -51,3 +51,17 @@ def test_every_name_is_text():
     assert "&lt;img src=x onerror=alert(1)&gt;" in text
     assert 'title="&quot;quoted&quot; &lt;full&gt;"' in text
     assert "(none)" in table(pd.DataFrame())
+
+
+def test_quantities_read_like_the_explorers_cells():
+    # a time in the step that keeps it at or above 1, four significant digits
+    assert format_quantity(0.4776, "s") == "477.6 ms"
+    assert format_quantity(50.8, "s") == "50.80 s"
+    assert format_quantity(1.04e-5, "s") == "10.40 µs"
+    assert format_quantity(3.2e-12, "s") == "0.003200 ns"
+    assert format_quantity(1220.0, "s") == "1220 s"
+    assert format_quantity(0.0, "s") == "0 s"
+    # other units keep their value; no unit, no trailing space; missing is a dash
+    assert format_quantity(2048.0, "B") == "2048 B"
+    assert format_quantity(123456.0) == "123,456"
+    assert format_quantity(float("nan"), "s") == "–"

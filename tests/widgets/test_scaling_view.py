@@ -60,15 +60,14 @@ def test_models_are_the_ensembles_models(view, mpi):
 
 
 def test_explorer_shows_growth_and_prediction_columns(view):
-    rows = view.explorer.set_extra_columns  # the public API the view uses
-    assert callable(rows)
     view.explorer.expand(5, subtree=True)
     shown = view.explorer.visible_rows()
     assert "growth" in shown.columns and f"at {view.target:g}" in shown.columns
     by_node = shown.set_index("node")
     at = view.predict(view.target)
     for node in by_node.index[:10]:
-        assert by_node.loc[node, f"at {view.target:g}"] == pytest.approx(at[node])
+        expected = at[node] if at[node] >= 0 else np.nan  # (a time below 0 is not shown)
+        assert by_node.loc[node, f"at {view.target:g}"] == pytest.approx(expected, nan_ok=True)
         assert by_node.loc[node, "growth"] == view.models.loc[node, "term"]
     # "which call path dominates at the target?": one sort
     view.explorer.sort_by(f"at {view.target:g}")
@@ -107,7 +106,7 @@ def test_chart_draws_points_fit_and_extrapolation(view):
 
     view.focus_node(2)
     lines = [m for m in view.chart.marks if isinstance(m, bq.Lines)]
-    points = [m for m in view.chart.marks if isinstance(m, bq.Scatter)]
+    points = [m for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)]
     assert len(lines) == 2 and lines[1].line_style == "dashed"
     assert lines[0].x[0] == 27 and lines[0].x[-1] == 343 and lines[1].x[-1] == view.target
     model = view.models.loc[2]
@@ -117,9 +116,14 @@ def test_chart_draws_points_fit_and_extrapolation(view):
     assert sorted(points[0].x) == [27, 64, 125, 216, 343]
     assert "1.92e-05 + 9.09e-09 * p^(9/4)" in view._model_text.value
     assert "SMAPE 45.1%" in view._figures.value
+    # the prediction in the metric's unit, written as the explorer's cells write it
+    assert view.target == 2700 and "mpi.world.size=2700: 477.6 ms" in view._figures.value
+    assert view.chart.axes[1].label == "Avg time/rank (s)"
     assert isinstance(view.chart.axes[0].scale, bq.LogScale)  # the default
     view.set_log_axes(False)
     assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and view._axes_box.value is False
+    # round ticks from 0 to the target (bqplot's own spread from its padded domain: -50.5)
+    assert list(view.chart.axes[0].tick_values) == [0, 500, 1000, 1500, 2000, 2500]
     view._axes_box.value = True  # the toggle does the same
     assert view.log_axes and isinstance(view.chart.axes[0].scale, bq.LogScale)
 
@@ -162,6 +166,24 @@ def test_target_control_and_method(view):
     pd.testing.assert_series_equal(view.predict(1000), pw.scaling.predict(view.models, 1000.0))
 
 
+def test_a_time_predicted_below_zero_is_not_shown_as_one(view, mpi):
+    """MPI_Wait under CalcForceForNodes (node 24) shrinks as p^(1/4) log2(p) with a
+    negative coefficient: at 4096 ranks its model is below 0. The explorer's column shows a
+    dash and the chart says why; ``predict`` still gives the model's value."""
+    view.set_target(4096)
+    assert view.models.loc[24, "c1"] < 0 and view.predict(4096)[24] < 0
+    rows = view.explorer.expand(0, subtree=True).visible_rows().set_index("node")
+    assert np.isnan(rows.loc[24, "at 4096"])
+    assert rows.loc[5, "at 4096"] == pytest.approx(view.predict(4096)[5])  # main: a constant
+    view.focus_node(24)
+    assert "below 0: the decreasing model does not extrapolate this far" in view._figures.value
+    # in log axes the curve stops where the model reaches 0 (a gap, not a dive)
+    lines = [m for m in view.chart.marks if getattr(m, "line_style", "") in ("solid", "dashed")]
+    assert len(lines) == 2 and np.isnan(lines[1].y[-1])
+    assert not any((np.asarray(m.y) <= 0).any() for m in lines)
+    assert (mpi.dataframe.loc[24, METRIC] > 0).all()
+
+
 def test_group_by_colors_and_fits_per_group():
     ens = _grouped_study()
     view = ScalingView(ens, param="size", metric="time", group_by="machine")
@@ -173,7 +195,7 @@ def test_group_by_colors_and_fits_per_group():
     assert ratio["b"] / ratio["a"] == pytest.approx(2.0, rel=0.05)
     import bqplot as bq
 
-    colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter)}
+    colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)}
     assert len(colors) == 2
     # without grouping: one curve over all runs (repeats folded by their mean)
     view.set_group_by(None)

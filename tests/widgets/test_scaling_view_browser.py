@@ -69,6 +69,8 @@ def _notebook(path: Path) -> Path:
 
 
 def test_scaling_view_in_jupyterlab(lab: Server, page: Page, page_watch: PageWatch) -> None:
+    from playwright.sync_api import expect
+
     nb = _notebook(lab.root_dir / "scaling.ipynb")
     open_in_lab(page, lab, "scaling.ipynb", READY)
     view = page.locator(".pw-scaling").first
@@ -93,13 +95,19 @@ def test_scaling_view_in_jupyterlab(lab: Server, page: Page, page_watch: PageWat
     state = wait_state(nb, lambda s: s["name"] == "main")
     assert state["model"] == "50.8"
 
-    # excluding the largest run refits every model: five runs are needed, four are left
+    # excluding the largest run refits every model: five runs are needed, four are left;
+    # the kernel pushes the explorer's new rows with the change (no request of the page)
+    explorer = view.locator(".pw-explorer").first
+    pushes = int(explorer.get_attribute("data-pushes") or 0)
     view.locator(".pw-scaling-runs input[type=checkbox]").last.uncheck()
     state = wait_state(nb, lambda s: s["selected"] == 4)
     assert "at least 5" in state["reason"]
     view.get_by_text("no model:", exact=False).first.wait_for()
+    expect(explorer.locator(".pw-body")).not_to_contain_text("p^(9/4)")
+    assert int(explorer.get_attribute("data-pushes") or 0) > pushes
     view.locator("button", has_text="all runs").click()
     state = wait_state(nb, lambda s: s["selected"] == 5)
+    expect(explorer.locator(".pw-body")).to_contain_text("p^(9/4)")
 
     # linear axes and a bad target: the banner says so, the box snaps back
     view.locator("button", has_text="linear").click()

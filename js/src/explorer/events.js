@@ -46,6 +46,22 @@ export function accept(ctx, resp) {
   const drawn = rows.draw();
   drawStatus(ctx);
   els.root.dataset.rows = String(drawn[1] - drawn[0]);
+  els.root.dataset.rowsAt = performance.now().toFixed(1);
+}
+
+/**
+ * Rows the kernel pushed after a change made in Python (the same rows a fetch would bring):
+ * taken at once, and the version they show is remembered so that the version's change
+ * does not fetch them again.
+ * @param {Ctx} ctx
+ * @param {Response} resp
+ */
+export function acceptPushed(ctx, resp) {
+  if (resp.key !== "rows" || !resp.rows) return;
+  ctx.state.version = Number(resp.version);
+  accept(ctx, resp);
+  const root = ctx.els.root;
+  root.dataset.pushes = String(Number(root.dataset.pushes || 0) + 1);
 }
 
 /** @param {Ctx} ctx */
@@ -232,8 +248,10 @@ export function wire(ctx) {
   };
   const onVersion = () => {
     // a Python-side change (a method called in the notebook): fetch the rows again,
-    // unless a request of ours is in flight (its reply brings the new rows)
+    // unless a request of ours is in flight (its reply brings the new rows) or the kernel
+    // pushed this version's rows already
     setTimeout(() => {
+      if (ctx.state.version >= Number(model.get("view_version"))) return;
       if (!ctx.channel.pending) ctx.wantRows();
     }, 0);
   };

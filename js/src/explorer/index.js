@@ -6,7 +6,7 @@ import { Channel } from "../lib/request.js";
 import { VirtualRows } from "../lib/virtual.js";
 import { buildControls } from "./controls.js";
 import { fillRow, makeRow } from "./draw.js";
-import { ROWS, act, accept, viewport, wantRows, wire } from "./events.js";
+import { ROWS, accept, acceptPushed, act, viewport, wantRows, wire } from "./events.js";
 import { ExplorerState, ROW_H } from "./state.js";
 
 /** @typedef {import("./state.js").Ctx} Ctx */
@@ -32,6 +32,7 @@ function render({ model, el }) {
     make: () => makeRow(ctx),
     fill: (row, r) => fillRow(ctx, /** @type {RowEl} */ (row), r),
   });
+  ctx.channel.onPush((resp) => acceptPushed(ctx, resp));
   const unwire = wire(ctx);
   const [start, count] = viewport(ctx);
   ctx.channel.request("rows", { start, count }, ROWS).then((resp) => {

@@ -64,6 +64,8 @@ export class ExplorerState {
     this.cursor = 0;
     this.fetching = false;
     this.again = false;
+    /** the view version whose rows the kernel pushed last (-1: none) */
+    this.version = -1;
   }
 
   /** @returns {ColumnSpec[]} */

@@ -8,6 +8,10 @@
 // a `KernelTimeout`, and every banner of the widget says the kernel did not answer: the view is
 // left as it was, so it stays usable. The first response that arrives later takes the message
 // away again (the kernel is back).
+//
+// The kernel may also push `{type: "push", key, version, [key]: {columns, ...}}` unasked (a
+// change made from Python or another widget): `channel.onPush(fn)` receives it with its
+// columns unpacked, which saves the page a request and its round trip.
 import { unpack } from "./columns.js";
 import { showLocal } from "./banner.js";
 
@@ -30,7 +34,7 @@ export class KernelTimeout extends Error {
 
 /**
  * A response from the kernel, with its binary columns unpacked.
- * @typedef {{ type: "response", id: number, ok: boolean, error?: string,
+ * @typedef {{ type: "response" | "push", id?: number, ok: boolean, error?: string,
  *             columns: Record<string, any> | null, [key: string]: any }} Response
  */
 
@@ -66,8 +70,18 @@ export class Channel {
     this.waiting = new Map();
     /** whether a timeout's message is shown (a later response takes it away) */
     this.timedOut = false;
+    /** @type {((r: Response) => void)[]} */
+    this.pushed = [];
     /** @param {any} msg @param {DataView[]} [buffers] */
     this.onMessage = (msg, buffers) => {
+      if (msg && msg.type === "push" && typeof msg.key === "string") {
+        const holder = msg[msg.key];
+        const columns = holder && Array.isArray(holder.columns)
+          ? unpack(holder.columns, buffers || [])
+          : null;
+        for (const fn of this.pushed) fn({ ...msg, columns });
+        return;
+      }
       if (!msg || msg.type !== "response") return;
       if (this.timedOut) {
         this.timedOut = false;
@@ -121,6 +135,14 @@ export class Channel {
     });
   }
 
+  /**
+   * Call `fn` with every message the kernel pushes unasked (columns unpacked).
+   * @param {(r: Response) => void} fn
+   */
+  onPush(fn) {
+    this.pushed.push(fn);
+  }
+
   /** Requests sent and not answered yet. */
   get pending() {
     return this.waiting.size;
@@ -128,6 +150,7 @@ export class Channel {
 
   close() {
     this.model.off("msg:custom", this.onMessage);
+    this.pushed = [];
     for (const entry of this.waiting.values()) clearTimeout(entry.timer);
     this.waiting.clear();
   }

@@ -151,6 +151,10 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
 
     #: action name -> method name; the only names a browser request can call
     _actions: ClassVar[dict[str, str]] = {}
+    #: True once a page has sent a request (a page shows this widget)
+    _seen = False
+    #: True while a page's request is answered (the response carries the new view)
+    _answering = False
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("request_timeout", _default_timeout())
@@ -170,6 +174,7 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
         rid = content.get("id")
         action = content.get("action")
         args = content.get("args") or {}
+        self._seen = self._answering = True
         try:
             method = self._actions.get(action) if isinstance(action, str) else None
             if method is None or not isinstance(args, dict):
@@ -180,7 +185,15 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
                 _log.exception("widget action %r failed", action)
             self._failed(exc)
             payload, out = self._failed_reply(self.error)
+        finally:
+            self._answering = False
         self.send({"type": "response", "id": rid, **payload}, out)
+
+    def _push(self, key: str, payload: dict, buffers: list) -> None:
+        """Send the page a changed view unasked (after a change made from Python), so that
+        it need not ask for it: ``payload[key]`` holds the binary columns' header, as in a
+        response (``channel.onPush`` in ``js/src/lib/request.js``)."""
+        self.send({"type": "push", "key": key, **payload}, buffers)
 
     def _failed_reply(self, message: str) -> Reply:
         """What a failed request answers (subclasses add the unchanged view)."""

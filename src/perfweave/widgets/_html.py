@@ -74,6 +74,23 @@ def format_numbers(values: Any, decimals: int | None = None) -> list[str]:
     return ["" if not np.isfinite(v) else f"{v:,.{d}f}" for v in arr]
 
 
+_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+
+
+def format_quantity(value: float, unit: str = "") -> str:
+    """A value with four significant digits in its unit, a time in the step that keeps it
+    at or above 1 (``477.6 ms``, ``50.80 s``), as the explorer's cells show it."""
+    if not np.isfinite(value):
+        return "–"
+    if value == 0:
+        return f"0 {unit}".rstrip()
+    if unit == "s":
+        scale, unit = next((step for step in _TIME_STEPS if abs(value) >= step[0]), _TIME_STEPS[-1])
+        value = value / scale
+    text = f"{value:#.4g}".rstrip(".") if abs(value) < 1e4 else f"{value:,.0f}"
+    return f"{text} {unit}".rstrip()
+
+
 def _is_numeric(column: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
 

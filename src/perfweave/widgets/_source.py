@@ -8,6 +8,7 @@ GraphFrame or Ensemble directly, so the three modes share every other line.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -261,10 +262,18 @@ class Extras:
     """Extra per-node columns, keyed by call path so that they survive filters."""
 
     names: list[str]
-    keys: np.ndarray  # path key of each row of ``values``
+    graph: Any  # the tree the rows of ``values`` are on
+    node_names: np.ndarray  # its node names (the path keys' input)
+    node: np.ndarray  # the node of ``graph`` of each row of ``values``
     values: dict[str, np.ndarray]  # float64 or object (text)
     sort: dict[str, np.ndarray]  # float64 sort key per column
     units: dict[str, str]  # unit of a numeric column, formatted like a metric's ("" none)
+
+    @functools.cached_property
+    def keys(self) -> np.ndarray:
+        """The path key of each row of ``values``: computed when the columns are first
+        shown on another tree (a filter, a focus), not on every replacement."""
+        return path_keys(self.graph, self.node_names)[self.node]
 
     @classmethod
     def of(
@@ -313,15 +322,17 @@ class Extras:
         unknown = set(units) - set(values)
         if unknown:
             raise ShapeError(f"unit for {sorted(unknown)[0]!r}, which is not an extra column")
-        return cls(
-            [str(c) for c in frame.columns], path_keys(graph, names)[node], values, sort, units
-        )
+        return cls([str(c) for c in frame.columns], graph, names, node, values, sort, units)
 
     def on(
         self, graph: Any, names: np.ndarray
     ) -> tuple[list[Column], dict[str, np.ndarray], dict[str, np.ndarray]]:
         """Columns, per-node values and sort keys on ``graph`` (matched by call path)."""
-        at = pd.Index(self.keys).get_indexer(path_keys(graph, names))
+        if graph is self.graph:  # the tree they were given on: by node id
+            at = np.full(len(graph), -1, INT)
+            at[self.node] = np.arange(len(self.node))
+        else:
+            at = pd.Index(self.keys).get_indexer(path_keys(graph, names))
         found = at >= 0
         cols, table, sort = [], {}, {}
         for name in self.names:

@@ -128,6 +128,7 @@ class CalltreeExplorer(WidgetBase):
         timeout = {} if request_timeout is None else {"request_timeout": request_timeout}
         super().__init__(mode=mode, height=height, **timeout)
         self._show(data)
+        self._refresh()
 
     # ------------------------------------------------------------------ public state
     @property
@@ -380,8 +381,15 @@ class CalltreeExplorer(WidgetBase):
         return self
 
     def _refresh(self) -> None:
+        """Tell the page the view changed. After a change made from Python, the rows in the
+        page's viewport go with it (pushed before the version moves, so the page does not
+        ask for them); a request's own response carries them otherwise."""
         self.row_count = len(self._rows.visible())
         self._sync_selection()
+        if self._seen and not self._answering:
+            payload, buffers = self._window(*self._viewport)
+            payload["version"] = self.view_version + 1
+            self._push("rows", payload, buffers)
         self.view_version += 1
 
     def _sync_selection(self) -> None:
@@ -450,7 +458,6 @@ class CalltreeExplorer(WidgetBase):
             self.search_state = {}
             if state.get("pattern"):
                 self._search(state["pattern"], expand=False)
-        self._refresh()
 
     def _restyle(self, **options: Any) -> None:
         """Show the same frame with another statistic or coloring, keeping the open rows and
@@ -501,7 +508,12 @@ class CalltreeExplorer(WidgetBase):
         metric = self._glyph_metric or metrics[0]
         if metric not in ens.dataframe.columns:
             raise ShapeError(f"no metric column {metric!r} for the distribution glyph")
-        matrix = _source.profile_matrix(ens, metric)
+        held = getattr(self, "_matrix_held", None)  # the same frame shown again: reuse
+        if held is not None and held[0] is ens and held[1] == metric:
+            matrix = held[2]
+        else:
+            matrix = _source.profile_matrix(ens, metric)
+            self._matrix_held = (ens, metric, matrix)
         codes, names = _source.profile_categories(ens, self._color_by)
         return {
             "matrix": matrix,

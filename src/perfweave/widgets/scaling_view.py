@@ -24,6 +24,7 @@ exception.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Hashable, Iterable
 from typing import Any
@@ -37,6 +38,7 @@ from perfweave.calltree.display import metric_unit
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
+from perfweave.widgets._html import format_quantity
 
 __all__ = ["ScalingView"]
 
@@ -54,6 +56,15 @@ CSS = (
     ".pw-scaling-runs .widget-checkbox{width:auto}"
     ".pw-scaling .bqplot .axis text{font-size:11px}</style>"
 )
+
+
+def _round_ticks(top: float, count: int = 5) -> list[float]:
+    """About ``count`` ticks from 0 to ``top`` in steps of 1, 2 or 5 times a power of 10."""
+    if not top > 0:
+        return [0.0]
+    power = 10.0 ** np.floor(np.log10(top / count))
+    step = next(m * power for m in (1, 2, 5, 10) if top / (m * power) <= count + 1)
+    return [float(v) for v in np.arange(0.0, top + step * 0.5, step)]
 
 
 def _default_target(x: np.ndarray) -> float:
@@ -262,6 +273,9 @@ class ScalingView(CompositeBase):
     def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
         """The explorer's extra columns, indexed by the node ids of the tree it shows."""
         at = self._study.predict(models, self.target)
+        # a decreasing model of a metric that was never negative crosses 0 when extrapolated
+        # far enough: no prediction there (a dash), rather than a negative time
+        at = at.where(~((at < 0) & self._never_negative))
         frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
         frame[GROWTH] = frame[GROWTH].where(models["reason"] == "", None)
         key = models[GROWTH]
@@ -272,6 +286,13 @@ class ScalingView(CompositeBase):
             key = key.iloc[to_ens[found]].set_axis(frame.index)
         # the prediction is in the metric's own unit, shown like the metric's cells
         return frame, {GROWTH: key}, {f"at {self.target:g}": metric_unit(self.metric)}
+
+    @functools.cached_property
+    def _never_negative(self) -> np.ndarray:
+        """Per node: no measured value is below 0 (a time, a count)."""
+        values = self._study.values
+        with np.errstate(invalid="ignore"):
+            return ~(values < 0).any(axis=1)
 
     def _update_columns(self, models: pd.DataFrame | None = None) -> None:
         frame, keys, units = self._extra_columns(self._models if models is None else models)
@@ -407,29 +428,34 @@ class ScalingView(CompositeBase):
         colors = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
         lo = float(data["param"].min()) if len(data) else np.nan
         hi = float(data["param"].max()) if len(data) else np.nan
+        # the same marks every time (empty where there is nothing to draw): a redraw then
+        # only sends data, never new mark models for the page to build
+        none = np.zeros(0)
         specs: list[tuple[str, dict]] = []
         for g in groups:
             fit = fits.loc[g]
             name = str(g) if self._study.group_by is not None else "fit"
+            curve = extra = (none, none)
             if fit["reason"] == "":
-                xs, ys = ScalingStudy.curve(fit, lo, hi, log=log)
-                specs.append(("fit", {"x": xs, "y": ys, "colors": [colors[g]], "labels": [name]}))
+                curve = ScalingStudy.curve(fit, lo, hi, log=log)
                 if self.target > hi:
-                    xs, ys = ScalingStudy.curve(fit, hi, self.target, log=log)
-                    specs.append(("extrapolation", {"x": xs, "y": ys, "colors": [colors[g]]}))
+                    extra = ScalingStudy.curve(fit, hi, self.target, log=log)
+                if log:  # a log axis has no place for values at or below 0: a gap
+                    curve, extra = ((xs, np.where(ys > 0, ys, np.nan)) for xs, ys in (curve, extra))
+            style = {"colors": [colors[g]]}
+            specs.append(("fit", {"x": curve[0], "y": curve[1], **style, "labels": [name]}))
+            specs.append(("extrapolation", {"x": extra[0], "y": extra[1], **style}))
         for g in groups:
             pts = data[(data["group"] == g) & data["selected"]]
-            if len(pts):
-                xy = {"x": pts["param"].to_numpy(), "y": pts["value"].to_numpy()}
-                specs.append(("runs", {**xy, "colors": [colors[g]]}))
+            xy = {"x": pts["param"].to_numpy(), "y": pts["value"].to_numpy()}
+            specs.append(("runs", {**xy, "colors": [colors[g]]}))
         out = data[~data["selected"]]
-        if len(out):
-            specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))
+        specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))
         marks = self._marks([kind for kind, _ in specs], sx, sy)
         if log:  # ticks at the measured scales and the target (d3's log ticks crowd)
             ticks = sorted({*self._study.x[self._study.x > 0].tolist(), self.target})
-        else:
-            ticks = None
+        else:  # round steps from 0 (bqplot spreads num_ticks over its padded domain)
+            ticks = _round_ticks(max(hi if np.isfinite(hi) else 0.0, self.target))
         with self.chart.hold_sync():
             for mark, (_, values) in zip(marks, specs):
                 with mark.hold_sync():
@@ -449,11 +475,15 @@ class ScalingView(CompositeBase):
             self._figures.value = ""
         else:
             at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
-            unit = f" {metric_unit(self.metric)}" if metric_unit(self.metric) else ""
-            self._model_text.value = row["model"]
+            const = " (constant)" if row["term"] == "const" else ""
+            self._model_text.value = f"model: {row['model']}{const}"
+            if at < 0 and self._never_negative[node]:
+                said = "below 0: the decreasing model does not extrapolate this far"
+            else:
+                said = format_quantity(at, metric_unit(self.metric))
             self._figures.value = (
-                f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  "
-                f"at {self.param}={self.target:g}: {at:.4g}{unit}  ({row['n']} scales)"
+                f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  at {self.param}="
+                f"{self.target:g}: {said}  ({row['n']} scales)"
             )
 
     def _axes(self, log: bool):
@@ -470,9 +500,10 @@ class ScalingView(CompositeBase):
             )
             fmt = {"tick_format": ".4~s"} if log else {"tick_format": ".3~s", "num_ticks": 6}
             ax_x = bq.Axis(scale=sx, label=str(self.param), **fmt)
+            unit = metric_unit(self.metric)
             ax_y = bq.Axis(
-                scale=sy, orientation="vertical", label=str(self.metric), tick_format=".3~s",
-                label_offset="55px",
+                scale=sy, orientation="vertical", tick_format=".3~s", label_offset="55px",
+                label=f"{self.metric} ({unit})" if unit else str(self.metric),
             )  # fmt: skip
             cache[log] = (sx, sy, ax_x, ax_y)
         return cache[log]

@@ -148,7 +148,14 @@ var Channel = class {
     this.next = 1;
     this.waiting = /* @__PURE__ */ new Map();
     this.timedOut = false;
+    this.pushed = [];
     this.onMessage = (msg, buffers) => {
+      if (msg && msg.type === "push" && typeof msg.key === "string") {
+        const holder2 = msg[msg.key];
+        const columns2 = holder2 && Array.isArray(holder2.columns) ? unpack(holder2.columns, buffers || []) : null;
+        for (const fn of this.pushed) fn({ ...msg, columns: columns2 });
+        return;
+      }
       if (!msg || msg.type !== "response") return;
       if (this.timedOut) {
         this.timedOut = false;
@@ -197,12 +204,20 @@ var Channel = class {
       }
     });
   }
+  /**
+   * Call `fn` with every message the kernel pushes unasked (columns unpacked).
+   * @param {(r: Response) => void} fn
+   */
+  onPush(fn) {
+    this.pushed.push(fn);
+  }
   /** Requests sent and not answered yet. */
   get pending() {
     return this.waiting.size;
   }
   close() {
     this.model.off("msg:custom", this.onMessage);
+    this.pushed = [];
     for (const entry of this.waiting.values()) clearTimeout(entry.timer);
     this.waiting.clear();
   }
@@ -561,6 +576,7 @@ var ExplorerState = class {
     this.cursor = 0;
     this.fetching = false;
     this.again = false;
+    this.version = -1;
   }
   /** @returns {ColumnSpec[]} */
   columns() {
@@ -946,6 +962,14 @@ function accept(ctx, resp) {
   const drawn = rows.draw();
   drawStatus(ctx);
   els.root.dataset.rows = String(drawn[1] - drawn[0]);
+  els.root.dataset.rowsAt = performance.now().toFixed(1);
+}
+function acceptPushed(ctx, resp) {
+  if (resp.key !== "rows" || !resp.rows) return;
+  ctx.state.version = Number(resp.version);
+  accept(ctx, resp);
+  const root = ctx.els.root;
+  root.dataset.pushes = String(Number(root.dataset.pushes || 0) + 1);
 }
 function covered(ctx) {
   const [a, b] = ctx.rows.range();
@@ -1099,6 +1123,7 @@ function wire(ctx) {
   };
   const onVersion = () => {
     setTimeout(() => {
+      if (ctx.state.version >= Number(model.get("view_version"))) return;
       if (!ctx.channel.pending) ctx.wantRows();
     }, 0);
   };
@@ -1146,6 +1171,7 @@ function render({ model, el }) {
       r
     )
   });
+  ctx.channel.onPush((resp) => acceptPushed(ctx, resp));
   const unwire = wire(ctx);
   const [start, count] = viewport(ctx);
   ctx.channel.request("rows", { start, count }, ROWS).then((resp) => {

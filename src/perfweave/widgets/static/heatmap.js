@@ -137,7 +137,14 @@ var Channel = class {
     this.next = 1;
     this.waiting = /* @__PURE__ */ new Map();
     this.timedOut = false;
+    this.pushed = [];
     this.onMessage = (msg, buffers) => {
+      if (msg && msg.type === "push" && typeof msg.key === "string") {
+        const holder2 = msg[msg.key];
+        const columns2 = holder2 && Array.isArray(holder2.columns) ? unpack(holder2.columns, buffers || []) : null;
+        for (const fn of this.pushed) fn({ ...msg, columns: columns2 });
+        return;
+      }
       if (!msg || msg.type !== "response") return;
       if (this.timedOut) {
         this.timedOut = false;
@@ -186,12 +193,20 @@ var Channel = class {
       }
     });
   }
+  /**
+   * Call `fn` with every message the kernel pushes unasked (columns unpacked).
+   * @param {(r: Response) => void} fn
+   */
+  onPush(fn) {
+    this.pushed.push(fn);
+  }
   /** Requests sent and not answered yet. */
   get pending() {
     return this.waiting.size;
   }
   close() {
     this.model.off("msg:custom", this.onMessage);
+    this.pushed = [];
     for (const entry of this.waiting.values()) clearTimeout(entry.timer);
     this.waiting.clear();
   }
