@@ -14,6 +14,9 @@ modeler is Extra-P's multi-parameter modeler with its defaults, the measurements
 in sorted order of their points, and each model is ``{"c0", "terms": [{"coef",
 "factors": [[parameter index, poly, log], ...]}, ...], "rss", "smape", "ar2", "text"}``
 with the terms in the order of Extra-P's function.
+
+``--experiment FILE`` instead reads one of Extra-P's own test experiments with its reader
+and writes each function's points, means and model (see :func:`_experiment`).
 """
 
 from __future__ import annotations
@@ -108,12 +111,56 @@ def _describe(model) -> dict:
     return out
 
 
+def _experiment(path: str, output: str) -> None:
+    """Read one of Extra-P's own experiment files (its text or JSON-lines format) with its
+    reader and write, per (callpath, metric), the mean at each point (sorted) and the
+    model of Extra-P's multi-parameter modeler (single-parameter: its default modeler)
+    given the measurements in sorted order of their points."""
+    import extrap
+    from extrap.modelers.multi_parameter.multi_parameter_modeler import MultiParameterModeler
+    from extrap.modelers.single_parameter import all_modelers
+
+    if path.endswith(".jsonl"):
+        from extrap.fileio.file_reader.jsonlines_file_reader import read_jsonlines_file
+
+        exp = read_jsonlines_file(path)
+    else:
+        from extrap.fileio.file_reader.text_file_reader import TextFileReader
+
+        exp = TextFileReader().read_experiment(path)
+    params = [str(p) for p in exp.parameters]
+    multi = len(params) > 1
+    modeler = MultiParameterModeler() if multi else all_modelers["Default"]()
+    functions = []
+    for (callpath, metric), ms in exp.measurements.items():
+        ms = sorted(ms, key=lambda m: m.coordinate.as_tuple())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (model,) = modeler.model([ms])
+        functions.append(
+            {
+                "callpath": str(callpath),
+                "metric": str(metric),
+                "points": [list(m.coordinate.as_tuple()) for m in ms],
+                "means": [float(m.mean) for m in ms],
+                "model": _describe_multi(model) if multi else _describe(model),
+            }
+        )
+    result = {"extrap": extrap.__version__, "params": params, "functions": functions}
+    with open(output, "w", encoding="utf-8") as fh:
+        json.dump(result, fh)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--input", required=True)
+    ap.add_argument("--input")
+    ap.add_argument("--experiment", help="one of Extra-P's experiment files (text, .jsonl)")
     ap.add_argument("--output", required=True)
     ap.add_argument("--agg", default="mean", choices=("mean", "median"))
     args = ap.parse_args()
+    if args.experiment:
+        _experiment(args.experiment, args.output)
+        return
     import extrap
     from extrap.entities.measurement import Measure
     from extrap.modelers.single_parameter import all_modelers

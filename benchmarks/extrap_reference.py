@@ -391,6 +391,80 @@ def write_multi(py: Path, out: Path, prov: dict) -> None:
     prov["files"]["multi3_extrap.csv"] = "Extra-P's model of each function of multi3_inputs.csv"
 
 
+#: Extra-P 4.2.5's own multi-parameter test experiments (paths under its tests/data)
+EXTRAP_TEST_FILES = (
+    *(f"text/two_parameter_{i}.txt" for i in range(1, 8)),
+    *(f"text/three_parameter_{i}.txt" for i in range(1, 4)),
+    "input/input_data_2p.txt",
+    "input/input_data_3p.txt",
+    "input/experiments_MP/experiment_MP.txt",
+    *(
+        f"jsonlines/{n}_matrix_2p.jsonl"
+        for n in ("band", "complete", "cross", "incomplete", "sparse")
+    ),
+    "jsonlines/matrix_3p.jsonl",
+    "jsonlines/matrix_3p_bands.jsonl",
+    "jsonlines/matrix_3p_bands_incomplete.jsonl",
+    "jsonlines/matrix_4p.jsonl",
+)
+
+
+def write_extrap_tests(py: Path, tests_dir: Path, out: Path, prov: dict) -> None:
+    """Extra-P's own multi-parameter test experiments (read by Extra-P's readers from
+    ``tests_dir``, the ``tests/data`` folder of an Extra-P checkout): the mean of every
+    function at each point (``extrap_tests_inputs.csv``, long format) and Extra-P's model
+    of each function (``extrap_tests_extrap.csv``)."""
+    from fractions import Fraction
+
+    inputs, models = [], []
+    for rel in EXTRAP_TEST_FILES:
+        with tempfile.TemporaryDirectory() as tmp:
+            dst = Path(tmp) / "out.json"
+            subprocess.run(
+                [str(py), str(WORKER), "--experiment", str(tests_dir / rel), "--output", str(dst)],
+                check=True,
+            )
+            res = json.loads(dst.read_text())
+        params = res["params"]
+        for f in res["functions"]:
+            key = {"file": rel, "callpath": f["callpath"], "metric": f["metric"]}
+            for point, mean in zip(f["points"], f["means"]):
+                coords = {f"v{j}": v for j, v in enumerate(point)}
+                inputs.append({**key, "params": ",".join(params), **coords, "mean": mean})
+            m = f["model"]
+            terms_out = [
+                {
+                    "coef": t["coef"],
+                    "factors": [[params[j], float(Fraction(p)), log] for j, p, log in t["factors"]],
+                }
+                for t in m["terms"]
+            ]
+            combo = " + ".join(
+                "*".join(params[j] for j, _, _ in sorted(t["factors"])) for t in m["terms"]
+            )
+            models.append(
+                {
+                    **key,
+                    "params": ",".join(params),
+                    "combination": combo or "const",
+                    "c0": m["c0"],
+                    "terms": json.dumps(terms_out),
+                    **{k: m[k] for k in ("rss", "smape", "ar2", "text")},
+                }
+            )
+    pd.DataFrame(inputs).to_csv(out / "extrap_tests_inputs.csv", index=False)
+    pd.DataFrame(models).to_csv(out / "extrap_tests_extrap.csv", index=False)
+    prov["files"]["extrap_tests_inputs.csv"] = (
+        "the mean of each function at each point of Extra-P 4.2.5's own multi-parameter test "
+        "experiments (BSD-3-Clause, Technical University of Darmstadt; read with Extra-P's "
+        f"readers): {', '.join(EXTRAP_TEST_FILES)}"
+    )
+    prov["files"]["extrap_tests_extrap.csv"] = (
+        "Extra-P's multi-parameter model of each function of extrap_tests_inputs.csv "
+        "(measurements given in sorted order of their points); terms as JSON"
+    )
+
+
 def value_columns(frame: pd.DataFrame) -> list[str]:
     return [c for c in frame.columns if c.startswith("y")]
 
@@ -415,15 +489,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="write only the multi-parameter tables (the others and their provenance stay)",
     )
+    ap.add_argument(
+        "--extrap-tests",
+        type=Path,
+        help="the tests/data folder of an Extra-P 4.2.5 checkout: also write its own "
+        "multi-parameter test experiments and Extra-P's models of them",
+    )
     args = ap.parse_args(argv)
     py = ensure_venv(args.venv)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only_multi:
         prov = json.loads((args.out / "PROVENANCE.json").read_text())
         prov["multi_generated"] = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-        prov["multi_command"] = "python -m benchmarks.extrap_reference --only-multi"
+        prov["multi_command"] = "python -m benchmarks.extrap_reference --only-multi" + (
+            " --extrap-tests <Extra-P 4.2.5 checkout>/tests/data" if args.extrap_tests else ""
+        )
         prov["multi_extrap_venv"] = versions(py)
         write_multi(py, args.out, prov)
+        if args.extrap_tests:
+            write_extrap_tests(py, args.extrap_tests, args.out, prov)
         (args.out / "PROVENANCE.json").write_text(json.dumps(prov, indent=2) + "\n")
         print(f"wrote the multi-parameter reference tables to {os.path.relpath(args.out)}")
         return 0
@@ -471,6 +555,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     prov["files"]["edge_extrap.csv"] = "Extra-P's model of each edge function, in input order"
     write_multi(py, args.out, prov)
+    if args.extrap_tests:
+        write_extrap_tests(py, args.extrap_tests, args.out, prov)
     (args.out / "PROVENANCE.json").write_text(json.dumps(prov, indent=2) + "\n")
     print(
         f"wrote reference tables to {os.path.relpath(args.out)} (Extra-P {prov['extrap_venv']['extrap']})"

@@ -219,3 +219,8 @@ def test_blocks_of_functions_give_the_same_table(known, monkeypatch):
 
     monkeypatch.setattr(multi, "_BLOCK", 3)  # the 7 functions in blocks of 3, 3, 1
     pd.testing.assert_frame_equal(fit_models(X, np.vstack([k[0] for k in KNOWN])), known)
+
+
+def test_no_measurements_at_all():
+    fits = fit_models(pd.DataFrame({"a": [], "b": []}), np.empty((2, 0)))
+    assert fits["reason"].tolist() == ["no measurements"] * 2 and (fits["n"] == 0).all()

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from perfweave.scaling import fit_models
+from perfweave.scaling import LogTermsSkipped, fit_models
 
 DATA = Path(__file__).parent.parent / "data" / "scaling"
 SETS = {"multi": ("p", "q"), "multi3": ("p", "q", "r")}
@@ -89,3 +89,47 @@ def test_true_terms_recovered_at_least_as_often_as_extrap(case):
         sets = inputs["set"].to_numpy()
         for key in np.unique(sets):
             assert ours[sets == key].sum() >= theirs[sets == key].sum(), key
+
+
+def test_extrap_own_test_experiments():
+    """Extra-P's own multi-parameter test experiments (2, 3 and 4 parameters; full grids,
+    cross, band, sparse and incomplete designs; extrap_tests_*.csv): Extra-P's model, or
+    no model where a parameter has fewer than 5 values on its lines (Extra-P fits anyway)."""
+    inputs = pd.read_csv(DATA / "extrap_tests_inputs.csv", keep_default_na=False)
+    ref = pd.read_csv(DATA / "extrap_tests_extrap.csv", keep_default_na=False)
+    keys = ["file", "callpath", "metric"]
+    groups = dict(list(inputs.groupby(keys, sort=False)))
+    assert len(groups) == len(ref) >= 30
+    same, too_few = 0, 0
+    for _, r in ref.iterrows():
+        part = groups[tuple(r[keys])]
+        names = r["params"].split(",")
+        X = pd.DataFrame({n: part[f"v{j}"].to_numpy(float) for j, n in enumerate(names)})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LogTermsSkipped)  # three_parameter_2: z < 1
+            fit = fit_models(X, part["mean"].to_numpy()[None, :]).iloc[0]
+        where = f"{r['file']} {r['callpath']} {r['metric']}"
+        if fit["reason"]:
+            assert "along a line of measurements" in fit["reason"], where
+            values = {n: X[n].nunique() for n in names}
+            assert min(values.values()) < 5 or r["file"].endswith("two_parameter_4.txt"), where
+            too_few += 1
+            continue
+        assert fit["combination"] == r["combination"], (where, fit["model"], r["text"])
+        exps = {n: (0.0, 0) for n in names}
+        coefs = {}
+        for term in json.loads(r["terms"]):
+            for name, poly, log in term["factors"]:
+                exps[name] = (poly, log)
+            coefs["*".join(sorted((f[0] for f in term["factors"]), key=names.index))] = term["coef"]
+        for n in names:
+            assert fit[f"p_exp[{n}]"] == pytest.approx(exps[n][0]), where
+            assert fit[f"log_exp[{n}]"] == exps[n][1], where
+        assert fit["c0"] == pytest.approx(r["c0"], rel=1e-6, abs=1e-9), where
+        for label, c in coefs.items():
+            assert fit[f"c[{label}]"] == pytest.approx(c, rel=1e-6), where
+        assert fit["smape"] == pytest.approx(r["smape"], rel=1e-6, abs=1e-9), where
+        same += 1
+    # two_parameter_4 measures one diagonal (each line has one point), the incomplete
+    # matrix has 3 values of x: Extra-P fits those anyway
+    assert too_few == 5 and same == len(ref) - 5

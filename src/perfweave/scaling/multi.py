@@ -136,6 +136,8 @@ def shapes(active: tuple[int, ...]) -> list[Shape]:
 def _line_series(coords: np.ndarray, A: np.ndarray, W: np.ndarray, j: int):
     """The values of every function along parameter ``j``: the distinct values of ``j``
     and (F, values) means over the longest lines (Extra-P's 'auto' point selection)."""
+    if not len(coords):  # no measurements at all
+        return np.empty(0), np.empty((A.shape[0], 0))
     others = np.delete(coords, j, axis=1)
     _, line = np.unique(others, axis=0, return_inverse=True)
     line = line.ravel()
