@@ -459,6 +459,10 @@ def write_extrap_tests(py: Path, tests_dir: Path, out: Path, prov: dict) -> None
         "experiments (BSD-3-Clause, Technical University of Darmstadt; read with Extra-P's "
         f"readers): {', '.join(EXTRAP_TEST_FILES)}"
     )
+    prov["extrap_tests_source"] = (
+        f"{tests_dir}: the tests/data folder of github.com/extra-p/extrap (used: tag v4.2.5, "
+        "commit 291ac8153ad38c582f36aa8653cd587634393310)"
+    )
     prov["files"]["extrap_tests_extrap.csv"] = (
         "Extra-P's multi-parameter model of each function of extrap_tests_inputs.csv "
         "(measurements given in sorted order of their points); terms as JSON"
