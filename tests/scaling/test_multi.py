@@ -81,6 +81,10 @@ def test_default_names_negative_coefficients_and_array_x():
     assert fits["combination"][0] == "p + q"
     assert fits["model"][0] == "10 - 0.5 * p^(1) + 0.01 * q^(1)"
     assert "c[p*q]" in fits.columns and "p_exp[q]" in fits.columns
+    # a DataFrame of functions keeps its index
+    named = fit_models(X, pd.DataFrame([y, 2 * y], index=["solve", "exchange"]))
+    assert named.index.tolist() == ["solve", "exchange"]
+    np.testing.assert_allclose(named.loc["exchange", "c[size]"], 0.02)
 
 
 def test_fit_model_and_predict_forms():
