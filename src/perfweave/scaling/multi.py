@@ -143,25 +143,34 @@ def _line_series(coords: np.ndarray, A: np.ndarray, W: np.ndarray, j: int):
     line = line.ravel()
     values, at = np.unique(coords[:, j], return_inverse=True)
     at = at.ravel()
-    on_line = np.zeros((len(coords), line.max() + 1))
-    on_line[np.arange(len(coords)), line] = 1.0
-    at_value = np.zeros((len(coords), len(values)))
-    at_value[np.arange(len(coords)), at] = 1.0
-    Wf = W.astype(float)
-    lengths = Wf @ on_line  # (F, lines)
+    by_line, by_value = _Groups(line), _Groups(at)
+    lengths = by_line.sum(W.astype(np.int64))  # (F, lines)
     longest = lengths == lengths.max(axis=1, keepdims=True)
     C = W & longest[:, line]  # points on a longest line
     # the first such point (points are in sorted order, as given to Extra-P) fixes the
     # value of j whose lines all others must share
     first = np.argmax(C, axis=1)
     v0 = at[first]
-    shared = ((C & (at[None, :] == v0[:, None])).astype(float) @ on_line) > 0
+    shared = by_line.sum((C & (at[None, :] == v0[:, None])).astype(np.int64)) > 0
     K = C & shared[:, line]
-    Kf = K.astype(float)
-    sums = np.where(K, A, 0.0) @ at_value
-    counts = Kf @ at_value
+    sums = by_value.sum(np.where(K, A, 0.0))
+    counts = by_value.sum(K.astype(np.int64))
     with np.errstate(invalid="ignore", divide="ignore"):
         return values, np.where(counts > 0, sums / np.maximum(counts, 1.0), np.nan)
+
+
+class _Groups:
+    """Sums of the columns of (F, points) arrays per group of points (every group has a
+    point): one reordering and ``np.add.reduceat`` (no matrix product, which costs more
+    than its arithmetic on small shared machines)."""
+
+    def __init__(self, group: np.ndarray) -> None:
+        self.order = np.argsort(group, kind="stable")
+        counts = np.bincount(group)
+        self.starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        return np.add.reduceat(values[:, self.order], self.starts, axis=1)
 
 
 # ---------------------------------------------------------------------- least squares
