@@ -28,10 +28,10 @@ the model as Extra-P 4.2's multi-parameter modeler does with its defaults:
    its coefficients is 0 or contributes less than 0.0005 of every measured value.
 
 Everything is array arithmetic over (functions, points): the lines are boolean masks
-and matrix products, the single-parameter fits are :func:`.fit._fit_arrays`, and each
+and grouped sums, the single-parameter fits are :func:`.fit._fit_arrays`, and each
 hypothesis *shape* (a short list: 4 for two parameters) is one batched least-squares
 solve (Gram-Schmidt on whole arrays) for every function with that set of parameter
-terms. No Python loop runs per function or per chosen term.
+terms, in blocks of 4,096 functions. No Python loop runs per function or per chosen term.
 """
 
 from __future__ import annotations
