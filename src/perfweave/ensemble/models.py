@@ -111,7 +111,7 @@ def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
             )
         cols[str(p)] = values
     if len(cols) < len(params):
-        raise MetadataError(f"parameters {params!r} have the same name as text")
+        raise MetadataError(f"two of the parameters {params!r} have the same name as text")
     return pd.DataFrame(cols)
 
 
