@@ -35,3 +35,22 @@ def test_a_focused_subtree_is_matched_below_its_new_root():
     assert len(sub) == keep.sum() and (np.asarray(sub.parent) < 0).sum() == 1
     got = study.match_nodes(sub)
     assert (got[old_to_new[keep]] == np.flatnonzero(keep)).all()
+
+
+def test_run_table_shows_what_tells_the_runs_apart():
+    ens, study = _study()
+    table = study.run_table()
+    assert list(table.index) == [27, 64, 125, 216, 343]  # in the parameter's order
+    # the parameter, then metadata that differ between runs: not jobsize (a copy of the
+    # parameter), not the libraries (a list), not the user (one value); files by name
+    assert list(table.columns) == [
+        "label", "mpi.world.size", "numhosts", "elapsed_time", "figure_of_merit", "file"
+    ]  # fmt: skip
+    assert table["file"].tolist()[0] == "27_cores.cali"
+    assert table.loc[343, "numhosts"] == ens.metadata.loc[343, "numhosts"] == 10
+    assert list(study.run_table(max_columns=1).columns) == ["label", "mpi.world.size", "numhosts"]
+    # grouping puts the group column right after the parameter
+    study.set_group_by("numhosts")
+    assert list(study.run_table(max_columns=1).columns)[:4] == [
+        "label", "mpi.world.size", "numhosts", "elapsed_time"
+    ]  # fmt: skip

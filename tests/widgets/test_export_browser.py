@@ -168,7 +168,12 @@ def test_export_of_the_tour(tmp_path: Path, static_server: str, page, page_watch
     _open(page, f"{static_server}/tour.html", views=views)
     for selector in (".pw-explorer[data-ready='1']", ".pw-heatmap[data-ready='1']"):
         page.locator(selector).first.wait_for()
-    assert page.locator(".pw-explorer").count() == 2  # one run, and the ensemble
+    # one run, the ensemble, and the ScalingView's, whose chart and growth column are there
+    assert page.locator(".pw-explorer").count() == 3
+    scaling = page.locator(".pw-scaling").first
+    scaling.locator(".pw-hcell", has_text="growth").wait_for()
+    scaling.locator(".pw-scaling-chart path.line").first.wait_for()
+    assert scaling.locator(".pw-scaling-chart .dot").count() == 5
     page.locator(".pw-picker .pw-pt-row", has_text="perl").first.wait_for()
     assert page.locator(".pw-merge-panel .pw-merge-scatter .dot").count() > 100
     assert page.locator(".pw-error:visible").count() == 0

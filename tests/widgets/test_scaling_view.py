@@ -101,6 +101,18 @@ def test_the_explorers_selection_focuses_the_chart(view):
     assert view._title.value.endswith("LagrangeLeapFrog")
 
 
+def test_the_chart_follows_the_explorers_keyboard_cursor(view):
+    """The page sets ``cursor_node`` as the arrow keys move; the chart follows it, in the
+    ensemble's node ids also after the explorer focused on a subtree."""
+    view.explorer.cursor_node = 11
+    assert view.focused == 11 and view._title.value.endswith("lulesh.cycle")
+    view.explorer.focus(14)  # LagrangeLeapFrog becomes node 0 of the shown tree
+    view.explorer.cursor_node = 0
+    assert view.focused == 14
+    view.explorer.cursor_node = 10_000  # a stale id from the page: nothing happens
+    assert view.focused == 14 and view.error == ""
+
+
 def test_chart_draws_points_fit_and_extrapolation(view):
     import bqplot as bq
 
@@ -182,6 +194,21 @@ def test_a_time_predicted_below_zero_is_not_shown_as_one(view, mpi):
     assert len(lines) == 2 and np.isnan(lines[1].y[-1])
     assert not any((np.asarray(m.y) <= 0).any() for m in lines)
     assert (mpi.dataframe.loc[24, METRIC] > 0).all()
+
+
+def test_the_runs_are_a_table_of_their_metadata(view):
+    """A check box per run with its scale, then the metadata that tell the runs apart; a
+    header row names the columns."""
+    cells = view._runs_box.children
+    width = len(view._runs_box.layout.grid_template_columns.split())
+    assert width == 4 and len(cells) == width * 6
+    head = [c.value for c in cells[:width]]
+    assert head == ["mpi.world.size", "numhosts", "elapsed_time", "figure_of_merit"]
+    last = cells[-width:]
+    assert last[0].description == "343" and last[0].value is True
+    assert [c.value for c in last[1:]] == ["10", "52.57", "140,936"]
+    last[0].value = False  # the box of the run at 343 ranks
+    assert view.selected_profiles == [27, 64, 125, 216]
 
 
 def test_group_by_colors_and_fits_per_group():

@@ -94,6 +94,12 @@ def test_scaling_view_in_jupyterlab(lab: Server, page: Page, page_watch: PageWat
     row.click()
     state = wait_state(nb, lambda s: s["name"] == "main")
     assert state["model"] == "50.8"
+    # and the chart follows the keyboard cursor: the row below main is MPI_Barrier
+    page.keyboard.press("ArrowDown")
+    state = wait_state(nb, lambda s: s["name"] == "MPI_Barrier")
+    view.get_by_text(": main > MPI_Barrier", exact=False).first.wait_for()  # the title
+    page.keyboard.press("ArrowUp")
+    wait_state(nb, lambda s: s["name"] == "main")
 
     # excluding the largest run refits every model: five runs are needed, four are left;
     # the kernel pushes the explorer's new rows with the change (no request of the page)

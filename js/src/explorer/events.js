@@ -128,7 +128,24 @@ function cursorRow(ctx) {
   const k = state.indexOf(state.cursor);
   const c = state.cols;
   if (k < 0 || !c) return null;
-  return { k, vid: c.vid[k], flags: c.flags[k], parentRow: c.parent_row[k] };
+  return { k, vid: c.vid[k], node: c.node[k], flags: c.flags[k], parentRow: c.parent_row[k] };
+}
+
+/** Milliseconds the cursor rests on a row before Python is told (keys held down skip rows). */
+const CURSOR_REST_MS = 120;
+
+/**
+ * Tell Python which node the keyboard cursor is on (the `cursor_node` trait), once it rests.
+ * @param {Ctx} ctx
+ */
+function tellCursor(ctx) {
+  clearTimeout(ctx.state.cursorTimer);
+  ctx.state.cursorTimer = window.setTimeout(() => {
+    const cur = cursorRow(ctx);
+    if (!cur || ctx.model.get("cursor_node") === cur.node) return;
+    ctx.model.set("cursor_node", cur.node);
+    ctx.model.save_changes();
+  }, CURSOR_REST_MS);
 }
 
 /**
@@ -150,6 +167,7 @@ function moveCursor(ctx, row) {
   rows.reveal(state.cursor);
   rows.draw();
   if (!covered(ctx)) ctx.wantRows();
+  tellCursor(ctx);
 }
 
 /**

@@ -66,6 +66,8 @@ export class ExplorerState {
     this.again = false;
     /** the view version whose rows the kernel pushed last (-1: none) */
     this.version = -1;
+    /** @type {number | undefined} pending report of the cursor's node to Python */
+    this.cursorTimer = undefined;
   }
 
   /** @returns {ColumnSpec[]} */

@@ -71,6 +71,40 @@ class ScalingStudy:
         self.group_by = column
         self.groups = np.where(values.isna(), "(none)", values.astype(str)).astype(object)
 
+    def run_table(self, max_columns: int = 4) -> pd.DataFrame:
+        """The runs as a person chooses among them: one row per run (indexed by run id, in
+        the order of the parameter), its ``label``, the parameter, the group column (when
+        grouping) and up to ``max_columns`` more metadata columns that tell the runs apart
+        (values that differ between runs and are not a copy of the parameter; a file path
+        is shortened to its file name)."""
+        meta = self.ensemble.metadata
+        order = np.argsort(self.x, kind="stable")
+        table = pd.DataFrame({"label": self.labels}, index=pd.Index(self.runs, name="run"))
+        table[str(self.param)] = self.x
+        if self.group_by is not None:
+            table[str(self.group_by)] = self.groups
+        shown = {str(self.param), str(self.group_by)}
+        extra = 0
+        for column in meta.columns:
+            if extra == max_columns:
+                break
+            if str(column) in shown:
+                continue
+            values = meta[column]
+            if values.map(lambda v: isinstance(v, (list, tuple, dict, set))).any():
+                continue  # a list of libraries tells no run apart at a glance
+            text = values.astype(str)
+            if text.nunique() < 2:
+                continue
+            numbers = pd.to_numeric(values, errors="coerce")
+            if numbers.notna().all() and np.array_equal(numbers.to_numpy(float), self.x):
+                continue  # another name for the parameter (jobsize = mpi.world.size)
+            if str(column) == "file":
+                values = text.map(lambda v: v.replace("\\", "/").rsplit("/", 1)[-1])
+            table[str(column)] = values.to_numpy()
+            extra += 1
+        return table.iloc[order]
+
     def mask(self, runs: Iterable[Hashable] | None) -> np.ndarray:
         """A boolean mask over the runs for a list of run ids (None: all runs); an id that is
         not a run is an error naming it."""

@@ -69,6 +69,9 @@ class CalltreeExplorer(WidgetBase):
     height = traitlets.Int(460).tag(sync=True)
     #: bumped whenever the rows change on the Python side; the browser then asks again
     view_version = traitlets.Int(0).tag(sync=True)
+    #: node id (of :attr:`graphframe`) of the row under the page's keyboard cursor (-1: none
+    #: yet); the page sets it as the arrow keys move, so a linked view can follow
+    cursor_node = traitlets.Int(-1).tag(sync=True)
 
     _actions: ClassVar[dict[str, str]] = {
         "rows": "_on_rows",

@@ -54,6 +54,8 @@ CSS = (
     "<style>.pw-scaling .widget-label{white-space:normal;height:auto;line-height:1.4}"
     ".pw-scaling-model{font-family:monospace;font-size:12px}"
     ".pw-scaling-runs .widget-checkbox{width:auto}"
+    ".pw-scaling-runs .pw-head{font-weight:bold}"
+    ".pw-scaling-runs .pw-num{justify-self:end}"
     ".pw-scaling .bqplot .axis text{font-size:11px}</style>"
 )
 
@@ -127,6 +129,7 @@ class ScalingView(CompositeBase):
         self._update_columns()
         self._draw_chart()
         self.explorer.observe(self._on_explorer_select, "selected_nodes")
+        self.explorer.observe(self._on_explorer_cursor, "cursor_node")
 
     # ------------------------------------------------------------------ public state
     @property
@@ -299,10 +302,17 @@ class ScalingView(CompositeBase):
         self.explorer.set_extra_columns(frame, sort_keys=keys, units=units)
 
     def _on_explorer_select(self, change: dict) -> None:
-        nodes = change["new"]
-        if not nodes:
+        if change["new"]:
+            self._follow(int(change["new"][-1]))
+
+    def _on_explorer_cursor(self, change: dict) -> None:
+        if change["new"] >= 0:
+            self._follow(int(change["new"]))
+
+    def _follow(self, nid: int) -> None:
+        """Chart the explorer's node ``nid`` (of the tree it shows now)."""
+        if not 0 <= nid < len(self.explorer.graphframe.graph):
             return
-        nid = int(nodes[-1])
         to_ens = self._shown_to_ensemble()
         if to_ens is not None:
             nid = int(to_ens[nid])
@@ -348,9 +358,19 @@ class ScalingView(CompositeBase):
             fig_margin={"top": 20, "bottom": 50, "left": 70, "right": 20},
             layout=w.Layout(width="100%", height="320px"),
             legend_location="top-left",
+            padding_x=0.03,  # a point at the edge of the range is drawn whole
+            padding_y=0.05,
         )
         self.chart.add_class("pw-scaling-chart")
-        self._runs_box = w.VBox(layout=w.Layout(max_height="240px", overflow="auto"))
+        self._runs_box = w.GridBox(
+            layout=w.Layout(
+                width="100%",  # wider tables scroll inside the panel
+                max_height="240px",
+                overflow="auto",
+                grid_gap="0 14px",
+                align_items="center",
+            )
+        )
         self._runs_box.add_class("pw-scaling-runs")
         self._all_button = w.Button(description="all runs", layout=w.Layout(width="90px"))
         self._all_button.on_click(lambda _b: self._from_control(lambda: self.select_profiles(None)))
@@ -359,11 +379,11 @@ class ScalingView(CompositeBase):
         controls = w.HBox([self._target_box, self._axes_box, self._group_box])
         chart_box = w.VBox(
             [self._title, self.chart, self._model_text, self._figures],
-            layout=w.Layout(flex="3 1 420px", min_width="360px"),
+            layout=w.Layout(flex="1 1 420px", min_width="360px"),
         )
         runs = w.VBox(
             [w.HBox([self._all_button, self._runs_note]), self._runs_box],
-            layout=w.Layout(flex="2 1 280px", min_width="260px"),
+            layout=w.Layout(flex="1 1 360px", min_width="260px"),
         )
         below = w.Box(
             [chart_box, runs],
@@ -382,27 +402,49 @@ class ScalingView(CompositeBase):
         self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
 
     def _draw_runs(self) -> None:
-        """The run table: a check box per run, its parameter value, label and group."""
+        """The run table (:meth:`ScalingStudy.run_table`): a check box per run with its
+        parameter value (or label), then its group and the metadata that tell runs apart."""
         study = self._study
-        order = np.argsort(study.x, kind="stable")
+        table = study.run_table(max_columns=3)
+        param = str(study.param)
+        # a label that only repeats the parameter ("mpi.world.size=27") gives way to it
+        plain = all(
+            lab == f"{param}={x:g}" for lab, x in zip(table["label"], table[param].to_numpy())
+        )
+        first = param if plain else "run"
+        columns = [c for c in table.columns if c != "label" and not (plain and c == param)]
+        auto = w.Layout(width="auto")  # one layout model for every cell: as wide as its text
+        cells: list[w.Widget] = [self._cell(first, auto, head=True)]
+        cells += [self._cell(c, auto, head=True) for c in columns]
+        at = {run: k for k, run in enumerate(study.runs)}
         self._run_boxes = [None] * len(study.runs)
-        rows = []
-        for i in order:
-            group = f"  [{study.groups[i]}]" if study.group_by is not None else ""
-            label = study.labels[i]
-            head = f"{study.param}={study.x[i]:g}"
-            text = f"{label}{group}" if label == head else f"{head}  {label}{group}"
+        for run, row in table.iterrows():
+            k = at[run]
+            text = f"{row[param]:g}" if plain else str(row["label"])
             box = w.Checkbox(
-                value=bool(self._selected[i]),
-                description=text,
-                indent=False,
-                layout=w.Layout(width="auto"),
+                value=bool(self._selected[k]), description=text, indent=False, layout=auto
             )
             box.observe(self._on_run_box, "value")
-            self._run_boxes[i] = box
-            rows.append(box)
-        self._runs_box.children = rows
+            self._run_boxes[k] = box
+            cells.append(box)
+            cells += [self._cell(row[c], auto) for c in columns]
+        self._runs_box.children = cells
+        self._runs_box.layout.grid_template_columns = " ".join(["max-content"] * (1 + len(columns)))
         self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
+
+    @staticmethod
+    def _cell(value: Any, layout: w.Layout, head: bool = False) -> w.Label:
+        """One cell of the run table: a header, a number (4 significant digits, right) or
+        text (cut at 28 characters; the whole in its tooltip)."""
+        number = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+        if number and float(value).is_integer():
+            text = f"{int(value):,}"
+        else:
+            text = format_quantity(float(value)) if number else str(value)
+        short = text if len(text) <= 28 else text[:27] + "…"
+        cell = w.Label(short, tooltip=text if short != text else None, layout=layout)
+        cell.add_class("pw-head" if head else "pw-num" if number else "pw-text")
+        return cell
 
     def _on_run_box(self, _change: dict) -> None:
         if self._syncing:

@@ -577,6 +577,7 @@ var ExplorerState = class {
     this.fetching = false;
     this.again = false;
     this.version = -1;
+    this.cursorTimer = void 0;
   }
   /** @returns {ColumnSpec[]} */
   columns() {
@@ -1017,7 +1018,17 @@ function cursorRow(ctx) {
   const k = state.indexOf(state.cursor);
   const c = state.cols;
   if (k < 0 || !c) return null;
-  return { k, vid: c.vid[k], flags: c.flags[k], parentRow: c.parent_row[k] };
+  return { k, vid: c.vid[k], node: c.node[k], flags: c.flags[k], parentRow: c.parent_row[k] };
+}
+var CURSOR_REST_MS = 120;
+function tellCursor(ctx) {
+  clearTimeout(ctx.state.cursorTimer);
+  ctx.state.cursorTimer = window.setTimeout(() => {
+    const cur = cursorRow(ctx);
+    if (!cur || ctx.model.get("cursor_node") === cur.node) return;
+    ctx.model.set("cursor_node", cur.node);
+    ctx.model.save_changes();
+  }, CURSOR_REST_MS);
 }
 function onCursor(ctx, action) {
   const cur = cursorRow(ctx);
@@ -1029,6 +1040,7 @@ function moveCursor(ctx, row) {
   rows.reveal(state.cursor);
   rows.draw();
   if (!covered(ctx)) ctx.wantRows();
+  tellCursor(ctx);
 }
 function onTableKey(ctx, ev) {
   const { state, els } = ctx;
