@@ -122,3 +122,10 @@ def test_cli_bad_target_and_parameter(runs):
     assert code != 0 and "expected numbers (one per parameter: ranks, size)" in err
     code, _, err = _run(["models", str(runs), "--param", "ranks", "--param", "machine"])
     assert code != 0 and "'machine' is not numeric" in err
+
+
+def test_scaling_view_says_it_takes_one_parameter(ens):
+    from perfweave.widgets import ScalingView
+
+    with pytest.raises(MetadataError, match="models one parameter, not 2"):
+        ScalingView(ens, param=["ranks", "size"], metric="time")
