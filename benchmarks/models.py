@@ -4,6 +4,9 @@
 
 1. ``Ensemble.models`` on the MPI scaling ensemble (45 nodes, 5 runs; target 20 ms),
 2. ``fit_models`` on 10,000 synthetic functions x 7 parameter values (target 0.5 s),
+3. multi-parameter models: 45 and 10,000 functions on a 5 x 5 grid (ranks x problem
+   size), 1,000 functions on a 5 x 5 x 5 grid (Extra-P's multi-parameter modeler; it
+   models 200 resp. 20 of the many and its time is scaled),
 
 and Extra-P 4.2.x (its default single-parameter modeler) on the same functions in the
 same run, in a subprocess of Extra-P's own venv (``benchmarks/extrap_reference.py``
@@ -41,6 +44,21 @@ def synthetic(n: int, x: np.ndarray, seed: int = 7) -> tuple[np.ndarray, np.ndar
     c1 = np.where(hyp >= 0, rng.uniform(1.0, 20.0, n) * c0 / tmax, 0.0)
     clean = c0[:, None] + c1[:, None] * np.where(hyp[:, None] >= 0, T[np.maximum(hyp, 0)], 0.0)
     return clean * (1.0 + 0.02 * rng.standard_normal(clean.shape)), hyp
+
+
+def synthetic_multi(n: int, X: np.ndarray, names: tuple[str, ...], seed: int = 8) -> np.ndarray:
+    """``n`` multi-parameter functions at the points ``X`` (points, parameters): random
+    combinations of Extra-P's shapes (products, sums, mixed, one parameter, constants) of
+    random terms, 1-5 % noise."""
+    rng = np.random.default_rng(seed)
+    k = len(names)
+    if k == 2:
+        kinds = list(ref.MULTI_SHAPES)
+    else:
+        kinds = ["p*q*r", "p + q + r", "p*q*r + p", "p*q + r", "q*r + p", "p", "q + r", "const"]
+    labels = list(rng.choice(kinds, n))
+    frame = ref._synthetic_multi(X, names, ref._shapes_of(labels, names), rng)
+    return frame[ref.value_columns(frame)].to_numpy()
 
 
 def _extrap(py: Path | None, x: np.ndarray, Y: np.ndarray) -> float | str:
@@ -109,7 +127,32 @@ def main(argv: list[str]) -> None:
     t, _ = best_time(lambda: fit_models(np.repeat(X7, 5), Yr), repeat=3)
     table.add("2,000 functions x 7 points x 5 repeats", t)
 
-    # 4. ScalingView: excluding a run refits every model and updates the explorer and chart
+    # 4. multi-parameter models (ranks x problem size), Extra-P's multi-parameter modeler
+    for F, X, names in (
+        (45, ref._grid(ref.MULTI_P, ref.MULTI_Q), ("p", "q")),
+        (args.functions, ref._grid(ref.MULTI_P, ref.MULTI_Q), ("p", "q")),
+        (
+            1_000,
+            ref._grid(ref.MULTI_P, ref.MULTI_Q, np.array([2.0, 4, 8, 16, 32])),
+            ("p", "q", "r"),
+        ),
+    ):
+        Ym = synthetic_multi(F, X, names)
+        t, _ = best_time(lambda: fit_models(X, Ym), repeat=3 if F > 100 else 20)
+        k = min(args.extrap_functions if len(names) == 2 else 20, F)
+        peer = _extrap(py, X, Ym[:k])
+        if isinstance(peer, float):
+            peer *= F / k
+        dims = " x ".join("5" for _ in names)
+        label = f"{len(names)} parameters: {F:,} functions x {dims} points"
+        if py is not None and k < F:
+            label += f" (Extra-P: {k} of them, time x{F / k:g})"
+        table.add(label, t, None, peer)
+        if F >= 1000:
+            cpu = best_cpu(lambda: fit_models(X, Ym), repeat=3)
+            table.add("  same, CPU time", cpu)
+
+    # 5. ScalingView: excluding a run refits every model and updates the explorer and chart
     from perfweave.widgets.scaling_view import ScalingView
 
     big = scaling_ensemble(10_000, 50)

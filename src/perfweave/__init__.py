@@ -25,7 +25,7 @@ _LAZY: dict[str, str] = {
     "path_query": "perfweave.calltree.path_query",
     "Ensemble": "perfweave.ensemble",
     "read_timeseries": "perfweave.ensemble.timeseries",
-    # performance models (Extra-P's single-parameter PMNF)
+    # performance models (Extra-P's single- and multi-parameter PMNF)
     "fit_models": "perfweave.scaling",
     "fit_model": "perfweave.scaling",
     # count matrices

@@ -4,6 +4,11 @@ Reads the runs into an ensemble, models a metric over a numeric metadata paramet
 every node (:meth:`Ensemble.models`) and prints the call paths that grow fastest: sorted by
 the value predicted at ``--target`` when given, else by asymptotic growth (the term's
 exponents), then by the value at the largest measured parameter.
+
+Several parameters (``--param mpi.world.size --param problem_size`` or
+``--param mpi.world.size,problem_size``) give Extra-P's multi-parameter models, sorted by
+the value predicted at ``--target`` (one value per parameter: ``--target 4096,1e6``), else
+at the largest measured value of every parameter.
 """
 
 from __future__ import annotations
@@ -22,12 +27,22 @@ def register(subparsers) -> None:
         description=__doc__.split("\n\n")[0],
     )
     cmd.add_argument("paths", nargs="+", help="profile files, directories or glob patterns")
-    cmd.add_argument("--param", required=True, help="numeric metadata column, e.g. mpi.world.size")
+    cmd.add_argument(
+        "--param",
+        required=True,
+        action="append",
+        help="numeric metadata column, e.g. mpi.world.size; repeat it (or give a comma "
+        "list) for a multi-parameter model",
+    )
     cmd.add_argument("--metric", help="metric to model (default: the default metric)")
     cmd.add_argument("--format", help="the input format (detected when left out)")
     cmd.add_argument("--agg", default="mean", choices=("mean", "median", "min", "max"))
     cmd.add_argument("--top", type=int, default=20, help="show this many call paths (0: all)")
-    cmd.add_argument("--target", type=float, help="also predict each call path at this value")
+    cmd.add_argument(
+        "--target",
+        help="also predict each call path at this value (several parameters: one value "
+        "each, comma-separated)",
+    )
     cmd.add_argument("--csv", action="store_true", help="print CSV instead of a text table")
     cmd.set_defaults(func=_models)
 
@@ -44,12 +59,17 @@ def _models(args: argparse.Namespace) -> int:
         args.paths[0] if len(args.paths) == 1 else args.paths, reader=args.format, progress=False
     )
     metric = args.metric or ens.default_metric
-    fits = ens.models(metric, args.param, agg=args.agg)
-    largest = float(np.nanmax(ens.metadata[args.param].to_numpy(dtype=float)))
+    params = _params(args.param, ens.metadata.columns)
+    target = _target(args.target, params)
+    if len(params) > 1:
+        return _multi(args, ens, metric, params, target)
+    (param,) = params
+    fits = ens.models(metric, param, agg=args.agg)
+    largest = float(np.nanmax(ens.metadata[param].to_numpy(dtype=float)))
     table = pd.DataFrame({"growth": growth_order(fits)})
     table["at_max"] = predict(fits, largest)
-    if args.target is not None:
-        table["at_target"] = predict(fits, args.target)
+    if target is not None:
+        table["at_target"] = predict(fits, target[0])
         keys = ["at_target", "growth"]
     else:
         keys = ["growth", "at_max"]
@@ -60,9 +80,82 @@ def _models(args: argparse.Namespace) -> int:
     out["path"] = [_short(" > ".join(str(n) for n in Node(ens.graph, i).path())) for i in order]
     out["term"] = fits.loc[order, "term"]
     out["model"] = fits.loc[order, "model"]
-    if args.target is not None:
-        out[f"at {args.param}={args.target:g}"] = table.loc[order, "at_target"]
+    if target is not None:
+        out[f"at {param}={target[0]:g}"] = table.loc[order, "at_target"]
     out[f"at {largest:g}"] = table.loc[order, "at_max"]
+    has = fits["reason"] == ""
+    head = (
+        f"{metric!r} over {param!r}: {len(ens)} runs, {len(fits)} call paths "
+        f"({(has & (fits['c1'] != 0)).sum()} growing or shrinking, "
+        f"{(has & (fits['c1'] == 0)).sum()} constant, {(~has).sum()} without a model)"
+    )
+    return _print(args, out, fits, order, head)
+
+
+def _params(given: list[str], columns: pd.Index) -> list[str]:
+    """The parameters of ``--param`` (repeated, or comma lists; a metadata column whose
+    name holds a comma is taken whole)."""
+    out: list[str] = []
+    for item in given:
+        out += [item] if item in columns else [p.strip() for p in item.split(",") if p.strip()]
+    return out
+
+
+def _target(text: str | None, params: list[str]) -> list[float] | None:
+    from perfweave.errors import ShapeError
+
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    try:
+        values = [float(p) for p in parts]
+    except ValueError:
+        raise ShapeError(
+            f"--target {text!r}: expected {'a number' if len(params) == 1 else 'numbers'} "
+            f"(one per parameter: {', '.join(params)})"
+        ) from None
+    if len(values) != len(params):
+        raise ShapeError(
+            f"--target {text!r} has {len(values)} value(s) for {len(params)} parameter(s) "
+            f"({', '.join(params)}): give one value each, comma-separated"
+        )
+    return values
+
+
+def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> int:
+    from perfweave.calltree.graph import Node
+    from perfweave.scaling import predict
+
+    fits = ens.models(metric, params, agg=args.agg)
+    largest = {p: float(np.nanmax(ens.metadata[p].to_numpy(dtype=float))) for p in params}
+    table = pd.DataFrame({"at_max": predict(fits, largest)})
+    if target is not None:
+        table["at_target"] = predict(fits, dict(zip(params, target)))
+        keys = ["at_target", "at_max"]
+    else:
+        keys = ["at_max"]
+    order = table.sort_values(keys, ascending=False, na_position="last").index
+    if args.top:
+        order = order[: args.top]
+    out = pd.DataFrame(index=pd.Index(order, name="node"))
+    out["path"] = [_short(" > ".join(str(n) for n in Node(ens.graph, i).path())) for i in order]
+    out["term"] = fits.loc[order, "term"]
+    out["model"] = fits.loc[order, "model"]
+    if target is not None:
+        at = ",".join(f"{p}={v:g}" for p, v in zip(params, target))
+        out[f"at {at}"] = table.loc[order, "at_target"]
+    out["at " + ",".join(f"{v:g}" for v in largest.values())] = table.loc[order, "at_max"]
+    has = fits["reason"] == ""
+    const = has & (fits["combination"] == "const")
+    head = (
+        f"{metric!r} over {', '.join(repr(p) for p in params)}: {len(ens)} runs, "
+        f"{len(fits)} call paths ({(has & ~const).sum()} with terms, {const.sum()} "
+        f"constant, {(~has).sum()} without a model)"
+    )
+    return _print(args, out, fits, order, head)
+
+
+def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int:
     out["smape"] = fits.loc[order, "smape"]
     out["ar2"] = fits.loc[order, "ar2"]
     out["note"] = (fits.loc[order, "reason"] + fits.loc[order, "note"]).where(lambda s: s != "", "")
@@ -71,12 +164,7 @@ def _models(args: argparse.Namespace) -> int:
     if args.csv:
         out.to_csv(sys.stdout)
         return 0
-    has = fits["reason"] == ""
-    print(
-        f"{metric!r} over {args.param!r}: {len(ens)} runs, {len(fits)} call paths "
-        f"({(has & (fits['c1'] != 0)).sum()} growing or shrinking, "
-        f"{(has & (fits['c1'] == 0)).sum()} constant, {(~has).sum()} without a model)"
-    )
+    print(head)
     shown = out.copy()
     for col in shown.columns:
         if col.startswith("at "):

@@ -423,7 +423,12 @@ class Ensemble(Analyses):
         """Extra-P's single-parameter model of ``metric`` over the metadata column
         ``param`` for every node (see :func:`perfweave.scaling.fit_models`): one row per
         node id with its ``name``; also written into ``statsframe`` under Thicket's names
-        (``<metric>_extrap-model``, ``_RSS_``, ``_SMAPE_``, ``_AR2_extrap-model``)."""
+        (``<metric>_extrap-model``, ``_RSS_``, ``_SMAPE_``, ``_AR2_extrap-model``).
+
+        ``param`` a list of metadata columns (``["mpi.world.size", "problem_size"]``)
+        gives Extra-P's multi-parameter models (columns ``c[<names>]``,
+        ``p_exp[<column>]``, ``log_exp[<column>]``, ``combination``, ...); each column
+        needs at least 5 distinct values."""
         from perfweave.ensemble.models import models
 
         return models(self, metric, param, agg)

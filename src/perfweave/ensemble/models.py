@@ -1,8 +1,9 @@
-"""Performance models of every node of an ensemble over a metadata parameter.
+"""Performance models of every node of an ensemble over one or several metadata parameters.
 
 Each node's metric values (one per profile; rank/thread rows averaged first, as Thicket's
 ``Modeling`` does) are modelled over the profiles' values of a numeric metadata column
-(``mpi.world.size``) with :func:`perfweave.scaling.fit_models`. The models also go into
+(``mpi.world.size``), or of several (``["mpi.world.size", "problem_size"]``: Extra-P's
+multi-parameter models), with :func:`perfweave.scaling.fit_models`. The models also go into
 the statistics table under the column names Thicket's Extra-P bridge uses, so Thicket users
 find them: ``<metric>_extrap-model`` (the model text), ``<metric>_RSS_extrap-model``,
 ``<metric>_SMAPE_extrap-model``, ``<metric>_AR2_extrap-model``.
@@ -75,11 +76,55 @@ def _name(metric: Any, suffix: str) -> Any:
     return f"{metric}{suffix}"
 
 
+def is_param_list(ens: Ensemble, param: Any) -> bool:
+    """Whether ``param`` names several metadata columns (a list, or a tuple that is not
+    itself a column)."""
+    if isinstance(param, list):
+        return True
+    return isinstance(param, tuple) and param not in ens.metadata.columns
+
+
+def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
+    """The profiles' values of several metadata columns (one column each, metadata order)
+    for a multi-parameter model: each column checked as :func:`parameter` does, and
+    each needs at least 5 distinct values."""
+    from perfweave.scaling.fit import MIN_POINTS
+
+    params = list(params)
+    if not params:
+        raise MetadataError("no parameter to model over: give one or more metadata columns")
+    seen = set()
+    for p in params:
+        if p in seen:
+            raise MetadataError(f"parameter {p!r} is given twice: name each column once")
+        seen.add(p)
+    cols = {}
+    for p in params:
+        values = parameter(ens, p)
+        distinct = np.unique(values)
+        if len(distinct) < MIN_POINTS:
+            shown = ", ".join(f"{v:g}" for v in distinct[:10])
+            raise MetadataError(
+                f"metadata column {p!r} has {len(distinct)} distinct value"
+                f"{'s' if len(distinct) != 1 else ''} ({shown}): a multi-parameter model "
+                f"needs at least {MIN_POINTS} values of each parameter"
+            )
+        cols[str(p)] = values
+    if len(cols) < len(params):
+        raise MetadataError(f"two of the parameters {params!r} have the same name as text")
+    return pd.DataFrame(cols)
+
+
 def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.DataFrame:
     """See :meth:`Ensemble.models`."""
     from perfweave.scaling import fit_models
 
-    x = parameter(ens, param)
+    if is_param_list(ens, param):
+        x = parameters(ens, param)
+        if x.shape[1] == 1:  # one column in a list: the single-parameter model
+            x = x.iloc[:, 0].to_numpy()
+    else:
+        x = parameter(ens, param)
     Y = metric_matrix(ens, metric)
     fits = fit_models(x, Y, agg=agg)
     fits.index = pd.Index(np.arange(len(ens.graph), dtype=INT), name="node")

@@ -41,7 +41,7 @@ import pandas as pd
 from perfweave.errors import PerfweaveWarning, ShapeError
 from perfweave.scaling import terms
 from perfweave.scaling._points import fold_repeats, measurement_matrix, parameter_values
-from perfweave.scaling.model import ScalingModel
+from perfweave.scaling.model import MultiParameterModel, ScalingModel
 
 #: fewest distinct parameter values a model needs (Extra-P's ``min_measurement_points``)
 MIN_POINTS = 5
@@ -82,15 +82,37 @@ def fit_models(x: Any, Y: Any, agg: str = "mean") -> pd.DataFrame:
     (Extra-P's figures: leave-one-out for a term, on the data for a constant), ``n`` (the
     distinct parameter values used), ``reason`` (why there is no model, else "") and
     ``note`` (e.g. log terms left out for a parameter value below 1).
+
+    **Several parameters** (``x`` a DataFrame with one column per parameter, or an array
+    of shape (measurements, parameters); Extra-P's multi-parameter modeler, see
+    :mod:`perfweave.scaling.multi`): one row per function with ``c0``, a coefficient per
+    term ``c[<names>]`` (``c[p]``, ``c[q]``, ``c[p*q]``: the term multiplying those
+    parameters' terms; 0 when absent), per parameter ``p_exp[<name>]`` and
+    ``log_exp[<name>]`` (its term ``v^p_exp * log2(v)^log_exp``; 0 and 0 when it has
+    none), ``combination`` (e.g. ``p + p*q``), ``term``, ``model``, ``rss``, ``smape``,
+    ``ar2`` (on all points), ``n`` (points used), ``reason``, ``note``. The model is
+    ``c0 + sum over terms S of c[S] * prod over v in S of v^p_exp[v] * log2(v)^log_exp[v]``.
+    Parameter names are the DataFrame's columns, else p, q, r, ...
     """
-    xs = parameter_values(x)
+    from perfweave.scaling import multi
+
     index = Y.index if isinstance(Y, pd.DataFrame) else None
+    if multi.is_multi(x):
+        X, names = multi.parameter_table(x)
+        return multi.fit_multi(X, names, Y, agg, index)
+    xs = parameter_values(x)
     mat = measurement_matrix(Y, len(xs))
     points, A = fold_repeats(xs, mat, agg)
     return _frame(points, A, index)
 
 
 def _frame(points: np.ndarray, A: np.ndarray, index: pd.Index | None) -> pd.DataFrame:
+    return _assemble(*_fit_arrays(points, A), index)
+
+
+def _fit_arrays(points: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The chosen hypothesis of every row of ``A`` over ``points`` (-1 constant, -2 no
+    model) and ``c0, c1, rss, smape, ar2, n, enough, below_one`` as arrays."""
     F = A.shape[0]
     valid = ~np.isnan(A)
     n = valid.sum(axis=1)
@@ -107,7 +129,7 @@ def _frame(points: np.ndarray, A: np.ndarray, index: pd.Index | None) -> pd.Data
             fit = _fit_dense(T[:, cols], A[np.ix_(sel, cols)], not below_one[sel[0]])
         hyp[sel], c0[sel], c1[sel] = fit.hyp, fit.c0, fit.c1
         rss[sel], smape[sel], ar2[sel] = fit.rss, fit.smape, fit.ar2
-    return _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index)
+    return hyp, c0, c1, rss, smape, ar2, n, enough, below_one
 
 
 #: NaN patterns shared by fewer rows than this go to the masked path once there are many
@@ -395,15 +417,19 @@ def model_texts(hyp: np.ndarray, c0: np.ndarray, c1: np.ndarray, param: str = "p
     return np.where(hyp == -2, "", out).astype(object)
 
 
-def fit_model(x: Any, y: Any, agg: str = "mean") -> ScalingModel:
+def fit_model(x: Any, y: Any, agg: str = "mean") -> ScalingModel | MultiParameterModel:
     """The model of one function ``y`` over parameter values ``x`` (as one row of
     :func:`fit_models`): an object with ``c0``, ``c1``, ``p_exp``, ``log_exp``, ``term``,
     ``model``, ``rss``, ``smape``, ``ar2``, ``n``, ``reason``, ``note`` and
-    ``predict(values)``."""
+    ``predict(values)``; with several parameters a :class:`MultiParameterModel`."""
+    from perfweave.scaling import multi
+
     arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if arr.ndim != 1:
         raise ShapeError(
             f"fit_model takes one function (1-D), not shape {arr.shape}; use fit_models"
         )
     frame = fit_models(x, arr.reshape(1, -1), agg)
+    if multi.is_multi(x):
+        return MultiParameterModel.from_row(frame.iloc[0], tuple(frame.attrs["params"]))
     return ScalingModel.from_row(frame.iloc[0])

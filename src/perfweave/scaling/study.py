@@ -30,8 +30,16 @@ class ScalingStudy:
     def __init__(
         self, ensemble: Any, param: Any, metric: Any, group_by: Any = None, agg: str = "mean"
     ) -> None:
-        from perfweave.ensemble.models import metric_matrix, parameter
+        from perfweave.ensemble.models import is_param_list, metric_matrix, parameter
 
+        if is_param_list(ensemble, param):
+            if len(param) != 1:
+                raise MetadataError(
+                    f"a scaling study (ScalingView) models one parameter, not {len(param)} "
+                    f"({', '.join(repr(p) for p in param)}); for multi-parameter models use "
+                    "Ensemble.models(metric, param=[...]) or perfweave.fit_models"
+                )
+            (param,) = param
         self.ensemble = ensemble
         self.param = param
         self.metric = metric
