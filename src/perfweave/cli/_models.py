@@ -48,7 +48,6 @@ def register(subparsers) -> None:
 
 
 def _models(args: argparse.Namespace) -> int:
-    from perfweave.calltree.graph import Node
     from perfweave.ensemble import Ensemble
     from perfweave.errors import ShapeError
     from perfweave.scaling import growth_order, predict
@@ -73,13 +72,7 @@ def _models(args: argparse.Namespace) -> int:
         keys = ["at_target", "growth"]
     else:
         keys = ["growth", "at_max"]
-    order = table.sort_values(keys, ascending=False, na_position="last").index
-    if args.top:
-        order = order[: args.top]
-    out = pd.DataFrame(index=pd.Index(order, name="node"))
-    out["path"] = [_short(" > ".join(str(n) for n in Node(ens.graph, i).path())) for i in order]
-    out["term"] = fits.loc[order, "term"]
-    out["model"] = fits.loc[order, "model"]
+    order, out = _ranked(ens, fits, table, keys, args.top)
     if target is not None:
         out[f"at {param}={target[0]:g}"] = table.loc[order, "at_target"]
     out[f"at {largest:g}"] = table.loc[order, "at_max"]
@@ -123,7 +116,6 @@ def _target(text: str | None, params: list[str]) -> list[float] | None:
 
 
 def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> int:
-    from perfweave.calltree.graph import Node
     from perfweave.scaling import predict
 
     fits = ens.models(metric, params, agg=args.agg)
@@ -134,13 +126,7 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
         keys = ["at_target", "at_max"]
     else:
         keys = ["at_max"]
-    order = table.sort_values(keys, ascending=False, na_position="last").index
-    if args.top:
-        order = order[: args.top]
-    out = pd.DataFrame(index=pd.Index(order, name="node"))
-    out["path"] = [_short(" > ".join(str(n) for n in Node(ens.graph, i).path())) for i in order]
-    out["term"] = fits.loc[order, "term"]
-    out["model"] = fits.loc[order, "model"]
+    order, out = _ranked(ens, fits, table, keys, args.top)
     if target is not None:
         at = ",".join(f"{p}={v:g}" for p, v in zip(params, target))
         out[f"at {at}"] = table.loc[order, "at_target"]
@@ -153,6 +139,21 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
         f"constant, {(~has).sum()} without a model)"
     )
     return _print(args, out, fits, order, head)
+
+
+def _ranked(ens, fits: pd.DataFrame, table: pd.DataFrame, keys: list[str], top: int):
+    """The nodes sorted by ``keys`` of ``table`` (largest first, the first ``top`` unless
+    0), and the table to print: each one's call path, term and model."""
+    from perfweave.calltree.graph import Node
+
+    order = table.sort_values(keys, ascending=False, na_position="last").index
+    if top:
+        order = order[:top]
+    out = pd.DataFrame(index=pd.Index(order, name="node"))
+    out["path"] = [_short(" > ".join(str(n) for n in Node(ens.graph, i).path())) for i in order]
+    out["term"] = fits.loc[order, "term"]
+    out["model"] = fits.loc[order, "model"]
+    return order, out
 
 
 def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int:
