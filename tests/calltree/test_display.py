@@ -69,3 +69,31 @@ def test_children_csr_is_read_only(allgather):
     assert list(idx[ptr[0] : ptr[1]]) == list(allgather.graph.children_of(0))
     with pytest.raises(ValueError):
         idx[0] = 1
+
+
+def test_tree_writers_and_widgets_name_a_node_by_one_rule(data_dir):
+    """A name changed in the table shows everywhere (the table comes first, as in Hatchet),
+    and a node named nowhere is ``file:line`` in ``tree()`` as in the explorer."""
+    from perfweave.widgets._source import names_of
+
+    gf = pw.read(str(data_dir / "hatchet/hpctoolkit-allgather-database"))
+    gf.drop_index_levels()
+    main = int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == "main")[0])
+    gf.dataframe.loc[main, "name"] = "main (renamed)"
+    assert node_names(gf.graph, gf.dataframe)[main] == "main (renamed)"
+    assert names_of(gf)[main] == "main (renamed)"
+    assert "main (renamed)" in gf.tree(expand_name=True)
+    assert any(d["name"] == "main (renamed)" for d in _walk(gf.to_literal()))
+    # no name in the table or the frame: the frame's file and line
+    stmt = int(np.flatnonzero(gf.graph.frames["type"].to_numpy() == "statement")[0])
+    gf.dataframe.loc[stmt, "name"] = np.nan
+    label = node_names(gf.graph, gf.dataframe)[stmt]
+    frame = gf.graph.frames.iloc[stmt]
+    assert label == f"{str(frame['file']).rsplit('/', 1)[-1]}:{frame['line']}"
+    assert label in gf.tree(expand_name=True) and "nan" not in gf.tree(expand_name=True)
+
+
+def _walk(literal):
+    for node in literal:
+        yield node
+        yield from _walk(node.get("children", []))

@@ -107,30 +107,28 @@ def rank_matrices(gf: GraphFrame, metrics: list[str]) -> tuple[dict[str, np.ndar
 
 
 def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:
-    """One name per graph node (object array of ``str``), as ``tree()`` names them.
+    """One name per graph node (object array of ``str``): the names ``tree()``, the writers
+    and the widgets show.
 
-    A node's frame ``column`` comes first. Where the frame has none, the dataframe's
-    ``column`` at the node's first row: readers put the displayed name there (HPCToolkit
-    names a statement ``barrier.c:397`` in the table while its frame has no ``name``). A
-    node with neither is named from its frame's ``file`` and ``line`` (``barrier.c:397``),
-    else from all its attributes. No node is ever named ``nan``.
+    The dataframe's ``column`` at the node's first row comes first, as in Hatchet: readers
+    put the displayed name there (HPCToolkit names a statement ``barrier.c:397`` in the
+    table while its frame has no ``name``), and a name changed in the table shows. Where
+    the table has none, the frame's ``column``; a node with neither is named from its
+    frame's ``file`` and ``line`` (``barrier.c:397``), else from all its attributes. No node
+    is ever named ``nan``.
     """
     n = len(graph)
     frames = graph.frames
-    if column in frames.columns:
-        names = frames[column].to_numpy(dtype=object).copy()
-    else:
-        names = np.full(n, None, dtype=object)
-    missing = pd.isna(names)
-    if missing.any() and column in dataframe.columns and len(dataframe):
+    names = np.full(n, None, dtype=object)
+    if column in dataframe.columns and len(dataframe):
         node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
-        rows = np.flatnonzero(missing[node])  # only the rows of nodes still unnamed
-        if len(rows):
-            nodes, first = np.unique(node[rows], return_index=True)
-            values = dataframe[column].to_numpy(dtype=object)[rows[first]]
-            ok = ~pd.isna(values)
-            names[nodes[ok]] = values[ok]
-            missing = pd.isna(names)
+        nodes, first = np.unique(node, return_index=True)
+        keep = (nodes >= 0) & (nodes < n)
+        names[nodes[keep]] = dataframe[column].to_numpy(dtype=object)[first[keep]]
+    missing = pd.isna(names)
+    if missing.any() and column in frames.columns:
+        names[missing] = frames[column].to_numpy(dtype=object)[missing]
+        missing = pd.isna(names)
     if missing.any():
         names[missing] = _frame_labels(frames, np.flatnonzero(missing))
     return np.array([str(x) for x in names], dtype=object) if n else names

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree import display
 from perfweave.calltree._frames import frames_of
 from perfweave.calltree.analysis import sum_parts
 
@@ -57,16 +58,9 @@ def node_view(
 
 
 def node_names(gf: GraphFrame, view: pd.DataFrame, name: str) -> np.ndarray:
-    """Names from a node view, falling back to the frames where a node has no row."""
-    names = (
-        view[name].to_numpy(dtype=object)
-        if name in view.columns
-        else np.full(len(view), None, object)
-    )
-    missing = pd.isna(names)
-    if missing.any() and name in gf.graph.frames.columns:
-        names[missing] = gf.graph.frames[name].to_numpy(dtype=object)[missing]
-    return names
+    """Names from a node view (:func:`node_view`, one row per node), by the one naming rule
+    of :func:`perfweave.calltree.display.node_names`."""
+    return display.node_names(gf.graph, view.dropna(subset=[name]) if name in view else view, name)
 
 
 def to_literal(
