@@ -712,3 +712,17 @@ def test_ensemble_filter_box_takes_statistics(mpi_ensemble):
     assert ex.graphframe.graph == expected.graph  # unchanged
     ex.filter("`Avg time/rank` > 1")  # a per-profile query still filters the profiles' rows
     assert ex.history_labels[-1] == "filter `Avg time/rank` > 1"
+
+
+def test_perfflowaspect_traces_show_durations_not_timestamps(data_dir):
+    """Hatchet lists a trace event's start ``ts`` among PerfFlowAspect's metrics; it is a
+    point in time (1.69e9 s), not an amount: no default column. It stays available."""
+    trace = data_dir / "hatchet-more/perfflowaspect-laghos/laghos_1iter.pfw"
+    gf = pw.read(str(trace))
+    assert "ts" in gf.exc_metrics
+    ex = CalltreeExplorer(gf)
+    assert [c["key"] for c in ex.columns] == ["dur"]
+    assert [c["key"] for c in CalltreeExplorer(gf, metrics=["dur", "ts"]).columns] == ["dur", "ts"]
+    # merged calls: the calltree form with inclusive and exclusive time
+    merged = CalltreeExplorer(pw.read(str(trace), merge_calls=True))
+    assert [c["key"] for c in merged.columns] == ["time (inc)", "time", "calls"]

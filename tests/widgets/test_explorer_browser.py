@@ -545,3 +545,41 @@ def expect_names(widget: Locator, names: list[str], timeout: float = 10.0) -> No
 
 def expect_rowcount(widget: Locator, n: int) -> None:
     expect_attr(widget.locator(".pw-body"), "aria-rowcount", str(n))
+
+
+def test_hpctoolkit_v4_and_perfflowaspect_in_the_explorer(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """Issue 21's formats in the widget: a GAMESS HPCToolkit database (format 4, 11,292
+    nodes) opens on its hot path with Hatchet's names; a PerfFlowAspect trace with its calls
+    merged shows inclusive and exclusive time and call counts."""
+    gamess = DATA / "hatchet-more/hpctoolkit-gamess"
+    laghos = DATA / "hatchet-more/perfflowaspect-laghos/laghos_1iter.pfw"
+    nb = write_notebook(
+        tmp_path / "formats.ipynb",
+        [
+            "import perfweave as pw",
+            f"pw.CalltreeExplorer(pw.read({str(gamess)!r}), height=330)",
+            f"pw.CalltreeExplorer(pw.read({str(laghos)!r}, merge_calls=True), height=330)",
+        ],
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    page.locator(READY).nth(1).wait_for()
+    v4, trace = page.locator(".pw-explorer").nth(0), page.locator(".pw-explorer").nth(1)
+
+    gf = pw.read(str(gamess))
+    assert row_count(v4) > 5 and names_shown(v4)[:2] == ["entry", "function: gamess_"]
+    total = gf.dataframe.loc[0, "time (inc)"]  # 1608.49 (a unitless column: 3 digits)
+    assert f"{total / 1000:.2f}k" in rows(v4).first.inner_text()
+    assert "brnchx_" in " ".join(names_shown(v4))  # the hot path's second branch is open
+
+    merged = pw.read(str(laghos), merge_calls=True)
+    heads = trace.locator(".pw-hcell").all_inner_texts()
+    assert any("time (inc)" in h for h in heads) and any("calls" in h for h in heads)
+    roots = merged.dataframe.loc[[int(r.nid) for r in merged.graph.roots]]
+    assert names_shown(trace)[0] == roots.sort_values("time (inc)")["name"].iloc[-1]
+    assert trace.locator(".pw-hcell", has_text="ts").count() == 0
+    save_screenshot(page.locator(".pw-explorer").nth(0), "explorer_voila_hpctoolkit4")
+    save_screenshot(page.locator(".pw-explorer").nth(1), "explorer_voila_perfflowaspect")
+    page_watch.assert_clean()
