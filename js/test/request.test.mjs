@@ -91,3 +91,22 @@ test("a model whose connection is gone fails at once", async (t) => {
   };
   await assert.rejects(new Channel(model).request("rows"), KernelTimeout);
 });
+
+test("a pushed message reaches onPush with its columns, and answers no request", async () => {
+  const model = fakeModel();
+  const channel = new Channel(model);
+  const got = [];
+  channel.onPush((msg) => got.push(msg));
+  const pending = channel.request("rows", {}, { columns: "rows" });
+  const header = [{ key: "vid", dtype: "int64", shape: [1] }];
+  model.reply({ type: "push", key: "rows", version: 4, rows: { columns: header } }, [int64([5n])]);
+  assert.equal(got.length, 1);
+  assert.equal(got[0].version, 4);
+  assert.deepEqual(Array.from(got[0].columns.vid), [5n]);
+  assert.equal(channel.pending, 1); // the request still waits for its own response
+  model.reply({ type: "response", id: model.sent[0].id, ok: true });
+  await pending;
+  channel.close();
+  model.reply({ type: "push", key: "rows", version: 5, rows: { columns: [] } });
+  assert.equal(got.length, 1); // a closed channel passes nothing on
+});

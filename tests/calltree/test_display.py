@@ -97,3 +97,26 @@ def _walk(literal):
     for node in literal:
         yield node
         yield from _walk(node.get("children", []))
+
+
+def test_readers_give_units_that_follow_derived_columns(data_dir):
+    """HPCToolkit's meta.db and PerfFlowAspect's microseconds say a time is seconds although
+    the column is a bare ``time``: the frame keeps the unit, for the columns derived from it
+    too and through copies, filters and comparisons; other names keep their own unit."""
+    from perfweave.calltree.compare import side_by_side
+
+    gf = pw.read(str(data_dir / "hatchet-more/hatchet_cpi_v4_database"))
+    assert gf.units == {"time (inc)": "s", "time": "s"}
+    gf.drop_index_levels()
+    kept = gf.filter(lambda row: row["time (inc)"] > 0).squash()
+    assert kept.unit_of("time (inc)") == kept.unit_of("time") == "s"
+    both = side_by_side(gf, gf.copy())
+    assert both.unit_of("time [a]") == both.unit_of("time (inc) [b]") == "s"
+    trace = data_dir / "hatchet-more/perfflowaspect-laghos/laghos_1iter.pfw"
+    assert pw.read(str(trace)).unit_of("dur") == "s"
+    merged = pw.read(str(trace), merge_calls=True)
+    assert merged.unit_of("time (inc)") == "s" and merged.unit_of("calls") == ""
+    # without a reader's unit, the name decides (Caliper's aliases), else none
+    lulesh = pw.read(str(data_dir / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"))
+    assert lulesh.units == {} and lulesh.unit_of("time") == ""
+    assert lulesh.unit_of("Avg time/rank") == "s"

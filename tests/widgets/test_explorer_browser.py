@@ -570,8 +570,9 @@ def test_hpctoolkit_v4_and_perfflowaspect_in_the_explorer(
 
     gf = pw.read(str(gamess))
     assert row_count(v4) > 5 and names_shown(v4)[:2] == ["entry", "function: gamess_"]
-    total = gf.dataframe.loc[0, "time (inc)"]  # 1608.49 (a unitless column: 3 digits)
-    assert f"{total / 1000:.2f}k" in rows(v4).first.inner_text()
+    total = gf.dataframe.loc[0, "time (inc)"]  # 1608.49: meta.db says seconds
+    assert f"{total:,.0f} s" in rows(v4).first.inner_text()
+    assert "s · % of the whole run" in v4.locator(".pw-hcell").nth(1).inner_text()
     assert "brnchx_" in " ".join(names_shown(v4))  # the hot path's second branch is open
 
     merged = pw.read(str(laghos), merge_calls=True)

@@ -1,5 +1,5 @@
 // Numbers of the explorer with their units: seconds scaled to ms/µs/ns, bytes to kB/MB/GB.
-import { compact, exact, secondsIn } from "../lib/format.js";
+import { compact, exact, grouped, secondsIn } from "../lib/format.js";
 
 /** @type {Record<string, number>} */
 const SECONDS = { s: 1, ms: 1e-3, "µs": 1e-6, ns: 1e-9 };
@@ -17,6 +17,8 @@ export function withUnit(v, unit) {
     const s = x * SECONDS[unit];
     if (s === 0) return "0 s";
     const [y, scaled] = secondsIn(s);
+    // a long run in whole seconds ("1,608 s"), not kilo-seconds
+    if (Math.abs(y) >= 1000 && Math.abs(y) < 1e7) return `${grouped(Math.round(y))} ${scaled}`;
     return `${compact(y)} ${scaled}`;
   }
   const text = compact(v);

@@ -34,6 +34,7 @@ def build_graphframe(
     order_key: Sequence[int] | np.ndarray | None = None,
     path: str | PathLike[str] | None = None,
     index_levels: Sequence[str] = INDEX_LEVELS,
+    units: dict | None = None,
 ):
     """Assemble a GraphFrame from reader output (see the module docstring).
 
@@ -95,7 +96,7 @@ def build_graphframe(
     exc, inc = list(exc_metrics), list(inc_metrics)
     if default_metric is None:
         default_metric = (inc or exc or ["time"])[0]
-    return GraphFrame(graph, df, exc, inc, default_metric, dict(metadata or {}))
+    return GraphFrame(graph, df, exc, inc, default_metric, dict(metadata or {}), units)
 
 
 # pandas' inferred kinds of a column that holds only scalars

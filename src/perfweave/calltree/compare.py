@@ -45,4 +45,5 @@ def side_by_side(a: GraphFrame, b: GraphFrame) -> GraphFrame:
         inc_metrics=a.inc_metrics + [side_name(m, s) for s in "ab" for m in a.inc_metrics],
         default_metric=diff.default_metric,
         metadata=dict(diff.metadata),
+        units=a.units,
     )

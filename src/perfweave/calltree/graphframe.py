@@ -8,6 +8,7 @@ return new objects; the arrays behind them are vectorised (see DESIGN.md).
 from __future__ import annotations
 
 import copy as _copy
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -60,6 +61,7 @@ class GraphFrame:
         inc_metrics: Sequence[str] | None = None,
         default_metric: str = "time",
         metadata: dict | None = None,
+        units: dict | None = None,
     ) -> None:
         if "node" not in dataframe.index.names:
             raise ShapeError("a GraphFrame's dataframe must be indexed by 'node'")
@@ -69,6 +71,9 @@ class GraphFrame:
         self.inc_metrics = list(inc_metrics or [])
         self.default_metric = default_metric
         self.metadata = dict(metadata or {})
+        #: metric -> unit where the reader knows it (HPCToolkit's and PerfFlowAspect's
+        #: ``time`` is seconds); see :meth:`unit_of`
+        self.units = {str(k): str(v) for k, v in (units or {}).items()}
 
     # ------------------------------------------------------------------ readers
     from_caliper = _reader(
@@ -156,7 +161,7 @@ class GraphFrame:
         return list(self.exc_metrics + self.inc_metrics)
 
     def _derive(self, graph: Graph, dataframe: pd.DataFrame) -> GraphFrame:
-        """A new frame with this one's metric lists and (shallow-copied) metadata."""
+        """A new frame with this one's metric lists, units and (shallow-copied) metadata."""
         return GraphFrame(
             graph,
             dataframe,
@@ -164,7 +169,22 @@ class GraphFrame:
             list(self.inc_metrics),
             self.default_metric,
             _copy.copy(self.metadata),
+            self.units,
         )
+
+    def unit_of(self, metric: str) -> str:
+        """The unit of a metric column: the reader's (:attr:`units`), also for the columns
+        derived from it (``time (inc)``, ``time [a]``), else what its name declares
+        (:func:`perfweave.calltree.display.metric_unit`), else ``""``."""
+        from perfweave.calltree.display import metric_unit
+
+        name = str(metric)
+        while name not in self.units:
+            base = re.sub(r" (\(inc\)|\(exc\)|\[a\]|\[b\])$", "", name)
+            if base == name:
+                return metric_unit(str(metric))
+            name = base
+        return self.units[name]
 
     def copy(self) -> GraphFrame:
         """Shallow copy: a new dataframe object, the same (immutable) graph."""
@@ -179,6 +199,7 @@ class GraphFrame:
             list(self.inc_metrics),
             self.default_metric,
             _copy.deepcopy(self.metadata),
+            self.units,
         )
 
     def __repr__(self) -> str:

@@ -155,7 +155,7 @@ def columns_for(
             shown = ", ".join(map(str, list(table)[:20]))
             raise ShapeError(f"no metric column {m!r} in the frame; its columns are: {shown}")
         kind = "exc" if m in data.exc_metrics else "inc" if m in data.inc_metrics else "value"
-        unit = metric_unit(m)
+        unit = data.unit_of(m) if isinstance(data, GraphFrame) else metric_unit(m)
         if compare:
             a, b = side_name(m, "a"), side_name(m, "b")
             cols += [
@@ -362,6 +362,7 @@ class RankView:
     matrix: np.ndarray  # nodes x ranks/threads
     labels: list[str]
     imbalance: np.ndarray  # max / mean per node (GraphFrame.load_imbalance)
+    unit: str = ""  # the metric's unit (GraphFrame.unit_of)
 
     @classmethod
     def of(cls, gf: GraphFrame, metric: str, matrices: dict | None = None) -> RankView | None:
@@ -375,7 +376,7 @@ class RankView:
         li = gf.load_imbalance([metric]).dataframe
         imbalance = np.full(len(gf.graph), np.nan)
         imbalance[np.asarray(li.index, dtype=INT)] = li[f"{metric}.imbalance"].to_numpy(float)
-        return cls(metric, matrix, labels, imbalance)
+        return cls(metric, matrix, labels, imbalance, gf.unit_of(metric))
 
     @property
     def column(self) -> Column:
@@ -384,7 +385,7 @@ class RankView:
     def glyph_state(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
-            "unit": metric_unit(self.metric),
+            "unit": self.unit,
             "stat": "",
             "what": "ranks" if all(lbl.count(",") == 0 for lbl in self.labels) else "ranks/threads",
             "profiles": list(self.labels),
@@ -403,7 +404,7 @@ class RankView:
             return {}
         order = ok[np.argsort(-row[ok], kind="stable")][:most]
         mean = float(np.nanmean(row))
-        unit = metric_unit(self.metric)
+        unit = self.unit
         lines = []
         for i in order:
             v = row[i]

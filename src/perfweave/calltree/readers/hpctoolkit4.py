@@ -181,7 +181,12 @@ def read(
         metadata=metadata,
         path=directory,
         index_levels=levels,
+        units={k: _UNIT_NAMES.get(u, u) for k, u in metadata["metric_units"].items() if u},
     )
+
+
+#: HPCToolkit's unit names as the explorer writes units
+_UNIT_NAMES = {"sec": "s", "usec": "µs", "msec": "ms", "nsec": "ns"}
 
 
 # ---------------------------------------------------------------------- metrics

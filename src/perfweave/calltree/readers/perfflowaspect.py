@@ -360,6 +360,7 @@ def _per_call(calls, parent, ranks, scan_cpu_mem, metadata, path):
         default_metric="dur",
         metadata=metadata,
         path=path,
+        units={"dur": "s", "ts": "s"},
     )
 
 
@@ -396,4 +397,5 @@ def _merged(calls, parent, level, ranks, metadata, path):
         default_metric="time (inc)",
         metadata=metadata,
         path=path,
+        units={"time": "s"},
     )

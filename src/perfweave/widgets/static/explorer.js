@@ -467,6 +467,10 @@ function percent(v, total) {
   if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
   return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
 }
+function grouped(v) {
+  const text = typeof v === "string" ? v : exact(v);
+  return /^-?\d{4,}$/.test(text) ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : text;
+}
 var TIME_UNITS = [[1, "s"], [1e-3, "ms"], [1e-6, "\xB5s"], [1e-9, "ns"]];
 function secondsIn(x) {
   const a = Math.abs(x);
@@ -541,6 +545,7 @@ function withUnit(v, unit) {
     const s = x * SECONDS[unit];
     if (s === 0) return "0 s";
     const [y, scaled] = secondsIn(s);
+    if (Math.abs(y) >= 1e3 && Math.abs(y) < 1e7) return `${grouped(Math.round(y))} ${scaled}`;
     return `${compact(y)} ${scaled}`;
   }
   const text = compact(v);
