@@ -293,3 +293,24 @@ def test_unfilled_ensemble_keeps_only_measured_rows(rand):
         fill_perfdata=False,
     )
     pd.testing.assert_frame_equal(joined.dataframe, sparse.dataframe)
+
+
+def test_units_of_the_profiles_follow_the_ensemble(data_dir):
+    """An ensemble of HPCToolkit v4 databases knows its time is seconds (meta.db says so,
+    the column says ``time``), through copies, groups, concatenation and back to one
+    profile; the ScalingView's prediction and the explorer's cells are written in it."""
+    from perfweave.widgets import CalltreeExplorer
+
+    gf = perfweave.read(str(data_dir / "hatchet-more/hatchet_cpi_v4_database"))
+    ens = Ensemble.from_graphframes([gf, gf.copy()], [{"run": "a"}, {"run": "b"}])
+    assert ens.unit_of("time (inc)") == ens.unit_of("time") == "s"
+    assert ens.copy().units == ens.units == {"time (inc)": "s", "time": "s"}
+    assert ens.to_graphframe(ens.profiles[0]).unit_of("time") == "s"
+    other = Ensemble.from_graphframes([gf.copy()], [{"run": "c"}])
+    assert Ensemble.concat([ens, other]).unit_of("time") == "s"
+    assert all(e.unit_of("time") == "s" for e in ens.groupby("run").values())
+    units = {c["key"]: c["unit"] for c in CalltreeExplorer(ens).columns}
+    assert units["time (inc)_mean"] == units["time_mean"] == "s"
+    # names that carry their unit need no reader's word (Caliper's aliases)
+    mpi = perfweave.datasets.mpi_scaling()
+    assert mpi.units == {} and mpi.unit_of("Avg time/rank") == "s"

@@ -18,6 +18,7 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -74,6 +75,22 @@ def metric_unit(name: str) -> str:
         if pattern in low:
             return unit
     return ""
+
+
+_DERIVED = re.compile(r" (\(inc\)|\(exc\)|\[a\]|\[b\])$")
+
+
+def unit_in(units: dict[str, str], metric: str) -> str:
+    """The unit of ``metric`` given the units a reader recorded: its own, else that of the
+    column it derives from (``time (inc)`` from ``time``, ``time [a]`` in a comparison),
+    else what its name declares (:func:`metric_unit`), else ``""``."""
+    name = str(metric)
+    while name not in units:
+        base = _DERIVED.sub("", name)
+        if base == name:
+            return metric_unit(str(metric))
+        name = base
+    return units[name]
 
 
 def rank_matrix(gf: GraphFrame, metric: str) -> tuple[np.ndarray, list[str]]:

@@ -8,7 +8,6 @@ return new objects; the arrays behind them are vectorised (see DESIGN.md).
 from __future__ import annotations
 
 import copy as _copy
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -176,15 +175,9 @@ class GraphFrame:
         """The unit of a metric column: the reader's (:attr:`units`), also for the columns
         derived from it (``time (inc)``, ``time [a]``), else what its name declares
         (:func:`perfweave.calltree.display.metric_unit`), else ``""``."""
-        from perfweave.calltree.display import metric_unit
+        from perfweave.calltree.display import unit_in
 
-        name = str(metric)
-        while name not in self.units:
-            base = re.sub(r" (\(inc\)|\(exc\)|\[a\]|\[b\])$", "", name)
-            if base == name:
-                return metric_unit(str(metric))
-            name = base
-        return self.units[name]
+        return unit_in(self.units, metric)
 
     def copy(self) -> GraphFrame:
         """Shallow copy: a new dataframe object, the same (immutable) graph."""

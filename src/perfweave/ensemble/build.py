@@ -113,7 +113,8 @@ def _assemble(
     exc = _ordered_union(gf.exc_metrics for gf in gfs)
     inc = _ordered_union(gf.inc_metrics for gf in gfs)
     mapping = {ids[i]: labels[i] for i in order}
-    return Ensemble(union, df, meta, exc, inc, gfs[0].default_metric, None, mapping)
+    units = {m: u for gf in reversed(gfs) for m, u in gf.units.items()}  # the first wins
+    return Ensemble(union, df, meta, exc, inc, gfs[0].default_metric, None, mapping, units=units)
 
 
 def union_distinct(graphs: list[Graph]) -> tuple[Graph, list[np.ndarray]]:

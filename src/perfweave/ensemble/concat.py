@@ -108,6 +108,7 @@ def _concat_index(ensembles: list[Ensemble], levels: list[str], fill: bool = Tru
         None,
         mapping,
         [err for e in ensembles for err in e.errors],
+        {m: u for e in reversed(ensembles) for m, u in e.units.items()},
     )
 
 

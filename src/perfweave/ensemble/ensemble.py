@@ -44,6 +44,7 @@ class Ensemble(Analyses):
         statsframe: pd.DataFrame | None = None,
         profile_mapping: dict | None = None,
         errors: list[tuple[str, str]] | None = None,
+        units: dict | None = None,
     ) -> None:
         names = list(dataframe.index.names)
         if len(names) < 2 or names[0] != "node":
@@ -63,6 +64,8 @@ class Ensemble(Analyses):
         self.default_metric = default_metric
         self.statsframe = new_statsframe(graph, dataframe) if statsframe is None else statsframe
         self.profile_mapping = dict(profile_mapping or {})
+        #: metric -> unit where the profiles' reader knew it (see :meth:`unit_of`)
+        self.units = {str(k): str(v) for k, v in (units or {}).items()}
         #: files that failed to read with ``on_error="skip"``: (path, message)
         self.errors = list(errors or [])
 
@@ -242,6 +245,12 @@ class Ensemble(Analyses):
             f"metrics {self.exc_metrics + self.inc_metrics}>"
         )
 
+    def unit_of(self, metric: Any) -> str:
+        """The unit of a metric column, as :meth:`GraphFrame.unit_of` says it."""
+        from perfweave.calltree.display import unit_in
+
+        return unit_in(self.units, metric)
+
     def copy(self) -> Ensemble:
         """Shallow copy: new table objects sharing data, the same (immutable) graph."""
         return self._replace()
@@ -258,6 +267,7 @@ class Ensemble(Analyses):
             self.statsframe.copy(deep=True),
             _copy.deepcopy(self.profile_mapping),
             list(self.errors),
+            self.units,
         )
 
     def _replace(self, **parts: Any) -> Ensemble:
@@ -272,6 +282,7 @@ class Ensemble(Analyses):
             "statsframe": self.statsframe.copy(deep=False),
             "profile_mapping": dict(self.profile_mapping),
             "errors": list(self.errors),
+            "units": self.units,
         }
         base.update(parts)
         return Ensemble(**base)
@@ -306,6 +317,7 @@ class Ensemble(Analyses):
             [m for m in self.inc_metrics if m in df.columns],
             self.default_metric,
             meta,
+            self.units,
         )
 
     def __getitem__(self, profile: Hashable) -> GraphFrame:

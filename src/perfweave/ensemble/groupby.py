@@ -168,6 +168,7 @@ def aggregate(ens: Ensemble, by: Any, func: Any) -> Ensemble:
         None,
         mapping,
         list(ens.errors),
+        ens.units,
     )
 
 

@@ -19,7 +19,6 @@ import pandas as pd
 
 from perfweave.calltree.compare import side_name
 from perfweave.calltree.display import (
-    metric_unit,
     node_names,
     path_keys,
     rank_matrices,
@@ -139,7 +138,7 @@ def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
         metrics = [m for m in metrics if m in data.performance_cols] or data.performance_cols
         # an ensemble of benchmark runs carries many numbers per node (RAJAPerf: 11, from
         # BlockSize to Reps): the time metrics first, the others on request (metrics=)
-        timed = [m for m in metrics if metric_unit(m) in _TIME_UNITS or "time" in str(m).lower()]
+        timed = [m for m in metrics if data.unit_of(m) in _TIME_UNITS or "time" in str(m).lower()]
         metrics = timed or metrics
     return metrics
 
@@ -155,7 +154,7 @@ def columns_for(
             shown = ", ".join(map(str, list(table)[:20]))
             raise ShapeError(f"no metric column {m!r} in the frame; its columns are: {shown}")
         kind = "exc" if m in data.exc_metrics else "inc" if m in data.inc_metrics else "value"
-        unit = data.unit_of(m) if isinstance(data, GraphFrame) else metric_unit(m)
+        unit = data.unit_of(m)
         if compare:
             a, b = side_name(m, "a"), side_name(m, "b")
             cols += [

@@ -34,7 +34,6 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from perfweave.calltree.display import metric_unit
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
@@ -289,7 +288,12 @@ class ScalingView(CompositeBase):
             frame = frame.iloc[to_ens[found]].set_axis(np.flatnonzero(found))
             key = key.iloc[to_ens[found]].set_axis(frame.index)
         # the prediction is in the metric's own unit, shown like the metric's cells
-        return frame, {GROWTH: key}, {f"at {self.target:g}": metric_unit(self.metric)}
+        return frame, {GROWTH: key}, {f"at {self.target:g}": self._unit}
+
+    @property
+    def _unit(self) -> str:
+        """The metric's unit (the ensemble's reader's, or what the name declares)."""
+        return self._study.ensemble.unit_of(self.metric)
 
     @functools.cached_property
     def _never_negative(self) -> np.ndarray:
@@ -523,7 +527,7 @@ class ScalingView(CompositeBase):
             if at < 0 and self._never_negative[node]:
                 said = "below 0: the decreasing model does not extrapolate this far"
             else:
-                said = format_quantity(at, metric_unit(self.metric))
+                said = format_quantity(at, self._unit)
             self._figures.value = (
                 f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  at {self.param}="
                 f"{self.target:g}: {said}  ({row['n']} scales)"
@@ -543,7 +547,7 @@ class ScalingView(CompositeBase):
             )
             fmt = {"tick_format": ".4~s"} if log else {"tick_format": ".3~s", "num_ticks": 6}
             ax_x = bq.Axis(scale=sx, label=str(self.param), **fmt)
-            unit = metric_unit(self.metric)
+            unit = self._unit
             ax_y = bq.Axis(
                 scale=sy, orientation="vertical", tick_format=".3~s", label_offset="55px",
                 label=f"{self.metric} ({unit})" if unit else str(self.metric),
