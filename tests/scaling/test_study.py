@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 import perfweave as pw
 from perfweave.ensemble._subgraph import ancestor_closure, subgraph
@@ -54,3 +55,16 @@ def test_run_table_shows_what_tells_the_runs_apart():
     assert list(study.run_table(max_columns=1).columns)[:4] == [
         "label", "mpi.world.size", "numhosts", "elapsed_time"
     ]  # fmt: skip
+
+
+def test_run_table_keeps_what_differs_in_paths_and_reads_dates():
+    """RAJAPerf on quartz: the files differ only in their folders, which the labels already
+    give (no file column); the launch date is a Unix time, shown as a date."""
+    quartz = pw.datasets.rajaperf("quartz")
+    table = ScalingStudy(quartz, "ProblemSizeRunParam", "Avg time/rank").run_table()
+    assert "file" not in table.columns
+    assert table["label"].tolist()[-1] == "gcc10.3.1_2097152/O3/1"
+    run = table.index[0]
+    stamp = int(quartz.metadata.loc[run, "launchdate"])
+    expected = pd.Timestamp(stamp, unit="s").strftime("%Y-%m-%d %H:%M:%S")
+    assert table.loc[run, "launchdate"] == expected and expected.startswith("2023-07-29")

@@ -75,8 +75,8 @@ class ScalingStudy:
         """The runs as a person chooses among them: one row per run (indexed by run id, in
         the order of the parameter), its ``label``, the parameter, the group column (when
         grouping) and up to ``max_columns`` more metadata columns that tell the runs apart
-        (values that differ between runs and are not a copy of the parameter; a file path
-        is shortened to its file name)."""
+        (values that differ between runs and are not a copy of the parameter or of the
+        label; file paths keep only the parts that differ, a launch date reads as a date)."""
         meta = self.ensemble.metadata
         order = np.argsort(self.x, kind="stable")
         table = pd.DataFrame({"label": self.labels}, index=pd.Index(self.runs, name="run"))
@@ -100,7 +100,11 @@ class ScalingStudy:
             if numbers.notna().all() and np.array_equal(numbers.to_numpy(float), self.x):
                 continue  # another name for the parameter (jobsize = mpi.world.size)
             if str(column) == "file":
-                values = text.map(lambda v: v.replace("\\", "/").rsplit("/", 1)[-1])
+                values = pd.Series(_distinct_parts(text.tolist()), index=values.index)
+                if (values.to_numpy() == self.labels).all():
+                    continue  # the labels say it already (RAJAPerf: gcc10.3.1_1048576/O3/3)
+            elif "date" in str(column).lower() and _epoch_seconds(numbers):
+                values = pd.to_datetime(numbers, unit="s").dt.strftime("%Y-%m-%d %H:%M:%S")
             table[str(column)] = values.to_numpy()
             extra += 1
         return table.iloc[order]
@@ -212,6 +216,26 @@ class ScalingStudy:
         xs = np.geomspace(lo, hi, points) if log and lo > 0 else np.linspace(lo, hi, points)
         ys = evaluate(model["c0"], model["c1"], model["p_exp"], model["log_exp"], xs)[0]
         return xs, ys
+
+
+def _distinct_parts(paths: list[str]) -> list[str]:
+    """The paths without the folders and file names they all share: ``27_cores.cali`` for
+    ``.../mpi_scaling/27_cores.cali``, ``gcc10.3.1_1048576/O3/3`` for
+    ``.../quartz/gcc10.3.1_1048576/O3/3/Base_Seq-default.cali``."""
+    parts = [p.replace("\\", "/").split("/") for p in paths]
+    shortest = min(len(p) for p in parts)
+    head = 0
+    while head < shortest - 1 and len({p[head] for p in parts}) == 1:
+        head += 1
+    tail = 0
+    while tail < shortest - head - 1 and len({p[-1 - tail] for p in parts}) == 1:
+        tail += 1
+    return ["/".join(p[head : len(p) - tail]) for p in parts]
+
+
+def _epoch_seconds(numbers: pd.Series) -> bool:
+    """Whether the numbers read as Unix times of this era (2001 .. 2096)."""
+    return bool(numbers.notna().all() and numbers.between(1e9, 4e9).all())
 
 
 def _lookup(keys: np.ndarray, ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
