@@ -514,6 +514,28 @@ def test_a_change_made_in_python_pushes_the_page_its_rows(lulesh):
     assert [m["type"] for m, _ in sent] == []
 
 
+def test_reveal_opens_selects_and_scrolls_to_a_row(lulesh):
+    """What a linked view does to point at a call path: the path is opened, the row
+    selected, and the rows pushed to the page carry the row to scroll to (once)."""
+    ex = CalltreeExplorer(lulesh, hot_levels=0)
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append(content)
+    ex._on_msg(
+        ex, {"type": "request", "id": 1, "action": "rows", "args": {"start": 0, "count": 5}}, []
+    )
+    deep = int(np.argmax(lulesh.graph.depth))
+    assert deep not in set(ex.visible_rows()["node"])  # closed at first
+    ex.reveal(deep)
+    assert deep in set(ex.visible_rows()["node"]) and ex.selected_nodes == [deep]
+    push = sent[-1]
+    row = list(ex.visible_rows()["node"]).index(deep)
+    assert push["type"] == "push" and push["scroll_to"] == row
+    assert push["rows"]["start"] <= row < push["rows"]["start"] + 100  # the window holds it
+    assert ex._window(0, 5)[0]["scroll_to"] == -1  # only once
+    with pytest.raises(GraphError, match="no node named 'nowhere'"):
+        ex.reveal("nowhere")
+
+
 def test_extra_columns_show_sort_and_follow_call_paths(lulesh):
     """What ScalingView puts beside the tree: a text column with a numeric sort key and a
     numeric column, matched to call paths through a filter."""

@@ -95,6 +95,19 @@ def test_focus_and_chart_data(view, mpi):
         view.focus_node(999)
 
 
+def test_focusing_a_node_shows_its_row_in_the_explorer(view):
+    """focus_node points the explorer at the same call path: MPI_Allreduce (a root far
+    down a tree sorted by time) is selected and its row brought into view."""
+    view.focus_node(2)
+    assert view.explorer.selected_nodes == [2] and view.focused == 2
+    assert 2 in set(view.explorer.visible_rows()["node"])
+    view.explorer.focus(14)  # a subtree: its node 0 is the ensemble's node 14
+    view.focus_node(14)
+    assert view.explorer.selected_nodes == [0]
+    view.focus_node(2)  # not in the focused subtree: the chart moves, the explorer stays
+    assert view.focused == 2 and view.explorer.selected_nodes == [0]
+
+
 def test_the_explorers_selection_focuses_the_chart(view):
     view.explorer.select([14])
     assert view.focused == 14

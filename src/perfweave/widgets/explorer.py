@@ -128,6 +128,7 @@ class CalltreeExplorer(WidgetBase):
         self._steps: list[Step] = []
         self._stack: list[tuple[Any, TreeRows, dict]] = []
         self._viewport = (0, 100)
+        self._scroll_vid = -1  # a row to scroll the page to with the next rows sent
         self._extras: _source.Extras | None = None
         self._ranks: _source.RankView | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
@@ -254,6 +255,19 @@ class CalltreeExplorer(WidgetBase):
             if not add:
                 self._selected[:] = False
             self._selected[ids] = True
+
+        return self._do(run)
+
+    def reveal(self, node: Any) -> CalltreeExplorer:
+        """Open the path to ``node`` (an id of :attr:`graphframe`, a Node or a name), select
+        it and scroll the page to its row (a linked view pointing at a call path)."""
+
+        def run() -> None:
+            vid = self._vids(node)[:1]
+            self._rows.expand_to(vid)
+            self._selected[:] = False
+            self._selected[self._rows.node[vid]] = True
+            self._scroll_vid = int(vid[0]) if len(vid) else -1
 
         return self._do(run)
 
@@ -681,8 +695,12 @@ class CalltreeExplorer(WidgetBase):
         self.row_count = total
         self._sync_selection()
         scroll_to = -1
-        if scroll and self._current >= 0:
-            scroll_to = int(self._rows.row_of([self._matches[self._current]])[0])
+        target = self._scroll_vid  # a revealed row goes first (once)
+        if target < 0 and scroll and self._current >= 0:
+            target = int(self._matches[self._current])
+        self._scroll_vid = -1
+        if target >= 0:
+            scroll_to = int(self._rows.row_of([target])[0])
             if not (self._viewport[0] <= scroll_to < sum(self._viewport) - 5):
                 self._viewport = (max(0, scroll_to - 10), self._viewport[1])
         start, count = self._viewport

@@ -96,6 +96,8 @@ class ScalingView(CompositeBase):
     #: milliseconds the last refit of every model took (with the explorer's update)
     last_refit_ms = traitlets.Float(0.0)
 
+    _revealing = False  # True while the view selects a row in the explorer itself
+
     def __init__(
         self,
         ensemble: Any,
@@ -167,15 +169,34 @@ class ScalingView(CompositeBase):
 
     # ------------------------------------------------------------------ actions
     def focus_node(self, node: Any) -> ScalingView:
-        """Show ``node`` (an ensemble node id, or a unique name) in the chart."""
+        """Show ``node`` (an ensemble node id, or a unique name) in the chart, and its row
+        in the explorer (opened, selected, scrolled to)."""
 
         def run() -> None:
             nid = self._node_id(node)
-            self.focused = nid
-            self._draw_chart()
+            self._focus(nid)
+            self._reveal(nid)
 
         self._guard(run)
         return self
+
+    def _focus(self, nid: int) -> None:
+        self.focused = nid
+        self._draw_chart()
+
+    def _reveal(self, nid: int) -> None:
+        """Select the explorer's row of ensemble node ``nid`` and bring it into view, unless
+        it is the row the person just chose there (or the explorer's tree has no such
+        call path)."""
+        to_ens = self._shown_to_ensemble()
+        shown = np.flatnonzero(to_ens == nid) if to_ens is not None else np.array([nid])
+        if not len(shown) or self.explorer.selected_nodes == [int(shown[0])]:
+            return
+        self._revealing = True
+        try:
+            self.explorer.reveal(int(shown[0]))
+        finally:
+            self._revealing = False
 
     def select_profiles(self, runs: Iterable[Hashable] | None) -> ScalingView:
         """Fit every model to these runs only (None: all runs) and redraw."""
@@ -307,7 +328,7 @@ class ScalingView(CompositeBase):
         self.explorer.set_extra_columns(frame, sort_keys=keys, units=units)
 
     def _on_explorer_select(self, change: dict) -> None:
-        if change["new"]:
+        if change["new"] and not self._revealing:
             self._follow(int(change["new"][-1]))
 
     def _on_explorer_cursor(self, change: dict) -> None:
@@ -323,7 +344,8 @@ class ScalingView(CompositeBase):
             nid = int(to_ens[nid])
             if nid < 0:
                 return
-        self._from_control(lambda: self.focus_node(nid))
+        # the explorer's own row: charted, not revealed again (the cursor moves freely)
+        self._from_control(lambda: self._focus(nid))
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
