@@ -292,3 +292,29 @@ def test_columns_follow_the_explorers_focus(view):
     assert calc["growth"] == names.loc["CalcForceForNodes", "term"]
     view.explorer.select([int(calc["node"])])
     assert view.models.loc[view.focused, "name"] == "CalcForceForNodes"
+
+
+def test_assigning_the_traits_does_what_the_controls_do(view, mpi):
+    """``view.target = 1000`` and the other traits act as the target box, the run boxes,
+    the color menu and the axes toggle do; a refused value changes nothing."""
+    import bqplot as bq
+
+    view.target = 1000
+    assert "at 1000" in view.explorer.visible_rows().columns
+    assert view._target_box.value == 1000 and "mpi.world.size=1000" in view._figures.value
+    with pytest.raises(ShapeError, match="positive"):
+        view.target = -1
+    assert view.target == 1000 and "positive" in view.error
+    view.focused = 14
+    assert view._title.value.endswith("LagrangeLeapFrog") and view.error == ""
+    keep = list(mpi.profiles[1:])
+    view.selected_profiles = keep
+    assert [b.value for b in view._run_boxes].count(False) == 1
+    assert view.models.loc[2, "reason"] != ""  # four runs: no model
+    with pytest.raises(MetadataError, match="at least one run"):
+        view.selected_profiles = []
+    assert view.selected_profiles == keep
+    view.group_by = "numhosts"
+    assert view._group_box.value == "numhosts" and len(view.group_models) == 5
+    view.log_axes = False
+    assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and not view._axes_box.value

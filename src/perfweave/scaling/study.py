@@ -58,16 +58,20 @@ class ScalingStudy:
         self._keys: np.ndarray | None = None  # call-path keys of the ensemble's nodes
 
     # ------------------------------------------------------------------ runs
+    def check_group_by(self, column: Any) -> None:
+        """Raise a MetadataError naming ``column`` unless it is a metadata column or None."""
+        meta = self.ensemble.metadata
+        if column is not None and column not in meta.columns:
+            cols = ", ".join(str(c) for c in list(meta.columns)[:15])
+            raise MetadataError(f"no metadata column {column!r} to group runs by (columns: {cols})")
+
     def set_group_by(self, column: Any) -> None:
         """Group the runs by a metadata column (None: one group)."""
+        self.check_group_by(column)
         if column is None:
             self.group_by, self.groups = None, np.full(len(self.runs), "", dtype=object)
             return
-        meta = self.ensemble.metadata
-        if column not in meta.columns:
-            cols = ", ".join(str(c) for c in list(meta.columns)[:15])
-            raise MetadataError(f"no metadata column {column!r} to group runs by (columns: {cols})")
-        values = meta[column]
+        values = self.ensemble.metadata[column]
         self.group_by = column
         self.groups = np.where(values.isna(), "(none)", values.astype(str)).astype(object)
 

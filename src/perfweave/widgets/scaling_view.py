@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from perfweave.errors import MetadataError, ShapeError
+from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
 from perfweave.widgets._html import format_quantity
@@ -97,6 +97,7 @@ class ScalingView(CompositeBase):
     last_refit_ms = traitlets.Float(0.0)
 
     _revealing = False  # True while the view selects a row in the explorer itself
+    _built = False  # the traits' observers redraw once the parts exist
 
     def __init__(
         self,
@@ -129,6 +130,7 @@ class ScalingView(CompositeBase):
         self._build()
         self._update_columns()
         self._draw_chart()
+        self._built = True
         self.explorer.observe(self._on_explorer_select, "selected_nodes")
         self.explorer.report_cursor = True
         self.explorer.observe(self._on_explorer_cursor, "cursor_node")
@@ -168,21 +170,97 @@ class ScalingView(CompositeBase):
         return self._study.predict(self._models, value)
 
     # ------------------------------------------------------------------ actions
+    # Each action assigns a trait; its validator refuses a bad value (the banner says why,
+    # the exception goes to the caller) and its observer redraws. Assigning the trait
+    # directly (``view.target = 4096``) therefore does what the control and the method do.
     def focus_node(self, node: Any) -> ScalingView:
         """Show ``node`` (an ensemble node id, or a unique name) in the chart, and its row
         in the explorer (opened, selected, scrolled to)."""
 
         def run() -> None:
             nid = self._node_id(node)
-            self._focus(nid)
+            self.focused = nid
             self._reveal(nid)
 
         self._guard(run)
         return self
 
-    def _focus(self, nid: int) -> None:
-        self.focused = nid
-        self._draw_chart()
+    def select_profiles(self, runs: Iterable[Hashable] | None) -> ScalingView:
+        """Fit every model to these runs only (None: all runs) and redraw."""
+        chosen = self._study.runs if runs is None else runs
+        self._guard(lambda: setattr(self, "selected_profiles", list(chosen)))
+        self._resync()
+        return self
+
+    def set_target(self, value: float) -> ScalingView:
+        """Predict at ``value`` (the explorer's column and the chart's dashed line)."""
+        self._guard(lambda: setattr(self, "target", self._check_target(value)))
+        self._resync()
+        return self
+
+    def set_group_by(self, column: Any) -> ScalingView:
+        """Color the runs, and fit one curve per group, by a metadata column (None: off)."""
+        self._guard(lambda: setattr(self, "group_by", column))
+        self._resync()
+        return self
+
+    def set_log_axes(self, log: bool = True) -> ScalingView:
+        """Log (True) or linear chart axes."""
+        self._guard(lambda: setattr(self, "log_axes", bool(log)))
+        self._resync()
+        return self
+
+    @traitlets.validate("target")
+    def _valid_target(self, proposal: dict) -> float:
+        return self._valid(lambda: self._check_target(proposal["value"]))
+
+    @traitlets.validate("group_by")
+    def _valid_group_by(self, proposal: dict) -> Any:
+        column = proposal["value"] if proposal["value"] != "" else None
+        self._valid(lambda: self._study.check_group_by(column))
+        return column
+
+    @traitlets.validate("focused")
+    def _valid_focused(self, proposal: dict) -> int:
+        return self._valid(lambda: self._node_id(proposal["value"]))
+
+    @traitlets.validate("selected_profiles")
+    def _valid_profiles(self, proposal: dict) -> list:
+        def check() -> list:
+            mask = self._study.mask(proposal["value"])
+            if not mask.any():
+                raise MetadataError("select at least one run (no run is selected)")
+            return [r for r, s in zip(self._study.runs, mask) if s]  # in the runs' order
+
+        return self._valid(check)
+
+    def _valid(self, check: Any) -> Any:
+        """``check()``, with a refused value shown in the banner as well as raised."""
+        try:
+            return check()
+        except PerfweaveError as exc:
+            self._failed(exc)
+            raise
+
+    @traitlets.observe("target", "group_by", "log_axes", "focused", "selected_profiles")
+    def _apply(self, change: dict) -> None:
+        if not self._built:
+            return
+        name = change["name"]
+        if name == "selected_profiles":
+            mask = self._study.mask(change["new"])
+            if (mask == self._selected).all():  # set by the refit itself
+                return
+            self._refit(mask)
+        elif name == "target":
+            self._update_columns()
+        elif name == "group_by":
+            self._study.set_group_by(change["new"])
+            self._draw_runs()
+        if name != "selected_profiles":
+            self._draw_chart()
+        self._succeeded()
+        self._resync()
 
     def _reveal(self, nid: int) -> None:
         """Select the explorer's row of ensemble node ``nid`` and bring it into view, unless
@@ -197,50 +275,6 @@ class ScalingView(CompositeBase):
             self.explorer.reveal(int(shown[0]))
         finally:
             self._revealing = False
-
-    def select_profiles(self, runs: Iterable[Hashable] | None) -> ScalingView:
-        """Fit every model to these runs only (None: all runs) and redraw."""
-
-        def run() -> None:
-            mask = self._study.mask(runs)
-            if not mask.any():
-                raise MetadataError("select at least one run (no run is selected)")
-            self._refit(mask)
-
-        self._guard(run)
-        self._resync()
-        return self
-
-    def set_target(self, value: float) -> ScalingView:
-        """Predict at ``value`` (the explorer's column and the chart's dashed line)."""
-
-        def run() -> None:
-            self.target = self._check_target(value)
-            self._update_columns()
-            self._draw_chart()
-
-        self._guard(run)
-        self._resync()
-        return self
-
-    def set_group_by(self, column: Any) -> ScalingView:
-        """Color the runs, and fit one curve per group, by a metadata column (None: off)."""
-
-        def run() -> None:
-            self._study.set_group_by(column)
-            self.group_by = self._study.group_by
-            self._draw_runs()
-            self._draw_chart()
-
-        self._guard(run)
-        self._resync()
-        return self
-
-    def set_log_axes(self, log: bool = True) -> ScalingView:
-        """Log (True) or linear chart axes."""
-        self._guard(lambda: (setattr(self, "log_axes", bool(log)), self._draw_chart()))
-        self._resync()
-        return self
 
     # ------------------------------------------------------------------ internals
     def _check_target(self, value: Any) -> float:
@@ -282,7 +316,7 @@ class ScalingView(CompositeBase):
         self._update_columns(models)
         self._selected = mask
         self._models = models
-        self.selected_profiles = [r for r, s in zip(self._study.runs, mask) if s]
+        self.set_trait("selected_profiles", [r for r, s in zip(self._study.runs, mask) if s])
         self._draw_chart()
         self.last_refit_ms = (time.perf_counter() - t0) * 1000
 
@@ -345,7 +379,7 @@ class ScalingView(CompositeBase):
             if nid < 0:
                 return
         # the explorer's own row: charted, not revealed again (the cursor moves freely)
-        self._from_control(lambda: self._focus(nid))
+        self._from_control(lambda: setattr(self, "focused", nid))
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
