@@ -154,6 +154,7 @@ def test_cli_tree_prints_the_sums(extra):
 @pytest.mark.peer
 def test_hatchet_reads_the_same_rows_but_drops_the_unplaced_samples():
     import hatchet
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = hatchet.GraphFrame.from_caliperreader(SAMPLING)

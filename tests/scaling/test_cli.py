@@ -47,11 +47,12 @@ def test_target_ranks_by_predicted_value(fits):
     assert code == 0
     table = pd.read_csv(io.StringIO(out), index_col="node")
     assert len(table) == len(fits)
-    at = table["at mpi.world.size=4096"].to_numpy()
+    at = table["at mpi.world.size=4096 (s)"].to_numpy()
     assert (np.diff(at) <= 0).all()
     row = fits.loc[2]  # MPI_Allreduce: 1.92e-05 + 9.09e-09 * p^(9/4)
     expected = row["c0"] + row["c1"] * 4096 ** (9 / 4)
-    assert table.loc[2, "at mpi.world.size=4096"] == pytest.approx(expected)
+    # the unit in the header
+    assert table.loc[2, "at mpi.world.size=4096 (s)"] == pytest.approx(expected)
 
 
 def test_text_table_has_a_summary_line():

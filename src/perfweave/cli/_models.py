@@ -64,6 +64,7 @@ def _models(args: argparse.Namespace) -> int:
         return _multi(args, ens, metric, params, target)
     (param,) = params
     fits = ens.models(metric, param, agg=args.agg)
+    unit = _unit(ens, metric)
     largest = float(np.nanmax(ens.metadata[param].to_numpy(dtype=float)))
     table = pd.DataFrame({"growth": growth_order(fits)})
     table["at_max"] = predict(fits, largest)
@@ -74,8 +75,8 @@ def _models(args: argparse.Namespace) -> int:
         keys = ["growth", "at_max"]
     order, out = _ranked(ens, fits, table, keys, args.top)
     if target is not None:
-        out[f"at {param}={target[0]:g}"] = table.loc[order, "at_target"]
-    out[f"at {largest:g}"] = table.loc[order, "at_max"]
+        out[f"at {param}={target[0]:g}{unit}"] = table.loc[order, "at_target"]
+    out[f"at {largest:g}{unit}"] = table.loc[order, "at_max"]
     has = fits["reason"] == ""
     head = (
         f"{metric!r} over {param!r}: {len(ens)} runs, {len(fits)} call paths "
@@ -119,6 +120,7 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
     from perfweave.scaling import predict
 
     fits = ens.models(metric, params, agg=args.agg)
+    unit = _unit(ens, metric)
     largest = {p: float(np.nanmax(ens.metadata[p].to_numpy(dtype=float))) for p in params}
     table = pd.DataFrame({"at_max": predict(fits, largest)})
     if target is not None:
@@ -129,8 +131,8 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
     order, out = _ranked(ens, fits, table, keys, args.top)
     if target is not None:
         at = ",".join(f"{p}={v:g}" for p, v in zip(params, target))
-        out[f"at {at}"] = table.loc[order, "at_target"]
-    out["at " + ",".join(f"{v:g}" for v in largest.values())] = table.loc[order, "at_max"]
+        out[f"at {at}{unit}"] = table.loc[order, "at_target"]
+    out["at " + ",".join(f"{v:g}" for v in largest.values()) + unit] = table.loc[order, "at_max"]
     has = fits["reason"] == ""
     const = has & (fits["combination"] == "const")
     head = (
@@ -174,6 +176,12 @@ def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int
     shown["ar2"] = shown["ar2"].map(lambda v: "" if np.isnan(v) else f"{v:.3f}")
     print(shown.to_string())
     return 0
+
+
+def _unit(ens, metric) -> str:
+    """`` (s)`` after a predicted value's header when the metric's unit is known."""
+    unit = ens.unit_of(metric)
+    return f" ({unit})" if unit else ""
 
 
 def _short(path: str, width: int = 60) -> str:
