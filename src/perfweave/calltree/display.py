@@ -139,9 +139,13 @@ def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> n
     names = np.full(n, None, dtype=object)
     if column in dataframe.columns and len(dataframe):
         node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
-        nodes, first = np.unique(node, return_index=True)
+        if len(node) < 2 or (node[1:] >= node[:-1]).all():  # sorted by node: the usual case
+            first = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
+            nodes = node[first]
+        else:
+            nodes, first = np.unique(node, return_index=True)
         keep = (nodes >= 0) & (nodes < n)
-        names[nodes[keep]] = dataframe[column].to_numpy(dtype=object)[first[keep]]
+        names[nodes[keep]] = dataframe[column].iloc[first[keep]].to_numpy(dtype=object)
     missing = pd.isna(names)
     if missing.any() and column in frames.columns:
         names[missing] = frames[column].to_numpy(dtype=object)[missing]
