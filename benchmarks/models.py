@@ -208,7 +208,7 @@ _CLICK_JS = """() => document.addEventListener('pointerdown',
   (ev) => { window.__pwClickAt = ev.timeStamp; }, { capture: true })"""
 
 
-def browser_clicks(clicks: int = 6, cap: float = 120.0) -> list[float] | str:
+def browser_clicks(clicks: int = 10, cap: float = 120.0) -> list[float] | str:
     """Milliseconds from a click on a run's box (the page's pointer event) until the page
     shows the refit's run count and the explorer's refitted rows, ScalingView over
     :func:`scaling_ensemble` (10,000 nodes x 50 runs) in Voila."""
