@@ -246,6 +246,12 @@ def test_group_by_colors_and_fits_per_group():
 
     colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)}
     assert len(colors) == 2
+    # a legend names the groups' curves, and the text gives each group's model
+    fitted = [m for m in view.chart.marks if getattr(m, "line_style", "") == "solid"]
+    assert [m.labels[0] for m in fitted] == ["a", "b"] and all(m.display_legend for m in fitted)
+    assert f"by machine: a: {fits.loc['a', 'model']};  b: {fits.loc['b', 'model']}" in (
+        view._model_text.value
+    )
     # without grouping: one curve over all runs (repeats folded by their mean)
     view.set_group_by(None)
     assert list(view.group_models.index) == [""] and view._group_box.value == ""  # "(none)"

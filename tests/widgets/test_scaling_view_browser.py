@@ -149,6 +149,39 @@ def test_scaling_view_in_voila(
     page_watch.assert_clean()
 
 
+def test_groups_of_runs_get_their_colors_and_curves(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """Two machines, five sizes, two repeats each (machine b twice as slow): colored by
+    machine, each group's points and fitted curve in its own color, a legend names them."""
+    repo = Path(__file__).resolve().parents[2]
+    nb = write_notebook(
+        tmp_path / "groups.ipynb",
+        [
+            f"import sys\nsys.path.insert(0, {str(repo)!r})\n"
+            "import perfweave as pw\nfrom tests.widgets.test_scaling_view import _grouped_study",
+            "view = pw.ScalingView(_grouped_study(), 'size', 'time', group_by='machine')\nview",
+        ],
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    view = page.locator(".pw-scaling").first
+    chart = view.locator(".pw-scaling-chart")
+    chart.locator("path.line").first.wait_for()
+    dots = chart.locator(".dot")
+    assert dots.count() == 20  # 2 machines x 5 sizes x 2 repeats
+    fills = {d.evaluate("e => getComputedStyle(e).fill") for d in dots.all()}
+    assert len(fills) == 2  # one color per machine
+    # the run table names each run's group
+    assert view.locator(".pw-scaling-runs .pw-head", has_text="machine").count() == 1
+    # the header row keeps its height above the first run (labels do not shrink to fit)
+    head = view.locator(".pw-scaling-runs .pw-head").first.bounding_box()
+    first = view.locator(".pw-scaling-runs .widget-checkbox").first.bounding_box()
+    assert first["y"] >= head["y"] + head["height"]
+    save_screenshot(view, "scaling_view_voila_groups")
+    page_watch.assert_clean()
+
+
 def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watch: PageWatch):
     """``perfweave export``: the saved page draws the view (explorer columns, chart, runs)
     with the network cut off."""

@@ -53,7 +53,8 @@ CSS = (
     "<style>.pw-scaling .widget-label{white-space:normal;height:auto;line-height:1.4}"
     ".pw-scaling-model{font-family:monospace;font-size:12px}"
     ".pw-scaling-runs .widget-checkbox{width:auto}"
-    ".pw-scaling-runs .pw-head{font-weight:bold}"
+    ".pw-scaling-runs .pw-head{font-weight:bold;position:sticky;top:0;z-index:1;"
+    "background:var(--jp-layout-color1,#fff)}"
     ".pw-scaling-runs .pw-num{justify-self:end}"
     ".pw-scaling .bqplot .axis text{font-size:11px}</style>"
 )
@@ -430,6 +431,8 @@ class ScalingView(CompositeBase):
                 overflow="auto",
                 grid_gap="0 14px",
                 align_items="center",
+                align_content="flex-start",  # a long table scrolls from its header
+                grid_auto_rows="max-content",  # rows of labels keep their height
             )
         )
         self._runs_box.add_class("pw-scaling-runs")
@@ -546,7 +549,14 @@ class ScalingView(CompositeBase):
                 if log:  # a log axis has no place for values at or below 0: a gap
                     curve, extra = ((xs, np.where(ys > 0, ys, np.nan)) for xs, ys in (curve, extra))
             style = {"colors": [colors[g]]}
-            specs.append(("fit", {"x": curve[0], "y": curve[1], **style, "labels": [name]}))
+            legend = self._study.group_by is not None  # a legend names the groups' colors
+            specs.append(
+                (
+                    "fit",
+                    {"x": curve[0], "y": curve[1], **style, "labels": [name],
+                     "display_legend": legend},
+                )
+            )  # fmt: skip
             specs.append(("extrapolation", {"x": extra[0], "y": extra[1], **style}))
         for g in groups:
             pts = data[(data["group"] == g) & data["selected"]]
@@ -587,6 +597,15 @@ class ScalingView(CompositeBase):
             self._figures.value = (
                 f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  at {self.param}="
                 f"{self.target:g}: {said}  ({row['n']} scales)"
+            )
+        if self._study.group_by is not None:  # the curves drawn: one model per group
+            each = [
+                f"{g}: {fit['model'] if not fit['reason'] else 'no model'}"
+                for g, fit in fits.iterrows()
+            ]
+            self._model_text.value = (
+                f"{self._model_text.value} (all runs)  ·  by {self._study.group_by}: "
+                + ";  ".join(each)
             )
 
     def _axes(self, log: bool):
