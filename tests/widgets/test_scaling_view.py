@@ -153,6 +153,10 @@ def test_chart_draws_points_fit_and_extrapolation(view):
     # the prediction in the metric's unit, written as the explorer's cells write it
     assert view.target == 2700 and "mpi.world.size=2700: 477.6 ms" in view._figures.value
     assert view.chart.axes[1].label == "Avg time/rank (s)"
+    # five decades of y: a tick per power of 10, not d3's crowd of 1-2-5 steps
+    ticks = np.asarray(view.chart.axes[1].tick_values)
+    np.testing.assert_allclose(np.log10(ticks), np.round(np.log10(ticks)))
+    assert 3 <= len(ticks) <= 8
     assert isinstance(view.chart.axes[0].scale, bq.LogScale)  # the default
     view.set_log_axes(False)
     assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and view._axes_box.value is False

@@ -69,6 +69,23 @@ def _round_ticks(top: float, count: int = 5) -> list[float]:
     return [float(v) for v in np.arange(0.0, top + step * 0.5, step)]
 
 
+def _log_ticks(values: np.ndarray) -> list[float] | None:
+    """Ticks of a log axis over ``values``: powers of 10 over more than 3 decades, 1-2-5
+    steps over 1 to 3, 1..9 steps within one (None: nothing to span)."""
+    if not len(values):
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    decades = np.log10(hi / lo) if hi > lo else 0.0
+    steps = (1,) if decades > 3 else (1, 2, 5) if decades > 1 else tuple(range(1, 10))
+    out = [
+        m * 10.0**k
+        for k in range(int(np.floor(np.log10(lo))), int(np.ceil(np.log10(hi))) + 1)
+        for m in steps
+    ]
+    inside = [float(f"{t:.6g}") for t in out if lo <= t <= hi]
+    return inside if len(inside) >= 2 else None
+
+
 def _default_target(x: np.ndarray) -> float:
     """Eight times the largest parameter value (rounded to 2 significant digits)."""
     top = float(np.nanmax(x)) * 8 if len(x) else 1.0
@@ -576,6 +593,9 @@ class ScalingView(CompositeBase):
                         setattr(mark, name, value)
             if ax_x.tick_values is not None or ticks is not None:
                 ax_x.tick_values = ticks
+            if log:  # d3's log ticks crowd a span of a few decades (2, 1, 900m, 800m, ...)
+                shown = np.concatenate([np.asarray(v["y"], float) for _, v in specs] or [none])
+                ax_y.tick_values = _log_ticks(shown[np.isfinite(shown) & (shown > 0)])
             if list(self.chart.marks) != marks:
                 self.chart.marks = marks
             if list(self.chart.axes) != [ax_x, ax_y]:
