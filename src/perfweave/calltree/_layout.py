@@ -83,12 +83,17 @@ class Layout:
 
     def first_row_of_node(self) -> np.ndarray:
         """Position of the first row of each node that has rows (in node order)."""
-        node = self.node
-        if len(node) and not (node[1:] >= node[:-1]).all():
-            order = np.argsort(node, kind="stable")
-            sorted_nodes = node[order]
-            return order[np.flatnonzero(np.r_[True, sorted_nodes[1:] != sorted_nodes[:-1]])]
-        return np.flatnonzero(np.r_[True, node[1:] != node[:-1]]) if len(node) else node
+        return first_rows(self.node)
+
+
+def first_rows(node: np.ndarray) -> np.ndarray:
+    """Position of the first row of each node in a table's ``node`` column (in node order;
+    no sort when the table is sorted by node, the usual case)."""
+    if len(node) and not (node[1:] >= node[:-1]).all():
+        order = np.argsort(node, kind="stable")
+        sorted_nodes = node[order]
+        return order[np.flatnonzero(np.r_[True, sorted_nodes[1:] != sorted_nodes[:-1]])]
+    return np.flatnonzero(np.r_[True, node[1:] != node[:-1]]) if len(node) else node
 
 
 def layout(df: pd.DataFrame, n_nodes: int) -> Layout:

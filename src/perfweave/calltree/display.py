@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import _forest
-from perfweave.calltree._layout import layout
+from perfweave.calltree._layout import first_rows, layout
 from perfweave.errors import GraphError, ShapeError
 
 if TYPE_CHECKING:
@@ -139,11 +139,8 @@ def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> n
     names = np.full(n, None, dtype=object)
     if column in dataframe.columns and len(dataframe):
         node = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
-        if len(node) < 2 or (node[1:] >= node[:-1]).all():  # sorted by node: the usual case
-            first = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
-            nodes = node[first]
-        else:
-            nodes, first = np.unique(node, return_index=True)
+        first = first_rows(node)
+        nodes = node[first]
         keep = (nodes >= 0) & (nodes < n)
         names[nodes[keep]] = dataframe[column].iloc[first[keep]].to_numpy(dtype=object)
     missing = pd.isna(names)

@@ -60,7 +60,7 @@ def node_view(
 def node_names(gf: GraphFrame, view: pd.DataFrame, name: str) -> np.ndarray:
     """Names from a node view (:func:`node_view`, one row per node), by the one naming rule
     of :func:`perfweave.calltree.display.node_names`."""
-    return display.node_names(gf.graph, view.dropna(subset=[name]) if name in view else view, name)
+    return display.node_names(gf.graph, view, name)
 
 
 def to_literal(

@@ -119,12 +119,9 @@ def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.Data
     """See :meth:`Ensemble.models`."""
     from perfweave.scaling import fit_models
 
-    if is_param_list(ens, param):
-        x = parameters(ens, param)
-        if x.shape[1] == 1:  # one column in a list: the single-parameter model
-            x = x.iloc[:, 0].to_numpy()
-    else:
-        x = parameter(ens, param)
+    if is_param_list(ens, param) and len(param) == 1:
+        (param,) = param  # one column in a list: the single-parameter model
+    x = parameters(ens, param) if is_param_list(ens, param) else parameter(ens, param)
     Y = metric_matrix(ens, metric)
     fits = fit_models(x, Y, agg=agg)
     fits.index = pd.Index(np.arange(len(ens.graph), dtype=INT), name="node")

@@ -422,7 +422,6 @@ def fit_model(x: Any, y: Any, agg: str = "mean") -> ScalingModel | MultiParamete
     :func:`fit_models`): an object with ``c0``, ``c1``, ``p_exp``, ``log_exp``, ``term``,
     ``model``, ``rss``, ``smape``, ``ar2``, ``n``, ``reason``, ``note`` and
     ``predict(values)``; with several parameters a :class:`MultiParameterModel`."""
-    from perfweave.scaling import multi
 
     arr = np.asarray(y.to_numpy() if isinstance(y, pd.Series) else y)
     if arr.ndim != 1:
@@ -430,6 +429,6 @@ def fit_model(x: Any, y: Any, agg: str = "mean") -> ScalingModel | MultiParamete
             f"fit_model takes one function (1-D), not shape {arr.shape}; use fit_models"
         )
     frame = fit_models(x, arr.reshape(1, -1), agg)
-    if multi.is_multi(x):
+    if "params" in frame.attrs:  # a multi-parameter table
         return MultiParameterModel.from_row(frame.iloc[0], tuple(frame.attrs["params"]))
     return ScalingModel.from_row(frame.iloc[0])

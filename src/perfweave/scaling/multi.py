@@ -54,6 +54,7 @@ from perfweave.scaling.fit import (
     _fit_arrays,
     _smape,
 )
+from perfweave.scaling.model import evaluate
 
 #: Extra-P's default parameter names, used when ``x`` has no column names
 DEFAULT_NAMES = ("p", "q", "r", "s", "t", "u")
@@ -513,10 +514,9 @@ def evaluate_table(models: pd.DataFrame, V: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         factors = []
         for j, name in enumerate(names):
-            pe = models[f"p_exp[{name}]"].to_numpy(dtype=float)[:, None]
-            le = models[f"log_exp[{name}]"].to_numpy(dtype=float)[:, None]
-            v = V[None, :, j]
-            factors.append(np.power(v, pe) * np.where(le != 0, np.power(np.log2(v), le), 1.0))
+            pe = models[f"p_exp[{name}]"].to_numpy(dtype=float)
+            le = models[f"log_exp[{name}]"].to_numpy(dtype=float)
+            factors.append(evaluate(0.0, 1.0, pe, le, V[:, j]))  # each model's term, (F, V)
         out = models["c0"].to_numpy(dtype=float)[:, None] + np.zeros((1, len(V)))
         for s in subsets(k):
             c = models[f"c[{subset_label(s, tuple(names))}]"].to_numpy(dtype=float)[:, None]

@@ -411,12 +411,13 @@ class CalltreeExplorer(WidgetBase):
         """Tell the page the view changed. After a change made from Python, the rows in the
         page's viewport go with it (pushed before the version moves, so the page does not
         ask for them); a request's own response carries them otherwise."""
-        self.row_count = len(self._rows.visible())
-        self._sync_selection()
-        if self._seen and not self._answering:
+        if self._seen and not self._answering:  # the window sets the counters too
             payload, buffers = self._window(*self._viewport)
             payload["version"] = self.view_version + 1
             self._push("rows", payload, buffers)
+        else:
+            self.row_count = len(self._rows.visible())
+            self._sync_selection()
         self.view_version += 1
 
     def _sync_selection(self) -> None:

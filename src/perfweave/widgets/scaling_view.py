@@ -205,27 +205,24 @@ class ScalingView(CompositeBase):
 
     def select_profiles(self, runs: Iterable[Hashable] | None) -> ScalingView:
         """Fit every model to these runs only (None: all runs) and redraw."""
-        chosen = self._study.runs if runs is None else runs
-        self._guard(lambda: setattr(self, "selected_profiles", list(chosen)))
-        self._resync()
-        return self
+        return self._assign("selected_profiles", list(self._study.runs if runs is None else runs))
 
     def set_target(self, value: float) -> ScalingView:
         """Predict at ``value`` (the explorer's column and the chart's dashed line)."""
-        self._guard(lambda: setattr(self, "target", self._check_target(value)))
-        self._resync()
-        return self
+        return self._assign("target", self._guard(lambda: self._check_target(value)))
 
     def set_group_by(self, column: Any) -> ScalingView:
         """Color the runs, and fit one curve per group, by a metadata column (None: off)."""
-        self._guard(lambda: setattr(self, "group_by", column))
-        self._resync()
-        return self
+        return self._assign("group_by", column)
 
     def set_log_axes(self, log: bool = True) -> ScalingView:
         """Log (True) or linear chart axes."""
-        self._guard(lambda: setattr(self, "log_axes", bool(log)))
-        self._resync()
+        return self._assign("log_axes", bool(log))
+
+    def _assign(self, name: str, value: Any) -> ScalingView:
+        """Set trait ``name`` as a Python-side action (its observer redraws and puts the
+        controls back; a refused value raises, with the banner)."""
+        self._guard(lambda: setattr(self, name, value))
         return self
 
     @traitlets.validate("target")
