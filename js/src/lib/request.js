@@ -61,6 +61,17 @@ if (typeof window !== "undefined" && !(/** @type {any} */ (window)).__pwKernelTi
   });
 }
 
+/**
+ * The binary columns a message holds under `key` (its `columns` header), unpacked; null
+ * without that key.
+ * @param {any} msg @param {string | undefined} key @param {DataView[]} [buffers]
+ * @returns {Record<string, any> | null}
+ */
+function columnsOf(msg, key, buffers) {
+  const holder = key === undefined ? undefined : msg[key];
+  return holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
+}
+
 export class Channel {
   /** @param {Model} model */
   constructor(model) {
@@ -75,10 +86,7 @@ export class Channel {
     /** @param {any} msg @param {DataView[]} [buffers] */
     this.onMessage = (msg, buffers) => {
       if (msg && msg.type === "push" && typeof msg.key === "string") {
-        const holder = msg[msg.key];
-        const columns = holder && Array.isArray(holder.columns)
-          ? unpack(holder.columns, buffers || [])
-          : null;
+        const columns = columnsOf(msg, msg.key, buffers);
         for (const fn of this.pushed) fn({ ...msg, columns });
         return;
       }
@@ -91,11 +99,7 @@ export class Channel {
       if (!entry) return;
       this.waiting.delete(msg.id);
       clearTimeout(entry.timer);
-      const holder = entry.key === undefined ? undefined : msg[entry.key];
-      const columns = holder && Array.isArray(holder.columns)
-        ? unpack(holder.columns, buffers || [])
-        : null;
-      entry.resolve({ ...msg, columns });
+      entry.resolve({ ...msg, columns: columnsOf(msg, entry.key, buffers) });
     };
     model.on("msg:custom", this.onMessage);
   }

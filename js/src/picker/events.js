@@ -1,7 +1,6 @@
 // Talking to the kernel: rows and class pages asked for as the person scrolls, turns a page
 // or clicks a header, and the windows Python pushes after each change. Replies carry their
 // columns under the named key "rows" (perfweave/widgets/_base.py).
-import { unpack } from "../lib/columns.js";
 import { Channel } from "../lib/request.js";
 
 /** @typedef {import("../lib/types.js").Model} Model */
@@ -61,22 +60,4 @@ export class TableRequests {
   close() {
     this.channel.close();
   }
-}
-
-/**
- * Listen for the windows Python pushes after a change; returns the function that stops.
- * @param {Model} model
- * @param {(reply: WindowReply, columns: Record<string, any>) => void} accept
- * @param {() => void} [received] called when a push arrives (before it is drawn)
- * @returns {() => void}
- */
-export function onPush(model, accept, received) {
-  /** @param {any} msg @param {DataView[]} [buffers] */
-  const handler = (msg, buffers) => {
-    if (!msg || msg.type !== "push") return;
-    if (received) received();
-    accept(msg, unpack(msg.rows.columns, buffers || []));
-  };
-  model.on("msg:custom", handler);
-  return () => model.off("msg:custom", handler);
 }

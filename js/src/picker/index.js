@@ -7,7 +7,7 @@ import { h } from "../lib/dom.js";
 import { VirtualRows } from "../lib/virtual.js";
 import { pageBar } from "./controls.js";
 import { drawHead, fillRow, keysWidth, layout, PCT_W, ROW_H, SAMPLES_W } from "./draw.js";
-import { onPush, TableRequests } from "./events.js";
+import { TableRequests } from "./events.js";
 import { holds, keyLabels, windowOf } from "./state.js";
 
 /** @typedef {import("../lib/types.js").Model} Model */
@@ -76,11 +76,13 @@ function render({ model, el }) {
   }
   const resize = new ResizeObserver(() => fitPage());
   resize.observe(root);
-  const stopPush = onPush(model, accept, () => { root.dataset.receivedAt = String(performance.now()); });
+  requests.channel.onPush((pushed) => {
+    root.dataset.receivedAt = String(performance.now());
+    accept(/** @type {any} */ (pushed), pushed.columns || {});
+  });
   model.on("change:note", redrawHead);
   requests.fetch("rows");
   return () => {
-    stopPush();
     resize.disconnect();
     model.off("change:note", redrawHead);
     requests.close();

@@ -79,7 +79,8 @@ _TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
 
 def format_quantity(value: float, unit: str = "") -> str:
     """A value with four significant digits in its unit, a time in the step that keeps it
-    at or above 1 (``477.6 ms``, ``50.80 s``), as the explorer's cells show it."""
+    at or above 1 (``477.6 ms``, ``50.80 s``): the explorer's steps, for text beside its
+    cells (from 10,000 on, whole numbers with thousands separators)."""
     if not np.isfinite(value):
         return "–"
     if value == 0:

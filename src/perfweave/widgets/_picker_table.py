@@ -96,7 +96,7 @@ class ReportTable(WidgetBase):
             self.version += 1
         self._viewport = (0, self._viewport[1])
         payload, buffers = self._window(0, FIRST_WINDOW)
-        self.send({"type": "push", **payload}, buffers)
+        self._push("rows", payload, buffers)
 
     def rows_shown(self) -> list[list[str]]:
         """The key cells of every row (what the page lists, top to bottom)."""

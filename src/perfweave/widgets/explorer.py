@@ -129,6 +129,7 @@ class CalltreeExplorer(WidgetBase):
         self._stack: list[tuple[Any, TreeRows, dict]] = []
         self._viewport = (0, 100)
         self._scroll_vid = -1  # a row to scroll the page to with the next rows sent
+        self._matrix_held: tuple | None = None  # (ensemble, metric, its profile matrix)
         self._extras: _source.Extras | None = None
         self._ranks: _source.RankView | None = None
         mode = "compare" if self._compare else "ensemble" if isinstance(data, Ensemble) else "frame"
@@ -320,9 +321,30 @@ class CalltreeExplorer(WidgetBase):
                     raise ShapeError(
                         f"extra column {sorted(clash)[0]!r} has the name of a metric column"
                     )
-            self._reshow(extras=extras)
+            self._swap_extras(extras)
 
         return self._do(run)
+
+    def _swap_extras(self, extras: _source.Extras | None) -> None:
+        """Replace only the extra columns: the metrics, glyphs, open rows, selection and
+        search stay (a linked view replaces them after every refit); the sort stays on
+        the same column (by key, else by position)."""
+        at = self._sort_position()
+        columns = [c for c in self._columns if c.kind not in _source.EXTRA_KINDS]
+        table = {c.key: self._table[c.key] for c in columns}
+        sort_keys: dict[str, np.ndarray] = {}
+        if extras is not None:
+            extra_cols, extra_table, sort_keys = extras.on(self._data.graph, self._names)
+            columns += extra_cols
+            table.update(extra_table)
+        self._extras, self._columns, self._table, self._sort_keys = (
+            extras,
+            columns,
+            table,
+            sort_keys,
+        )
+        self.columns = [c.spec(self._total(c)) for c in columns]
+        self._resort(at)
 
     # ------------------------------------------------------------------ actions (browser)
     def _reply(self, viewport: list | None, action=None, scroll: bool = False) -> Reply:
@@ -536,7 +558,7 @@ class CalltreeExplorer(WidgetBase):
         metric = self._glyph_metric or metrics[0]
         if metric not in ens.dataframe.columns:
             raise ShapeError(f"no metric column {metric!r} for the distribution glyph")
-        held = getattr(self, "_matrix_held", None)  # the same frame shown again: reuse
+        held = self._matrix_held  # the same frame shown again (a restyle): reuse
         if held is not None and held[0] is ens and held[1] == metric:
             matrix = held[2]
         else:

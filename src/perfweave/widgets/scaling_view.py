@@ -116,6 +116,7 @@ class ScalingView(CompositeBase):
 
     _revealing = False  # True while the view selects a row in the explorer itself
     _built = False  # the traits' observers redraw once the parts exist
+    _matched: tuple | None = None  # (tree the explorer shows, its ensemble node ids)
 
     def __init__(
         self,
@@ -149,6 +150,7 @@ class ScalingView(CompositeBase):
         self._update_columns()
         self._draw_chart()
         self._built = True
+        self._resync()  # the controls (and the run count) from the traits
         self.explorer.observe(self._on_explorer_select, "selected_nodes")
         self.explorer.report_cursor = True
         self.explorer.observe(self._on_explorer_cursor, "cursor_node")
@@ -341,14 +343,14 @@ class ScalingView(CompositeBase):
         shown = self.explorer.graphframe.graph
         if shown is self._study.ensemble.graph:
             return None
-        return self._study.match_nodes(shown)
+        if self._matched is None or self._matched[0] is not shown:  # once per shown tree
+            self._matched = (shown, self._study.match_nodes(shown))
+        return self._matched[1]
 
     def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
         """The explorer's extra columns, indexed by the node ids of the tree it shows."""
         at = self._study.predict(models, self.target)
-        # a decreasing model of a metric that was never negative crosses 0 when extrapolated
-        # far enough: no prediction there (a dash), rather than a negative time
-        at = at.where(~((at < 0) & self._never_negative))
+        at = at.where(~self._below_zero(at.to_numpy()))
         frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
         frame[GROWTH] = frame[GROWTH].where(models["reason"] == "", None)
         key = models[GROWTH]
@@ -371,6 +373,12 @@ class ScalingView(CompositeBase):
         values = self._study.values
         with np.errstate(invalid="ignore"):
             return ~(values < 0).any(axis=1)
+
+    def _below_zero(self, at: np.ndarray, nodes: Any = slice(None)) -> np.ndarray:
+        """Where a prediction is no value to show: a decreasing model of a metric that was
+        never negative crosses 0 when extrapolated far enough (a dash, not a negative
+        time)."""
+        return (at < 0) & self._never_negative[nodes]
 
     def _update_columns(self, models: pd.DataFrame | None = None) -> None:
         frame, keys, units = self._extra_columns(self._models if models is None else models)
@@ -508,7 +516,6 @@ class ScalingView(CompositeBase):
             cells += [self._cell(row[c], auto) for c in columns]
         self._runs_box.children = cells
         self._runs_box.layout.grid_template_columns = " ".join(["max-content"] * (1 + len(columns)))
-        self._runs_note.value = f"{int(self._selected.sum())} of {len(self._selected)} runs fitted"
 
     @staticmethod
     def _cell(value: Any, layout: w.Layout, head: bool = False) -> w.Label:
@@ -607,7 +614,7 @@ class ScalingView(CompositeBase):
             at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
             const = " (constant)" if row["term"] == "const" else ""
             self._model_text.value = f"model: {row['model']}{const}"
-            if at < 0 and self._never_negative[node]:
+            if self._below_zero(np.array([at]), [node])[0]:
                 said = "below 0: the decreasing model does not extrapolate this far"
             else:
                 said = format_quantity(at, self._unit)

@@ -130,6 +130,10 @@ window.__pwKernelTimeoutQuiet) {
     if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
   });
 }
+function columnsOf(msg, key, buffers) {
+  const holder = key === void 0 ? void 0 : msg[key];
+  return holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
+}
 var Channel = class {
   /** @param {Model} model */
   constructor(model) {
@@ -140,9 +144,8 @@ var Channel = class {
     this.pushed = [];
     this.onMessage = (msg, buffers) => {
       if (msg && msg.type === "push" && typeof msg.key === "string") {
-        const holder2 = msg[msg.key];
-        const columns2 = holder2 && Array.isArray(holder2.columns) ? unpack(holder2.columns, buffers || []) : null;
-        for (const fn of this.pushed) fn({ ...msg, columns: columns2 });
+        const columns = columnsOf(msg, msg.key, buffers);
+        for (const fn of this.pushed) fn({ ...msg, columns });
         return;
       }
       if (!msg || msg.type !== "response") return;
@@ -154,9 +157,7 @@ var Channel = class {
       if (!entry) return;
       this.waiting.delete(msg.id);
       clearTimeout(entry.timer);
-      const holder = entry.key === void 0 ? void 0 : msg[entry.key];
-      const columns = holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
-      entry.resolve({ ...msg, columns });
+      entry.resolve({ ...msg, columns: columnsOf(msg, entry.key, buffers) });
     };
     model.on("msg:custom", this.onMessage);
   }
