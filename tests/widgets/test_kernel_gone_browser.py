@@ -99,6 +99,9 @@ def test_requests_time_out_with_a_banner_when_the_kernel_is_gone(
     )
     assert closed.get_attribute("aria-expanded") == "false"
     assert visible_names(explorer) == names  # the last view, unchanged
+    # the banner's close button is the banner's own (no widget button style reaches it)
+    close = explorer.locator(".pw-error-close").first
+    assert close.evaluate("e => getComputedStyle(e).borderTopStyle") == "none"
     assert closed_name in names
 
     # the view stays usable: the cursor moves through the drawn rows without Python
