@@ -30,6 +30,7 @@ import pandas as pd
 
 from benchmarks._common import Table
 from perfweave.merge import (
+    DEFAULT_MOVES,
     MuchMerger,
     covering_lower_bound,
     eigenvalue_bound,
@@ -225,7 +226,7 @@ def accuracy(seeds: list[int], n_runs: int) -> None:
         rmse, ks, h = _errors(_shuffle(hrm_subs, n_runs, rng), truth)
         table.add_row("shuffle", seed, f"{len(hrm_subs)} subexp", h, f"{rmse:.3f}", f"{ks:.3f}", "")
 
-        design = pair_covering_design(hems, 6, anchor=ANCHOR, seed=seed, time_limit=1.0)
+        design = pair_covering_design(hems, 6, anchor=ANCHOR, seed=seed, max_moves=400_000)
         much_subs = _split(design, n_runs, rng)
         merger = MuchMerger(much_subs, seed=seed)
         for dep_lvl in (0.85, 0.95):
@@ -344,9 +345,9 @@ def unattainable(v: int, k: int, exact: float | None) -> str | None:
     return None
 
 
-def designs(cases: list[tuple[int, int]], time_limit: float, exact: float | None) -> None:
+def designs(cases: list[tuple[int, int]], moves: int, exact: float | None) -> None:
     table = Table(
-        f"pair covering designs (time limit {time_limit:g} s; target: <= 1.1 x Schönheim, <= 5 s)",
+        f"pair covering designs ({moves:,} moves; target: <= 1.1 x Schönheim, <= 5 s)",
         header=(
             "HEMs v",
             "PMCs k",
@@ -362,7 +363,7 @@ def designs(cases: list[tuple[int, int]], time_limit: float, exact: float | None
     per_k: dict[int, list[int]] = {}  # k -> [cases, met, proven unattainable]
     for v, k in cases:
         t0 = time.perf_counter()
-        design = pair_covering_design(v, k, seed=0, time_limit=time_limit)
+        design = pair_covering_design(v, k, seed=0, max_moves=moves)
         el = time.perf_counter() - t0
         assert not design.uncovered_pairs()
         found, bound = design.n_subexperiments, design.lower_bound
@@ -400,7 +401,7 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--n-runs", type=int, default=1000)
-    parser.add_argument("--design-time", type=float, default=4.5)
+    parser.add_argument("--design-moves", type=int, default=DEFAULT_MOVES)
     parser.add_argument(
         "--sweep", action="store_true", help="every v <= 50 and k in 4..8 (slow: ~15 min)"
     )
@@ -423,4 +424,4 @@ def main(argv: list[str]) -> None:
             cases = [(v, k) for k in range(4, 9) for v in range(k + 1, 51)]
         else:
             cases = [(16, 6), (50, 6)] + [(v, k) for k in (4, 5, 7, 8) for v in (20, 35, 50)]
-        designs(cases, args.design_time, args.exact)
+        designs(cases, args.design_moves, args.exact)

@@ -28,7 +28,7 @@ from perfweave.merge import (
 def test_rank_bound_reaches_known_covering_numbers(v, k, covering_number):
     assert schonheim_bound(v, k) < covering_number
     assert rank_bound(v, k) == covering_lower_bound(v, k) == covering_number
-    design = pair_covering_design(v, k, seed=0, time_limit=3.0)
+    design = pair_covering_design(v, k, seed=0)
     assert design.uncovered_pairs() == []
     assert design.n_subexperiments == design.proven_bound == covering_number  # optimal
 
@@ -62,7 +62,7 @@ def test_trivial_sizes_and_errors():
 @settings(max_examples=30, deadline=None)
 @given(st.integers(5, 30), st.integers(3, 8))
 def test_no_design_beats_the_proven_bound(v, k):
-    design = pair_covering_design(v, k, seed=1, time_limit=0.3)
+    design = pair_covering_design(v, k, seed=1, max_moves=100_000)
     assert design.uncovered_pairs() == []
     assert schonheim_bound(v, k) <= design.proven_bound <= design.n_subexperiments
 
@@ -79,6 +79,6 @@ def test_eigenvalue_bound_sharpens_the_rank_bound(v, k, rank, eigen):
 def test_eigenvalue_bound_allows_every_design_we_build():
     # C(10,4,2) = 9 (Mills) and C(24,7,2) <= 17: the bounds stay at or below them
     assert eigenvalue_bound(10, 4) == 8
-    design = pair_covering_design(24, 7, seed=0, time_limit=3.0)
+    design = pair_covering_design(24, 7, seed=0, max_moves=300_000)
     assert design.uncovered_pairs() == []
     assert design.proven_bound == 16 <= design.n_subexperiments

@@ -38,7 +38,7 @@ def test_cli_much_reports_dropped_hems(tmp_path, capsys):
 
 
 def test_cli_design_and_errors(capsys):
-    assert main(["merge", "design", "--hems", "13", "--pmcs", "4", "--time-limit", "0.2"]) == 0
+    assert main(["merge", "design", "--hems", "13", "--pmcs", "4", "--moves", "50000"]) == 0
     captured = capsys.readouterr()
     assert "13 subexperiments for 13 HEMs" in captured.err
     assert len(captured.out.strip().splitlines()) == 13

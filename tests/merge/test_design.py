@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from perfweave.errors import MergeError
 from perfweave.merge import hrm_design, pair_covering_design, schonheim_bound
+from perfweave.merge._budget import Budget
 from perfweave.merge._geometry import (
     affine_plane,
     field_tables,
@@ -73,7 +74,7 @@ def test_field_tables_are_a_field():
 
 @pytest.mark.parametrize(("v", "k"), [(5, 3), (12, 4), (16, 6), (23, 5), (31, 6), (30, 7), (9, 9)])
 def test_designs_cover_every_pair(v, k):
-    design = pair_covering_design(v, k, seed=1, time_limit=0.3)
+    design = pair_covering_design(v, k, seed=1, max_moves=100_000)
     assert design.uncovered_pairs() == []
     assert all(len(b) <= k and len(set(b)) == len(b) for b in design.blocks)
     assert design.lower_bound == schonheim_bound(v, k)
@@ -81,19 +82,19 @@ def test_designs_cover_every_pair(v, k):
 
 
 def test_exact_designs_where_planes_exist():
-    assert pair_covering_design(31, 6, seed=0, time_limit=0.5).n_subexperiments == 31
-    assert pair_covering_design(49, 7, seed=0, time_limit=0.5).n_subexperiments == 56
+    assert pair_covering_design(31, 6, seed=0, max_moves=200_000).n_subexperiments == 31
+    assert pair_covering_design(49, 7, seed=0, max_moves=200_000).n_subexperiments == 56
 
 
 def test_vignette_size_within_ten_percent():
-    design = pair_covering_design(50, 6, seed=0, time_limit=2.0)
+    design = pair_covering_design(50, 6, seed=0, max_moves=800_000)
     assert design.uncovered_pairs() == []
     assert design.n_subexperiments <= 1.1 * 84
 
 
 def test_named_hems_with_anchor():
     hems = [f"E{i}" for i in range(16)]
-    design = pair_covering_design(hems, 6, anchor="E3", seed=2, time_limit=0.5)
+    design = pair_covering_design(hems, 6, anchor="E3", seed=2, max_moves=200_000)
     assert all(block[0] == "E3" for block in design.blocks)
     assert design.uncovered_pairs() == []
     assert design.lower_bound == schonheim_bound(15, 5)
@@ -149,7 +150,7 @@ def test_small_cases_where_the_bound_is_unreachable(v, k):
     assert schonheim_bound(v, k) == 4
     assert not _covering_exists(v, k, 4)
     assert _covering_exists(v, k, 5)
-    assert pair_covering_design(v, k, seed=0, time_limit=0.3).n_subexperiments == 5
+    assert pair_covering_design(v, k, seed=0, max_moves=100_000).n_subexperiments == 5
 
 
 def _shift(p: int, n: int, t: int) -> int:
@@ -185,7 +186,7 @@ def test_pair_classes_are_the_orbits_of_pairs_under_the_shift(n, t, f):
 def test_symmetric_designs_cover_every_pair(shape, k):
     n, t, f, m = shape
     v = t * n + f
-    blocks = orbit_cover(n, t, f, m, k, random.Random(0), time.perf_counter() + 60)
+    blocks = orbit_cover(n, t, f, m, k, random.Random(0), Budget(10**8))
     assert blocks is not None and len(blocks) == m * n
     assert all(len(set(b)) == k for b in blocks)
     counts = _pair_counts(blocks, v)
@@ -200,13 +201,40 @@ def test_orbit_shapes_fit_the_window():
     assert (20, 2, 0, 2) in shapes
     for n, t, f, m in shapes:
         assert t * n + f == 40 and 40 <= m * n <= 44 and f < 7
-    assert orbit_cover(7, 1, 0, 1, 3, random.Random(0), time.perf_counter() + 1) is not None
-    assert orbit_cover(8, 1, 0, 1, 3, random.Random(0), time.perf_counter() + 1) is None  # 4 > 3
+    assert orbit_cover(7, 1, 0, 1, 3, random.Random(0), Budget(400_000)) is not None
+    assert orbit_cover(8, 1, 0, 1, 3, random.Random(0), Budget(400_000)) is None  # 4 > 3
 
 
 @pytest.mark.parametrize(("v", "k"), [(39, 7), (40, 7)])
 def test_symmetric_start_reaches_the_bound(v, k):
-    # generous limit for a busy machine: the search stops as soon as it meets the bound
-    design = pair_covering_design(v, k, seed=0, time_limit=30.0)
+    # the default budget: the search stops as soon as it meets the bound
+    design = pair_covering_design(v, k, seed=0)
     assert design.uncovered_pairs() == []
     assert design.n_subexperiments == schonheim_bound(v, k) == v
+
+
+def test_a_seeded_search_does_not_depend_on_the_clock(monkeypatch):
+    """Same seed, same design, however slow the machine: a clock that jumps an hour at
+    every reading (a machine 10^6 times slower) changes nothing without a time cap."""
+    quiet = pair_covering_design(24, 6, seed=3, max_moves=300_000)
+    now = [0.0]
+
+    def slow_clock() -> float:
+        now[0] += 3600.0
+        return now[0]
+
+    monkeypatch.setattr(time, "perf_counter", slow_clock)
+    busy = pair_covering_design(24, 6, seed=3, max_moves=300_000)
+    assert busy.blocks == quiet.blocks
+    assert busy.uncovered_pairs() == []
+    # the opt-in cap does read the clock: stopped at once, it still covers every pair
+    capped = pair_covering_design(24, 6, seed=3, max_moves=300_000, time_limit=1.0)
+    assert capped.uncovered_pairs() == []
+    assert capped.n_subexperiments >= quiet.n_subexperiments
+
+
+def test_the_search_budget_is_checked():
+    with pytest.raises(MergeError, match="max_moves"):
+        pair_covering_design(10, 4, max_moves=0)
+    with pytest.raises(MergeError, match="time_limit"):
+        pair_covering_design(10, 4, time_limit=-1.0)

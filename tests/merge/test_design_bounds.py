@@ -25,7 +25,7 @@ def test_stored_maxima_are_reached_by_real_designs(b, k):
     """Each stored maximum m is attained: a covering of m points with b blocks of k exists
     (our search finds one), so the table never understates what b blocks can do."""
     most = _MAX_POINTS[(b, k)]
-    design = pair_covering_design(most, k, seed=1, time_limit=1.0)
+    design = pair_covering_design(most, k, seed=1, max_moves=400_000)
     assert design.uncovered_pairs() == []
     assert design.n_subexperiments <= b
     assert design.proven_bound <= b  # our bounds agree with the integer program

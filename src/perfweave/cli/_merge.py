@@ -37,7 +37,19 @@ def register(subparsers) -> None:
         "--hrm", action="store_true", help="HRM layout (needs --anchor) instead of pair covering"
     )
     design.add_argument("--seed", type=int, default=0, help="search seed (0)")
-    design.add_argument("--time-limit", type=float, default=4.5, help="search seconds (4.5)")
+    design.add_argument(
+        "--moves",
+        type=int,
+        default=None,
+        help="search budget in annealing moves (pair_covering_design's default, a few "
+        "seconds); the same seed gives the same design on any machine",
+    )
+    design.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="also stop after this many seconds (off; a capped search depends on the machine)",
+    )
     design.add_argument("--out", help="CSV file of the runs (default: text on standard output)")
     design.set_defaults(func=_design)
 
@@ -116,7 +128,12 @@ def _design(args: argparse.Namespace) -> int:
         design = hrm_design(hems, args.pmcs, args.anchor)
     else:
         design = pair_covering_design(
-            hems, args.pmcs, anchor=args.anchor, seed=args.seed, time_limit=args.time_limit
+            hems,
+            args.pmcs,
+            anchor=args.anchor,
+            seed=args.seed,
+            time_limit=args.time_limit,
+            **({} if args.moves is None else {"max_moves": args.moves}),
         )
     if args.out:
         design.to_frame().to_csv(args.out, index=False)

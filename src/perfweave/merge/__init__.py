@@ -15,7 +15,7 @@ from perfweave.merge.bounds import (
 )
 from perfweave.merge.codes import code2hem, t2080_code_table
 from perfweave.merge.correlation import correlation_matrix
-from perfweave.merge.design import RunDesign, hrm_design, pair_covering_design
+from perfweave.merge.design import DEFAULT_MOVES, RunDesign, hrm_design, pair_covering_design
 from perfweave.merge.hrm import hrm_merge
 from perfweave.merge.independence import (
     DEP_LVL_RANGE,
@@ -38,6 +38,7 @@ from perfweave.merge.subexperiments import Subexperiments, process_raw_experimen
 from perfweave.merge.vignette import VIGNETTE_N_PMCS, load_vignette
 
 __all__ = [
+    "DEFAULT_MOVES",
     "DEP_LVL_RANGE",
     "MergeSettings",
     "check_dep_lvl",

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import math
 import random
-import time
+
+from perfweave.merge._budget import CLOCK_EVERY, Budget
 
 
 def pair_classes(n: int, t: int, f: int) -> list[list[int]]:
@@ -48,14 +49,15 @@ def _expand(base: list[list[int]], n: int, t: int) -> list[list[int]]:
 
 
 def orbit_cover(
-    n: int, t: int, f: int, m: int, k: int, rng: random.Random, deadline: float
+    n: int, t: int, f: int, m: int, k: int, rng: random.Random, budget: Budget
 ) -> list[list[int]] | None:
     """A pair covering of ``t*n + f`` points made of the shifts of ``m`` base k-blocks.
 
     Simulated annealing over the base blocks on the number of uncovered pair classes: a
     move picks an uncovered class and a base block, and brings in a point that makes a
     pair of that class with a point of the block, in place of another of its points.
-    ``None`` when the deadline passes first (or the classes cannot fit in m blocks).
+    ``None`` when the budget's moves run out first (or the classes cannot fit in m
+    blocks); the moves made are charged to the budget.
     """
     v = t * n + f
     if k > v:
@@ -76,12 +78,16 @@ def orbit_cover(
             row = table[block[a]]
             for b in range(a + 1, k):
                 state.add(row[block[b]])
-    unc, rnd, exp, clock = state.uncovered, rng.random, math.exp, time.perf_counter
-    temp, step = 0.6, 0
+    unc, rnd, exp = state.uncovered, rng.random, math.exp
+    temp, step, limit = 0.6, 0, budget.left
     while unc:
+        if step >= limit:
+            budget.take(step)
+            return None
         step += 1
         if not step & 1023:
-            if clock() > deadline:
+            if not step % CLOCK_EVERY and budget.out_of_time():
+                budget.take(step)
                 return None
             temp = temp * 0.97 if temp > 0.15 else 0.6  # cool, then reheat to escape
         block = base[int(rnd() * m)]
@@ -100,6 +106,7 @@ def orbit_cover(
             state.trade(table[new], table[old], block, i)
             continue
         block[i] = new
+    budget.take(step)
     return _expand(base, n, t)
 
 

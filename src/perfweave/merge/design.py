@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
@@ -26,6 +25,7 @@ import pandas as pd
 
 from perfweave.errors import MergeError
 from perfweave.merge._blocks import check_positive_int
+from perfweave.merge._budget import CLOCK_EVERY, Budget
 from perfweave.merge._geometry import (
     affine_plane,
     prime_power,
@@ -35,14 +35,16 @@ from perfweave.merge._geometry import (
 from perfweave.merge._orbits import orbit_cover, orbit_shapes
 from perfweave.merge.bounds import covering_lower_bound, schonheim_bound
 
-#: symmetric shapes tried per design, and the seconds of their first runs
+#: the search's default budget, in annealing moves (a few seconds on a laptop core)
+DEFAULT_MOVES = 2_000_000
+#: symmetric shapes tried per design, and the moves of their first runs
 _MAX_SHAPES = 3
-_FIRST_RUN = 0.25
-#: seconds at most for covering the groups of one transversal design
-_GROUP_SEARCH = 0.15
-#: share of the time (and most seconds) the annealing has before the symmetric start
+_FIRST_RUN = 100_000
+#: moves at most for covering the groups of one transversal design
+_GROUP_MOVES = 60_000
+#: share of the moves (and most moves) the annealing has before the symmetric start
 _ANNEAL_FIRST = 0.4
-_ANNEAL_FIRST_MAX = 2.0
+_ANNEAL_FIRST_MAX = 800_000
 
 
 @dataclass(frozen=True)
@@ -230,21 +232,21 @@ class _Annealer:
             self.blocks[i] = moved
         self.blocks.pop()
 
-    def anneal(
-        self, iterations: int, deadline: float, t_start: float = 0.4, t_end: float = 0.1
-    ) -> bool:
-        """Run until every pair is covered (True), ``iterations`` moves or the deadline."""
+    def anneal(self, moves: int, budget: Budget, t_start: float = 0.4, t_end: float = 0.1) -> bool:
+        """Cool from ``t_start`` to ``t_end`` over ``moves`` moves (fewer if the budget runs
+        out); True as soon as every pair is covered. The moves made are charged to the
+        budget."""
         v, k, cov, blocks, where = self.v, self.k, self.cov, self.blocks, self.where
         unc, rnd, exp = self.unc, self.rng.random, math.exp
         cover, uncover = self._cover, self._uncover
-        cool = (t_end / t_start) ** (1.0 / max(iterations, 1))
+        cool = (t_end / t_start) ** (1.0 / max(moves, 1))
         temp = t_start
-        clock = time.perf_counter
-        for step in range(iterations):
-            if not unc:
-                return True
-            if not step & 4095 and clock() > deadline:
+        limit = min(moves, budget.left)
+        step = 0
+        while step < limit and unc:
+            if not step % CLOCK_EVERY and step and budget.out_of_time():
                 break
+            step += 1
             temp *= cool
             pid = unc[int(rnd() * len(unc))]
             x, y = divmod(pid, v)
@@ -287,6 +289,7 @@ class _Annealer:
             block[block.index(z)] = y
             where[z].discard(bi)
             where[y].add(bi)
+        budget.take(step)
         return not unc
 
 
@@ -311,9 +314,7 @@ def _pack(blocks: list[list[int]], k: int) -> list[list[int]]:
     return full + bins
 
 
-def _td_cover(
-    v: int, k: int, q: int, rng: random.Random, deadline: float
-) -> list[list[int]] | None:
+def _td_cover(v: int, k: int, q: int, rng: random.Random, budget: Budget) -> list[list[int]] | None:
     """TD(k, q) on k groups, each group plus the extra points covered recursively."""
     extra = v - k * q
     if extra < 0 and -extra >= q:
@@ -327,26 +328,26 @@ def _td_cover(
         groups = [list(range(g * q, g * q + q)) for g in range(k)]
         extras = list(range(k * q, v))
     sub_v = max(len(g) for g in groups) + len(extras)
-    sub = _cover_pairs(sub_v, k, rng, 20_000, deadline, depth=1)
+    sub = _cover_pairs(sub_v, k, rng, 20_000, budget, depth=1)
     for group in groups:
         points = group + extras
         blocks.extend(_restrict([[points[p] for p in b if p < len(points)] for b in sub], v))
     return blocks
 
 
-def _twins(v: int, k: int, rng: random.Random, deadline: float) -> list[list[int]]:
+def _twins(v: int, k: int, rng: random.Random, budget: Budget) -> list[list[int]]:
     """Blow-up: cover ceil(v/2) super-points with blocks of k/2, each super-point a twin."""
-    sub = _cover_pairs(-(-v // 2), k // 2, rng, 20_000, deadline, depth=1)
+    sub = _cover_pairs(-(-v // 2), k // 2, rng, 20_000, budget, depth=1)
     return _restrict([[p for s in b for p in (2 * s, 2 * s + 1)] for b in sub], v)
 
 
-def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int):
+def _candidates(v: int, k: int, rng: random.Random, budget: Budget, depth: int):
     """Starting designs: greedy, and where they fit, geometry and transversal designs."""
     yield _greedy(v, k, rng)
     if depth > 0:
         return
     if k % 2 == 0 and k >= 8 and v > k:
-        yield _twins(v, k, rng, time.perf_counter() + (deadline - time.perf_counter()) / 6)
+        yield _twins(v, k, rng, budget.share(budget.left // 6))
     for q in range(2, v + 1):
         if prime_power(q) is None:
             continue
@@ -355,35 +356,30 @@ def _candidates(v: int, k: int, rng: random.Random, deadline: float, depth: int)
         if q <= k and q * q >= v and q * q <= 2 * v:
             yield _pack(_restrict(affine_plane(q), v), k)
         if k <= q + 1 and k * q <= v + q - 1:
-            now = time.perf_counter()  # the groups are small: a short search covers them
-            sub_deadline = min(deadline, now + min((deadline - now) / 6, _GROUP_SEARCH))
-            td = _td_cover(v, k, q, rng, sub_deadline)
+            # the groups are small: a short search covers them
+            share = budget.share(min(budget.left // 6, _GROUP_MOVES))
+            td = _td_cover(v, k, q, rng, share)
             if td is not None:
                 yield _pack(td, k)
 
 
 def _symmetric_start(
-    v: int, k: int, bound: int, high: int, rng: random.Random, deadline: float
+    v: int, k: int, bound: int, high: int, rng: random.Random, budget: Budget
 ) -> list[list[int]] | None:
     """A design with a cyclic symmetry and ``bound .. high`` blocks, or ``None``.
 
-    Half the time left goes to fresh runs over the shapes with the most room, in rounds of
-    growing length (the run time of one search is heavy-tailed)."""
+    Fresh runs over the shapes with the most room, in rounds of growing length (the
+    length one search needs is heavy-tailed), until the budget is spent."""
     shapes = orbit_shapes(v, k, bound, high)[:_MAX_SHAPES]
-    if not shapes:
-        return None
-    now = time.perf_counter()
-    stop = now + 0.5 * (deadline - now)
     run = _FIRST_RUN
-    while now < stop:
+    while shapes and not budget.spent():
         for n, t, f, m in shapes:
-            found = orbit_cover(n, t, f, m, k, rng, min(stop, now + run))
-            now = time.perf_counter()
+            found = orbit_cover(n, t, f, m, k, rng, budget.share(run))
             if found is not None:
                 return found
-            if now >= stop:
+            if budget.spent():
                 break
-        run *= 1.5
+        run = run * 3 // 2
     return None
 
 
@@ -399,41 +395,49 @@ def _pad(blocks: list[list[int]], v: int, k: int, rng: random.Random) -> list[li
 
 
 def _descend(
-    annealer: _Annealer, best: list[list[int]], bound: int, iterations: int, deadline: float
+    annealer: _Annealer, best: list[list[int]], bound: int, iterations: int, budget: Budget
 ) -> list[list[int]]:
-    """Remove a block, re-cover every pair, repeat until the bound or the deadline; the
-    smallest covering seen. Resumable: a level left unsolved is taken up again."""
-    while len(best) > bound and time.perf_counter() < deadline:
+    """Remove a block, re-cover every pair, repeat until the bound or the budget is spent;
+    the smallest covering seen. Resumable: a level left unsolved is taken up again.
+
+    Each failed attempt at a level cools twice as slowly as the one before: near the
+    optimum a quick quench repeated never finds what one slow cooling finds (39 blocks of
+    7 for 39 HEMs: a million-move cooling, where a hundred 100,000-move ones fail)."""
+    attempt = iterations
+    while len(best) > bound and not budget.spent():
         if len(annealer.blocks) == len(best):
             annealer.remove_weakest_block()
-        if annealer.anneal(iterations, deadline):
+            attempt = iterations
+        if annealer.anneal(attempt, budget):
             best = [list(b) for b in annealer.blocks]
+        else:
+            attempt *= 2
     return best
 
 
 def _cover_pairs(
-    v: int, k: int, rng: random.Random, iterations: int, deadline: float, depth: int = 0
+    v: int, k: int, rng: random.Random, iterations: int, budget: Budget, depth: int = 0
 ) -> list[list[int]]:
     if v <= k:
         return [list(range(v))]
     if k == 2:
         return [[a, b] for a in range(v) for b in range(a + 1, v)]
     bound = covering_lower_bound(v, k)
-    best = min(_candidates(v, k, rng, deadline, depth), key=len)
+    best = min(_candidates(v, k, rng, budget, depth), key=len)
     annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
     if depth > 0:
-        return _descend(annealer, best, bound, iterations, deadline)
-    # annealing first; the symmetric start only where that stays above 10 % of the bound
-    now = time.perf_counter()
-    first = min(_ANNEAL_FIRST * (deadline - now), _ANNEAL_FIRST_MAX)
-    best = _descend(annealer, best, bound, iterations, now + first)
-    target = math.floor(1.1 * bound + 1e-9)
-    if len(best) > target:
-        symmetric = _symmetric_start(v, k, bound, target, rng, deadline)
+        return _descend(annealer, best, bound, iterations, budget)
+    # annealing first; then, wherever that stays above the bound, a symmetric start with
+    # fewer blocks (within 10 % of the bound)
+    first = budget.share(min(int(_ANNEAL_FIRST * budget.left), _ANNEAL_FIRST_MAX))
+    best = _descend(annealer, best, bound, iterations, first)
+    high = min(len(best) - 1, math.floor(1.1 * bound + 1e-9))
+    if high >= bound:
+        symmetric = _symmetric_start(v, k, bound, high, rng, budget.share(budget.left // 2))
         if symmetric is not None:
             best = symmetric
             annealer = _Annealer(v, k, _pad(best, v, k, rng), rng)
-    return _descend(annealer, best, bound, iterations, deadline)
+    return _descend(annealer, best, bound, iterations, budget)
 
 
 def pair_covering_design(
@@ -443,22 +447,30 @@ def pair_covering_design(
     seed: int | None = None,
     *,
     iterations: int = 100_000,
-    time_limit: float = 4.5,
+    max_moves: int = DEFAULT_MOVES,
+    time_limit: float | None = None,
 ) -> RunDesign:
     """Subexperiments of ``n_pmcs`` HEMs in which every pair of HEMs is read together.
 
     ``hems`` is a list of names or a count (names ``H1``...). With ``anchor``, that HEM is
     in every subexperiment and the others are covered in blocks of ``n_pmcs - 1``. The
-    search removes one subexperiment at a time while annealing (at most ``iterations``
-    moves per step, ``time_limit`` seconds in all) can re-cover every pair; the result
-    always covers every pair, and the search stops early when it meets the best lower bound
-    it can prove (``proven_bound``).
-    A given ``seed`` repeats the same search, but its stages (the runs of the symmetric
-    start, the annealing) stop at deadlines, so a slower or busier machine may end with a
-    few more subexperiments.
+    search removes one subexperiment at a time while annealing can re-cover every pair
+    (``iterations`` moves in the first attempt at each size, twice as many in each next
+    one), ``max_moves`` annealing moves in all; the result always covers every pair, and
+    the search stops early when it meets the best lower bound it can prove
+    (``proven_bound``).
+
+    The search is bounded by work, not by the clock: a given ``seed`` returns the same
+    design on any machine, busy or quiet (about 2.5 s per million moves here).
+    ``time_limit`` (seconds) is an opt-in cap on top; a search it stops depends on the
+    machine's speed.
     """
     names = _names(hems)
     check_positive_int("n_pmcs", n_pmcs)
+    check_positive_int("iterations", iterations)
+    check_positive_int("max_moves", max_moves)
+    if time_limit is not None and not time_limit > 0:
+        raise MergeError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     others = _split_anchor(names, anchor)
     k = n_pmcs - (anchor is not None)
     v = len(others)
@@ -468,8 +480,8 @@ def pair_covering_design(
             + (" besides the anchor" if anchor is not None else "")
         )
     rng = random.Random(seed)
-    deadline = time.perf_counter() + time_limit
-    blocks = _cover_pairs(v, k, rng, iterations, deadline) if v else [[]]
+    budget = Budget.of(max_moves, time_limit)
+    blocks = _cover_pairs(v, k, rng, iterations, budget) if v else [[]]
     lead = (anchor,) if anchor is not None else ()
     out = tuple(lead + tuple(others[p] for p in sorted(b)) for b in blocks)
     lower = schonheim_bound(v, k) if v else 1

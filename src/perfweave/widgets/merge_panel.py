@@ -296,7 +296,8 @@ class MergePanel(CompositeBase):
         *,
         anchor: str | None = None,
         seed: int = 0,
-        time_limit: float = 4.5,
+        max_moves: int = pm.DEFAULT_MOVES,
+        time_limit: float | None = None,
     ) -> pm.RunDesign:
         """A pair covering design (the same as :func:`perfweave.merge.pair_covering_design`)."""
         if hems is None:
@@ -307,7 +308,7 @@ class MergePanel(CompositeBase):
             anchor = self._design_anchor.value.strip()
         design = self._guard(
             lambda: pm.pair_covering_design(
-                hems, n_pmcs, anchor=anchor, seed=seed, time_limit=time_limit
+                hems, n_pmcs, anchor=anchor, seed=seed, max_moves=max_moves, time_limit=time_limit
             )
         )
         self._design = design
