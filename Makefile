@@ -55,8 +55,11 @@ js: $(JS_STAMP)
 	cd js && npm run -s build
 
 # pytest exits 5 when it collects no test: say so plainly instead of failing the build.
+# Independent tests run on every core (pytest-xdist), at most 4 workers: each browser worker
+# starts its own JupyterLab and Chromium. PYTEST_WORKERS=0 runs them in one process.
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
 pytest: $(STAMP) $(JS_STAMP)
-	@rc=0; $(BIN)/python -m pytest -q $(PYTEST_ARGS) || rc=$$?; \
+	@rc=0; $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) $(PYTEST_ARGS) || rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests"; exit 0; fi; exit $$rc
 
 test: lint pytest
