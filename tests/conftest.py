@@ -6,8 +6,14 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 DATA = Path(__file__).parent / "data"
+
+# Property tests never depend on the machine: no per-example deadline (a busy machine made
+# the default 200 ms one fail), and the same examples on every run and every machine.
+settings.register_profile("perfweave", deadline=None, derandomize=True, database=None)
+settings.load_profile("perfweave")
 
 
 @pytest.fixture(scope="session")
