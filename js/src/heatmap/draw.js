@@ -2,7 +2,7 @@
 // smoothing), the rank-range axes, the marginal bars, the color bar and the title.
 import { lut, rgb } from "../lib/colormap.js";
 import { compact, grouped } from "../lib/format.js";
-import { colRange, rangeText, words } from "./state.js";
+import { colRange, rangeText, rowRange, words } from "./state.js";
 
 export const LEFT = 150; // row labels
 export const TOP = 50; // title and color-bar legend
@@ -124,12 +124,14 @@ function drawAxes(ctx, v) {
   const { cols, nr, nc } = m;
   ctx.font = "11px sans-serif";
   ctx.fillStyle = g.theme.fg;
-  // rows: label every block that has room (at least 13 px apart)
+  // rows: label every block that has room (at least 13 px apart); rank groups by their
+  // numbers, as the title counts them (their ranks are in the tooltip)
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
+  const byGroup = v.model.get("group_by") === "rows";
   const rstep = Math.max(1, Math.ceil(13 / g.ch));
   for (let i = 0; i < nr; i += rstep) {
-    let label = cols.row_labels[i];
+    let label = byGroup ? rowRange(m, i) : cols.row_labels[i];
     const colon = label.indexOf(": ");
     if (colon > 0 && label.length > 24) { // host: ranks -> short host name: ranks
       label = label.slice(0, colon).split(".")[0] + label.slice(colon);

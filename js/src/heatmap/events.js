@@ -3,7 +3,7 @@
 import { h } from "../lib/dom.js";
 import { compact, exact, grouped, plural } from "../lib/format.js";
 import { AXIS, MARG } from "./draw.js";
-import { colRange, words } from "./state.js";
+import { colRange, rowRange, words } from "./state.js";
 
 /** @typedef {import("./state.js").View} View */
 /** @typedef {{area: string, i: number, j: number, mx: number, my: number, t?: number}} Hit */
@@ -28,6 +28,16 @@ function blockAt(v, ev) {
   return null;
 }
 
+/** Row block `i` in words: with rank groups, the group numbers and then their ranks.
+ * @param {View} v @param {number} i */
+function rowWho(v, i) {
+  const matrix = /** @type {import("./state.js").Matrix} */ (v.matrix);
+  const ranks = matrix.cols.row_labels[i];
+  if (v.model.get("group_by") !== "rows") return ranks;
+  const groups = rowRange(matrix, i);
+  return `${groups.includes("-") ? "groups" : "group"} ${groups}, ranks ${ranks}`;
+}
+
 /** The tooltip's lines for a hit. @param {View} v @param {Hit} b */
 function tooltipLines(v, b) {
   const matrix = /** @type {import("./state.js").Matrix} */ (v.matrix);
@@ -39,7 +49,7 @@ function tooltipLines(v, b) {
     const none = Number(value) === 0;
     return {
       value: exact(value),
-      lines: [`${w.rows}: ${cols.row_labels[b.i]}`, `${w.cols}: ${colRange(matrix, b.j)}`,
+      lines: [`${w.rows}: ${rowWho(v, b.i)}`, `${w.cols}: ${colRange(matrix, b.j)}`,
         none ? `no messages (0 ${unit})` : `${v.model.get("reduce")} ${unit}: ${grouped(value)}`],
     };
   }
@@ -47,7 +57,7 @@ function tooltipLines(v, b) {
     const n = Number(cols.row_ranks[b.i]);
     return {
       value: exact(cols.row_sum[b.i]),
-      lines: [`${w.rows}: ${cols.row_labels[b.i]} (${plural(n, "rank")})`,
+      lines: [`${w.rows}: ${rowWho(v, b.i)} (${plural(n, "rank")})`,
         `sum ${unit}: ${grouped(cols.row_sum[b.i])}`,
         `mean per rank: ${compact(Number(cols.row_sum[b.i]) / n)}`,
         `max per rank: ${grouped(cols.row_max[b.i])}`],

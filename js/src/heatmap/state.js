@@ -67,7 +67,7 @@ export function words(model) {
   /** @type {Record<string, string>} */
   const axis = {
     rank: `${who} (rank ranges)`,
-    rows: `rank groups of ${who} (their ranks)`,
+    rows: `rank groups of ${who} (group numbers)`,
     host: `${who} by host (host: ranks)`,
   };
   return {
@@ -81,6 +81,12 @@ export function words(model) {
 /** `[a, b)` as "a" or "a-(b-1)". @param {number[]} r */
 export function rangeText(r) {
   return r[1] - r[0] === 1 ? `${r[0]}` : `${r[0]}-${r[1] - 1}`;
+}
+
+/** The units (ranks, rank groups or hosts) of row block `i` as text. @param {Matrix} matrix @param {number} i */
+export function rowRange(matrix, i) {
+  const e = matrix.cols.row_edges;
+  return rangeText([Number(e[i]), Number(e[i + 1])]);
 }
 
 /** The ranks of column block `j` as text. @param {Matrix} matrix @param {number} j */

@@ -122,6 +122,13 @@ var KernelTimeout = class extends Error {
     this.ms = ms;
   }
 };
+function channelName() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && c.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 if (typeof window !== "undefined" && !/** @type {any} */
 window.__pwKernelTimeoutQuiet) {
   /** @type {any} */
@@ -138,7 +145,9 @@ var Channel = class {
   /** @param {Model} model */
   constructor(model) {
     this.model = model;
+    this.name = channelName();
     this.next = 1;
+    this.sent = 0;
     this.waiting = /* @__PURE__ */ new Map();
     this.timedOut = false;
     this.pushed = [];
@@ -154,10 +163,10 @@ var Channel = class {
         showLocal(this.model, "");
       }
       const entry = this.waiting.get(msg.id);
-      if (!entry) return;
-      this.waiting.delete(msg.id);
+      if (!entry || entry.answer) return;
       clearTimeout(entry.timer);
-      entry.resolve({ ...msg, columns: columnsOf(msg, entry.key, buffers) });
+      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
+      this.release();
     };
     model.on("msg:custom", this.onMessage);
   }
@@ -183,16 +192,28 @@ var Channel = class {
         this.timedOut = true;
         showLocal(this.model, KERNEL_GONE);
         reject(new KernelTimeout(action, ms));
+        this.release();
       };
       const timer = setTimeout(fail, ms);
       this.waiting.set(id, { resolve, key: options.columns, timer });
+      const seq = this.sent + 1;
       try {
-        this.model.send({ type: "request", id, action, args });
+        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
+        this.sent = seq;
       } catch {
         clearTimeout(timer);
         fail();
       }
     });
+  }
+  /** Resolve the responses that came, in the order their requests were made, up to the
+   * first request still unanswered. */
+  release() {
+    for (const [id, entry] of this.waiting) {
+      if (!entry.answer) return;
+      this.waiting.delete(id);
+      entry.resolve(entry.answer);
+    }
   }
   /**
    * Call `fn` with every message the kernel pushes unasked (columns unpacked).
@@ -201,7 +222,7 @@ var Channel = class {
   onPush(fn) {
     this.pushed.push(fn);
   }
-  /** Requests sent and not answered yet. */
+  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
   get pending() {
     return this.waiting.size;
   }
@@ -370,7 +391,7 @@ function words(model) {
   const rows = { rank: who, rows: `rank groups of ${who}`, host: `hosts of ${who}` };
   const axis = {
     rank: `${who} (rank ranges)`,
-    rows: `rank groups of ${who} (their ranks)`,
+    rows: `rank groups of ${who} (group numbers)`,
     host: `${who} by host (host: ranks)`
   };
   return {
@@ -382,6 +403,10 @@ function words(model) {
 }
 function rangeText(r) {
   return r[1] - r[0] === 1 ? `${r[0]}` : `${r[0]}-${r[1] - 1}`;
+}
+function rowRange(matrix, i) {
+  const e = matrix.cols.row_edges;
+  return rangeText([Number(e[i]), Number(e[i + 1])]);
 }
 function colRange(matrix, j) {
   const e = matrix.cols.col_edges;
@@ -495,9 +520,10 @@ function drawAxes(ctx, v) {
   ctx.fillStyle = g.theme.fg;
   ctx.textAlign = "right";
   ctx.textBaseline = "middle";
+  const byGroup = v.model.get("group_by") === "rows";
   const rstep = Math.max(1, Math.ceil(13 / g.ch));
   for (let i = 0; i < nr; i += rstep) {
-    let label = cols.row_labels[i];
+    let label = byGroup ? rowRange(m, i) : cols.row_labels[i];
     const colon = label.indexOf(": ");
     if (colon > 0 && label.length > 24) {
       label = label.slice(0, colon).split(".")[0] + label.slice(colon);
@@ -620,6 +646,16 @@ function blockAt(v, ev) {
   if (inX && my > g.y + g.s + AXIS && my < g.y + g.s + AXIS + MARG) return { area: "col-marginal", i: -1, j, mx, my };
   return null;
 }
+function rowWho(v, i) {
+  const matrix = (
+    /** @type {import("./state.js").Matrix} */
+    v.matrix
+  );
+  const ranks = matrix.cols.row_labels[i];
+  if (v.model.get("group_by") !== "rows") return ranks;
+  const groups = rowRange(matrix, i);
+  return `${groups.includes("-") ? "groups" : "group"} ${groups}, ranks ${ranks}`;
+}
 function tooltipLines(v, b) {
   const matrix = (
     /** @type {import("./state.js").Matrix} */
@@ -634,7 +670,7 @@ function tooltipLines(v, b) {
     return {
       value: exact(value),
       lines: [
-        `${w.rows}: ${cols.row_labels[b.i]}`,
+        `${w.rows}: ${rowWho(v, b.i)}`,
         `${w.cols}: ${colRange(matrix, b.j)}`,
         none ? `no messages (0 ${unit})` : `${v.model.get("reduce")} ${unit}: ${grouped(value)}`
       ]
@@ -645,7 +681,7 @@ function tooltipLines(v, b) {
     return {
       value: exact(cols.row_sum[b.i]),
       lines: [
-        `${w.rows}: ${cols.row_labels[b.i]} (${plural(n, "rank")})`,
+        `${w.rows}: ${rowWho(v, b.i)} (${plural(n, "rank")})`,
         `sum ${unit}: ${grouped(cols.row_sum[b.i])}`,
         `mean per rank: ${compact(Number(cols.row_sum[b.i]) / n)}`,
         `max per rank: ${grouped(cols.row_max[b.i])}`
