@@ -70,8 +70,22 @@ def to_literal(
     thread: int = 0,
     cat_columns: Sequence[str] = (),
 ) -> list[dict]:
+    """Hatchet's literal format: one dict per node (``frame``, ``name``, ``metrics``,
+    ``attributes``, ``children``) for one rank/thread.
+
+    ``metrics`` holds the declared metrics; ``attributes`` every other numeric column
+    (TAU's ``Calls``, pstats' ``numcalls``, ``line``: a literal read back keeps them as
+    columns, not as metrics) and the columns named in ``cat_columns``. ``frame`` comes
+    first in each dict, so format detection sees it in the file's first bytes."""
     metrics = sorted(set(gf.inc_metrics + gf.exc_metrics))
-    cats = sorted(c for c in cat_columns if c in gf.dataframe.columns)
+    df = gf.dataframe
+    cats = [
+        c
+        for c in df.columns
+        if c not in metrics
+        and c != name
+        and (c in cat_columns or pd.api.types.is_numeric_dtype(df[c]))
+    ]
     view = node_view(gf, [name, *metrics, *cats], rank, thread)
     names = node_names(gf, view, name)
     values = {}
@@ -82,16 +96,17 @@ def to_literal(
             else np.zeros(len(view))
         )
         values[m] = np.where(np.isfinite(col), col, 0.0).tolist()
+    attributes = {c: _plain(view[c]) for c in cats}
     frames = frames_of(gf.graph.frames)
     g = gf.graph
     done: set[int] = set()
 
     def entry(n: int) -> dict:
         return {
-            "name": names[n],
             "frame": frames[n].attrs,
+            "name": names[n],
             "metrics": {**{m: values[m][n] for m in metrics}, "_hatchet_nid": n},
-            "attributes": {c: view[c].iloc[n] for c in cats},
+            "attributes": {c: attributes[c][n] for c in cats},
         }
 
     # depth first with an explicit stack (a call path may be any number of levels deep);
@@ -108,7 +123,16 @@ def to_literal(
     return roots
 
 
+def _plain(column: pd.Series) -> list:
+    """A column's values as Python scalars, None where missing (JSON has no NaN)."""
+    values = column.astype(object).where(column.notna(), None).tolist()
+    return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
 def to_dict(gf: GraphFrame) -> dict:
+    """Hatchet's GraphFrame dict. The small keys come first: format detection reads only
+    a file's first and last bytes, and a graph of a few hundred nodes would push them
+    past that window (Hatchet writes ``graph`` first; key order means nothing to JSON)."""
     g = gf.graph
     frames = frames_of(g.frames)
     graphs = []
@@ -123,11 +147,11 @@ def to_dict(gf: GraphFrame) -> dict:
     ef = gf.dataframe.reset_index()
     ef = ef.astype(object).where(ef.notna(), None)
     return {
-        "graph": graphs,
         "dataframe_indices": list(gf.dataframe.index.names),
-        "dataframe": ef.to_dict("records"),
         "inclusive_metrics": list(gf.inc_metrics),
         "exclusive_metrics": list(gf.exc_metrics),
+        "graph": graphs,
+        "dataframe": ef.to_dict("records"),
     }
 
 
@@ -142,7 +166,22 @@ def _dot_quote(s: str) -> str:
     return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
+#: attributes of perfweave's DOT that Graphviz ignores and the ``gprof-dot`` reader reads
+#: back: the graph's metric and its kind, each node's name, frame type and exact value
+DOT_METRIC, DOT_KIND, DOT_NAME, DOT_TYPE, DOT_VALUE = (
+    "perfweave_metric",
+    "perfweave_metric_kind",
+    "perfweave_name",
+    "perfweave_type",
+    "perfweave_value",
+)
+
+
 def to_dot(gf: GraphFrame, metric: str, name: str, rank: int, thread: int, threshold: float) -> str:
+    """Graphviz DOT: a box per node labelled with its name and value (3 digits), an edge
+    per parent -> child. Each node also carries its name, frame type and exact value as
+    ``perfweave_*`` attributes (Graphviz ignores them), so ``perfweave.read`` reads the
+    file back: node for node, with the metric's full value."""
     view = node_view(gf, [name, metric], rank, thread)
     names = node_names(gf, view, name)
     vals = (
@@ -152,10 +191,23 @@ def to_dot(gf: GraphFrame, metric: str, name: str, rank: int, thread: int, thres
     )
     keep = _shown(vals, threshold)
     g = gf.graph
-    lines = ['strict digraph "" {', "  node [shape=box, style=rounded];"]
+    frames = frames_of(g.frames)
+    kind = "inclusive" if metric in gf.inc_metrics else "exclusive"
+    lines = [
+        'strict digraph "" {',
+        f"  graph [{DOT_METRIC}={_dot_quote(metric)}, {DOT_KIND}={kind}];",
+        "  node [shape=box, style=rounded];",
+    ]
     for n in np.flatnonzero(keep).tolist():
-        label = f"{names[n]}\n{vals[n]:.3g}" if np.isfinite(vals[n]) else str(names[n])
-        lines.append(f"  {_dot_quote(n)} [label={_dot_quote(label)}];")
+        finite = bool(np.isfinite(vals[n]))
+        label = f"{names[n]}\n{vals[n]:.3g}" if finite else str(names[n])
+        attrs = [f"label={_dot_quote(label)}", f"{DOT_NAME}={_dot_quote(names[n])}"]
+        frame_type = frames[n].attrs.get("type")
+        if frame_type is not None:
+            attrs.append(f"{DOT_TYPE}={_dot_quote(frame_type)}")
+        if finite:
+            attrs.append(f"{DOT_VALUE}={_dot_quote(repr(float(vals[n])))}")
+        lines.append(f"  {_dot_quote(n)} [{', '.join(attrs)}];")
     src = np.repeat(np.arange(len(g)), np.diff(g._child_ptr))
     dst = g._child_idx
     ok = keep[src] & keep[dst]

@@ -154,7 +154,26 @@ def finite(value: float, path: Any, what: str, **where: Any) -> float:
     return value
 
 
-def sniff_json_keys(path: Path, *needles: str, size: int = 4096) -> bool:
+#: bytes a format's ``sniff`` reads from each end of a file: detection never reads a file
+#: whole, whatever its size
+SNIFF_BYTES = 4096
+
+
+def file_ends(path: Path, size: int = SNIFF_BYTES) -> tuple[bytes, bytes]:
+    """The first and the last ``size`` bytes of the file ``path`` (overlapping when it is
+    shorter than ``2 * size``); two empty strings when it is not a regular file."""
+    if not path.is_file():
+        return b"", b""
+    with open(path, "rb") as f:
+        head = f.read(size)
+        if len(head) < size:
+            return head, head
+        f.seek(0, 2)
+        f.seek(max(0, f.tell() - size))
+        return head, f.read(size)
+
+
+def sniff_json_keys(path: Path, *needles: str, size: int = SNIFF_BYTES) -> bool:
     """True when ``path`` is a file whose first bytes look like JSON holding all ``needles``."""
     if not path.is_file():
         return False

@@ -3,6 +3,9 @@
 gprof2dot labels each function ``module\\nname\\ninclusive%\\n(exclusive%)\\ncalls×``
 (the module line is absent for profilers without modules). The function's name is the
 DOT node id; the percentages become ``time (inc)`` and ``time``, the call count ``calls``.
+perfweave's own DOT (``GraphFrame.to_dot``, ``perfweave convert --to dot``) is read too:
+its graph names the metric (``perfweave_metric``) and each node carries its name and exact
+value as ``perfweave_*`` attributes (:data:`perfweave.calltree.writers.DOT_NAME` ...).
 Recursion (self edges or longer cycles) is made acyclic as for cProfile (``_cycles``).
 The DOT text is read by a small parser of the DOT grammar (no pydot needed).
 """
@@ -17,6 +20,7 @@ from typing import Any
 
 import pandas as pd
 
+from perfweave.calltree import writers
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import finite, read_input, to_int
 from perfweave.calltree.readers._cycles import back_edges
@@ -63,6 +67,7 @@ class _DotGraph:
     nodes: dict[str, dict[str, str]] = field(default_factory=dict)
     node_line: dict[str, int] = field(default_factory=dict)
     edges: list[tuple[str, str]] = field(default_factory=list)
+    attrs: dict[str, str] = field(default_factory=dict)  # graph attributes, any block
 
 
 class _Parser:
@@ -177,11 +182,13 @@ class _Parser:
         tok = self._peek()
         if tok[0] == "kw" and tok[1] in ("graph", "node", "edge"):
             self.i += 1
-            self._attrs()
+            attrs = self._attrs()
+            if tok[1] == "graph":
+                self.graph.attrs.update(attrs)
             return []
         if tok[0] == "id" and self._peek(1)[0] == "=":
             self.i += 2
-            self._id("a value after '='")
+            self.graph.attrs[tok[1]] = self._id("a value after '='")
             return []
         line = tok[2]
         group = self._operand()
@@ -256,6 +263,8 @@ def read(path: str | PathLike[str], **_: Any):
     if not names:
         raise ParseError(p, "at least one node in the DOT graph", found="none")
     ids = {name: k for k, name in enumerate(names)}
+    if writers.DOT_METRIC in dot.attrs:
+        return _read_perfweave(dot, ids, p)
     rows = []
     for name, attrs in dot.nodes.items():
         if "label" in attrs:
@@ -283,4 +292,58 @@ def read(path: str | PathLike[str], **_: Any):
         default_metric="time",
         metadata={"cycle_edges": [(a, b) for (a, b), c in zip(dot.edges, cyc) if c]},
         path=p,
+    )
+
+
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_ESCAPED = {"n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescape(text: str) -> str:
+    """A name as :func:`perfweave.calltree.writers.to_dot` gave it (``\\n`` a newline,
+    ``\\\\`` a backslash)."""
+    return _ESCAPE.sub(lambda m: _ESCAPED.get(m.group(1), m.group(1)), text)
+
+
+def _read_perfweave(dot: _DotGraph, ids: dict[str, int], path: Path):
+    """perfweave's DOT (``GraphFrame.to_dot``): names, frame types and the one metric's
+    exact values from the ``perfweave_*`` attributes; a node without them keeps its DOT
+    id as name and has no value."""
+    metric = dot.attrs[writers.DOT_METRIC]
+    kind = dot.attrs.get(writers.DOT_KIND, "inclusive" if "(inc)" in metric else "exclusive")
+    if kind not in ("inclusive", "exclusive"):
+        raise ParseError(path, f"{writers.DOT_KIND} 'inclusive' or 'exclusive'", found=repr(kind))
+    frames, rows = [], []
+    for node_id, attrs in dot.nodes.items():
+        name = _unescape(attrs.get(writers.DOT_NAME, node_id))
+        frame_type = attrs.get(writers.DOT_TYPE)
+        frames.append({"name": name} if frame_type is None else {"type": frame_type, "name": name})
+        value = attrs.get(writers.DOT_VALUE)
+        if value is not None:
+            where = {"line": dot.node_line.get(node_id), "position": f"node {node_id!r}"}
+            try:
+                number = float(value)
+            except ValueError:
+                raise ParseError(
+                    path, f"a number as {writers.DOT_VALUE}", found=value, **where
+                ) from None
+            value = finite(number, path, writers.DOT_VALUE, **where)
+        rows.append({"node": ids[node_id], "name": name, metric: value})
+    src = [ids[a] for a, _ in dot.edges]
+    dst = [ids[b] for _, b in dot.edges]
+    cyc = back_edges(len(ids), src, dst)
+    data = pd.DataFrame(rows, columns=["node", "name", metric])
+    data[metric] = data[metric].astype("float64")
+    return build_graphframe(
+        frames,
+        data,
+        edges=(
+            [s for s, c in zip(src, cyc) if not c],
+            [d for d, c in zip(dst, cyc) if not c],
+        ),
+        exc_metrics=[metric] if kind == "exclusive" else [],
+        inc_metrics=[metric] if kind == "inclusive" else [],
+        default_metric=metric,
+        metadata={"cycle_edges": [(a, b) for (a, b), c in zip(dot.edges, cyc) if c]},
+        path=path,
     )

@@ -1,21 +1,46 @@
-"""Hatchet's GraphFrame JSON (``to_json``/``to_dict``): graph by node id + dataframe records."""
+"""Hatchet's GraphFrame JSON (``to_json``/``to_dict``): graph by node id + dataframe records.
+
+Detection reads only the first and last 4 KiB (:func:`sniff`), so it must not depend on
+where the graph ends: Hatchet writes ``graph`` first, and a graph of a few hundred nodes
+pushes the other keys past any fixed window. perfweave writes the small keys first.
+"""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import load_json, sniff_json_keys
+from perfweave.calltree.readers._common import file_ends, load_json
 from perfweave.errors import ParseError
 
 _KEYS = ("graph", "dataframe_indices", "dataframe", "inclusive_metrics", "exclusive_metrics")
+_KEY = rb'"(' + b"|".join(k.encode() for k in _KEYS) + rb')"\s*:'
+_ANY_KEY = re.compile(_KEY)
+_FIRST_KEY = re.compile(rb"\s*\{\s*" + _KEY)
+# the start of a section in the format's shape: a graph of {id: {"data"|"children": ...}},
+# dataframe records led by the "node" index level
+_GRAPH_START = re.compile(
+    rb'\s*\{\s*"graph"\s*:\s*\[\s*\{\s*"[^"\\]*"\s*:\s*\{\s*"(data|children)"\s*:'
+)
+_RECORDS_START = re.compile(rb'\s*\{\s*"dataframe"\s*:\s*\[\s*\{\s*"node"\s*:')
 
 
 def sniff(path: Path) -> bool:
-    return sniff_json_keys(path, '"graph"', '"dataframe"')
+    """A JSON object whose first key is one of the format's five keys, and either a second
+    of them in the first or last 4 KiB, or a first section that starts in the format's
+    shape (a graph or dataframe too large for both ends to show another key)."""
+    head, tail = file_ends(path)
+    if _FIRST_KEY.match(head) is None:
+        return False
+    if _GRAPH_START.match(head) or _RECORDS_START.match(head):
+        return True
+    keys = {m.group(1) for m in _ANY_KEY.finditer(head)}
+    keys.update(m.group(1) for m in _ANY_KEY.finditer(tail))
+    return len(keys) >= 2
 
 
 def read(source: Any, **_: Any):

@@ -7,17 +7,27 @@ node of a DAG. Metrics whose name contains ``(inc)`` are inclusive, the others e
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import load_json, sniff_json_keys
+from perfweave.calltree.readers._common import file_ends, load_json, sniff_json_keys
 from perfweave.errors import ParseError
+
+# a list whose first node starts with its frame object (perfweave's literal writer):
+# known from the first bytes however long the first name or frame is
+_FRAME_FIRST = re.compile(rb'\s*\[\s*\{\s*"frame"\s*:\s*\{')
 
 
 def sniff(path: Path) -> bool:
+    """A JSON list whose first node starts with ``"frame": {``, or whose first 4 KiB hold
+    ``"frame"`` and ``"metrics"`` (Hatchet writes ``name`` first) and no Hatchet JSON key."""
+    head, _ = file_ends(path)
+    if _FRAME_FIRST.match(head):
+        return True
     return sniff_json_keys(path, '"frame"', '"metrics"') and not sniff_json_keys(
         path, '"dataframe_indices"'
     )
