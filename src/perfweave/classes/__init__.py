@@ -6,7 +6,7 @@ into :class:`ProfileClasses` (one per report column) that differ along exactly o
 gives the columnar report as a DataFrame and :func:`opreport` the text opreport prints.
 """
 
-from perfweave.classes.archive import is_session_archive, session_archive
+from perfweave.classes.archive import ArchiveLimits, is_session_archive, session_archive
 from perfweave.classes.arrange import (
     DependentSet,
     ProfileClass,
@@ -45,6 +45,7 @@ from perfweave.classes.spec_codes import SpecCodes
 from perfweave.classes.summary import ImageSummary, load_samples, summarize
 
 __all__ = [
+    "ArchiveLimits",
     "session_archive",
     "resolutions",
     "load_source",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from os import PathLike
 
-from perfweave.classes.archive import session_archive
+from perfweave.classes.archive import ArchiveLimits, session_archive
 from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport_format import describe_classes, format_image_report
@@ -33,13 +33,15 @@ def session_classes(
     *,
     exclude_dependent: bool = False,
     samples: bool = True,
+    archive_limits: ArchiveLimits | None = None,
 ) -> ProfileClasses:
     """Classes of the sample files a profile specification selects in a session directory
-    (or a ``.tar.gz`` of one, as the CLI's ``--session-dir`` takes: unpacked while read;
-    the classes' file names then point into the unpacked copy, which is removed)."""
+    (or a ``.tar.gz`` of one, as the CLI's ``--session-dir`` takes: unpacked while read,
+    within ``archive_limits``; the classes' file names then point into the unpacked copy,
+    which is removed)."""
     merge = MergeOptions.parse(merge, exclude_dependent=exclude_dependent)
     spec = ProfileSpec.parse(specs)
-    with session_archive(session_dir) as folder:
+    with session_archive(session_dir, archive_limits) as folder:
         files = sorted({f for s in spec.sessions() for f in scan_session(folder, s)})
         if not files:
             raise SpecError(NO_FILES)
@@ -56,14 +58,17 @@ def opreport(
     *,
     exclude_dependent: bool = False,
     verbose_sfile: bool = False,
+    archive_limits: ArchiveLimits | None = None,
 ) -> str:
     """The text opreport prints for an image-level report of ``session_dir`` (a session
-    directory or a ``.tar.gz`` of one).
+    directory or a ``.tar.gz`` of one, unpacked within ``archive_limits``: see
+    :class:`~perfweave.classes.ArchiveLimits`).
 
     ``verbose_sfile`` adds what ``--verbose=sfile`` adds: the matched sample files and the
     dump of the classes before the report.
     """
-    with session_archive(session_dir) as folder:  # the text reads sample file headers
+    # the text reads sample file headers: unpack once, for the whole report
+    with session_archive(session_dir, archive_limits) as folder:
         classes = session_classes(folder, specs, merge, exclude_dependent=exclude_dependent)
         text = format_image_report(classes)
     if not verbose_sfile:

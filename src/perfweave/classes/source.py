@@ -8,7 +8,7 @@ a :class:`ClassSource`: the spec table with sample counts per session, its integ
 and masks per profile specification computed per distinct value. Every later choice of
 spec, merge or axis only masks and re-arranges this table; nothing is parsed again.
 :func:`session_archive` unpacks a session archive safely (regular files and folders only,
-no member outside the archive).
+no member outside the archive, within :class:`ArchiveLimits`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfweave.classes.archive import UnpackedSession, is_session_archive
+from perfweave.classes.archive import ArchiveLimits, UnpackedSession, is_session_archive
 from perfweave.classes.arrange import as_spec_table
 from perfweave.classes.opreport import NO_FILES
 from perfweave.classes.perf import (
@@ -221,13 +221,15 @@ def _listing(path: Path) -> tuple[pd.DataFrame, bool]:
     return table, False
 
 
-def load_source(source: Any, kind: str | None = None) -> ClassSource:
+def load_source(
+    source: Any, kind: str | None = None, *, archive_limits: ArchiveLimits | None = None
+) -> ClassSource:
     """Read ``source`` once into a :class:`ClassSource`.
 
-    ``source``: a path (see :func:`detect_kind`; a session archive is unpacked into a
-    temporary folder kept as long as the source), a spec table or samples DataFrame, or
-    :class:`SampleSpec` records. ``kind`` forces how a path is read: ``"session"``,
-    ``"listing"`` or ``"perf"``.
+    ``source``: a path (see :func:`detect_kind`; a session archive is unpacked, within
+    ``archive_limits``, into a temporary folder kept as long as the source), a spec table
+    or samples DataFrame, or :class:`SampleSpec` records. ``kind`` forces how a path is
+    read: ``"session"``, ``"listing"`` or ``"perf"``.
     """
     if isinstance(source, pd.DataFrame):
         if {"comm", "dso"} <= set(source.columns):
@@ -257,7 +259,7 @@ def load_source(source: Any, kind: str | None = None) -> ClassSource:
     found = detect_kind(path)
     label = text(path)
     if found == "session-archive" and kind in (None, "session"):
-        unpacked = UnpackedSession(path)
+        unpacked = UnpackedSession(path, archive_limits)
         return ClassSource("session", label, session_dir=unpacked.path, unpacked=unpacked)
     if found == "session" or kind == "session":
         return ClassSource("session", label, session_dir=str(path))

@@ -13,6 +13,26 @@ from collections.abc import Sequence
 
 from perfweave.errors import PerfweaveError
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _byte_count(value: str) -> int:
+    """A byte count: a whole number with an optional binary unit, ``2G`` = 2 GiB."""
+    number, unit = value.strip(), ""
+    if number[-1:].upper() in _UNITS:
+        number, unit = number[:-1], number[-1].upper()
+    if not number.isdigit() or int(number) == 0:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: expected a positive byte count such as 1073741824, 512M or 2G"
+        )
+    return int(number) * _UNITS[unit]
+
+
+def _member_count(value: str) -> int:
+    if not value.isdigit() or int(value) == 0:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected a positive number of members")
+    return int(value)
+
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -39,6 +59,18 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="leave out libraries, kernel modules and anon regions",
     )
+    parser.add_argument(
+        "--archive-max-bytes",
+        type=_byte_count,
+        metavar="SIZE",
+        help="a session archive may unpack to at most SIZE bytes (512M, 2G; default 1G)",
+    )
+    parser.add_argument(
+        "--archive-max-members",
+        type=_member_count,
+        metavar="N",
+        help="a session archive may hold at most N members (default 100000)",
+    )
 
 
 # opreport prints these itself, with a bare "error:" (pp/opreport_options.cpp), not through
@@ -55,6 +87,7 @@ def _standalone_parser() -> argparse.ArgumentParser:
 
 def run(argv: Sequence[str], out=None, err=None) -> int:
     """Run the command on ``argv`` (options and specs in any order); return the exit status."""
+    from perfweave.classes.archive import ArchiveLimits
     from perfweave.classes.merge_options import MergeOptions
     from perfweave.classes.opreport import opreport
 
@@ -66,6 +99,11 @@ def run(argv: Sequence[str], out=None, err=None) -> int:
     except PerfweaveError as exc:  # opreport prints these two without its "error:" prefix
         print(exc, file=err)
         return 1
+    defaults = ArchiveLimits()
+    limits = ArchiveLimits(
+        max_bytes=args.archive_max_bytes or defaults.max_bytes,
+        max_members=args.archive_max_members or defaults.max_members,
+    )
     try:
         text = opreport(
             args.session_dir,
@@ -73,6 +111,7 @@ def run(argv: Sequence[str], out=None, err=None) -> int:
             merge,
             exclude_dependent=args.exclude_dependent,
             verbose_sfile=args.verbose == "sfile",
+            archive_limits=limits,
         )
     except PerfweaveError as exc:
         prefix = "error" if str(exc).startswith(_PLAIN_ERRORS) else "opreport error"
@@ -90,6 +129,10 @@ def _func(args: argparse.Namespace) -> int:
         argv.append("--exclude-dependent")
     if args.verbose:
         argv.append(f"--verbose={args.verbose}")
+    if args.archive_max_bytes:
+        argv.append(f"--archive-max-bytes={args.archive_max_bytes}")
+    if args.archive_max_members:
+        argv.append(f"--archive-max-members={args.archive_max_members}")
     return run(argv + list(args.rest))
 
 

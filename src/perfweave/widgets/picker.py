@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.classes.archive import ArchiveLimits
 from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.axis import AXES
 from perfweave.classes.invert import InvertedProfile, invert, invert_table
@@ -108,7 +109,8 @@ class ClassPicker(CompositeBase):
     words (a string or list), ``merge``: opreport's ``--merge`` words, ``axis``: ``"auto"``
     (opreport's choice) or the axis to show (``event``, ``tgid``, ``tid``, ``cpu``: the
     other thread/cpu axes are merged). ``kind`` forces how a file path is read
-    (``"session"``, ``"listing"``, ``"perf"``).
+    (``"session"``, ``"listing"``, ``"perf"``); ``archive_limits`` caps what a session
+    archive may unpack to (:class:`~perfweave.classes.ArchiveLimits`).
 
     The widget contract (:mod:`perfweave.widgets._base`): a method that fails raises the
     :mod:`perfweave.errors` exception and changes nothing; a control that fails shows the
@@ -127,8 +129,9 @@ class ClassPicker(CompositeBase):
         axis: str = "auto",
         exclude_dependent: bool = False,
         kind: str | None = None,
+        archive_limits: ArchiveLimits | None = None,
     ) -> None:
-        self._source: ClassSource = load_source(source, kind)
+        self._source: ClassSource = load_source(source, kind, archive_limits=archive_limits)
         self._words: list[str] = _words(spec)
         self._merge = MergeOptions.parse(merge)
         self._xdep = bool(exclude_dependent)
@@ -229,11 +232,13 @@ class ClassPicker(CompositeBase):
         """The ``perfweave opreport ...`` command for the shown choice (session dirs only)."""
         if self._source.kind != "session" or self._applied is None:
             return ""
+        unpacked = self._source.unpacked
         return command_line(
             self._source.label,  # the directory or archive given (the CLI takes both)
             self._applied["spec"],
             self._applied["merge"],
             self._applied["exclude_dependent"],
+            unpacked.limits.cli_options() if unpacked is not None else (),
         )
 
     def table_view(self, view: str = "report") -> pd.DataFrame:
@@ -880,9 +885,12 @@ def _describe(applied: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def command_line(session_dir: str, spec: Sequence[str], merge: str, xdep: bool) -> str:
-    """``perfweave opreport --session-dir=DIR [--merge=..] [-x] SPEC...`` (shell-quoted)."""
-    argv = ["perfweave", "opreport", f"--session-dir={session_dir}"]
+def command_line(
+    session_dir: str, spec: Sequence[str], merge: str, xdep: bool, options: Sequence[str] = ()
+) -> str:
+    """``perfweave opreport --session-dir=DIR [OPTIONS] [--merge=..] [-x] SPEC...``
+    (shell-quoted); ``options``: e.g. a session archive's raised limits."""
+    argv = ["perfweave", "opreport", f"--session-dir={session_dir}", *options]
     if merge:
         argv.append(f"--merge={merge}")
     if xdep:
