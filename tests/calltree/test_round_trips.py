@@ -98,9 +98,12 @@ def test_converted_file_reads_back(fmt, to, tmp_path, capsys):
         assert math.isclose(got[c], expected[c], rel_tol=1e-9, abs_tol=1e-12), (c, got, expected)
 
 
-def test_folded_stacks_give_paths_and_values_back(tmp_path):
-    """Folded stacks are display-only for perfweave.read (flame graph tools read them);
-    parse_folded gives each non-zero node's path and exclusive value back."""
+def test_folded_stacks_give_paths_and_values_back(tmp_path, capsys):
+    """Folded stacks are display-only for perfweave.read (flame graph tools read them), as
+    ``convert --help`` says; parse_folded gives each non-zero node's path and value back."""
+    with pytest.raises(SystemExit):
+        main(["convert", "--help"])
+    assert "folded: display-only" in " ".join(capsys.readouterr().out.split())
     source = pw.read(SOURCES["hpctoolkit4"])
     out = tmp_path / "converted.folded"
     assert main(["convert", str(SOURCES["hpctoolkit4"]), "--to", "folded", "-o", str(out)]) == 0

@@ -30,11 +30,18 @@ def register(subparsers) -> None:
         "--to",
         required=True,
         choices=("json", "literal", "dot", "folded"),
-        help="output format; folded: flame graph stacks, one 'a;b;c value' line per node, "
-        "where a name's ';' is written \\x3b, '\\' as \\\\, a newline as \\n and other "
-        "control characters as \\xNN (reversible; see docs/calltree.md)",
+        help="output format. json: Hatchet's GraphFrame JSON (every column, the metric lists); "
+        "literal: Hatchet's literal (one value per node and column); dot: Graphviz, one "
+        "metric (--metric), names and exact values kept in perfweave_* attributes. "
+        "perfweave tree/info/convert and perfweave.read detect and read these three back. "
+        "folded: display-only (for flame graph tools; perfweave does not read it back), one "
+        "'a;b;c value' line per node with a non-zero value, where a name's ';' is written "
+        "\\x3b, '\\' as \\\\, a newline as \\n and other control characters as \\xNN "
+        "(reversible with perfweave.calltree.folded.parse_folded; see docs/calltree.md)",
     )
-    convert.add_argument("--metric", help="metric for dot/folded output")
+    convert.add_argument(
+        "--metric", help="metric for dot/folded output (default: the default metric)"
+    )
     convert.add_argument("-o", "--output", help="output file (default: standard output)")
     _rank_options(convert)
     _reader_option(convert)
