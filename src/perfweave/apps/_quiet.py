@@ -12,18 +12,30 @@ noise its own packages make at each other, so a person sees only what concerns t
   handler drops those records (:class:`KnownNoise`, set in ``voila_data/config/voila.json``).
   The same file sets jupyter_server's websocket ping timeout to its ping interval (30 s), the
   longest tornado accepts; jupyter_server's default, three intervals, makes tornado warn.
+
+It also hands the server its token (see :mod:`perfweave.apps._serve`): taken out of the
+environment (``JUPYTER_TOKEN``), so the kernels and terminals the server starts do not
+inherit it, and given to the server as an option in this process's ``sys.argv`` only --
+``/proc/PID/cmdline`` and ``ps`` show the arguments the process was started with, never
+``sys.argv``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import runpy
 import sys
 import warnings
 
+from perfweave.apps._serve import TOKEN_ENV
+
 #: third-party log messages that need no action from the person running the app (prefixes)
 KNOWN_LOG = ("Adapting from protocol version", "Notebook %s is not trusted")
+
+#: each server's option for its token (which arrives in the environment, TOKEN_ENV)
+TOKEN_OPTION = {"jupyterlab": "--IdentityProvider.token", "voila": "--Voila.token"}
 
 
 class KnownNoise(logging.Filter):
@@ -39,8 +51,15 @@ def main(argv: list[str]) -> None:
         import voila  # noqa: F401  (imported first, so that its warning filter can be taken out)
     _drop_traitlets_deprecation_filter()
     module = argv[0]
-    sys.argv = [module, *argv[1:]]
+    sys.argv = [module, *argv[1:], *_token_option(module)]
     runpy.run_module(module, run_name="__main__", alter_sys=True)
+
+
+def _token_option(module: str) -> list[str]:
+    """The server's token option, the token taken out of the environment (none without one)."""
+    if module not in TOKEN_OPTION or TOKEN_ENV not in os.environ:
+        return []
+    return [f"{TOKEN_OPTION[module]}={os.environ.pop(TOKEN_ENV)}"]
 
 
 def _drop_traitlets_deprecation_filter() -> None:

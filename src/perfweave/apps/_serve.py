@@ -6,12 +6,19 @@ a local port with a fresh token, print the URL to open (token included) before t
 starts, and open a browser only where one can be shown (``--no-browser`` is implied when no
 display is available). The server then replaces this process (``exec``), so stopping the
 printed process id stops the server.
+
+The token never appears on a command line: any local user reads those (``ps``,
+``/proc/PID/cmdline``) and, with the token, runs code as you. It travels in the server's
+environment (:data:`TOKEN_ENV`; ``/proc/PID/environ`` is readable only by you and root), and
+:mod:`perfweave.apps._quiet` takes it out of the environment again before the server starts
+any kernel or terminal.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import secrets
 import socket
 import sys
 from dataclasses import dataclass, field
@@ -20,6 +27,9 @@ from pathlib import Path
 from perfweave.errors import DependencyError, PerfweaveError
 
 TOUR = Path("notebooks") / "00_tour.ipynb"
+
+#: the environment variable that hands a server its token (jupyter_server's own name)
+TOKEN_ENV = "JUPYTER_TOKEN"
 
 
 def find_tour(start: Path | None = None) -> Path:
@@ -49,13 +59,19 @@ def free_port(ip: str = "127.0.0.1") -> int:
 
 @dataclass(frozen=True)
 class Launch:
-    """A server command line and the URL it will serve the notebook at."""
+    """A server command line and the URL it will serve the notebook at (token included)."""
 
     argv: list[str]
     url: str
     cwd: Path
-    #: variables added to the server's environment
+    #: variables added to the server's environment (the token among them, never in ``argv``)
     env: dict[str, str] = field(default_factory=dict)
+
+
+def token_env(token: str | None) -> tuple[str, dict[str, str]]:
+    """A server's token (``token``, else a fresh random one) and the environment carrying it."""
+    token = token or secrets.token_hex(24)
+    return token, {TOKEN_ENV: token}
 
 
 def url_host(ip: str) -> str:

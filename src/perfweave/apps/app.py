@@ -10,7 +10,6 @@ a person running the app needs (see :mod:`perfweave.apps._quiet`).
 from __future__ import annotations
 
 import os
-import secrets
 from pathlib import Path
 
 from perfweave.apps._serve import (
@@ -20,6 +19,7 @@ from perfweave.apps._serve import (
     notebook_path,
     require,
     server_argv,
+    token_env,
     url_host,
 )
 
@@ -62,7 +62,7 @@ def voila_launch(
     require("voila", "demo")
     path = notebook_path(notebook)
     port = port or free_port(ip)
-    token = token or secrets.token_hex(24)
+    token, secret = token_env(token)  # in the environment: a command line is public
     browser = has_display() if open_browser is None else open_browser
     options, env = voila_options()
     argv = [
@@ -70,9 +70,10 @@ def voila_launch(
         str(path),
         f"--Voila.ip={ip}",
         f"--port={port}",
-        f"--token={token}",
+        # Voila given no token serves everyone; with this it makes one up instead
+        "--Voila.auto_token=True",
         *options,
         *([] if browser else ["--no-browser"]),
     ]
     url = f"http://{url_host(ip)}:{port}/?token={token}"
-    return Launch(argv, url, path.parent, env)
+    return Launch(argv, url, path.parent, {**env, **secret})

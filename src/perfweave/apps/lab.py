@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from pathlib import Path
 
 from perfweave.apps._serve import (
@@ -13,6 +12,7 @@ from perfweave.apps._serve import (
     notebook_path,
     require,
     server_argv,
+    token_env,
     url_host,
 )
 from perfweave.errors import PerfweaveError
@@ -40,18 +40,17 @@ def lab_launch(
     except ValueError:
         raise PerfweaveError(f"{path}: not inside the served folder {root}") from None
     port = port or free_port(ip)
-    token = token or secrets.token_hex(24)
+    token, env = token_env(token)  # in the environment: a command line is public
     browser = has_display() if open_browser is None else open_browser
     argv = [
         *server_argv("jupyterlab"),
         f"--ServerApp.ip={ip}",
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root}",
         f"--LabApp.default_url=/lab/tree/{rel}",
         *(["--allow-root"] if is_root() else []),  # containers often run as root
         *([] if browser else ["--no-browser"]),
     ]
     url = f"http://{url_host(ip)}:{port}/lab/tree/{rel}?token={token}"
-    return Launch(argv, url, root)
+    return Launch(argv, url, root, env)
