@@ -1,7 +1,8 @@
-"""A sampling profile keeps several rows per node: a node's value is the sum of its rows.
+"""A sampling profile has several records per node: read summed (one row per node), the
+raw rows on request (``sampled_rows="keep"``), where a node's value is the sum of its rows.
 
 The file (tests/data/calltree-sampling/, synthetic, written in the layout of a Caliper
-sampling profile) has nodes with 2 and 3 rows and 3 records without a region path.
+sampling profile) has nodes with 2 and 3 records and 3 records without a region path.
 """
 
 from __future__ import annotations
@@ -32,10 +33,37 @@ EXPECTED = {
 }
 
 
-def _read():
+def _read(**options):
     with pytest.warns(NoRegionWarning) as caught:
-        gf = pw.read(SAMPLING)
+        gf = pw.read(SAMPLING, **options)
     return gf, str(caught[0].message)
+
+
+def test_read_sums_a_nodes_records_and_keeps_the_raw_rows_on_request():
+    gf, _ = _read()
+    raw, _ = _read(sampled_rows="keep")
+    assert not gf.dataframe.index.has_duplicates  # one row per node, as every profile
+    assert len(gf.dataframe) == len(gf.graph) == 12 and len(raw.dataframe) == 18
+    assert gf.exc_metrics == raw.exc_metrics == ["count", "time"]
+    summed = raw.dataframe.groupby(level="node")[["count", "time"]].sum()
+    np.testing.assert_array_equal(gf.dataframe["count"], summed["count"])
+    np.testing.assert_allclose(gf.dataframe["time"], summed["time"], rtol=1e-12)
+    # the raw rows say what tells them apart: the sampled module and the call stack
+    parts = ["module", "source.function#callpath.address"]
+    placed = raw.dataframe[raw.dataframe["count"] > 0]
+    assert not placed.set_index(parts, append=True).index.has_duplicates
+    stacks = placed.loc[[_node_named(raw, "relax_kernel")], parts[1]].tolist()
+    assert sorted(stacks) == [
+        "_start/__libc_start_main/main/solve/cycle/cycle",
+        "_start/__libc_start_main/main/solve/cycle/relax",
+        "_start/__libc_start_main/main/solve/relax",
+    ]
+    with pytest.raises(pw.errors.OptionError, match="sampled_rows='all': expected one of"):
+        pw.read(SAMPLING, sampled_rows="all")
+
+
+def _node_named(gf, name):
+    return int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == name)[0])
 
 
 def _path(gf, nid):
@@ -53,7 +81,7 @@ def test_records_without_a_region_are_kept_and_counted():
 
 
 def test_node_values_sum_a_nodes_rows():
-    gf, _ = _read()
+    gf, _ = _read(sampled_rows="keep")
     rows = gf.dataframe.groupby(level="node").size()
     assert rows.max() == 3 and (rows > 1).sum() == 5  # several rows per node, no rank level
     values = gf.node_values("count")
@@ -66,7 +94,7 @@ def test_node_values_sum_a_nodes_rows():
 
 
 def test_update_inclusive_columns_does_not_over_count():
-    gf, _ = _read()
+    gf, _ = _read(sampled_rows="keep")
     gf.update_inclusive_columns()
     df = gf.dataframe
     # summing the inclusive column over a node's rows gives its inclusive value once
@@ -87,12 +115,14 @@ def test_update_inclusive_columns_does_not_over_count():
 
 
 def test_tree_prints_the_sums_and_says_so():
-    gf, _ = _read()
-    text = gf.tree("count", color=False, precision=0)
+    raw, _ = _read(sampled_rows="keep")
+    text = raw.tree("count", color=False, precision=0)
     lines = text.splitlines()
     assert lines[0] == "# count: the sum of each node's rows (18 rows, 12 nodes)"
     assert any(line.endswith("72 relax_kernel") for line in lines)  # not the first row, 40
     assert any(line.endswith("39 pthread_cond_timedwait") for line in lines)
+    gf, _ = _read()  # read summed: the same numbers, nothing to say
+    assert gf.tree("count", color=False, precision=0).splitlines() == lines[1:]
 
 
 def test_writers_give_the_sums():
@@ -127,9 +157,17 @@ def test_cli_tree_prints_the_sums(extra):
         check=True,
     )
     lines = out.stdout.splitlines()
-    assert lines[0] == "# each node: the sum of its rows (18 rows)"
     assert any(line.endswith("72 relax_kernel") for line in lines)
     assert "43 of 168 samples" in out.stderr
+    keep = ["-O", "sampled_rows=keep"]
+    raw = subprocess.run(
+        [sys.executable, "-m", "perfweave", "tree", SAMPLING, "--metric", "count", "--color"]
+        + ["never", "--precision", "0", *keep, *extra],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert raw == ["# each node: the sum of its rows (18 rows)", *lines]
     inclusive = subprocess.run(
         [
             sys.executable,
@@ -158,7 +196,7 @@ def test_hatchet_reads_the_same_rows_but_drops_the_unplaced_samples():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         theirs = hatchet.GraphFrame.from_caliperreader(SAMPLING)
-    gf, _ = _read()
+    gf, _ = _read(sampled_rows="keep")
     placed = gf.dataframe[gf.dataframe["count"] > 0]
     in_region = [_path(gf, v)[0] != "(no region)" for v in placed.index]
     ours = sorted(placed[in_region]["count"].tolist())

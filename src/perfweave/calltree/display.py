@@ -130,9 +130,12 @@ def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> n
     The dataframe's ``column`` at the node's first row comes first, as in Hatchet: readers
     put the displayed name there (HPCToolkit names a statement ``barrier.c:397`` in the
     table while its frame has no ``name``), and a name changed in the table shows. Where
-    the table has none, the frame's ``column``; a node with neither is named from its
-    frame's ``file`` and ``line`` (``barrier.c:397``), else from all its attributes. No node
-    is ever named ``nan``.
+    the table has none (or a blank one), the frame's ``column``; a node with neither is
+    named by what identifies it: its frame's ``file`` and ``line`` (``barrier.c:397``), else
+    its other frame attributes (``module=libcuda.so``; not ``type``, which every node has),
+    else ``(unnamed) under <its nearest named ancestor>`` (``(unnamed root)`` for a root).
+    No node is ever named ``nan`` or shown blank, and a search finds every node by the
+    name shown.
     """
     n = len(graph)
     frames = graph.frames
@@ -143,17 +146,42 @@ def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> n
         nodes = node[first]
         keep = (nodes >= 0) & (nodes < n)
         names[nodes[keep]] = dataframe[column].iloc[first[keep]].to_numpy(dtype=object)
-    missing = pd.isna(names)
+    missing = _unnamed(names)
     if missing.any() and column in frames.columns:
         names[missing] = frames[column].to_numpy(dtype=object)[missing]
-        missing = pd.isna(names)
+        missing = _unnamed(names)
     if missing.any():
-        names[missing] = _frame_labels(frames, np.flatnonzero(missing))
+        names[missing] = _frame_labels(frames, np.flatnonzero(missing), column)
+        missing = _unnamed(names)
+    if missing.any():
+        names[missing] = _placed(graph, names, missing)
     return np.array([str(x) for x in names], dtype=object) if n else names
 
 
-def _frame_labels(frames: pd.DataFrame, ids: np.ndarray) -> np.ndarray:
-    """``file:line`` (the file's base name) where a frame has them, else ``key=value ...``."""
+def _unnamed(names: np.ndarray) -> np.ndarray:
+    """True where a name is missing (None, NaN) or blank (``""``, spaces)."""
+    series = pd.Series(names, dtype=object)
+    blank = series.str.strip().eq("").to_numpy(dtype=bool, na_value=False)
+    return pd.isna(names) | blank
+
+
+def _placed(graph: Graph, names: np.ndarray, unnamed: np.ndarray) -> np.ndarray:
+    """``(unnamed) under <name>`` for the unnamed nodes: the name of the nearest ancestor
+    that has one (first parents in a DAG), ``(unnamed root)`` when none has."""
+    parent = np.asarray(graph.parent, dtype=INT)
+    up = parent[np.flatnonzero(unnamed)]
+    for _ in range(len(parent)):  # at most the depth: climb past unnamed ancestors
+        climb = (up >= 0) & unnamed[np.maximum(up, 0)]
+        if not climb.any():
+            break
+        up = np.where(climb, parent[np.maximum(up, 0)], up)
+    above = names[np.maximum(up, 0)].astype(str)
+    return np.where(up >= 0, "(unnamed) under " + above.astype(object), "(unnamed root)")
+
+
+def _frame_labels(frames: pd.DataFrame, ids: np.ndarray, column: str = "name") -> np.ndarray:
+    """``file:line`` (the file's base name) where a frame has them, else its other
+    attributes as ``key=value ...`` (None where it has none but ``type``)."""
     out = np.empty(len(ids), dtype=object)
     sub = frames.iloc[ids]
     has_file = (
@@ -171,8 +199,10 @@ def _frame_labels(frames: pd.DataFrame, ids: np.ndarray) -> np.ndarray:
     rest = np.flatnonzero(~has_file)
     if len(rest):
         rows = sub.iloc[rest]
+        rows = rows.drop(columns=[c for c in (column, "type") if c in rows.columns])
         out[rest] = [
-            " ".join(f"{k}={v}" for k, v in row.items() if not pd.isna(v)) or "(unnamed)"
+            " ".join(f"{k}={v}" for k, v in row.items() if not pd.isna(v) and str(v).strip())
+            or None
             for _, row in rows.iterrows()
         ]
     return out

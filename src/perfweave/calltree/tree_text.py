@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.analysis import DESCRIPTION, node_values
+from perfweave.calltree.shown import with_inclusive
 from perfweave.calltree.writers import node_names, node_view, printable
 
 if TYPE_CHECKING:
@@ -59,11 +60,14 @@ def render(
 ) -> str:
     from perfweave.errors import ShapeError
 
-    metrics = (
+    asked = (
         [metric_column or gf.default_metric]
         if isinstance(metric_column, (str, type(None)))
         else list(metric_column)
     )
+    # a frame with only exclusive metrics shows its inclusive columns (calltree.shown)
+    gf = with_inclusive(gf, asked)
+    metrics = [gf.default_metric] if metric_column is None else asked
     for m in metrics:
         if m not in gf.dataframe.columns:
             raise ShapeError(

@@ -104,15 +104,17 @@ def _rank_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, str]:
-    """One value per node: the chosen rank, or the ranks/threads aggregated; the inclusive
-    column of an exclusive metric derived when it is asked for. Returns (frame, note)."""
+    """One value per node: the chosen rank, or the ranks/threads aggregated; inclusive
+    columns as every tree view has them (``calltree.shown``). Returns (frame, note)."""
     import numpy as np
 
     from perfweave.calltree.analysis import combine_rows
-    from perfweave.calltree.graphframe import _inclusive_name
+    from perfweave.calltree.shown import with_inclusive
     from perfweave.errors import PerfweaveError
 
     notes = []
+    # inclusive columns before ranks/threads are reduced: the rule of tree() and the explorer
+    gf = with_inclusive(gf, [metric] if metric else [])
     combined = combine_rows(gf)  # a node's several rows per rank/thread are its parts
     if combined is not gf.dataframe:
         notes.append(f"each node: the sum of its rows ({len(gf.dataframe)} rows)")
@@ -140,9 +142,6 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
         gf = gf.copy()
         gf.drop_index_levels(getattr(np, args.aggregate))
         note = f"{args.aggregate} over {counts} (--aggregate sum|min|max|median, --rank N)"
-    derivable = {_inclusive_name(m) for m in gf.exc_metrics}
-    if metric and metric not in gf.dataframe.columns and metric in derivable:
-        gf.update_inclusive_columns()
     return gf, "; ".join(notes + ([note] if note else []))
 
 

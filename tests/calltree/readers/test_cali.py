@@ -355,11 +355,13 @@ __rec=ctx,ref=30=41,attr=21=28,data=4.0=1
 
 
 def test_sampled_records_name_the_sampled_function(tmp_path):
-    """A sample replaces the innermost region of its path by the sampled function, and
-    samples are kept as separate rows (as Hatchet does); absent ranks get zero rows."""
+    """A sample replaces the innermost region of its path by the sampled function; a
+    node's samples on one rank are summed into one row (``sampled_rows="keep"``: separate
+    rows, as Hatchet reads them); absent ranks get zero rows."""
     p = tmp_path / "sampled.cali"
     p.write_text(SAMPLED)
-    gf = cali.read(p)
+    summed = cali.read(p)
+    gf = cali.read(p, sampled_rows="keep")
     names = gf.graph.frames["name"].to_numpy()
     paths = sorted(_path_of(gf, n) for n in range(len(gf.graph)))
     assert paths == [("kernel_a",), ("main",), ("main", "kernel_a"), ("main", "kernel_b")]
@@ -376,6 +378,10 @@ def test_sampled_records_name_the_sampled_function(tmp_path):
     root_a = int(np.flatnonzero((names == "kernel_a") & (gf.graph.parent < 0))[0])
     assert times(root_a, 1) == [4.0]
     assert gf.dataframe["time"].sum() == 12.5
+    assert not summed.dataframe.index.has_duplicates
+    assert summed.dataframe.loc[(under_main, 0), "time"] == 6.5
+    assert summed.dataframe.loc[(under_main, 1), "time"] == 0.0
+    assert summed.dataframe["time"].sum() == 12.5
 
 
 def test_callpath_of_gpu_records():

@@ -1,4 +1,5 @@
-"""Write ``sampling-profile.cali``: a small Caliper sampling profile of one process.
+"""Write ``sampling-profile.cali`` and ``sampling-unresolved.cali``: small Caliper sampling
+profiles of one process.
 
 Synthetic, written for perfweave's tests (run ``python make_sampling_cali.py`` here to
 rebuild it; the output is deterministic). Its record layout follows a Caliper sampling
@@ -8,7 +9,9 @@ profile such as Hatchet's test file ``amg-sample.cali``: a nested ``region`` att
 not nested) and the metrics ``count``, ``scount#0.001000`` and ``scount`` (alias
 ``time``, seconds). Several records land on one call-tree node (the same region and
 sampled function reached through different stacks or modules), and some records have no
-region at all (a helper thread's samples).
+region at all (a helper thread's samples). ``sampling-unresolved.cali`` adds samples whose
+function the sampler could not name (an empty ``source.function#cali.sampler.pc``, as for a
+stripped library): three call-tree nodes without a name.
 """
 
 from __future__ import annotations
@@ -59,7 +62,15 @@ SAMPLES = [
 ]
 
 
-def records() -> list[str]:
+# samples in stripped libraries: the sampler names the module but not the function
+UNRESOLVED = [
+    (["main", "solve", "relax"], "", "libcuda.so.1", ["solve", "relax", "launch"], 11),
+    (["main", "setup"], "", "libcuda.so.1", ["setup", "upload"], 6),
+    ([], "", "libgomp.so.1", ["worker", "spin"], 5),
+]
+
+
+def records(samples: list = SAMPLES) -> list[str]:
     lines: list[str] = []
     ids: dict[tuple[int | None, int, str], int] = {}
 
@@ -71,18 +82,22 @@ def records() -> list[str]:
             lines.append(f"__rec=node,id={ids[key]},attr={attr},data={data}{up}")
         return ids[key]
 
-    for regions, function, module, stack, samples in SAMPLES:
+    for regions, function, module, stack, count in samples:
         me = node(MODULE, module, None)
         me = node(FUNCTION, function, me)
         for frame in [*START, *stack]:
             me = node(STACK, frame, me)
         for region in regions:
             me = node(REGION, region, me)
-        lines.append(f"__rec=ctx,ref={me},attr={METRICS},data={samples}={samples}={samples / 1000}")
+        lines.append(f"__rec=ctx,ref={me},attr={METRICS},data={count}={count}={count / 1000}")
     return lines
 
 
 if __name__ == "__main__":
-    out = Path(__file__).with_name("sampling-profile.cali")
-    out.write_text(HEADER + "\n".join(records()) + "\n")
-    print(f"wrote {out}")
+    for name, samples in (
+        ("sampling-profile.cali", SAMPLES),
+        ("sampling-unresolved.cali", SAMPLES + UNRESOLVED),
+    ):
+        out = Path(__file__).with_name(name)
+        out.write_text(HEADER + "\n".join(records(samples)) + "\n")
+        print(f"wrote {out}")

@@ -36,7 +36,7 @@ from perfweave.calltree.readers._common import (
     node_order_key,
     read_text,
 )
-from perfweave.errors import ParseError
+from perfweave.errors import OptionError, ParseError
 
 INT = np.int64
 _CTX = "path"
@@ -59,12 +59,19 @@ def sniff(path: Path) -> bool:
         return f.read(6) == b"__rec="
 
 
+#: ``sampled_rows`` choices: one row per node (its records summed), or one per record
+SAMPLED_ROWS = ("sum", "keep")
+#: what tells apart the records of one node of a sampling profile (``sampled_rows="keep"``)
+_SAMPLE_PARTS = ("module#cali.sampler.pc", "source.function#callpath.address")
+
+
 def read(
     source: Any,
     native: bool = False,
     string_attributes: str | list[str] | tuple[str, ...] = (),
     node_ordering: bool = True,
     strict: bool = True,
+    sampled_rows: str = "sum",
     **_: Any,
 ):
     """Read a ``.cali`` file (or a ``caliperreader.CaliperReader`` that has read one).
@@ -76,11 +83,25 @@ def read(
     ``strict=False`` reads a snapshot record whose ``data=`` values do not match its
     ``attr=`` ids pairwise (a missing value is NaN), with one counted
     ``IncompleteInputWarning`` naming the lines, instead of raising a ``ParseError``.
+
+    A sampling profile has several records per call-tree node (one per sampled call stack
+    and module). ``sampled_rows="sum"`` (the default) gives one row per node (and rank):
+    its records' metrics summed, as every other profile has. ``"keep"`` gives the raw rows,
+    one per record as Hatchet reads them, with the sampled module and the unwound call
+    stack (``module``, ``source.function#callpath.address``) as the columns that tell a
+    node's rows apart.
     """
+    if sampled_rows not in SAMPLED_ROWS:
+        raise OptionError(
+            f"sampled_rows={sampled_rows!r}: expected one of {', '.join(map(repr, SAMPLED_ROWS))}"
+        )
     reader, name = _load(source, strict)
     if isinstance(string_attributes, str):
         string_attributes = [string_attributes]
-    return _build(reader, name, native, set(string_attributes), node_ordering)
+    strings = set(string_attributes)
+    if sampled_rows == "keep":
+        strings |= set(_SAMPLE_PARTS)
+    return _build(reader, name, native, strings, node_ordering, sampled_rows == "sum")
 
 
 def _load(source: Any, strict: bool = True) -> tuple[CaliContents, str]:
@@ -213,7 +234,9 @@ class _Tree:
         return me
 
 
-def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bool):
+def _build(
+    reader, name: str, native: bool, strings: set[str], node_ordering: bool, sum_samples: bool
+):
     tree = _Tree(reader.records)
     parent, labels, types = tree.parent, tree.labels, tree.types
     if not labels:
@@ -244,12 +267,18 @@ def _build(reader, name: str, native: bool, strings: set[str], node_ordering: bo
     if rank is not None:
         rank = _check_ranks(rank, node, parent, labels, name)
         check_rank_grid(n, rank, name)
-    aggregate = rank is None and not tree.sampling and len(np.unique(node)) < len(node)
+    # repeated nodes: a profile's records summed per node, a sampling profile's per (node,
+    # rank) unless its raw rows are asked for
+    keys = ["node"] if rank is None else ["node", "mpi.rank"]
+    aggregate = sum_samples if tree.sampling else rank is None
+    if aggregate:
+        at = pd.Index(node) if rank is None else pd.MultiIndex.from_arrays([node, rank])
+        aggregate = at.has_duplicates
     missing = _missing_rows(node, rank, n)
     if aggregate or len(missing[0]):  # rare: repeated or absent nodes, in pandas
         df = pd.DataFrame({"node": node, **cols})
         if aggregate:
-            df = _aggregate(df, value_attrs)
+            df = _aggregate(df, keys)
         df = _fill_missing(df, value_attrs, *missing)  # aggregating keeps the node set
         node = df["node"].to_numpy()
         cols = {c: df[c] for c in df.columns if c != "node"}
@@ -510,20 +539,19 @@ def _to_bool(v: Any) -> bool:
     return str(v).strip().lower() in ("true", "1", "yes")
 
 
-def _aggregate(df: pd.DataFrame, value_attrs: list[str]) -> pd.DataFrame:
-    """One row per node: numbers summed (NaN only where no record has the attribute),
-    text attributes as their distinct values joined by ','."""
-    if not df["node"].duplicated().any():
+def _aggregate(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """One row per value of ``keys`` (node, or node and rank): numbers summed (NaN only
+    where no record has the attribute), text attributes as their distinct values joined
+    by ','."""
+    if not df.duplicated(keys).any():
         return df
-    grouped = df.groupby("node", sort=False)
-    numeric = [c for c in df.columns if c != "node" and pd.api.types.is_numeric_dtype(df[c])]
+    grouped = df.groupby(keys, sort=False)
+    numeric = [c for c in df.columns if c not in keys and pd.api.types.is_numeric_dtype(df[c])]
     parts = [grouped[numeric].sum(min_count=1)] if numeric else []
-    text = [c for c in df.columns if c != "node" and c not in numeric]
+    text = [c for c in df.columns if c not in keys and c not in numeric]
     if text:
         parts.append(grouped[text].agg(_join_distinct))
-    out = (
-        pd.concat(parts, axis=1).reset_index() if parts else grouped.size().reset_index()[["node"]]
-    )
+    out = pd.concat(parts, axis=1).reset_index() if parts else grouped.size().reset_index()[keys]
     return out[[c for c in df.columns if c in out.columns]]
 
 
