@@ -17,6 +17,7 @@ from perfweave.widgets._base import (
     ContractMixin,
     ErrorBanner,
     Reply,
+    RequestOrder,
     WidgetBase,
 )
 from perfweave.widgets._transport import pack, unpack
@@ -191,6 +192,115 @@ def test_guard_lets_a_bug_through_unchanged() -> None:
     with pytest.raises(ZeroDivisionError):
         c._guard(lambda: 1 / 0)
     assert c.error == ""
+
+
+class Ledger(Counter):
+    """A Counter that records the steps in the order it applied them."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.applied: list[int] = []
+        self.sent: list[dict] = []
+        self.send = lambda content, buffers=None: self.sent.append(content)  # type: ignore[method-assign]
+
+    def add(self, step: int) -> Counter:
+        super().add(step)
+        self.applied.append(step)
+        return self
+
+
+def from_page(widget: WidgetBase, seq: Any, step: int, channel: Any = "view-a") -> None:
+    """What one view of a page sends for its ``seq``-th request (``id`` = ``seq``, as the page
+    numbers them): add ``step``."""
+    content = {"type": "request", "id": seq, "channel": channel, "seq": seq}
+    widget._on_msg(widget, {**content, "action": "add", "args": {"step": step}}, [])
+
+
+def test_page_requests_are_applied_in_the_order_the_page_made_them() -> None:
+    """The transport hands requests 3, 1, 4, 2 over: Python applies 1, 2, 3, 4, each once,
+    and answers each once, in that order (issue 29)."""
+    w = Ledger()
+    steps = {1: 10, 2: 20, 3: 30, 4: 40}
+    from_page(w, 3, steps[3])
+    assert w.applied == [] and w.sent == []  # 3 waits for 1 and 2
+    assert w._request_order.waiting("view-a") == [3]
+    from_page(w, 1, steps[1])
+    assert w.applied == [10] and [r["id"] for r in w.sent] == [1]
+    from_page(w, 4, steps[4])
+    assert w.applied == [10] and w._request_order.waiting("view-a") == [3, 4]
+    from_page(w, 2, steps[2])
+    assert w.applied == [10, 20, 30, 40]
+    assert [r["id"] for r in w.sent] == [1, 2, 3, 4]
+    assert all(r["ok"] for r in w.sent) and w.value == 100 and w.error == ""
+    assert w._request_order.waiting("view-a") == []
+
+
+def test_each_view_of_a_widget_has_its_own_sequence() -> None:
+    """Two views of one widget number their requests apart: one's gap holds back only its own."""
+    w = Ledger()
+    from_page(w, 2, 5, channel="view-a")
+    from_page(w, 1, 7, channel="view-b")
+    assert w.applied == [7]
+    from_page(w, 1, 3, channel="view-a")
+    assert w.applied == [7, 3, 5]
+
+
+def test_a_request_that_comes_twice_is_refused_in_the_banner() -> None:
+    w = Ledger()
+    from_page(w, 1, 4)
+    from_page(w, 1, 4)
+    assert w.applied == [4] and w.value == 4
+    assert w.sent[-1] == {
+        "type": "response",
+        "id": 1,
+        "ok": False,
+        "error": "request #1 of this view came twice; it counts once",
+    }
+    assert w.error == w.sent[-1]["error"] and isinstance(w.last_exception, PerfweaveError)
+    from_page(w, 3, 1)
+    from_page(w, 3, 1)  # waiting, not yet applied: a second copy is refused too
+    from_page(w, 2, 1)
+    assert w.applied == [4, 1, 1] and w.value == 6
+
+
+def test_requests_behind_a_lost_one_are_refused_past_the_limit() -> None:
+    """A request that never comes holds back at most ``max_waiting`` later ones: then they are
+    refused in the banner, naming the lost ones, and the view applies what comes next."""
+    w = Ledger()
+    w._request_order = RequestOrder(max_waiting=2)
+    from_page(w, 2, 1)
+    from_page(w, 3, 1)
+    from_page(w, 1, 1)  # fills the gap as the limit is passed: all three are applied
+    assert w.applied == [1, 1, 1] and [r["ok"] for r in w.sent] == [True] * 3
+    w = Ledger()
+    w._request_order = RequestOrder(max_waiting=2)
+    from_page(w, 3, 1)
+    from_page(w, 4, 1)
+    assert w.sent == []
+    from_page(w, 5, 1)
+    assert [(r["id"], r["ok"]) for r in w.sent] == [(3, False), (4, False), (5, False)]
+    assert w.error == (
+        "request(s) #1 to #2 of this view never reached Python, so the 3 made after them "
+        "(#3 to #5) were not applied"
+    )
+    assert w.applied == [] and w.value == 0
+    from_page(w, 6, 2)
+    assert w.applied == [2] and w.error == ""
+    from_page(w, 1, 9)  # the lost one, after all: too late, refused
+    assert w.applied == [2] and w.sent[-1]["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("channel", "seq"), [("view-a", 0), ("view-a", "2"), ("view-a", True), (7, 1), (None, 1)]
+)
+def test_a_request_with_a_bad_sequence_is_refused(channel: Any, seq: Any) -> None:
+    w = Ledger()
+    from_page(w, seq, 5, channel=channel)
+    assert w.applied == [] and w.sent[-1]["ok"] is False
+    assert w.error == (
+        f"request {seq!r} has channel {channel!r} and seq {seq!r}; "
+        "expected a string and a whole number from 1"
+    )
 
 
 def test_perfweave_errors_are_the_only_user_errors() -> None:

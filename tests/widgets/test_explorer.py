@@ -596,6 +596,33 @@ def _node_of(gf, name: str) -> int:
     return int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == name)[0])
 
 
+def test_requests_that_arrive_out_of_order_are_applied_as_typed(lulesh):
+    """Filters and undos a page made in one order, handed over in another (issue 29): the
+    history is that of the same calls made from Python in the page's order."""
+    made = []
+    for i in range(8):
+        made.append(("filter", {"query": f"`time (inc)` >= {i} or name == 'main'"}))
+        if i % 3 == 2:
+            made.append(("undo", {}))
+    expected = CalltreeExplorer(lulesh)
+    for action, args in made:
+        getattr(expected, action)(**args)
+    ex = CalltreeExplorer(lulesh)
+    sent = []
+    ex.send = lambda content, buffers=None: sent.append(content)
+    arrival = np.random.default_rng(29).permutation(len(made)) + 1
+    assert not np.array_equal(arrival, np.sort(arrival))
+    for seq in arrival:
+        action, args = made[seq - 1]
+        msg = {"type": "request", "id": int(seq), "channel": "c1", "seq": int(seq)}
+        msg.update(action=action, args={**args, "viewport": [0, 50]})
+        ex._on_msg(ex, msg, [])
+    assert ex.history_labels == expected.history_labels and len(ex.history) == 6
+    assert ex.node_count == expected.node_count and ex.error == ""
+    assert [r["id"] for r in sent] == list(range(1, len(made) + 1))
+    assert all(r["ok"] for r in sent)
+
+
 @pytest.mark.parametrize("pct", [10, 20, 30])
 def test_the_same_share_filter_twice_keeps_the_same_tree(lulesh, pct):
     """A share is of the root's inclusive total; recomputed after the squash, the

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import perfweave as pw
+from perfweave.widgets import CalltreeExplorer
 from tests.widgets.browser import (
     PageWatch,
     Server,
@@ -26,6 +27,7 @@ from tests.widgets.browser import (
     wait_state,
     write_notebook,
 )
+from tests.widgets.shuffled_link import ShuffledLink
 
 if TYPE_CHECKING:  # pragma: no cover
     from playwright.sync_api import Locator, Page
@@ -389,6 +391,62 @@ def test_queries_typed_ahead_of_slow_replies_all_reach_python(
         f"filter {q}" for q in queries[1:26]
     ]
     save_screenshot(widget, "explorer_voila_typeahead")
+    page_watch.assert_clean()
+
+
+def test_a_burst_reaches_python_in_the_order_it_was_made_over_a_shuffling_link(
+    lab: Server, page: Page, page_watch: PageWatch
+) -> None:
+    """30 queries and 10 undo clicks made in a burst reach Python in the order they were made,
+    while the link hands each group of 4 requests over last-first and delays each reply at
+    random (issue 29): Python's history is that of the same calls made from Python in order,
+    and the page draws the last view."""
+    nb = explorer_notebook(lab.root_dir / "burst.ipynb", lulesh_frame())
+    link = ShuffledLink(page).install()
+    widget = open_in_lab(page, lab, "burst.ipynb", READY)
+    wait_state(nb, lambda s: s["row_count"] > 0)
+    queries = [f"`time (inc)` >= {i} or name == 'main'" for i in range(30)]
+    undo_after = {4, *range(6, 30, 3), 29}
+    made = []
+    for i, query in enumerate(queries):
+        made.append(("filter", query))
+        if i in undo_after:
+            made.append(("undo", None))
+    assert len(made) == 40
+    expected = CalltreeExplorer(pw.read(str(LULESH)).drop_index_levels())
+    for action, query in made:
+        if action == "filter":
+            expected.filter(query)
+        else:
+            expected.undo()
+
+    box = widget.locator(".pw-filter-input")
+    undo = widget.locator("[data-action=undo]")
+    link.start()
+    for action, query in made:
+        if action == "undo":
+            undo.click()
+            continue
+        box.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.type(query, delay=0)
+        page.keyboard.press("Enter")
+    log = link.finish()
+    # the link did swap them: the kernel got the page's steps in another order
+    went_out = log.sent_order({"filter", "undo"})
+    assert len(went_out) == 40 and went_out != sorted(went_out)
+    assert log.delayed > 0
+
+    expect_attr(widget, "data-actions", "40", timeout=60)  # every reply drawn
+    state = wait_state(nb, lambda s: len(s["history"]) == len(expected.history), timeout=30)
+    assert state["history"] == expected.history_labels
+    assert state["nodes"] == expected.node_count and state["error"] == ""
+    # the page shows the last step's view, not an earlier reply that came late
+    expect_rowcount(widget, state["row_count"])
+    chips = widget.locator(".pw-chip").all_inner_texts()
+    assert chips[0] == state["history"][0] and chips[-4:] == state["history"][-4:]
+    assert chips[1] == f"+{len(state['history']) - 5} more"
+    save_screenshot(widget, "explorer_lab_burst_shuffled_link")
     page_watch.assert_clean()
 
 

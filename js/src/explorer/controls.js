@@ -16,6 +16,7 @@ import { button, fillSelect, h } from "../lib/dom.js";
  * @property {HTMLSelectElement} colorSelect
  * @property {HTMLDivElement} ensembleBar
  * @property {HTMLDivElement} historyBar
+ * @property {HTMLSpanElement} historySteps the history's chips (after its title and Undo)
  * @property {HTMLDivElement} head
  * @property {HTMLDivElement} body
  * @property {HTMLDivElement} status
@@ -81,7 +82,15 @@ export function buildControls(model, el) {
     h("label", { text: "color profiles by" }), colorSelect,
   ]);
   toolbar.append(ensembleBar);
-  const historyBar = h("div", { cls: "pw-history" });
+  // the Undo button is made once and stays first: chips change under a burst of steps, and
+  // a click must not land on a button that was replaced or moved between press and release
+  const historySteps = h("span", { cls: "pw-history-steps" });
+  const historyBar = h("div", { cls: "pw-history" }, [
+    h("span", { cls: "pw-history-title", text: "History:" }),
+    action("Undo", "undo", "take back the last step"),
+    historySteps,
+  ]);
+  historyBar.hidden = true;
   const banner = errorBanner(model);
   const head = h("div", { cls: "pw-head", attrs: { role: "row" } });
   const body = h("div", {
@@ -103,7 +112,7 @@ export function buildControls(model, el) {
   root.append(toolbar, historyBar, banner, legend, head, body, status, details, tooltip);
   return {
     root, searchInput, searchCount, filterInput, statSelect, colorSelect, ensembleBar,
-    historyBar, head, body, status, details, legend, tooltip, buttons,
+    historyBar, historySteps, head, body, status, details, legend, tooltip, buttons,
   };
 }
 
@@ -142,34 +151,25 @@ export function drawEnsembleBar(els, state) {
 }
 
 /**
- * The steps taken (chips) and Undo.
+ * The history's chips (and the bar hidden while there are none); its Undo button stays.
  * @param {Elements} els
  * @param {Model} model
- * @param {() => void} onUndo
  */
-export function drawHistory(els, model, onUndo) {
-  const bar = els.historyBar;
-  bar.replaceChildren();
+export function drawHistory(els, model) {
   /** @type {string[]} */
   const labels = model.get("history_labels") || [];
-  bar.hidden = !labels.length;
-  if (!labels.length) return;
-  bar.append(h("span", { cls: "pw-history-title", text: "History:" }));
+  els.historyBar.hidden = !labels.length;
   // a long history keeps one line: its first step, "+N", and the last steps (all on hover)
   const shown = labels.length > MAX_CHIPS
     ? [labels[0], null, ...labels.slice(labels.length - (MAX_CHIPS - 1))]
     : labels;
-  for (const label of shown) {
-    if (label === null) {
-      const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
-      bar.append(h("span", {
-        cls: "pw-chip pw-chip-more",
-        text: `+${hidden.length} more`,
-        title: hidden.join("\n"),
-      }));
-    } else {
-      bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
-    }
-  }
-  bar.append(button("Undo", onUndo, { action: "undo", title: "take back the last step" }));
+  els.historySteps.replaceChildren(...shown.map((label) => {
+    if (label !== null) return h("span", { cls: "pw-chip", text: label, title: label });
+    const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
+    return h("span", {
+      cls: "pw-chip pw-chip-more",
+      text: `+${hidden.length} more`,
+      title: hidden.join("\n"),
+    });
+  }));
 }

@@ -230,6 +230,7 @@ export function wire(ctx) {
     [b.focus, "click", () => onCursor(ctx, "focus")],
     [b.drop, "click", () => onCursor(ctx, "drop")],
     [b["expand-all"], "click", () => onCursor(ctx, "expand_all")],
+    [b.undo, "click", () => ctx.act("undo")],
     [els.statSelect, "change", () => ctx.act("stat", { stat: els.statSelect.value })],
     [els.colorSelect, "change", () => ctx.act("color_by", { column: els.colorSelect.value || null })],
   ];
@@ -257,7 +258,7 @@ export function wire(ctx) {
     drawHead(ctx);
     drawEnsembleBar(els, ctx.state);
     drawLegend(ctx);
-    drawHistory(els, model, () => ctx.act("undo"));
+    drawHistory(els, model);
     drawFilterHint(els, ctx.state);
     drawStatus(ctx);
     drawDetails(ctx);

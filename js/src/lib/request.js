@@ -9,6 +9,13 @@
 // left as it was, so it stays usable. The first response that arrives later takes the message
 // away again (the kernel is back).
 //
+// In order: a channel has a random name and numbers the requests it sends 1, 2, 3, ...
+// (`channel`, `seq`). Python applies them in that order whatever order the transport hands
+// them over in (perfweave/widgets/_base.py, RequestOrder), and the channel resolves the
+// responses in the same order: a response that comes before an earlier request's is held
+// until that one is answered or has timed out. So what a person types and clicks reaches
+// Python, and its replies reach the view, in the order it was done.
+//
 // The kernel may also push `{type: "push", key, version, [key]: {columns, ...}}` unasked (a
 // change made from Python or another widget): `channel.onPush(fn)` receives it with its
 // columns unpacked, which saves the page a request and its round trip.
@@ -50,7 +57,17 @@ export class KernelTimeout extends Error {
  * @property {(r: Response) => void} resolve
  * @property {string | undefined} key
  * @property {ReturnType<typeof setTimeout>} timer
+ * @property {Response} [answer] the response, once it came (held for earlier requests')
  */
+
+/** A name for a channel that no other view of the page picks (random; ids are not secrets). */
+function channelName() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && c.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 
 // A KernelTimeout that a caller did not catch has been shown in the widget's banner already:
 // it is not reported a second time as an uncaught error (the page stays quiet and usable).
@@ -76,8 +93,12 @@ export class Channel {
   /** @param {Model} model */
   constructor(model) {
     this.model = model;
+    /** this channel's name: Python keeps each channel's requests in their own order */
+    this.name = channelName();
     this.next = 1;
-    /** @type {Map<number, Waiting>} */
+    /** requests sent so far: the next one sent is number `sent + 1` (its `seq`) */
+    this.sent = 0;
+    /** @type {Map<number, Waiting>} requests not resolved yet, in the order they were made */
     this.waiting = new Map();
     /** whether a timeout's message is shown (a later response takes it away) */
     this.timedOut = false;
@@ -96,10 +117,10 @@ export class Channel {
         showLocal(this.model, "");
       }
       const entry = this.waiting.get(msg.id);
-      if (!entry) return;
-      this.waiting.delete(msg.id);
+      if (!entry || entry.answer) return;
       clearTimeout(entry.timer);
-      entry.resolve({ ...msg, columns: columnsOf(msg, entry.key, buffers) });
+      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
+      this.release();
     };
     model.on("msg:custom", this.onMessage);
   }
@@ -127,16 +148,29 @@ export class Channel {
         this.timedOut = true;
         showLocal(this.model, KERNEL_GONE);
         reject(new KernelTimeout(action, ms));
+        this.release(); // later requests' responses no longer wait for this one
       };
       const timer = setTimeout(fail, ms);
       this.waiting.set(id, { resolve, key: options.columns, timer });
+      const seq = this.sent + 1; // a request that could not be sent leaves no gap
       try {
-        this.model.send({ type: "request", id, action, args });
+        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
+        this.sent = seq;
       } catch {
         clearTimeout(timer); // no connection to a kernel at all: say so now
         fail();
       }
     });
+  }
+
+  /** Resolve the responses that came, in the order their requests were made, up to the
+   * first request still unanswered. */
+  release() {
+    for (const [id, entry] of this.waiting) {
+      if (!entry.answer) return;
+      this.waiting.delete(id);
+      entry.resolve(entry.answer);
+    }
   }
 
   /**
@@ -147,7 +181,7 @@ export class Channel {
     this.pushed.push(fn);
   }
 
-  /** Requests sent and not answered yet. */
+  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
   get pending() {
     return this.waiting.size;
   }

@@ -14,13 +14,20 @@ raises the :class:`~perfweave.errors.PerfweaveError`. Two entry points apply the
 An action must leave the widget unchanged when it raises (check first, then assign).
 
 **Requests from the page** (anywidgets, :class:`WidgetBase`). The browser sends custom
-messages ``{"type": "request", "id", "action", "args"}``; the widget runs the action (only
-names listed in ``_actions``: user strings are data, never code) and answers
+messages ``{"type": "request", "id", "channel", "seq", "action", "args"}``; the widget runs
+the action (only names listed in ``_actions``: user strings are data, never code) and answers
 ``{"type": "response", "id", "ok", "error", ...}`` plus any binary buffers, whose column
 header sits under one named key of the reply (``js/src/lib/request.js`` is told the key).
 A failed action answers ``ok: false`` with the message. A request the kernel does not answer
 within ``request_timeout`` seconds (the kernel stopped or restarted) gives up in the page and
 the banner says so, keeping the last view usable.
+
+**In the order they were made.** Each view of a widget on a page (``channel``, a random
+name) numbers the requests it sends 1, 2, 3, ... (``seq``). The transport may hand them over
+in another order; :class:`RequestOrder` keeps one that comes early until the ones before it
+have come, then runs them all in sequence, so Python applies what a person did in the order
+they did it. A request sent twice is refused (banner), never run again. A request without
+``seq`` (a Python caller, a test) runs when it arrives.
 
 **Composites** (:class:`CompositeBase`, ipywidgets boxes such as ClassPicker) show ``error`` in
 an :class:`ErrorBanner`, the same banner the anywidgets draw (``js/src/lib/banner.js``).
@@ -48,6 +55,10 @@ Reply = tuple[dict[str, Any], list[bytes]]
 #: seconds the page waits for the kernel's answer to a request (``request_timeout``'s default;
 #: the environment variable ``PERFWEAVE_REQUEST_TIMEOUT`` changes it for new widgets)
 DEFAULT_REQUEST_TIMEOUT = 10.0
+
+#: requests of one page that may wait for an earlier one that has not come; past this many the
+#: missing ones count as lost and the waiting ones are refused (the banner says which)
+MAX_WAITING = 256
 
 
 def static_file(name: str) -> pathlib.Path:
@@ -143,6 +154,58 @@ def _default_timeout() -> float:
     return value if value > 0 else DEFAULT_REQUEST_TIMEOUT
 
 
+class RequestOrder:
+    """The page's requests, put back in the order each view made them (see the module
+    docstring): :meth:`arrive` takes one request and returns what can be answered now, in
+    sequence, each with the reason it is refused (``""``: run it)."""
+
+    def __init__(self, max_waiting: int = MAX_WAITING) -> None:
+        self.max_waiting = max_waiting
+        #: channel -> the sequence number it applies next
+        self._next: dict[str, int] = {}
+        #: channel -> requests that came before an earlier one, by sequence number
+        self._waiting: dict[str, dict[int, tuple[dict, list]]] = {}
+
+    def waiting(self, channel: str) -> list[int]:
+        """Sequence numbers of ``channel`` that wait for an earlier request."""
+        return sorted(self._waiting.get(channel, ()))
+
+    def arrive(self, content: dict, buffers: list) -> list[tuple[dict, list, str]]:
+        """``(content, buffers, refusal)`` of every request that can be answered now."""
+        channel, seq = content.get("channel"), content.get("seq")
+        if channel is None and seq is None:
+            return [(content, buffers, "")]
+        valid_seq = isinstance(seq, int) and not isinstance(seq, bool) and seq >= 1
+        if not isinstance(channel, str) or not valid_seq:
+            why = (
+                f"request {content.get('id')!r} has channel {channel!r} and seq {seq!r}; "
+                "expected a string and a whole number from 1"
+            )
+            return [(content, buffers, why)]
+        expected = self._next.get(channel, 1)
+        waiting = self._waiting.setdefault(channel, {})
+        if seq < expected or seq in waiting:
+            return [(content, buffers, f"request #{seq} of this view came twice; it counts once")]
+        waiting[seq] = (content, buffers)
+        ready: list[tuple[dict, list, str]] = []
+        if len(waiting) > self.max_waiting and expected not in waiting:  # lost: refuse them
+            first, last = min(waiting), max(waiting)
+            why = (
+                f"request(s) #{expected} to #{first - 1} of this view never reached Python, so "
+                f"the {len(waiting)} made after them (#{first} to #{last}) were not applied"
+            )
+            ready += [(*waiting[s], why) for s in sorted(waiting)]
+            waiting.clear()
+            expected = last + 1
+        while expected in waiting:
+            ready.append((*waiting.pop(expected), ""))
+            expected += 1
+        self._next[channel] = expected
+        if not waiting:
+            del self._waiting[channel]
+        return ready
+
+
 class WidgetBase(anywidget.AnyWidget, ContractMixin):
     """An anywidget with the contract: request/response messages and the error banner."""
 
@@ -159,6 +222,8 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("request_timeout", _default_timeout())
         super().__init__(**kwargs)
+        #: the page's requests, in the order each view made them
+        self._request_order = RequestOrder()
         self.on_msg(self._on_msg)
 
     @traitlets.validate("request_timeout")
@@ -171,11 +236,18 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
     def _on_msg(self, _widget: Any, content: Any, buffers: list) -> None:
         if not isinstance(content, dict) or content.get("type") != "request":
             return
+        for request, request_buffers, refusal in self._request_order.arrive(content, buffers):
+            self._answer(request, request_buffers, refusal)
+
+    def _answer(self, content: dict, _buffers: list, refusal: str = "") -> None:
+        """Run one request (unless ``refusal`` says why not) and send its response."""
         rid = content.get("id")
         action = content.get("action")
         args = content.get("args") or {}
         self._seen = self._answering = True
         try:
+            if refusal:
+                raise PerfweaveError(refusal)
             method = self._actions.get(action) if isinstance(action, str) else None
             if method is None or not isinstance(args, dict):
                 raise PerfweaveError(f"unknown request {action!r}")

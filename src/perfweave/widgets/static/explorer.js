@@ -133,6 +133,13 @@ var KernelTimeout = class extends Error {
     this.ms = ms;
   }
 };
+function channelName() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && c.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 if (typeof window !== "undefined" && !/** @type {any} */
 window.__pwKernelTimeoutQuiet) {
   /** @type {any} */
@@ -149,7 +156,9 @@ var Channel = class {
   /** @param {Model} model */
   constructor(model) {
     this.model = model;
+    this.name = channelName();
     this.next = 1;
+    this.sent = 0;
     this.waiting = /* @__PURE__ */ new Map();
     this.timedOut = false;
     this.pushed = [];
@@ -165,10 +174,10 @@ var Channel = class {
         showLocal(this.model, "");
       }
       const entry = this.waiting.get(msg.id);
-      if (!entry) return;
-      this.waiting.delete(msg.id);
+      if (!entry || entry.answer) return;
       clearTimeout(entry.timer);
-      entry.resolve({ ...msg, columns: columnsOf(msg, entry.key, buffers) });
+      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
+      this.release();
     };
     model.on("msg:custom", this.onMessage);
   }
@@ -194,16 +203,28 @@ var Channel = class {
         this.timedOut = true;
         showLocal(this.model, KERNEL_GONE);
         reject(new KernelTimeout(action, ms));
+        this.release();
       };
       const timer = setTimeout(fail, ms);
       this.waiting.set(id, { resolve, key: options.columns, timer });
+      const seq = this.sent + 1;
       try {
-        this.model.send({ type: "request", id, action, args });
+        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
+        this.sent = seq;
       } catch {
         clearTimeout(timer);
         fail();
       }
     });
+  }
+  /** Resolve the responses that came, in the order their requests were made, up to the
+   * first request still unanswered. */
+  release() {
+    for (const [id, entry] of this.waiting) {
+      if (!entry.answer) return;
+      this.waiting.delete(id);
+      entry.resolve(entry.answer);
+    }
   }
   /**
    * Call `fn` with every message the kernel pushes unasked (columns unpacked).
@@ -212,7 +233,7 @@ var Channel = class {
   onPush(fn) {
     this.pushed.push(fn);
   }
-  /** Requests sent and not answered yet. */
+  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
   get pending() {
     return this.waiting.size;
   }
@@ -354,7 +375,13 @@ function buildControls(model, el) {
     colorSelect
   ]);
   toolbar.append(ensembleBar);
-  const historyBar = h("div", { cls: "pw-history" });
+  const historySteps = h("span", { cls: "pw-history-steps" });
+  const historyBar = h("div", { cls: "pw-history" }, [
+    h("span", { cls: "pw-history-title", text: "History:" }),
+    action("Undo", "undo", "take back the last step"),
+    historySteps
+  ]);
+  historyBar.hidden = true;
   const banner = errorBanner(model);
   const head = h("div", { cls: "pw-head", attrs: { role: "row" } });
   const body = h("div", {
@@ -383,6 +410,7 @@ function buildControls(model, el) {
     colorSelect,
     ensembleBar,
     historyBar,
+    historySteps,
     head,
     body,
     status,
@@ -415,27 +443,19 @@ function drawEnsembleBar(els, state) {
     g.color_by || ""
   );
 }
-function drawHistory(els, model, onUndo) {
-  const bar = els.historyBar;
-  bar.replaceChildren();
+function drawHistory(els, model) {
   const labels = model.get("history_labels") || [];
-  bar.hidden = !labels.length;
-  if (!labels.length) return;
-  bar.append(h("span", { cls: "pw-history-title", text: "History:" }));
+  els.historyBar.hidden = !labels.length;
   const shown = labels.length > MAX_CHIPS ? [labels[0], null, ...labels.slice(labels.length - (MAX_CHIPS - 1))] : labels;
-  for (const label of shown) {
-    if (label === null) {
-      const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
-      bar.append(h("span", {
-        cls: "pw-chip pw-chip-more",
-        text: `+${hidden.length} more`,
-        title: hidden.join("\n")
-      }));
-    } else {
-      bar.append(h("span", { cls: "pw-chip", text: label, title: label }));
-    }
-  }
-  bar.append(button("Undo", onUndo, { action: "undo", title: "take back the last step" }));
+  els.historySteps.replaceChildren(...shown.map((label) => {
+    if (label !== null) return h("span", { cls: "pw-chip", text: label, title: label });
+    const hidden = labels.slice(1, labels.length - (MAX_CHIPS - 1));
+    return h("span", {
+      cls: "pw-chip pw-chip-more",
+      text: `+${hidden.length} more`,
+      title: hidden.join("\n")
+    });
+  }));
 }
 
 // src/lib/format.js
@@ -1108,6 +1128,7 @@ function wire(ctx) {
     [b.focus, "click", () => onCursor(ctx, "focus")],
     [b.drop, "click", () => onCursor(ctx, "drop")],
     [b["expand-all"], "click", () => onCursor(ctx, "expand_all")],
+    [b.undo, "click", () => ctx.act("undo")],
     [els.statSelect, "change", () => ctx.act("stat", { stat: els.statSelect.value })],
     [els.colorSelect, "change", () => ctx.act("color_by", { column: els.colorSelect.value || null })]
   ];
@@ -1133,7 +1154,7 @@ function wire(ctx) {
     drawHead(ctx);
     drawEnsembleBar(els, ctx.state);
     drawLegend(ctx);
-    drawHistory(els, model, () => ctx.act("undo"));
+    drawHistory(els, model);
     drawFilterHint(els, ctx.state);
     drawStatus(ctx);
     drawDetails(ctx);

@@ -345,6 +345,13 @@ var KernelTimeout = class extends Error {
     this.ms = ms;
   }
 };
+function channelName() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && c.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
 if (typeof window !== "undefined" && !/** @type {any} */
 window.__pwKernelTimeoutQuiet) {
   /** @type {any} */
@@ -361,7 +368,9 @@ var Channel = class {
   /** @param {Model} model */
   constructor(model) {
     this.model = model;
+    this.name = channelName();
     this.next = 1;
+    this.sent = 0;
     this.waiting = /* @__PURE__ */ new Map();
     this.timedOut = false;
     this.pushed = [];
@@ -377,10 +386,10 @@ var Channel = class {
         showLocal(this.model, "");
       }
       const entry = this.waiting.get(msg.id);
-      if (!entry) return;
-      this.waiting.delete(msg.id);
+      if (!entry || entry.answer) return;
       clearTimeout(entry.timer);
-      entry.resolve({ ...msg, columns: columnsOf(msg, entry.key, buffers) });
+      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
+      this.release();
     };
     model.on("msg:custom", this.onMessage);
   }
@@ -406,16 +415,28 @@ var Channel = class {
         this.timedOut = true;
         showLocal(this.model, KERNEL_GONE);
         reject(new KernelTimeout(action, ms));
+        this.release();
       };
       const timer = setTimeout(fail, ms);
       this.waiting.set(id, { resolve, key: options.columns, timer });
+      const seq = this.sent + 1;
       try {
-        this.model.send({ type: "request", id, action, args });
+        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
+        this.sent = seq;
       } catch {
         clearTimeout(timer);
         fail();
       }
     });
+  }
+  /** Resolve the responses that came, in the order their requests were made, up to the
+   * first request still unanswered. */
+  release() {
+    for (const [id, entry] of this.waiting) {
+      if (!entry.answer) return;
+      this.waiting.delete(id);
+      entry.resolve(entry.answer);
+    }
   }
   /**
    * Call `fn` with every message the kernel pushes unasked (columns unpacked).
@@ -424,7 +445,7 @@ var Channel = class {
   onPush(fn) {
     this.pushed.push(fn);
   }
-  /** Requests sent and not answered yet. */
+  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
   get pending() {
     return this.waiting.size;
   }
