@@ -36,9 +36,10 @@ def _rows(gf, metric):
 
 
 @pytest.mark.parametrize("path,metric", [(CPI, "time"), (ALLGATHER, "time (inc)")])
-def test_load_imbalance_is_max_over_mean_of_each_nodes_rows(path, metric):
+def test_load_imbalance_over_every_thread_is_max_over_mean_of_each_nodes_rows(path, metric):
+    """On full grids (every node on every rank/thread) Chopper's definition holds as is."""
     gf = pw.read(path)
-    li = gf.load_imbalance(metric)
+    li = gf.load_imbalance(metric, across="threads")
     rows = _rows(gf, metric).groupby("node")[metric]
     want = pd.DataFrame({"mean": rows.mean(), "max": rows.max()})
     got = li.dataframe
@@ -48,7 +49,10 @@ def test_load_imbalance_is_max_over_mean_of_each_nodes_rows(path, metric):
     np.testing.assert_allclose(got[f"{metric}.max"], want["max"], rtol=1e-12)
     ratio = want["max"] / want["mean"]
     np.testing.assert_allclose(got[f"{metric}.imbalance"], ratio, rtol=1e-12, equal_nan=True)
-    assert li.default_metric == f"{metric}.imbalance"
+    np.testing.assert_allclose(got[f"{metric}.excess"], want["max"] - want["mean"], rtol=1e-12)
+    efficiency = want["mean"] / want["max"]
+    np.testing.assert_allclose(got[f"{metric}.efficiency"], efficiency, rtol=1e-12, equal_nan=True)
+    assert li.default_metric == f"{metric}.excess"
     first_name = gf.dataframe["name"].groupby(level="node").first()
     assert (got["name"] == first_name).all()
     # the input is untouched
@@ -66,8 +70,25 @@ def test_load_imbalance_top_ranks_are_the_largest_rows_largest_first(cpi):
     assert "time.top_threads" not in li.dataframe.columns
 
 
+def test_load_imbalance_by_default_sums_each_ranks_threads(allgather):
+    """Issue 28: a rank's threads are one unit (its helper threads are not idle ranks)."""
+    li = allgather.load_imbalance("time (inc)").dataframe
+    per_rank = allgather.dataframe["time (inc)"].groupby(level=["node", "rank"]).sum()
+    by_node = per_rank.groupby(level="node")
+    np.testing.assert_allclose(li["time (inc).mean"], by_node.mean(), rtol=1e-12)
+    np.testing.assert_allclose(li["time (inc).max"], by_node.max(), rtol=1e-12)
+    assert "time (inc).top_threads" not in li.columns
+    for node in li.index[:25]:
+        top = per_rank.loc[node].sort_values(ascending=False, kind="stable").index[:5]
+        assert list(li.loc[node, "time (inc).top_ranks"]) == list(top)
+    every = allgather.load_imbalance("time (inc)", across="threads").dataframe
+    assert not np.allclose(every["time (inc).mean"], li["time (inc).mean"])
+    with pytest.raises(ShapeError, match="across='rank'.*expected one of 'ranks', 'threads'"):
+        allgather.load_imbalance("time (inc)", across="rank")
+
+
 def test_load_imbalance_over_ranks_and_threads_names_both(allgather):
-    li = allgather.load_imbalance("time (inc)")
+    li = allgather.load_imbalance("time (inc)", across="threads")
     df = li.dataframe
     values = allgather.dataframe["time (inc)"]
     for node in df.index[df["time (inc).max"] > 0][:25]:
@@ -82,9 +103,9 @@ def test_load_imbalance_over_ranks_and_threads_names_both(allgather):
 
 def test_load_imbalance_several_metrics_and_metric_lists(allgather):
     li = allgather.load_imbalance(["time", "time (inc)"])
-    assert li.exc_metrics == ["time.mean", "time.max"]
-    assert li.inc_metrics == ["time (inc).mean", "time (inc).max"]
-    assert li.default_metric == "time.imbalance"
+    assert li.exc_metrics == ["time.mean", "time.max", "time.excess"]
+    assert li.inc_metrics == ["time (inc).mean", "time (inc).max", "time (inc).excess"]
+    assert li.default_metric == "time.excess"
 
 
 def test_load_imbalance_threshold_drops_small_nodes(cpi):

@@ -37,28 +37,55 @@ def _cells(gf) -> pd.Series:
     return gf.dataframe["time"].groupby(level=levels).sum(min_count=1)
 
 
+def _grid(gf, across: str = "threads") -> pd.DataFrame:
+    """time per node (rows) and compared unit (columns: the frame's rank/thread cells, or
+    its ranks with their threads summed), by the rule of calltree.ranks written in pandas:
+    0 where a node with a value somewhere has no value, all-NaN rows for nodes without."""
+    cells = _cells(gf)
+    levels = gf.index_levels
+    units = gf.dataframe.index.droplevel("node").unique()  # the cells of the frame
+    if across == "ranks" and len(levels) > 1:
+        cells = cells.groupby(level=["node", "rank"]).sum(min_count=1)
+        units = units.get_level_values("rank").unique()
+        levels = ["rank"]
+    table = cells.unstack(levels).reindex(columns=units)
+    has = table.notna().any(axis=1)
+    table = table.fillna(0.0)
+    table.loc[~has] = np.nan
+    return table
+
+
 @settings(max_examples=80, deadline=None)
 @given(frames())
-def test_node_values_sum_rows_then_average_ranks(gf):
-    cells = _cells(gf)
-    want = cells.groupby(level="node").mean() if gf.index_levels else cells
+def test_node_values_sum_rows_then_average_cells_missing_as_zero(gf):
+    if gf.index_levels:
+        want = _grid(gf).mean(axis=1)
+    else:
+        want = _cells(gf)
     got = gf.node_values("time")["time"]
     assert len(got) == len(gf.graph)
     np.testing.assert_allclose(got.to_numpy()[want.index], want.to_numpy(), equal_nan=True)
 
 
 @settings(max_examples=80, deadline=None)
-@given(frames(), st.integers(1, 6))
-def test_load_imbalance_against_pandas(gf, top):
-    if not gf.index_levels:
+@given(frames(), st.integers(1, 6), st.sampled_from(["ranks", "threads"]))
+def test_load_imbalance_against_pandas(gf, top, across):
+    if not gf.index_levels or (across == "ranks" and "rank" not in gf.index_levels):
         return
-    cells = _cells(gf)
-    li = gf.load_imbalance("time", top=top).dataframe
-    by_node = cells.groupby(level="node")
-    np.testing.assert_allclose(li["time.mean"], by_node.mean(), equal_nan=True)
-    np.testing.assert_allclose(li["time.max"], by_node.max(), equal_nan=True)
+    grid = _grid(gf, across)
+    li = gf.load_imbalance("time", top=top, across=across).dataframe
+    np.testing.assert_allclose(li["time.mean"], grid.mean(axis=1), equal_nan=True)
+    np.testing.assert_allclose(li["time.max"], grid.max(axis=1), equal_nan=True)
+    np.testing.assert_allclose(
+        li["time.excess"], grid.max(axis=1) - grid.mean(axis=1), equal_nan=True
+    )
+    measured = (
+        _cells(gf).groupby(level=["node", "rank"]).sum(min_count=1)
+        if across == "ranks" and len(gf.index_levels) > 1
+        else _cells(gf)
+    )
     for node, ranks in li["time.top_ranks"].items():
-        mine = cells.loc[node].dropna()
+        mine = measured.loc[node].dropna()
         assert len(ranks) == min(top, len(mine))
         expected = mine.sort_values(ascending=False, kind="stable").index[: len(ranks)]
         got_values = [mine.loc[key] for key in _keys(li, node, ranks)]

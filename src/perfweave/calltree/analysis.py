@@ -3,9 +3,9 @@
 **A node's value** (:func:`node_values`) is defined once and used by ``tree()``, the CLI
 and the explorer: the rows of one node on one rank/thread are summed (a sampling profile
 keeps one row per sampled call stack, all parts of the node), then the mean is taken over
-the node's ranks/threads (Hatchet's ``drop_index_levels`` default). A frame without
-rank/thread levels therefore shows the sum of each node's rows; a frame with them the mean
-over its ranks/threads.
+the frame's rank/thread cells, where a cell without a row for the node counts 0 for an
+additive metric (:mod:`perfweave.calltree.ranks`, the one rule of reducing ranks and
+threads). A frame without rank/thread levels therefore shows the sum of each node's rows.
 
 Load imbalance, the flat profile and the hot path follow Chopper (the ``hatchet``
 package's analysis layer); docs/calltree.md states its definitions and where perfweave
@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._layout import INT, Layout, layout
+from perfweave.calltree.ranks import Cells, check_across, rank_cells, spread_of
 from perfweave.errors import ShapeError
 
 if TYPE_CHECKING:
@@ -53,10 +54,6 @@ def _layout_of(gf: GraphFrame) -> Layout:
     return layout(gf.dataframe, len(gf.graph))
 
 
-def _values(df: pd.DataFrame, col: str) -> np.ndarray:
-    return np.asarray(df[col], dtype=float)
-
-
 def _select(gf: GraphFrame, rank: int | None, thread: int | None) -> tuple[pd.DataFrame, str]:
     """The rows of the rank/thread asked for (all rows where None), and how to say so."""
     df = gf.dataframe
@@ -80,22 +77,22 @@ def _select(gf: GraphFrame, rank: int | None, thread: int | None) -> tuple[pd.Da
 
 
 def describe(
-    gf: GraphFrame, df: pd.DataFrame | None = None, chosen: str = "", lay: Layout | None = None
+    gf: GraphFrame, df: pd.DataFrame | None = None, chosen: str = "", cells: Cells | None = None
 ) -> str:
     """What :func:`node_values` shows for this frame, in words ('' when each node has
     exactly one row: its value is that row)."""
     df = gf.dataframe if df is None else df
-    lay = layout(df, len(gf.graph)) if lay is None else lay
+    cells = rank_cells(gf, [], dataframe=df) if cells is None else cells
+    lay = cells.layout
     parts = [chosen] if chosen else []
-    if lay.levels:
-        counts = ", ".join(f"{lay.level_counts[lvl]} {lvl}s" for lvl in lay.levels)
-        parts.append(f"mean over {counts}")
+    if cells.levels:
+        parts.append(cells.describe("mean"))
     if lay.has_duplicates():
-        cells = int((lay.rows_per_cell > 0).sum())
+        n_cells = int((lay.rows_per_cell > 0).sum())
         if lay.levels:
-            where = f"per {'/'.join(lay.levels)} ({len(df)} rows, {cells} node-{lay.levels[0]}s)"
+            where = f"per {'/'.join(lay.levels)} ({len(df)} rows, {n_cells} node-{lay.levels[0]}s)"
         else:
-            where = f"({len(df)} rows, {cells} nodes)"
+            where = f"({len(df)} rows, {n_cells} nodes)"
         parts.append(f"the sum of each node's rows {where}")
     return "; ".join(parts)
 
@@ -108,9 +105,10 @@ def node_values(
 ) -> pd.DataFrame:
     """One value per graph node for each column (see the module docstring).
 
-    Indexed by node id 0..n-1 (NaN for a node without rows). ``rank``/``thread`` pick one
-    rank or thread first (the other level is still averaged). ``result.attrs`` holds under
-    ``"perfweave.node_values"`` what the values are ("mean over 4 ranks"), for a header.
+    Indexed by node id 0..n-1 (NaN for a node without a value). ``rank``/``thread`` pick
+    one rank or thread first (the other level is still averaged). ``result.attrs`` holds
+    under ``"perfweave.node_values"`` what the values are ("mean over 4 ranks"), for a
+    header.
     """
     return _node_values(gf, metric_list(gf, columns, "node_values"), rank, thread)[0]
 
@@ -121,16 +119,11 @@ def _node_values(
     """:func:`node_values` and the layout of the rows it read."""
     df, chosen = _select(gf, rank, thread)
     n = len(gf.graph)
-    lay = layout(df, n)
-    out = {}
-    for c in cols:
-        total, present = lay.dense(_values(df, c))
-        n_present = present.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out[c] = np.where(n_present > 0, total.sum(axis=1) / np.maximum(n_present, 1), np.nan)
+    cells = rank_cells(gf, cols, "threads", dataframe=df)
+    out = {c: cells.reduce(c, "mean") for c in cols}
     result = pd.DataFrame(out, index=pd.RangeIndex(n, name="node"), columns=cols)
-    result.attrs[DESCRIPTION] = describe(gf, df, chosen, lay)
-    return result, lay
+    result.attrs[DESCRIPTION] = describe(gf, df, chosen, cells)
+    return result, cells.layout
 
 
 def combine_rows(gf: GraphFrame) -> pd.DataFrame:
@@ -160,13 +153,21 @@ def load_imbalance(
     metric_columns: str | Sequence[str] | None = None,
     top: int = 5,
     threshold: float | None = None,
+    across: str | None = None,
 ) -> GraphFrame:
-    """Chopper's load imbalance: per node, the mean and max of each metric over its
-    rank/thread rows, ``imbalance = max / mean`` and the ``top`` ranks with the largest
-    values (``<m>.top_ranks``, largest first; ``<m>.top_threads`` alongside where the
-    frame has threads). One row per node on the same graph; other columns keep the node's
-    first value. ``threshold`` keeps only nodes whose max exceeds that fraction of the
-    metric's largest value (Chopper's filter).
+    """Load imbalance per node, over the compared units ``across`` (each rank with its
+    threads summed, the default where there is a rank level, or every rank/thread cell;
+    see :mod:`perfweave.calltree.ranks`, where a unit without a row counts 0).
+
+    For each metric ``m``: ``m.mean`` and ``m.max`` over the units; ``m.excess = max -
+    mean``, the time the slowest unit spends beyond the average (in ``m``'s unit: what
+    ranks lose waiting, the column to rank nodes by); the POP load-balance
+    ``m.efficiency = mean / max``; Chopper's ``m.imbalance = max / mean``; and the ``top``
+    units with the largest values among those measured (``m.top_ranks``, largest first;
+    ``m.top_threads`` alongside when every thread is compared). One row per node on the
+    same graph; other columns keep the node's first value; ``default_metric`` is the
+    first metric's excess. ``threshold`` keeps only nodes whose max exceeds that fraction
+    of the largest unit value of the first metric (Chopper's filter).
     """
     if metric_columns is None:
         metric_columns = [gf.default_metric]
@@ -179,40 +180,40 @@ def load_imbalance(
         )
     if not isinstance(top, (int, np.integer)) or top < 1:
         raise ShapeError(f"load_imbalance: top must be a positive integer, not {top!r}")
+    across = check_across(gf.index_levels, across)
     df = gf.dataframe
-    lay = _layout_of(gf)
-    first = lay.first_row_of_node()
-    nodes = lay.node[first]
+    cells = rank_cells(gf, cols, across)
+    first = cells.layout.first_row_of_node()
+    nodes = cells.layout.node[first]
     metrics = set(gf.exc_metrics + gf.inc_metrics)
     out: dict[str, object] = {c: df[c].to_numpy()[first] for c in df.columns if c not in metrics}
     exc, inc = [], []
+    units: dict[str, str] = {}
     for c in cols:
-        total, present = lay.dense(_values(df, c))
-        if len(nodes) < lay.n_nodes:
-            total, present = total[nodes], present[nodes]
-        n_present = present.sum(axis=1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(n_present > 0, total.sum(axis=1) / np.maximum(n_present, 1), np.nan)
-            masked = total  # a copy of its own: _top uses it up
-            if not present.all():
-                masked[~present] = -np.inf
-            peak = masked.max(axis=1)
-            peak = np.where(n_present > 0, peak, np.nan)
-            out[f"{c}.mean"] = mean
-            out[f"{c}.max"] = peak
-            out[f"{c}.imbalance"] = peak / mean
-        ranks, threads = _top(masked, present, lay, top)  # (changes masked)
+        spread = spread_of(cells, c)
+        for stat in ("mean", "max", "excess", "efficiency", "imbalance"):
+            out[f"{c}.{stat}"] = getattr(spread, stat)[nodes]
+        seen, values = cells.measured[c], cells.values[c]
+        if len(nodes) < len(values):
+            seen, values = seen[nodes], values[nodes]
+        masked = values.copy() if seen.all() else np.where(seen, values, -np.inf)
+        ranks, threads = _top(masked, cells, top)
         if ranks is not None:
             out[f"{c}.top_ranks"] = ranks
         if threads is not None:
             out[f"{c}.top_threads"] = threads
-        (inc if c in gf.inc_metrics else exc).extend([f"{c}.mean", f"{c}.max"])
+        (inc if c in gf.inc_metrics else exc).extend([f"{c}.mean", f"{c}.max", f"{c}.excess"])
+        unit = gf.unit_of(c)
+        units.update({f"{c}.{s}": unit for s in ("mean", "max", "excess")})
+        units.update({f"{c}.{s}": "" for s in ("efficiency", "imbalance")})
     frame = pd.DataFrame(out, index=pd.Index(nodes, name="node"))
     result = gf._derive(gf.graph, frame)
     result.exc_metrics, result.inc_metrics = exc, inc
-    result.default_metric = f"{cols[0]}.imbalance"
+    result.units = {**gf.units, **units}
+    result.default_metric = f"{cols[0]}.excess"
     if threshold is not None:
-        largest = np.nanmax(_values(df, cols[0])) if len(df) else np.nan
+        values = cells.values[cols[0]]
+        largest = np.nanmax(values) if np.isfinite(values).any() else np.nan
         keep = frame[f"{cols[0]}.max"].to_numpy() > threshold * largest
         if not keep.any():
             raise ShapeError(
@@ -223,12 +224,14 @@ def load_imbalance(
     return result
 
 
-def _top(masked: np.ndarray, present: np.ndarray, lay: Layout, top: int):
-    """The rank (and thread) values of each node's ``top`` largest cells, largest first.
+def _top(masked: np.ndarray, cells: Cells, top: int):
+    """The rank (and thread) values of each node's ``top`` largest measured units,
+    largest first.
 
-    One small integer array per node (shorter where a node has fewer cells); equal values
-    keep the lower rank first. ``masked`` (values, -inf where absent) is used up: ``top``
-    rounds of argmax, each masking the cell it found, beat a partition of the matrix.
+    One small integer array per node (shorter where a node has fewer measured units);
+    equal values keep the lower rank first. ``masked`` (values, -inf where not measured)
+    is used up: ``top`` rounds of argmax, each masking the cell it found, beat a partition
+    of the matrix.
     """
     n, k = masked.shape
     t = min(top, k)
@@ -243,9 +246,9 @@ def _top(masked: np.ndarray, present: np.ndarray, lay: Layout, top: int):
     full = valid.all()
 
     def per_node(level: str):
-        if level not in lay.combo_values:
+        if level not in cells.unit_values:
             return None
-        values = lay.combo_values[level][best]
+        values = cells.unit_values[level][best]
         rows = iter(values) if full else map(_head, values, valid.sum(axis=1).tolist())
         return np.fromiter(rows, dtype=object, count=len(values))  # one array per node
 

@@ -297,30 +297,38 @@ class GraphFrame:
         return self
 
     def drop_index_levels(self, function: Callable | str = np.mean) -> GraphFrame:
-        """Aggregate away the rank/thread index levels, in place (as Hatchet does).
+        """Reduce the rank/thread index levels away, in place (Hatchet's method).
 
-        Metric columns are aggregated with ``function`` per node (numpy's mean, sum,
-        min, max and median run as pandas' vectorised reductions); other columns keep
-        their first value. Returns self for chaining.
+        Each metric column is reduced per node with ``function`` over the frame's
+        rank/thread cells by perfweave's one rule (:mod:`perfweave.calltree.ranks`): a cell
+        without a row for a node measured nothing there and counts 0 for an additive
+        metric, so no node's inclusive value exceeds its parent's (Hatchet averages only
+        the rows that exist). Numpy's mean, median, min, max, sum, std and var (ddof=0)
+        and their names are vectorised; another callable gets each node's values. Other
+        columns keep their first value. Returns self for chaining.
         """
         if not self.index_levels:
             return self
-        metrics = set(self.exc_metrics + self.inc_metrics)
-        how = _FAST_AGG.get(function, function)
-        grouped = self.dataframe.groupby(level="node", sort=True)
+        from perfweave.calltree.ranks import rank_cells
+
+        df = self.dataframe
+        metrics = [c for c in df.columns if c in set(self.exc_metrics + self.inc_metrics)]
+        numeric = [c for c in metrics if pd.api.types.is_numeric_dtype(df[c])]
+        cells = rank_cells(self, numeric, "threads")
+        nodes = cells.layout.node[cells.layout.first_row_of_node()]
+        grouped = df.groupby(level="node", sort=True)  # for the first value of other columns
         cols = {}
-        for col in self.dataframe.columns:
-            if col in metrics:
-                cols[col] = (
-                    grouped[col].agg(how)
-                    if isinstance(how, str)
-                    else grouped[col].agg(lambda s: function(s.to_numpy()))
-                )
+        for col in df.columns:
+            if col in numeric:
+                values = cells.reduce(col, function)[nodes]
+                if df[col].dtype.kind in "iu" and not np.isnan(values).any():
+                    whole = np.round(values)
+                    values = whole.astype(df[col].dtype) if (whole == values).all() else values
+                cols[col] = values
             else:
-                cols[col] = grouped[col].first()
-        self.dataframe = pd.DataFrame(cols, index=cols[next(iter(cols))].index if cols else None)[
-            list(self.dataframe.columns)
-        ]
+                cols[col] = grouped[col].first().reindex(nodes).to_numpy()
+        out = pd.DataFrame(cols, index=pd.Index(nodes, name="node"), columns=list(df.columns))
+        self.dataframe = out if out.index.is_monotonic_increasing else out.sort_index()
         return self
 
     def unify(self, other: GraphFrame) -> None:
@@ -345,7 +353,8 @@ class GraphFrame:
         thread: int | None = None,
     ) -> pd.DataFrame:
         """One value per node (index 0..n-1): a node's rows summed per rank/thread, then
-        the mean over ranks/threads. ``.attrs["perfweave.node_values"]`` says which."""
+        the mean over the rank/thread cells, a cell without a row counting 0 for an
+        additive metric. ``.attrs["perfweave.node_values"]`` says which."""
         from perfweave.calltree.analysis import node_values
 
         return node_values(self, columns, rank, thread)
@@ -355,12 +364,15 @@ class GraphFrame:
         metric_columns: str | Sequence[str] | None = None,
         top: int = 5,
         threshold: float | None = None,
+        across: str | None = None,
     ) -> GraphFrame:
-        """Chopper's load imbalance: ``<m>.mean``, ``<m>.max``, ``<m>.imbalance`` (max /
-        mean over the node's rank/thread rows) and ``<m>.top_ranks``, one row per node."""
+        """Load imbalance per node over ranks (threads summed; default where there are
+        ranks) or every thread (``across="threads"``): ``<m>.mean``, ``<m>.max``,
+        ``<m>.excess`` (max - mean: the time lost), ``<m>.efficiency`` (mean / max, POP),
+        ``<m>.imbalance`` (max / mean, Chopper's) and ``<m>.top_ranks``."""
         from perfweave.calltree.analysis import load_imbalance
 
-        return load_imbalance(self, metric_columns, top, threshold)
+        return load_imbalance(self, metric_columns, top, threshold, across)
 
     def flat_profile(
         self, metric_columns: str | Sequence[str] | None = None, by: str = "name"
@@ -564,13 +576,6 @@ class GraphFrame:
         return to_flamegraph(self, metric, name, rank, thread, threshold)
 
 
-_FAST_AGG: dict[Any, str] = {
-    np.mean: "mean",
-    np.sum: "sum",
-    np.min: "min",
-    np.max: "max",
-    np.median: "median",
-}
 _OPS = {
     "add": lambda x, y: x + y,
     "subtract": lambda x, y: x - y,

@@ -20,7 +20,16 @@ from collections.abc import Sequence
 from perfweave import __version__
 from perfweave.errors import PerfweaveError, PerfweaveWarning
 
-_COMMAND_MODULES = ("calltree", "counts", "classes", "merge", "ensemble", "models", "apps")
+_COMMAND_MODULES = (
+    "calltree",
+    "imbalance",
+    "counts",
+    "classes",
+    "merge",
+    "ensemble",
+    "models",
+    "apps",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
