@@ -141,7 +141,12 @@ def test_tree_and_cli_show_the_same_nested_values(capsys):
     shown = [float(line.strip("└├─│ ").split()[0]) for line in text[1:] if line.strip()]
     assert shown[:4] == pytest.approx([round(v, 3) for v in values[:4]], abs=1e-3)
     assert main(["tree", GAMESS, "-O", "per_profile=true", "--depth", "5", "--color", "never"]) == 0
-    cli = [line for line in capsys.readouterr().out.splitlines() if not line.startswith("#")]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "# mean over 40 threads (16 ranks); a thread without a row for a node counts 0 "
+        "(--aggregate sum|min|max|median, --rank N)"
+    )
+    cli = [line for line in out if not line.startswith("#")]
     assert [float(line.strip("└├─│ ").split()[0]) for line in cli if line.strip()] == shown
 
 

@@ -96,7 +96,8 @@ def _rank_options(parser: argparse.ArgumentParser) -> None:
         choices=_AGGREGATES,
         default="mean",
         help="how the ranks/threads of a multi-rank profile are combined per node (default: "
-        "mean, as Hatchet's drop_index_levels); the output says which was used",
+        "mean; a rank/thread without a row for a node counts 0, see docs/calltree.md); the "
+        "output says which was used",
     )
     parser.add_argument(
         "--rank", type=int, help="show this one rank (its threads aggregated) instead"
@@ -109,6 +110,7 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
     import numpy as np
 
     from perfweave.calltree.analysis import combine_rows
+    from perfweave.calltree.ranks import rank_cells
     from perfweave.calltree.shown import with_inclusive
     from perfweave.errors import PerfweaveError
 
@@ -136,12 +138,12 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
             gf.drop_index_levels(getattr(np, args.aggregate))
             note += f", {args.aggregate} over its threads"
     elif gf.index_levels:
-        counts = ", ".join(
-            f"{df.index.get_level_values(level).nunique()} {level}s" for level in gf.index_levels
-        )
+        # said by the one rule of reducing ranks and threads (calltree.ranks)
+        shown = [m for m in (metric or gf.default_metric,) if m in df.columns]
+        said = rank_cells(gf, shown, "threads").describe(args.aggregate)
         gf = gf.copy()
         gf.drop_index_levels(getattr(np, args.aggregate))
-        note = f"{args.aggregate} over {counts} (--aggregate sum|min|max|median, --rank N)"
+        note = f"{said} (--aggregate sum|min|max|median, --rank N)"
     return gf, "; ".join(notes + ([note] if note else []))
 
 
