@@ -12,6 +12,7 @@ import pytest
 
 from perfweave.cli import main
 from perfweave.ensemble import Ensemble
+from perfweave.scaling import predict
 
 MPI = str(Path(__file__).parent.parent / "data" / "thicket" / "mpi_scaling_cali")
 ARGS = ["models", MPI, "--param", "mpi.world.size", "--metric", "Avg time/rank"]
@@ -48,7 +49,14 @@ def test_target_ranks_by_predicted_value(fits):
     table = pd.read_csv(io.StringIO(out), index_col="node")
     assert len(table) == len(fits)
     at = table["at mpi.world.size=4096 (s)"].to_numpy()
-    assert (np.diff(at) <= 0).all()
+    finite = at[np.isfinite(at)]
+    assert (np.diff(finite) <= 0).all() and np.isnan(at[len(finite) :]).all()
+    # a time below 0 is no value: the shrinking models that cross 0 before 4096 ranks
+    below = predict(fits, 4096.0) < 0
+    assert set(table.index[np.isnan(at)]) == set(fits.index[below]) == {8, 24, 41}
+    low, high = table["90% low"], table["90% high"]
+    assert ((low <= at) | np.isnan(at)).all()
+    assert ((high >= low) & (low >= 0) | np.isnan(at)).all()
     row = fits.loc[2]  # MPI_Allreduce: 1.92e-05 + 9.09e-09 * p^(9/4)
     expected = row["c0"] + row["c1"] * 4096 ** (9 / 4)
     # the unit in the header
@@ -75,3 +83,26 @@ def test_no_model_rows_say_why():
     code, out, _ = _run(["models", MPI, "--param", "launchdate", "--top", "1"])
     assert code == 0
     assert "45 without a model" in out and "a model needs at least 5" in out
+
+
+def test_quality_and_intervals_in_the_text_table(fits):
+    """Each row says how far to trust it (a poor fit in capitals), a shrinking model reads
+    as shrinking, the prediction past the data comes with its interval and none is a
+    time below 0."""
+    code, out, _ = _run([*ARGS, "--top", "0", "--target", "4096"])
+    assert code == 0
+    assert "mpi.world.size=4096 is 11.9x the largest measured (343): an extrapolation" in out
+    rows = {line.split()[0]: line for line in out.splitlines()[4:] if line[:1].isdigit()}
+    assert len(rows) == len(fits)
+    shrinking = rows["41"]  # CalcTimeConstraintsForElems: 0.159 - 2.2e-07 * p^(5/3)
+    assert " -p^(5/3) " in shrinking and "< 0: model invalid here" in shrinking
+    assert shrinking.rstrip().endswith("POOR")
+    assert rows["5"].rstrip().endswith("good")  # main: a constant within 9 %
+    assert (
+        sum(r.rstrip().endswith("POOR") for r in rows.values()) == (fits["quality"] == "poor").sum()
+    )
+    assert out.rstrip().splitlines()[-1].startswith("POOR: SMAPE above 50%")
+    code, csv, _ = _run([*ARGS, "--top", "0", "--csv"])
+    table = pd.read_csv(io.StringIO(csv), index_col="node")
+    assert (table["quality"] == fits.loc[table.index, "quality"]).all()
+    assert table.loc[41, "term"] == "-p^(5/3)"

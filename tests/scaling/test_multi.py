@@ -64,7 +64,7 @@ def test_table_columns_and_texts(known):
     assert list(known.columns) == [
         "c0", "c[ranks]", "c[size]", "c[ranks*size]", "p_exp[ranks]", "log_exp[ranks]",
         "p_exp[size]", "log_exp[size]", "combination", "term", "model", "rss", "smape",
-        "ar2", "n", "reason", "note",
+        "ar2", "n", "quality", "reason", "note",
     ]  # fmt: skip
     assert known.attrs["params"] == ["ranks", "size"]
     assert known["model"][0] == "3 + 0.02 * ranks^(1) * log2(ranks)^(1) * size^(1/2)"

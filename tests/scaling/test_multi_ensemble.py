@@ -98,7 +98,7 @@ def test_cli_two_parameters(runs, ens):
     assert code == 0
     table = pd.read_csv(io.StringIO(out), index_col="node")
     at_max = f"at {max(RANKS)},{max(SIZES)}"
-    assert list(table.columns) == ["path", "term", "model", at_max, "smape", "ar2"]
+    assert list(table.columns) == ["path", "term", "model", at_max, "smape", "ar2", "quality"]
     largest = {n: TRUTH[n](max(RANKS), max(SIZES)) for n in TRUTH}
     want = sorted(largest, key=largest.get, reverse=True)
     assert [p.split(" > ")[-1] for p in table["path"]] == want

@@ -10,7 +10,8 @@ import pytest
 import perfweave as pw
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling import ScalingStudy, fit_models
-from perfweave.widgets.scaling_view import ScalingView
+from perfweave.widgets._html import format_quantity
+from perfweave.widgets.scaling_view import GROWTH_COLUMN, ScalingView
 
 METRIC = "Avg time/rank"
 
@@ -62,19 +63,30 @@ def test_models_are_the_ensembles_models(view, mpi):
 def test_explorer_shows_growth_and_prediction_columns(view):
     view.explorer.expand(5, subtree=True)
     shown = view.explorer.visible_rows()
-    assert "growth" in shown.columns and f"at {view.target:g}" in shown.columns
+    # the target lies 7.9 times past the largest measured scale (343): the header says so
+    column = view.target_column()
+    assert column == "at 2700 · 90% interval of a new run · 7.9x past data"
+    assert GROWTH_COLUMN == "growth term · fit quality"
+    assert GROWTH_COLUMN in shown.columns and column in shown.columns
     by_node = shown.set_index("node")
-    at = view.predict(view.target)
+    at = pw.scaling.predict(view.models, view.target, interval=0.9)
     for node in by_node.index[:10]:
-        expected = at[node] if at[node] >= 0 else np.nan  # (a time below 0 is not shown)
-        assert by_node.loc[node, f"at {view.target:g}"] == pytest.approx(expected, nan_ok=True)
-        assert by_node.loc[node, "growth"] == view.models.loc[node, "term"]
-    # "which call path dominates at the target?": one sort
-    view.explorer.sort_by(f"at {view.target:g}")
-    assert view.explorer.sort_column == f"at {view.target:g}"
-    spec = {c["key"]: c for c in view.explorer.columns}
-    assert spec[f"at {view.target:g}"]["unit"] == "s"  # the metric's unit, shown like its cells
-    view.explorer.sort_by("growth")
+        # the prediction in the metric's unit, then the interval of new measurements
+        low = max(at.loc[node, "low"], 0.0)  # a time: a lower bound below 0 is 0
+        text = f"{format_quantity(at.loc[node, 'prediction'], 's')} ({format_quantity(low, 's')}"
+        if at.loc[node, "prediction"] < 0:  # a time below 0 is no time
+            text = "< 0: model invalid here"
+        assert by_node.loc[node, column].startswith(text)
+        term, quality = view.models.loc[node, ["term", "quality"]]
+        marked = "⚠ poor" if quality == "poor" else quality  # a poor fit is marked
+        assert by_node.loc[node, GROWTH_COLUMN] == f"{term} · {marked}"
+    assert (by_node[column] == "< 0: model invalid here").any()  # MPI_Wait (node 24)
+    # "which call path dominates at the target?": one sort, by the predicted value
+    view.explorer.sort_by(column)
+    assert view.explorer.sort_column == column
+    first = view.explorer.visible_rows()["node"].iloc[0]
+    assert at.loc[first, "prediction"] == at["prediction"].max()
+    view.explorer.sort_by(GROWTH_COLUMN)
     first = view.explorer.visible_rows()["node"].iloc[0]
     assert view.models.loc[first, "growth"] == view.models["growth"].max()
 
@@ -139,7 +151,7 @@ def test_chart_draws_points_fit_and_extrapolation(view):
     import bqplot as bq
 
     view.focus_node(2)
-    lines = [m for m in view.chart.marks if isinstance(m, bq.Lines)]
+    lines = [m for m in view.chart.marks if isinstance(m, bq.Lines) and m.fill != "between"]
     points = [m for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)]
     assert len(lines) == 2 and lines[1].line_style == "dashed"
     assert lines[0].x[0] == 27 and lines[0].x[-1] == 343 and lines[1].x[-1] == view.target
@@ -193,7 +205,8 @@ def test_excluding_runs_refits_every_model(view, mpi):
 def test_target_control_and_method(view):
     view.set_target(4096)
     assert view.target == 4096 and view._target_box.value == 4096
-    assert "at 4096" in view.explorer.visible_rows().columns
+    assert view.target_column().endswith("· 12x past data")
+    assert view.target_column() in view.explorer.visible_rows().columns
     view._target_box.value = -3  # a bad value typed in the box: banner, box snaps back
     assert "positive" in view.error and view.target == 4096 and view._target_box.value == 4096
     assert view.banner.error == view.error
@@ -206,17 +219,23 @@ def test_target_control_and_method(view):
 
 def test_a_time_predicted_below_zero_is_not_shown_as_one(view, mpi):
     """MPI_Wait under CalcForceForNodes (node 24) shrinks as p^(1/4) log2(p) with a
-    negative coefficient: at 4096 ranks its model is below 0. The explorer's column shows a
-    dash and the chart says why; ``predict`` still gives the model's value."""
+    negative coefficient: at 4096 ranks its model is below 0. The explorer's column says the
+    model is invalid there and the chart says why; ``predict`` still gives the model's
+    value."""
     view.set_target(4096)
     assert view.models.loc[24, "c1"] < 0 and view.predict(4096)[24] < 0
     rows = view.explorer.expand(0, subtree=True).visible_rows().set_index("node")
-    assert np.isnan(rows.loc[24, "at 4096"])
-    assert rows.loc[5, "at 4096"] == pytest.approx(view.predict(4096)[5])  # main: a constant
+    column = view.target_column()
+    assert rows.loc[24, column] == "< 0: model invalid here"
+    assert rows.loc[5, column].startswith(format_quantity(view.predict(4096)[5], "s"))  # main
     view.focus_node(24)
-    assert "below 0: the decreasing model does not extrapolate this far" in view._figures.value
+    assert "< 0: model invalid here (the shrinking model crosses 0" in view._figures.value
     # in log axes the curve stops where the model reaches 0 (a gap, not a dive)
-    lines = [m for m in view.chart.marks if getattr(m, "line_style", "") in ("solid", "dashed")]
+    lines = [
+        m
+        for m in view.chart.marks
+        if getattr(m, "line_style", "") in ("solid", "dashed") and m.fill != "between"
+    ]
     assert len(lines) == 2 and np.isnan(lines[1].y[-1])
     assert not any((np.asarray(m.y) <= 0).any() for m in lines)
     assert (mpi.dataframe.loc[24, METRIC] > 0).all()
@@ -251,11 +270,14 @@ def test_group_by_colors_and_fits_per_group():
     colors = {m.colors[0] for m in view.chart.marks if isinstance(m, bq.Scatter) and len(m.x)}
     assert len(colors) == 2
     # a legend names the groups' curves, and the text gives each group's model
-    fitted = [m for m in view.chart.marks if getattr(m, "line_style", "") == "solid"]
+    fitted = [
+        m
+        for m in view.chart.marks
+        if getattr(m, "line_style", "") == "solid" and getattr(m, "fill", "") != "between"
+    ]
     assert [m.labels[0] for m in fitted] == ["a", "b"] and all(m.display_legend for m in fitted)
-    assert f"by machine: a: {fits.loc['a', 'model']};  b: {fits.loc['b', 'model']}" in (
-        view._model_text.value
-    )
+    a, b = (f"{fits.loc[g, 'model']} ({fits.loc[g, 'quality']})" for g in "ab")
+    assert f"by machine: a: {a};  b: {b}" in view._model_text.value
     # without grouping: one curve over all runs (repeats folded by their mean)
     view.set_group_by(None)
     assert list(view.group_models.index) == [""] and view._group_box.value == ""  # "(none)"
@@ -294,12 +316,12 @@ def test_columns_follow_the_explorers_focus(view):
     view.explorer.expand(0, subtree=True)
     view.select_profiles(view.selected_profiles[1:])  # 4 runs: no models
     rows = view.explorer.visible_rows()
-    assert (rows["growth"] == "–").all()
+    assert (rows[GROWTH_COLUMN] == "–").all()
     view.select_profiles(None)
     rows = view.explorer.visible_rows()
     names = view.models.set_index("name")
     calc = rows[rows["name"] == "CalcForceForNodes"].iloc[0]
-    assert calc["growth"] == names.loc["CalcForceForNodes", "term"]
+    assert calc[GROWTH_COLUMN] == names.loc["CalcForceForNodes", "term"] + " · good"
     view.explorer.select([int(calc["node"])])
     assert view.models.loc[view.focused, "name"] == "CalcForceForNodes"
 
@@ -310,7 +332,8 @@ def test_assigning_the_traits_does_what_the_controls_do(view, mpi):
     import bqplot as bq
 
     view.target = 1000
-    assert "at 1000" in view.explorer.visible_rows().columns
+    assert view.target_column().startswith("at 1000 ·")
+    assert view.target_column() in view.explorer.visible_rows().columns
     assert view._target_box.value == 1000 and "mpi.world.size=1000" in view._figures.value
     with pytest.raises(ShapeError, match="positive"):
         view.target = -1
@@ -328,3 +351,40 @@ def test_assigning_the_traits_does_what_the_controls_do(view, mpi):
     assert view._group_box.value == "numhosts" and len(view.group_models) == 5
     view.log_axes = False
     assert isinstance(view.chart.axes[0].scale, bq.LinearScale) and not view._axes_box.value
+
+
+def test_the_chart_shades_the_interval_and_marks_a_poor_fit(view):
+    """MPI_Barrier (SMAPE 89 %) at 4096 ranks: the band is the interval of new measurements
+    of :func:`perfweave.scaling.predict` from the first run to the target (no time below 0:
+    on a linear axis its lower bound stops at 0, on a log axis at the chart's floor); the
+    chart and the text under it say the fit is poor, and how far the target lies past the
+    data."""
+    import bqplot as bq
+
+    view.set_target(4096).focus_node(10)
+    band = [m for m in view.chart.marks if isinstance(m, bq.Lines) and m.fill == "between"]
+    assert len(band) == 1
+    xs, (low, high) = np.asarray(band[0].x), np.asarray(band[0].y)
+    assert xs[0] == 27 and xs[-1] == pytest.approx(4096)
+    got = pw.scaling.predict(view.group_models, xs, interval=0.9)
+    got_low, got_high = got["low"].to_numpy()[0], got["high"].to_numpy()[0]
+    np.testing.assert_allclose(high, got_high)
+    above = got_low > 0  # (MPI_Barrier's whole interval reaches 0)
+    np.testing.assert_allclose(low[above], got_low[above])
+    assert (low[~above] == low.min()).all() and low.min() > 0  # the log axis' floor
+    label = [m for m in view.chart.marks if isinstance(m, bq.Label)][0]
+    assert label.text[0] == "⚠ poor fit: SMAPE 89% is above 50%"
+    assert view._quality.value.startswith("⚠ poor: SMAPE 89% is above 50%")
+    assert view._quality.style.text_color == "#c62828"
+    assert "90% interval 0 s – " in view._figures.value
+    assert "12x past the largest measured (343)" in view._figures.value
+    view.set_log_axes(False)
+    band = [m for m in view.chart.marks if isinstance(m, bq.Lines) and m.fill == "between"]
+    low = np.asarray(band[0].y)[0]
+    np.testing.assert_allclose(low, np.maximum(got_low, 0.0))
+    view.focus_node(18)  # CalcVolumeForceForElems: a good constant
+    label = [m for m in view.chart.marks if isinstance(m, bq.Label)][0]
+    assert label.text[0] == "" and view._quality.value == "quality good: SMAPE 2.1%"
+    assert view._model_text.value.endswith("(constant)")
+    view.focus_node(41)  # CalcTimeConstraintsForElems shrinks
+    assert view._model_text.value == "model: 0.159 - 2.2e-07 * p^(5/3) (decreasing)"

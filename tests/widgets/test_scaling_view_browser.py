@@ -26,6 +26,8 @@ if TYPE_CHECKING:  # pragma: no cover
 pytestmark = pytest.mark.browser
 
 READY = ".pw-scaling .pw-explorer[data-ready='1']"
+#: the fitted curves (the interval's band is a bqplot Lines mark too, its lines unstroked)
+FIT = "path.line:not([style*='opacity: 0'])"
 
 STATE_HOOK = """
 import json
@@ -78,15 +80,15 @@ def test_scaling_view_in_jupyterlab(lab: Server, page: Page, page_watch: PageWat
     assert state["model"] == "1.92e-05 + 9.09e-09 * p^(9/4)"
     # the chart of the focused node: five points, the fit and its dashed extrapolation
     chart = view.locator(".pw-scaling-chart")
-    chart.locator("path.line").first.wait_for()
+    chart.locator(FIT).first.wait_for()
     assert chart.locator(".dot").count() == 5
-    assert chart.locator("path.line").count() == 2
+    assert chart.locator(FIT).count() == 2
     model_line = view.get_by_text("1.92e-05 + 9.09e-09 * p^(9/4)", exact=False)
     assert model_line.count() >= 1
     # the explorer's extra columns: sort by growth with a header click
     header = view.locator(".pw-hcell", has_text="growth")
     header.click()
-    wait_state(nb, lambda s: s["sort"] == "growth")
+    wait_state(nb, lambda s: s["sort"] == "growth term · fit quality")
     save_screenshot(view, "scaling_view_lab")
 
     # a click on a row of the explorer focuses the chart on it
@@ -141,7 +143,7 @@ def test_scaling_view_in_voila(
     server = voila_server(nb)
     open_in_voila(page, server.url(), READY)
     view = page.locator(".pw-scaling").first
-    view.locator(".pw-scaling-chart path.line").first.wait_for()
+    view.locator(f".pw-scaling-chart {FIT}").first.wait_for()
     assert view.locator(".pw-scaling-chart .dot").count() == 5
     view.locator(".pw-scaling-runs input[type=checkbox]").first.uncheck()
     wait_state(nb, lambda s: s["selected"] == 4)
@@ -167,7 +169,7 @@ def test_groups_of_runs_get_their_colors_and_curves(
     open_in_voila(page, server.url(), READY)
     view = page.locator(".pw-scaling").first
     chart = view.locator(".pw-scaling-chart")
-    chart.locator("path.line").first.wait_for()
+    chart.locator(FIT).first.wait_for()
     dots = chart.locator(".dot")
     assert dots.count() == 20  # 2 machines x 5 sizes x 2 repeats
     fills = {d.evaluate("e => getComputedStyle(e).fill") for d in dots.all()}
@@ -208,7 +210,7 @@ def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watc
         view = page.locator(".pw-scaling").first
         view.locator(".pw-explorer[data-ready='1']").wait_for(timeout=60_000)
         view.locator(".pw-hcell", has_text="growth").wait_for()
-        view.locator(".pw-scaling-chart path.line").first.wait_for()
+        view.locator(f".pw-scaling-chart {FIT}").first.wait_for()
         assert view.locator(".pw-scaling-chart .dot").count() == 5
         assert view.get_by_text("1.92e-05 + 9.09e-09 * p^(9/4)").count() == 1
         boxes = view.locator(".pw-scaling-runs input[type=checkbox]")
@@ -226,3 +228,71 @@ def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watc
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _at_4096(node: int) -> str:
+    """What the at-target column writes for ``node`` of the MPI study at 4096 ranks: its
+    prediction and 90 % interval (seeded: the kernel's numbers), a lower bound below 0 as 0."""
+    import perfweave as pw
+    from perfweave.widgets._html import format_quantity
+
+    fits = pw.datasets.mpi_scaling().models("Avg time/rank", "mpi.world.size")
+    got = pw.scaling.predict(fits.loc[[node]], 4096, interval=0.9).iloc[0]
+    bounds = (format_quantity(max(v, 0.0), "s") for v in (got["low"], got["high"]))
+    return f"{format_quantity(got['prediction'], 's')} ({' – '.join(bounds)})"
+
+
+def test_the_interval_band_and_a_poor_fit_are_drawn(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """MPI_Barrier (SMAPE 89 %) predicted at 4096 ranks, 12x past the largest measured run:
+    the chart shades the 90 % interval from the first run to the target around its curves
+    and warns that the fit is poor; the explorer's growth column marks every poor fit, the
+    at-target column writes each prediction with its interval and no time below 0."""
+    nb = write_notebook(
+        tmp_path / "band.ipynb",
+        [
+            "import perfweave as pw",
+            "view = pw.ScalingView(pw.datasets.mpi_scaling(), 'mpi.world.size', "
+            "'Avg time/rank', target=4096)\nview.focus_node(10)\nview",
+        ],
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    view = page.locator(".pw-scaling").first
+    chart = view.locator(".pw-scaling-chart")
+    chart.locator(FIT).first.wait_for()
+    band = chart.locator("path.area[style*='opacity: 0.16']")
+    assert band.count() == 1 and len(band.get_attribute("d") or "") > 100
+    shade = band.bounding_box()
+    fit, extra = (chart.locator(FIT).nth(i).bounding_box() for i in range(2))
+    dots = [d.bounding_box() for d in chart.locator(".dot").all()]
+    # from the first run to the target, and the curves inside it (to their 2 px strokes)
+    assert shade["x"] <= min(d["x"] + d["width"] / 2 for d in dots) + 1
+    assert shade["x"] + shade["width"] >= extra["x"] + extra["width"] - 4
+    for line in (fit, extra):
+        assert shade["y"] - 4 <= line["y"] and line["y"] + line["height"] <= (
+            shade["y"] + shade["height"] + 4
+        )
+    # the poor fit is marked in the chart, in red, and under it
+    warning = chart.locator("text.label", has_text="poor fit")
+    assert "SMAPE 89% is above 50%" in (warning.text_content() or "")
+    assert warning.evaluate("e => getComputedStyle(e).fill") == "rgb(198, 40, 40)"
+    below = view.locator(".pw-scaling-quality")
+    assert "do not trust its predictions" in below.inner_text()
+    assert view.get_by_text("(shaded)", exact=False).count() == 1
+    # the explorer: the header says how far the target lies past the data
+    view.locator(".pw-hcell", has_text="12x past data").wait_for()
+    barrier = view.locator(".pw-row", has=page.get_by_text("MPI_Barrier", exact=True)).first
+    assert "p^(1/3) log2(p)^2 · ⚠ poor" in barrier.inner_text()
+    assert f"· ⚠ poor\n{_at_4096(10)}" in barrier.inner_text()
+    body = view.locator(".pw-explorer .pw-body")
+    assert "-p^(5/3) · ⚠ poor" in body.inner_text()  # CalcTimeConstraintsForElems shrinks
+    assert "< 0: model invalid here" in body.inner_text()
+    page.wait_for_timeout(300)
+    save_screenshot(view, "scaling_view_band_poor")
+    # a good fit: no warning
+    view.locator(".pw-row", has=page.get_by_text("LagrangeElements", exact=True)).first.click()
+    view.get_by_text("quality good", exact=False).wait_for()
+    assert chart.locator("text.label", has_text="poor fit").count() == 0
+    page_watch.assert_clean()

@@ -9,6 +9,11 @@ Several parameters (``--param mpi.world.size --param problem_size`` or
 ``--param mpi.world.size,problem_size``) give Extra-P's multi-parameter models, sorted by
 the value predicted at ``--target`` (one value per parameter: ``--target 4096,1e6``), else
 at the largest measured value of every parameter.
+
+Every row says how far to trust its model (``quality``: good, fair, POOR; see
+:mod:`perfweave.scaling.quality`); a prediction at ``--target`` comes with its 90 %
+interval (:mod:`perfweave.scaling.interval`), and one below 0 of a metric never measured
+below 0 is written as no value.
 """
 
 from __future__ import annotations
@@ -75,15 +80,60 @@ def _models(args: argparse.Namespace) -> int:
         keys = ["growth", "at_max"]
     order, out = _ranked(ens, fits, table, keys, args.top)
     if target is not None:
-        out[f"at {param}={target[0]:g}{unit}"] = table.loc[order, "at_target"]
-    out[f"at {largest:g}{unit}"] = table.loc[order, "at_max"]
+        name = f"at {param}={target[0]:g}{unit}"
+        _with_interval(out, ens, metric, fits, order, target[0], name)
+    _at(out, ens, metric, order, f"at {largest:g}{unit}", table.loc[order, "at_max"])
     has = fits["reason"] == ""
     head = (
         f"{metric!r} over {param!r}: {len(ens)} runs, {len(fits)} call paths "
         f"({(has & (fits['c1'] != 0)).sum()} growing or shrinking, "
         f"{(has & (fits['c1'] == 0)).sum()} constant, {(~has).sum()} without a model)"
     )
-    return _print(args, out, fits, order, head)
+    return _print(args, out, fits, order, head + _past([param], target, {param: largest}))
+
+
+def _past(params: list[str], target: list[float] | None, largest: dict[str, float]) -> str:
+    """A line saying how far ``target`` lies past the measured values ("" when inside)."""
+    if target is None:
+        return ""
+    past = [
+        f"{p}={v:g} is {v / largest[p]:.3g}x the largest measured ({largest[p]:g})"
+        for p, v in zip(params, target)
+        if v > largest[p]
+    ]
+    inside = "" if past else "inside the measured values; "
+    return (
+        "\n" + "; ".join(past) + ": an extrapolation" if past else ""
+    ) + f"\n{inside}low and high hold {LEVEL:.0%} of new measurements at the target"
+
+
+#: the share of new measurements a printed interval holds
+LEVEL = 0.9
+
+
+def _with_interval(out: pd.DataFrame, ens, metric, fits: pd.DataFrame, order, at, name) -> None:
+    """Add the prediction at ``at`` (a value, or a mapping of parameter values) and its
+    interval to ``out`` for the rows ``order``."""
+    from perfweave.scaling import predict
+
+    got = predict(fits.loc[order], at, interval=LEVEL)
+    _at(out, ens, metric, order, name, got["prediction"], got["low"], got["high"])
+
+
+def _at(out: pd.DataFrame, ens, metric, order, name: str, pred, low=None, high=None) -> None:
+    """Add predicted values (and an interval) to ``out`` by the rule every view applies
+    (:func:`perfweave.scaling.interval.shown`: no time below 0)."""
+    from perfweave.ensemble.models import metric_matrix
+    from perfweave.scaling.interval import never_negative, shown
+
+    nonnegative = never_negative(metric_matrix(ens, metric))[np.asarray(order, dtype=np.int64)]
+    bounds = (pred, pred) if low is None else (low, high)
+    value, lo, hi, invalid = shown(pred, *bounds, nonnegative)
+    out[name] = value
+    if low is not None:
+        out[f"{LEVEL:.0%} low"] = lo
+        out[f"{LEVEL:.0%} high"] = hi
+    out.attrs.setdefault("invalid", {})[name] = invalid
 
 
 def _params(given: list[str], columns: pd.Index) -> list[str]:
@@ -131,8 +181,9 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
     order, out = _ranked(ens, fits, table, keys, args.top)
     if target is not None:
         at = ",".join(f"{p}={v:g}" for p, v in zip(params, target))
-        out[f"at {at}{unit}"] = table.loc[order, "at_target"]
-    out["at " + ",".join(f"{v:g}" for v in largest.values()) + unit] = table.loc[order, "at_max"]
+        _with_interval(out, ens, metric, fits, order, dict(zip(params, target)), f"at {at}{unit}")
+    name = "at " + ",".join(f"{v:g}" for v in largest.values()) + unit
+    _at(out, ens, metric, order, name, table.loc[order, "at_max"])
     has = fits["reason"] == ""
     const = has & (fits["combination"] == "const")
     head = (
@@ -140,7 +191,7 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
         f"{len(fits)} call paths ({(has & ~const).sum()} with terms, {const.sum()} "
         f"constant, {(~has).sum()} without a model)"
     )
-    return _print(args, out, fits, order, head)
+    return _print(args, out, fits, order, head + _past(params, target, largest))
 
 
 def _ranked(ens, fits: pd.DataFrame, table: pd.DataFrame, keys: list[str], top: int):
@@ -159,8 +210,12 @@ def _ranked(ens, fits: pd.DataFrame, table: pd.DataFrame, keys: list[str], top: 
 
 
 def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int:
+    from perfweave.scaling import quality
+    from perfweave.scaling.interval import INVALID
+
     out["smape"] = fits.loc[order, "smape"]
     out["ar2"] = fits.loc[order, "ar2"]
+    out["quality"] = fits.loc[order, "quality"]
     out["note"] = (fits.loc[order, "reason"] + fits.loc[order, "note"]).where(lambda s: s != "", "")
     if not out["note"].astype(bool).any():
         out = out.drop(columns="note")
@@ -168,13 +223,24 @@ def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int
         out.to_csv(sys.stdout)
         return 0
     print(head)
-    shown = out.copy()
-    for col in shown.columns:
-        if col.startswith("at "):
-            shown[col] = shown[col].map(lambda v: "" if np.isnan(v) else f"{v:.4g}")
-    shown["smape"] = shown["smape"].map(lambda v: "" if np.isnan(v) else f"{v:.1f}%")
-    shown["ar2"] = shown["ar2"].map(lambda v: "" if np.isnan(v) else f"{v:.3f}")
-    print(shown.to_string())
+    invalid = out.attrs.get("invalid", {})
+    text = out.copy()
+    for col in text.columns:
+        if col.startswith("at ") or col.endswith((" low", " high")):
+            text[col] = text[col].map(lambda v: "" if np.isnan(v) else f"{v:.4g}")
+        if col in invalid:
+            text[col] = np.where(invalid[col], INVALID, text[col])
+    text["smape"] = text["smape"].map(lambda v: "" if np.isnan(v) else f"{v:.1f}%")
+    text["ar2"] = text["ar2"].map(lambda v: "" if np.isnan(v) else f"{v:.3f}")
+    poor = text["quality"] == "poor"
+    text["quality"] = text["quality"].where(~poor, "POOR")  # marked: do not extrapolate it
+    print(text.to_string())
+    if poor.any():
+        print(
+            f"POOR: SMAPE above {quality.SMAPE_POOR:g}%, or a growth term that fits worse than "
+            "the mean (AR2 below 0); good: SMAPE at most "
+            f"{quality.SMAPE_GOOD:g}% and AR2 at least {quality.AR2_GOOD:g} (docs/models.md)"
+        )
     return 0
 
 

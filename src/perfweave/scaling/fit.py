@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import PerfweaveWarning, ShapeError
-from perfweave.scaling import terms
+from perfweave.scaling import interval, quality, terms
 from perfweave.scaling._points import fold_repeats, measurement_matrix, parameter_values
 from perfweave.scaling.model import MultiParameterModel, ScalingModel
 
@@ -103,7 +103,9 @@ def fit_models(x: Any, Y: Any, agg: str = "mean") -> pd.DataFrame:
     xs = parameter_values(x)
     mat = measurement_matrix(Y, len(xs))
     points, A = fold_repeats(xs, mat, agg)
-    return _frame(points, A, index)
+    out = _frame(points, A, index)
+    interval.attach(out, points, A)
+    return out
 
 
 def _frame(points: np.ndarray, A: np.ndarray, index: pd.Index | None) -> pd.DataFrame:
@@ -357,7 +359,7 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
     h = np.where(has, hyp, 0)
     p_exp = np.where(has, terms.POLY_F[h], 0.0)
     log_exp = np.where(has, terms.LOG_F[h], 0.0)
-    short = np.asarray(terms.SHORT_TEXT, dtype=object)[h]
+    short = terms.signed(np.asarray(terms.SHORT_TEXT, dtype=object)[h], c1)
     term = np.where(has, short, "const").astype(object)
     term[hyp == -2] = ""
     model = model_texts(hyp, c0, c1)
@@ -390,6 +392,7 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
             "smape": smape,
             "ar2": ar2,
             "n": n.astype(np.int64),
+            "quality": quality.grade(smape, ar2, n, hyp == -1, hyp != -2),
             "reason": reason,
             "note": note,
         },

@@ -21,7 +21,9 @@ def evaluate(c0: Any, c1: Any, p_exp: Any, log_exp: Any, values: Any) -> np.ndar
         return c0 + np.where(c1 != 0, c1 * term, 0.0)
 
 
-def predict(models: pd.DataFrame, values: Any) -> pd.DataFrame | pd.Series:
+def predict(
+    models: pd.DataFrame, values: Any, interval: float | None = None
+) -> pd.DataFrame | pd.Series:
     """Values of every model of a :func:`fit_models` table at ``values``: a Series (one
     value per model) for a scalar, else a DataFrame with one column per value. Rows
     without a model give NaN.
@@ -30,8 +32,21 @@ def predict(models: pd.DataFrame, values: Any) -> pd.DataFrame | pd.Series:
     point (a mapping name -> value, or a sequence in the parameters' order) gives a
     Series; several points (a DataFrame with a column per parameter, a mapping name ->
     array, or an array of shape (points, parameters)) give a DataFrame with one column
-    per point (columns indexed by the parameters' values)."""
+    per point (columns indexed by the parameters' values).
+
+    ``interval`` (e.g. 0.9): also the range that a new measurement at ``values`` falls in
+    with that probability (:mod:`perfweave.scaling.interval`: a bootstrap over the
+    measured points). One value or point gives a DataFrame with columns ``prediction``,
+    ``low`` and ``high``; several give those three as the first level of the columns
+    (``out["low"]`` has one column per value). The table must be one that
+    :func:`fit_models` or ``Ensemble.models`` returned, or rows of it: it keeps the
+    measured points."""
     from perfweave.scaling.multi import evaluate_table, point_values, table_params
+
+    if interval is not None:
+        from perfweave.scaling.interval import predict_interval
+
+        return predict_interval(models, values, interval)
 
     names = table_params(models)
     if names and "c1" not in models.columns:
@@ -54,8 +69,8 @@ def predict(models: pd.DataFrame, values: Any) -> pd.DataFrame | pd.Series:
 
 @dataclass(frozen=True)
 class ScalingModel:
-    """One function's model ``c0 + c1 * p^p_exp * log2(p)^log_exp`` and its fit figures
-    (see :func:`perfweave.scaling.fit_models` for their meaning)."""
+    """One function's model ``c0 + c1 * p^p_exp * log2(p)^log_exp``, its fit figures and
+    its ``quality`` (see :func:`perfweave.scaling.fit_models` for their meaning)."""
 
     c0: float
     c1: float
@@ -69,6 +84,7 @@ class ScalingModel:
     n: int
     reason: str = ""
     note: str = ""
+    quality: str = ""
 
     @property
     def ok(self) -> bool:
@@ -85,7 +101,7 @@ class ScalingModel:
 
     @classmethod
     def from_row(cls, row: pd.Series) -> ScalingModel:
-        kinds = {"term": str, "model": str, "reason": str, "note": str, "n": int}
+        kinds = {"term": str, "model": str, "reason": str, "note": str, "n": int, "quality": str}
         return cls(**{k: kinds.get(k, float)(row[k]) for k in cls.__dataclass_fields__})
 
 
@@ -115,7 +131,7 @@ class MultiParameterModel:
     (term -> coefficient, a term named by the parameters it multiplies: ``"p"``,
     ``"p*q"``), per parameter ``p_exp`` and ``log_exp`` (the exponents of its
     single-parameter term ``v^p_exp * log2(v)^log_exp``), ``combination``, ``term``,
-    ``model``, ``rss``, ``smape``, ``ar2``, ``n``, ``reason``, ``note``."""
+    ``model``, ``rss``, ``smape``, ``ar2``, ``n``, ``reason``, ``note``, ``quality``."""
 
     params: tuple[str, ...]
     c0: float
@@ -131,6 +147,7 @@ class MultiParameterModel:
     n: int
     reason: str = ""
     note: str = ""
+    quality: str = ""
 
     @property
     def ok(self) -> bool:
@@ -177,4 +194,5 @@ class MultiParameterModel:
             n=int(row["n"]),
             reason=str(row["reason"]),
             note=str(row["note"]),
+            quality=str(row["quality"]),
         )

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import ShapeError
-from perfweave.scaling import terms
+from perfweave.scaling import interval, quality, terms
 from perfweave.scaling._points import fold_repeats, measurement_matrix, parameter_values
 from perfweave.scaling.fit import (
     MIN_POINTS,
@@ -247,7 +247,9 @@ def fit_multi(X: np.ndarray, names: tuple[str, ...], Y: Any, agg: str, index) ->
         ) from None
     coords, point = np.unique(X, axis=0, return_inverse=True)
     _, A = fold_repeats(point.ravel().astype(float), mat, agg)
-    return _fit_points(coords, A, names, index)
+    out = _fit_points(coords, A, names, index)
+    interval.attach(out, coords, A, tuple(names))
+    return out
 
 
 #: functions per block of the array computation (bounds the (functions, points) arrays)
@@ -408,6 +410,7 @@ def _assemble(
             "smape": smape,
             "ar2": ar2,
             "n": n.astype(np.int64),
+            "quality": quality.grade(smape, ar2, n, combination == "const", has_model),
             "reason": reason,
             "note": note,
         }
@@ -455,11 +458,11 @@ def _texts(names, h, has_model, c0, coef, subs, shape_id, shape_list):
             lab = short[sub[0]][rows]
             for j in sub[1:]:
                 lab = lab + " * " + short[j][rows]
-            labels.append(lab)
+            labels.append(terms.signed(lab, c, first=not labels))
         model[rows] = parts
         lab = labels[0]
         for more in labels[1:]:
-            lab = lab + " + " + more
+            lab = lab + more
         term[rows] = lab
         combination[rows] = " + ".join(subset_label(s, names) for s in shape)
     return model, term, combination

@@ -9,6 +9,7 @@ the computation behind :class:`perfweave.widgets.ScalingView`, usable without wi
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -17,6 +18,7 @@ import pandas as pd
 
 from perfweave.errors import MetadataError
 from perfweave.scaling.fit import fit_models
+from perfweave.scaling.interval import never_negative
 from perfweave.scaling.model import evaluate, growth_order, predict
 
 
@@ -135,16 +137,48 @@ class ScalingStudy:
         """Every node's model over the selected runs (all by default), with ``name`` and
         ``growth`` (:func:`growth_order`), indexed by node id."""
         sel = np.ones(len(self.runs), bool) if selected is None else np.asarray(selected, bool)
-        fits = fit_models(self.x[sel], self.values[:, sel], agg=self.agg)
-        fits.index = pd.Index(np.arange(len(fits), dtype=np.int64), name="node")
+        nodes = pd.Index(np.arange(len(self.values), dtype=np.int64), name="node")
+        fits = fit_models(self.x[sel], pd.DataFrame(self.values[:, sel], index=nodes), self.agg)
         fits.insert(0, "name", self.names)
         fits["growth"] = growth_order(fits)
         return fits
 
     @staticmethod
-    def predict(models: pd.DataFrame, value: float) -> pd.Series:
-        """Every model's value at ``value``."""
-        return predict(models, float(value))
+    def predict(
+        models: pd.DataFrame, value: float, interval: float | None = None
+    ) -> pd.Series | pd.DataFrame:
+        """Every model's value at ``value``; with ``interval`` (e.g. 0.9) a DataFrame of
+        ``prediction``, ``low`` and ``high`` (:func:`perfweave.scaling.predict`)."""
+        return predict(models, float(value), interval=interval)
+
+    @functools.cached_property
+    def never_negative(self) -> np.ndarray:
+        """Per node: no measured value is below 0 (a time, a count), so a prediction below
+        0 is no value (:func:`perfweave.scaling.interval.shown`)."""
+        return never_negative(self.values)
+
+    def largest(self, selected: np.ndarray | None = None) -> float:
+        """The largest parameter value of the selected runs (NaN: none)."""
+        sel = np.ones(len(self.runs), bool) if selected is None else np.asarray(selected, bool)
+        return float(np.max(self.x[sel])) if sel.any() else np.nan
+
+    def past_data(self, value: float, selected: np.ndarray | None = None) -> float:
+        """How far ``value`` lies past the largest measured parameter value: ``value``
+        over it (above 1: a prediction there is an extrapolation)."""
+        return float(value) / self.largest(selected)
+
+    @staticmethod
+    def band(
+        model: pd.DataFrame, lo: float, hi: float, level: float, points: int = 64, log: bool = False
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``points`` x values between ``lo`` and ``hi`` (log-spaced when ``log``) and the
+        ``low`` and ``high`` bounds there of the interval of the one model in ``model`` (a
+        one-row table of :meth:`models` or :meth:`group_models`)."""
+        if not (np.isfinite(lo) and np.isfinite(hi)) or hi <= lo:
+            return np.array([]), np.array([]), np.array([])
+        xs = np.geomspace(lo, hi, points) if log and lo > 0 else np.linspace(lo, hi, points)
+        got = predict(model, xs, interval=level)
+        return xs, got["low"].to_numpy()[0], got["high"].to_numpy()[0]
 
     def chart_data(self, node: int, selected: np.ndarray | None = None) -> pd.DataFrame:
         """One row per run of ``node``: the parameter value, the metric value, the run id,
@@ -167,10 +201,8 @@ class ScalingStudy:
         sel = np.ones(len(self.runs), bool) if selected is None else np.asarray(selected, bool)
         groups = pd.unique(self.groups)
         rows = np.where(sel[None, :] & (self.groups[None, :] == groups[:, None]), 1.0, np.nan)
-        Y = rows * self.values[node][None, :]
-        fits = fit_models(self.x, Y, agg=self.agg)
-        fits.index = pd.Index(groups, name="group")
-        return fits
+        Y = pd.DataFrame(rows * self.values[node][None, :], index=pd.Index(groups, name="group"))
+        return fit_models(self.x, Y, agg=self.agg)
 
     def match_nodes(self, graph: Any) -> np.ndarray:
         """For each node of ``graph``, a tree made from the ensemble's by filters, squashes,

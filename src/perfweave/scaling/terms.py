@@ -9,7 +9,8 @@ below 1) the 19 polynomial ones of them remain, in the same order.
 
 Texts follow Extra-P's notation: ``p^(9/4)``, ``log2(p)^(1)``, ``p^(1) * log2(p)^(2)``.
 A shorter label (``p^(9/4)``, ``p log2(p)``, ``log2(p)^2``, ``const``) names a growth
-term in tables.
+term in tables; :func:`signed` gives it the sign of its coefficient, so that a shrinking
+model reads ``-p^(5/3)`` wherever its term is printed.
 """
 
 from __future__ import annotations
@@ -73,6 +74,17 @@ def short_term(poly: Fraction, log: int, param: str = "p") -> str:
     if log != 0:
         parts.append(f"log2({param})" if log == 1 else f"log2({param})^{log}")
     return " ".join(parts) or "const"
+
+
+def signed(labels: np.ndarray, coefficients: np.ndarray, first: bool = True) -> np.ndarray:
+    """Growth-term labels with the sign of their coefficients: ``-p^(5/3)`` for a term
+    that shrinks the model (``first``: the leading term of a sum), else ``+ q`` and
+    ``- q`` for a term added to others. The one place a growth label gets its sign."""
+    neg = np.asarray(coefficients, dtype=float) < 0
+    labels = np.asarray(labels, dtype=object)
+    if first:
+        return np.where(neg, "-" + labels, labels).astype(object)
+    return np.where(neg, " - " + labels, " + " + labels).astype(object)
 
 
 #: Extra-P's text and the compact label of every hypothesis

@@ -3,12 +3,14 @@
 One composite widget over :class:`perfweave.scaling.ScalingStudy`:
 
 - the :class:`CalltreeExplorer` in ensemble mode with two more sortable columns, the growth
-  term of each call path (sorted by asymptotic order) and its value predicted at
-  ``target``: "which call path dominates at 4096 ranks?" is a click on a header;
+  term of each call path with its model's quality (sorted by asymptotic order; a poor fit
+  marked ⚠) and its value predicted at ``target`` with the interval of a new measurement:
+  "which call path dominates at 4096 ranks?" is a click on a header;
 - a bqplot chart of the focused node (the explorer's last selected row, or
   :meth:`ScalingView.focus_node`): one point per run (colored by ``group_by``; excluded
   runs grey), the fitted curve per group over the measured range, dashed on to the target,
-  the model text and its error figures, linear or log axes;
+  the interval shaded, a poor fit's warning, the model text, its error figures and
+  quality, linear or log axes;
 - the runs as a table with a check box each: excluding a run refits every model at once.
 
 Every control has a Python method doing the same (``select_profiles``, ``focus_node``,
@@ -24,7 +26,6 @@ exception.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Hashable, Iterable
 from typing import Any
@@ -35,6 +36,8 @@ import pandas as pd
 import traitlets
 
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
+from perfweave.scaling import quality
+from perfweave.scaling.interval import INVALID, shown
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
 from perfweave.widgets._html import format_quantity
@@ -47,7 +50,14 @@ PALETTE = (
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 )  # fmt: skip
 EXCLUDED = "#c8c8c8"
-GROWTH = "growth"
+POOR = "#c62828"  # the color of a poor fit's warning
+GROWTH = "growth"  # the models' sort key of asymptotic growth (growth_order)
+#: the explorer's column of growth terms with their quality (wide enough for both)
+GROWTH_COLUMN = "growth term · fit quality"
+#: the share of new measurements the drawn and written intervals hold
+LEVEL = 0.9
+#: models whose interval the explorer's column writes: those predicted largest at the target
+INTERVAL_ROWS = 64
 
 CSS = (
     "<style>.pw-scaling .widget-label{white-space:normal;height:auto;line-height:1.4}"
@@ -84,6 +94,15 @@ def _log_ticks(values: np.ndarray) -> list[float] | None:
     ]
     inside = [float(f"{t:.6g}") for t in out if lo <= t <= hi]
     return inside if len(inside) >= 2 else None
+
+
+def _with_interval(value: float, low: float, high: float, unit: str) -> str:
+    """``477.6 ms (0 s – 5.935 s)``: a prediction and its interval in the metric's
+    unit (the prediction alone where there is no interval)."""
+    text = format_quantity(value, unit)
+    if not (np.isfinite(low) and np.isfinite(high)):
+        return text
+    return f"{text} ({format_quantity(low, unit)} – {format_quantity(high, unit)})"
 
 
 def _default_target(x: np.ndarray) -> float:
@@ -330,7 +349,7 @@ class ScalingView(CompositeBase):
         before anything else changes (if that fails, the view stays as it was)."""
         t0 = time.perf_counter()
         models = self._study.models(mask)
-        self._update_columns(models)
+        self._update_columns(models, mask)
         self._selected = mask
         self._models = models
         self.set_trait("selected_profiles", [r for r, s in zip(self._study.runs, mask) if s])
@@ -347,41 +366,67 @@ class ScalingView(CompositeBase):
             self._matched = (shown, self._study.match_nodes(shown))
         return self._matched[1]
 
-    def _extra_columns(self, models: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict]:
-        """The explorer's extra columns, indexed by the node ids of the tree it shows."""
+    def target_column(self, selected: np.ndarray | None = None) -> str:
+        """The header of the explorer's column of predictions at the target, with how far
+        that lies past the largest measured value when it does:
+        ``at 2700 · 90% interval of a new run · 7.9x past data``."""
+        past = self._study.past_data(self.target, self._selected if selected is None else selected)
+        head = f"at {self.target:g} · {LEVEL:.0%} interval of a new run"
+        return head + (f" · {past:.2g}x past data" if past > 1 else "")
+
+    def _extra_columns(
+        self, models: pd.DataFrame, selected: np.ndarray
+    ) -> tuple[pd.DataFrame, dict, dict]:
+        """The explorer's extra columns, indexed by the node ids of the tree it shows: the
+        growth term with the model's quality (a poor one marked ⚠), and the prediction at
+        the target with its interval (a time below 0 is no value)."""
+        has = models["reason"] == ""
+        growth = (
+            models["term"] + " · " + models["quality"].where(models["quality"] != "poor", "⚠ poor")
+        )
         at = self._study.predict(models, self.target)
-        at = at.where(~self._below_zero(at.to_numpy()))
-        frame = pd.DataFrame({GROWTH: models["term"], f"at {self.target:g}": at})
-        frame[GROWTH] = frame[GROWTH].where(models["reason"] == "", None)
-        key = models[GROWTH]
+        low, high = self._interval(models, at)
+        value, low, high, invalid = shown(at, low, high, self._study.never_negative)
+        texts = [_with_interval(v, lo, hi, self._unit) for v, lo, hi in zip(value, low, high)]
+        texts = np.where(invalid, INVALID, np.asarray(texts, dtype=object))
+        column = self.target_column(selected)
+        frame = pd.DataFrame(
+            {GROWTH_COLUMN: growth.where(has, None), column: pd.Series(texts, index=models.index)}
+        )
+        frame[column] = frame[column].where(has, None)
+        keys = pd.DataFrame({GROWTH_COLUMN: models[GROWTH], column: value}, index=models.index)
         to_ens = self._shown_to_ensemble()
         if to_ens is not None:  # the explorer filtered, focused or dropped: match by path
             found = to_ens >= 0
             frame = frame.iloc[to_ens[found]].set_axis(np.flatnonzero(found))
-            key = key.iloc[to_ens[found]].set_axis(frame.index)
-        # the prediction is in the metric's own unit, shown like the metric's cells
-        return frame, {GROWTH: key}, {f"at {self.target:g}": self._unit}
+            keys = keys.iloc[to_ens[found]].set_axis(frame.index)
+        return frame, {GROWTH_COLUMN: keys[GROWTH_COLUMN], column: keys[column]}, {}
+
+    def _interval(self, models: pd.DataFrame, at: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+        """(low, high) at the target of the :data:`INTERVAL_ROWS` models predicted largest
+        there (NaN for the others: the bootstrap costs a few ms per model; the chart draws
+        the focused node's interval whatever its rank)."""
+        low = np.full(len(models), np.nan)
+        high = low.copy()
+        has = (models["reason"] == "").to_numpy()
+        valid = np.where(has & ~(at.to_numpy() < 0), at.to_numpy(), -np.inf)
+        rows = np.argsort(-valid, kind="stable")[:INTERVAL_ROWS]
+        rows = np.sort(rows[has[rows]])
+        if len(rows):
+            got = self._study.predict(models.iloc[rows], self.target, interval=LEVEL)
+            low[rows], high[rows] = got["low"].to_numpy(), got["high"].to_numpy()
+        return low, high
 
     @property
     def _unit(self) -> str:
         """The metric's unit (the ensemble's reader's, or what the name declares)."""
         return self._study.ensemble.unit_of(self.metric)
 
-    @functools.cached_property
-    def _never_negative(self) -> np.ndarray:
-        """Per node: no measured value is below 0 (a time, a count)."""
-        values = self._study.values
-        with np.errstate(invalid="ignore"):
-            return ~(values < 0).any(axis=1)
-
-    def _below_zero(self, at: np.ndarray, nodes: Any = slice(None)) -> np.ndarray:
-        """Where a prediction is no value to show: a decreasing model of a metric that was
-        never negative crosses 0 when extrapolated far enough (a dash, not a negative
-        time)."""
-        return (at < 0) & self._never_negative[nodes]
-
-    def _update_columns(self, models: pd.DataFrame | None = None) -> None:
-        frame, keys, units = self._extra_columns(self._models if models is None else models)
+    def _update_columns(self, models: pd.DataFrame | None = None, selected=None) -> None:
+        frame, keys, units = self._extra_columns(
+            self._models if models is None else models,
+            self._selected if selected is None else selected,
+        )
         self.explorer.set_extra_columns(frame, sort_keys=keys, units=units)
 
     def _on_explorer_select(self, change: dict) -> None:
@@ -436,6 +481,8 @@ class ScalingView(CompositeBase):
         self._model_text = w.Label(layout=w.Layout(width="100%"))
         self._model_text.add_class("pw-scaling-model")
         self._figures = w.Label(layout=w.Layout(width="100%"))
+        self._quality = w.Label(layout=w.Layout(width="100%"))
+        self._quality.add_class("pw-scaling-quality")
         self.chart = bq.Figure(
             marks=[],
             axes=[],
@@ -464,7 +511,7 @@ class ScalingView(CompositeBase):
         self._draw_runs()
         controls = w.HBox([self._target_box, self._axes_box, self._group_box])
         chart_box = w.VBox(
-            [self._title, self.chart, self._model_text, self._figures],
+            [self._title, self.chart, self._model_text, self._figures, self._quality],
             layout=w.Layout(flex="1 1 420px", min_width="360px"),
         )
         runs = w.VBox(
@@ -539,7 +586,8 @@ class ScalingView(CompositeBase):
         self._from_control(lambda: self.select_profiles(runs))
 
     def _draw_chart(self) -> None:
-        """Points of the focused node per run, a curve per group, dashed to the target.
+        """Points of the focused node per run, a curve per group, dashed to the target, the
+        interval of new measurements as a band, a poor fit's warning in the chart.
 
         Scales, axes and marks are bqplot widgets: they are made once per kind and then only
         given new data, so a redraw sends a few arrays instead of new widget models."""
@@ -555,20 +603,28 @@ class ScalingView(CompositeBase):
         colors = {g: PALETTE[i % len(PALETTE)] for i, g in enumerate(groups)}
         lo = float(data["param"].min()) if len(data) else np.nan
         hi = float(data["param"].max()) if len(data) else np.nan
+        nonnegative = bool(self._study.never_negative[self.focused])
         # the same marks every time (empty where there is nothing to draw): a redraw then
         # only sends data, never new mark models for the page to build
         none = np.zeros(0)
+        bands: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         specs: list[tuple[str, dict]] = []
-        for g in groups:
-            fit = fits.loc[g]
+        for i, g in enumerate(groups):
+            fit = fits.iloc[i]
             name = str(g) if self._study.group_by is not None else "fit"
             curve = extra = (none, none)
+            band = (none, none, none)
             if fit["reason"] == "":
                 curve = ScalingStudy.curve(fit, lo, hi, log=log)
                 if self.target > hi:
                     extra = ScalingStudy.curve(fit, hi, self.target, log=log)
+                band = ScalingStudy.band(fits.iloc[[i]], lo, max(hi, self.target), LEVEL, log=log)
+                xs, low, high = band
+                low, high = shown(np.zeros_like(low), low, high, nonnegative)[1:3]
+                band = (xs, low, high)
                 if log:  # a log axis has no place for values at or below 0: a gap
                     curve, extra = ((xs, np.where(ys > 0, ys, np.nan)) for xs, ys in (curve, extra))
+            bands.append(band)
             style = {"colors": [colors[g]]}
             legend = self._study.group_by is not None  # a legend names the groups' colors
             specs.append(
@@ -585,6 +641,19 @@ class ScalingView(CompositeBase):
             specs.append(("runs", {**xy, "colors": [colors[g]]}))
         out = data[~data["selected"]]
         specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))
+        drawn = np.concatenate(
+            [np.asarray(v["y"], float) for _, v in specs] + [b[1] for b in bands]
+        )
+        floor = np.nanmin(drawn[drawn > 0]) if log and (drawn > 0).any() else 0.0
+        band_specs = []
+        for g, (xs, low, high) in zip(groups, bands):
+            if log:  # a bound at 0 is the bottom of the chart; no band where high <= 0
+                low = np.where(high > 0, np.maximum(low, floor), np.nan)
+                high = np.where(high > 0, high, np.nan)
+            y = np.vstack([low, high]) if len(xs) else np.zeros((2, 0))
+            band_specs.append(("band", {"x": xs, "y": y, "fill_colors": [colors[g]]}))
+        warning = self._warning(fits)
+        specs = band_specs + specs + [("quality", {"text": [warning]})]
         marks = self._marks([kind for kind, _ in specs], sx, sy)
         if log:  # ticks at the measured scales and the target (d3's log ticks crowd)
             ticks = sorted({*self._study.x[self._study.x > 0].tolist(), self.target})
@@ -598,33 +667,71 @@ class ScalingView(CompositeBase):
             if ax_x.tick_values is not None or ticks is not None:
                 ax_x.tick_values = ticks
             if log:  # d3's log ticks crowd a span of a few decades (2, 1, 900m, 800m, ...)
-                shown = np.concatenate([np.asarray(v["y"], float) for _, v in specs] or [none])
-                ax_y.tick_values = _log_ticks(shown[np.isfinite(shown) & (shown > 0)])
+                ys = [np.ravel(np.asarray(v["y"], float)) for k, v in specs if k != "quality"]
+                values = np.concatenate(ys or [none])
+                ax_y.tick_values = _log_ticks(values[np.isfinite(values) & (values > 0)])
             if list(self.chart.marks) != marks:
                 self.chart.marks = marks
             if list(self.chart.axes) != [ax_x, ax_y]:
                 self.chart.axes = [ax_x, ax_y]
+        self._write_model(fits)
+
+    def _warning(self, fits: pd.DataFrame) -> str:
+        """The text drawn in the chart when a curve it shows is a poor fit ("" if none)."""
+        poor = fits[(fits["reason"] == "") & (fits["quality"] == "poor")]
+        if not len(poor):
+            return ""
+        if self._study.group_by is None:
+            row = poor.iloc[0]
+            why = quality.explain(row["smape"], row["ar2"], row["n"], row["c1"] == 0)
+            return f"⚠ {why.replace('poor: ', 'poor fit: ')}"
+        return "⚠ poor fit: " + ", ".join(str(g) for g in poor.index)
+
+    def _write_model(self, fits: pd.DataFrame) -> None:
+        """The texts under the chart: the focused node's path, model, figures with the
+        prediction at the target and its interval, and the model's quality."""
         node = self.focused
         row = self._models.loc[node]
         self._title.value = f"node {node}: {self._path(node)}"
+        self._quality.value = ""
         if row["reason"]:
             self._model_text.value = f"no model: {row['reason']}"
             self._figures.value = ""
         else:
-            at = float(self._study.predict(self._models.loc[[node]], self.target).iloc[0])
-            const = " (constant)" if row["term"] == "const" else ""
-            self._model_text.value = f"model: {row['model']}{const}"
-            if self._below_zero(np.array([at]), [node])[0]:
-                said = "below 0: the decreasing model does not extrapolate this far"
-            else:
-                said = format_quantity(at, self._unit)
-            self._figures.value = (
-                f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  at {self.param}="
-                f"{self.target:g}: {said}  ({row['n']} scales)"
+            got = self._study.predict(self._models.loc[[node]], self.target, interval=LEVEL)
+            value, low, high, invalid = shown(
+                got["prediction"], got["low"], got["high"], self._study.never_negative[[node]]
             )
+            kind = " (constant)" if row["c1"] == 0 else " (decreasing)" if row["c1"] < 0 else ""
+            self._model_text.value = f"model: {row['model']}{kind}"
+            if invalid[0]:
+                said = f"{INVALID} (the shrinking model crosses 0 before {self.target:g})"
+            else:
+                said = format_quantity(value[0], self._unit)
+                if np.isfinite(low[0]):
+                    said += (
+                        f", {LEVEL:.0%} interval {format_quantity(low[0], self._unit)} – "
+                        f"{format_quantity(high[0], self._unit)} (shaded)"
+                    )
+            past = self._study.past_data(self.target, self._selected)
+            if past > 1:
+                largest = self._study.largest(self._selected)
+                said += f"; ⚠ {past:.2g}x past the largest measured ({largest:g})"
+            self._figures.value = (
+                f"SMAPE {row['smape']:.1f}%  AR2 {row['ar2']:.3f}  ({row['n']} scales)  ·  at "
+                f"{self.param}={self.target:g}: {said}"
+            )
+            why = quality.explain(row["smape"], row["ar2"], row["n"], row["c1"] == 0)
+            poor = row["quality"] == "poor"
+            self._quality.value = (
+                f"⚠ {why}: do not trust its predictions" if poor else f"quality {why}"
+            )
+            self._quality.style.text_color = POOR if poor else None
+            self._quality.style.font_weight = "bold" if poor else ""
         if self._study.group_by is not None:  # the curves drawn: one model per group
             each = [
                 f"{g}: {fit['model'] if not fit['reason'] else 'no model'}"
+                + (f" ({fit['quality']})" if not fit["reason"] else "")
                 for g, fit in fits.iterrows()
             ]
             self._model_text.value = (
@@ -678,10 +785,24 @@ class ScalingView(CompositeBase):
                 mark = bq.Scatter(
                     x=[], y=[], scales=scales, default_size=48, stroke="white", tooltip=tip
                 )
-            else:
+            elif kind == "excluded":
                 mark = bq.Scatter(
                     x=[], y=[], scales=scales, colors=[EXCLUDED], default_size=48, marker="cross"
                 )
+            elif kind == "band":  # the interval of new measurements, under the curves
+                mark = bq.Lines(
+                    x=[], y=[[], []], scales=scales, fill="between", fill_opacities=[0.16],
+                    stroke_width=0, opacities=[0.0, 0.0],
+                )  # fmt: skip
+            else:  # "quality": a poor fit's warning, at the chart's top left
+                place = {
+                    "x": bq.LinearScale(min=0.0, max=1.0),
+                    "y": bq.LinearScale(min=0.0, max=1.0),
+                }
+                mark = bq.Label(
+                    x=[0.02], y=[0.95], text=[""], scales=place, colors=[POOR], default_size=13,
+                    font_weight="bold", align="start",
+                )  # fmt: skip
             mark._pw_kind = kind
             made.append(mark)
         return made
