@@ -765,13 +765,16 @@ def test_ensemble_filter_box_takes_statistics(mpi_ensemble):
 
 def test_perfflowaspect_traces_show_durations_not_timestamps(data_dir):
     """Hatchet lists a trace event's start ``ts`` among PerfFlowAspect's metrics; it is a
-    point in time (1.69e9 s), not an amount: no default column. It stays available."""
+    point in time (1.69e9 s), not an amount: the reader lists it as no metric (issue 28),
+    so it is no default column, and shown on request it is a plain value, no share.
+    ``dur`` is inclusive, ``dur (exc)`` exclusive."""
     trace = data_dir / "hatchet-more/perfflowaspect-laghos/laghos_1iter.pfw"
     gf = pw.read(str(trace))
-    assert "ts" in gf.exc_metrics
+    assert "ts" not in gf.exc_metrics + gf.inc_metrics
     ex = CalltreeExplorer(gf)
-    assert [c["key"] for c in ex.columns] == ["dur"]
-    assert [c["key"] for c in CalltreeExplorer(gf, metrics=["dur", "ts"]).columns] == ["dur", "ts"]
+    assert [(c["key"], c["kind"]) for c in ex.columns] == [("dur", "inc"), ("dur (exc)", "exc")]
+    shown = CalltreeExplorer(gf, metrics=["dur", "ts"]).columns
+    assert [(c["key"], c["kind"]) for c in shown] == [("dur", "inc"), ("ts", "value")]
     # merged calls: the calltree form with inclusive and exclusive time
     merged = CalltreeExplorer(pw.read(str(trace), merge_calls=True))
     assert [c["key"] for c in merged.columns] == ["time (inc)", "time", "calls"]

@@ -2,7 +2,8 @@
 
 Every function works level by level with numpy: the number of numpy calls grows with the
 depth of the tree, never with the number of nodes. Node ids are positions in the arrays;
-``-1`` stands for "no parent".
+``-1`` stands for "no parent". The layout of a very deep tree (a trace of deeply nested
+calls) is the exception: it ranks an Euler tour of the tree instead, in about log2(n) passes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ import pandas as pd
 from perfweave.errors import GraphError
 
 INT = np.int64
+#: trees with more levels than this are laid out by ranking an Euler tour (about log2(n)
+#: numpy passes) instead of level by level (a few passes per level: 100,000 levels took
+#: seconds)
+DEEP_LEVELS = 256
 
 
 def children_csr(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -50,16 +55,21 @@ def gather_children(
     return idx[offsets + np.arange(total, dtype=INT)], counts
 
 
-def bfs_levels(ptr: np.ndarray, idx: np.ndarray, roots: np.ndarray, n: int) -> list[np.ndarray]:
+def bfs_levels(
+    ptr: np.ndarray, idx: np.ndarray, roots: np.ndarray, n: int, max_levels: int | None = None
+) -> list[np.ndarray] | None:
     """Nodes level by level from the roots (each level grouped by parent, in CSR order).
 
     Raises GraphError when some node cannot be reached from a root (its parent chain is a
-    cycle), naming one such node.
+    cycle), naming one such node. Returns None when the forest has more than
+    ``max_levels`` levels.
     """
     levels = []
     frontier = roots.astype(INT)
     seen = 0
     while len(frontier):
+        if max_levels is not None and len(levels) == max_levels:
+            return None
         levels.append(frontier)
         seen += len(frontier)
         if seen > n:  # only possible when a node has several parents: not a tree
@@ -68,9 +78,13 @@ def bfs_levels(ptr: np.ndarray, idx: np.ndarray, roots: np.ndarray, n: int) -> l
     if seen != n:
         reached = np.zeros(n, bool)
         reached[np.concatenate(levels) if levels else np.empty(0, INT)] = True
-        lost = int(np.flatnonzero(~reached)[0])
-        raise GraphError(f"node {lost} is not reachable from any root: its parents form a cycle")
+        _unreachable(reached)
     return levels
+
+
+def _unreachable(reached: np.ndarray) -> None:
+    lost = int(np.flatnonzero(~reached)[0])
+    raise GraphError(f"node {lost} is not reachable from any root: its parents form a cycle")
 
 
 def tree_layout(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -82,7 +96,9 @@ def tree_layout(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
     """
     n = len(parent)
     ptr, idx, roots = children_csr(parent, key)
-    levels = bfs_levels(ptr, idx, roots, n)
+    levels = bfs_levels(ptr, idx, roots, n, max_levels=DEEP_LEVELS)
+    if levels is None:
+        return euler_layout(parent, ptr, idx, roots)
     depth = np.empty(n, INT)
     for d, level in enumerate(levels):
         depth[level] = d
@@ -112,6 +128,50 @@ def tree_layout(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.nda
     return pos, depth, size
 
 
+def euler_layout(
+    parent: np.ndarray, ptr: np.ndarray, idx: np.ndarray, roots: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`tree_layout`'s (pos, depth, size) from an Euler tour, whatever the depth.
+
+    The tour enters a node, tours its children in CSR order and leaves it; roots follow
+    one another. Each of the 2n steps points to the next, and list ranking by pointer
+    jumping (about log2(2n) passes) counts, for every step, the entries after it and the
+    entries minus exits after it: a node's preorder position is the number of entries
+    before its own, its subtree size the entries between its entry and its exit, its depth
+    the nodes entered and not left before it. A node on a cycle never reaches the tour's
+    end: GraphError, as :func:`bfs_levels` says it.
+    """
+    n = len(parent)
+    nodes = np.arange(n, dtype=INT)
+    end = 2 * n  # after the last step; it points to itself
+    has_kids = ptr[1:] > ptr[:-1]
+    first_child = idx[np.minimum(ptr[:-1], max(len(idx) - 1, 0))] if len(idx) else nodes
+    next_sibling = np.full(n, -1, INT)
+    if len(idx) > 1:
+        same = parent[idx[1:]] == parent[idx[:-1]]
+        next_sibling[idx[:-1][same]] = idx[1:][same]
+    next_sibling[roots[:-1]] = roots[1:]
+    leave_to = np.where(parent >= 0, n + parent, end)
+    succ = np.concatenate(
+        [
+            np.where(has_kids, first_child, n + nodes),  # entering a node
+            np.where(next_sibling >= 0, next_sibling, leave_to),  # leaving it
+            [end],
+        ]
+    )
+    entries = np.r_[np.ones(n, INT), np.zeros(n + 1, INT)]
+    balance = np.r_[np.ones(n, INT), -np.ones(n, INT), 0]
+    for _ in range(int(np.ceil(np.log2(2 * n + 1))) + 1):
+        if (succ == end).all():
+            break
+        entries, balance, succ = entries + entries[succ], balance + balance[succ], succ[succ]
+    reached = succ[:n] == end
+    if not reached.all():
+        _unreachable(reached)
+    pos = n - entries[:n]
+    return pos, -balance[:n], entries[:n] - entries[n : 2 * n]
+
+
 def level_order(depth: np.ndarray) -> list[np.ndarray]:
     """Node ids grouped by depth (ascending ids within a level)."""
     if len(depth) == 0:
@@ -132,6 +192,8 @@ def merge_groups(
     Returns a group id per node, numbered 0..G-1 level by level.
     """
     n = len(parent)
+    if n and int(np.max(depth)) >= DEEP_LEVELS:
+        return _merge_groups_deep(parent, np.asarray(depth, dtype=INT), frame_code, dup)
     group = np.empty(n, INT)
     next_id = 0
     for level in level_order(depth):
@@ -142,6 +204,35 @@ def merge_groups(
         group[level] = codes + next_id
         next_id += int(codes.max()) + 1 if len(codes) else 0
     return group
+
+
+def _merge_groups_deep(
+    parent: np.ndarray, depth: np.ndarray, frame_code: np.ndarray, dup: np.ndarray | None
+) -> np.ndarray:
+    """:func:`merge_groups` of a deep forest in about log2(depth) passes, by doubling.
+
+    After round k a node's label names the frames (and dups) of the 2**k nodes ending at
+    it on its path from the root (the whole path when that is shorter): round k+1 pairs
+    a node's label with that of its ancestor 2**k levels up. Nodes with equal labels at
+    equal depths have equal paths: one group. Groups are then numbered as merge_groups
+    numbers them: level by level, each level in the order of its first node.
+    """
+    n = len(parent)
+    label = _factorize_rows([frame_code] if dup is None else [frame_code, dup])
+    up = np.asarray(parent, dtype=INT).copy()  # the ancestor 2**k levels up, -1 past the root
+    reach = 1
+    while reach <= int(depth.max()):
+        has = up >= 0
+        at = np.maximum(up, 0)
+        label = _factorize_rows([label, np.where(has, label[at], -1)])
+        up = np.where(has, up[at], -1)
+        reach *= 2
+    group = _factorize_rows([depth, label])
+    first = np.full(int(group.max()) + 1, n, INT)
+    np.minimum.at(first, group, np.arange(n, dtype=INT))
+    rank = np.empty(len(first), INT)
+    rank[np.lexsort((first, depth[first]))] = np.arange(len(first), dtype=INT)
+    return rank[group]
 
 
 def _factorize_rows(cols: list[np.ndarray]) -> np.ndarray:

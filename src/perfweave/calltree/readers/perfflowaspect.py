@@ -9,11 +9,16 @@ A file left by a run that died ends inside its array: it is closed, read, and an
 By default the result is Hatchet's ``from_perfflowaspect``: one node per call, frames
 ``{name, type: "function", ts, dur}``, a call's parent the innermost call on the same
 pid/tid whose interval strictly contains it, columns ``name``, ``ts``, ``dur`` (seconds),
-``pid``, ``tid``, ``ph``. ``merge_calls=True`` merges the calls of one call path into one
-node with ``calls``, ``time (inc)`` and ``time`` (exclusive) instead: the calltree form.
-Several files of one run (a directory or a list of paths, one file per rank) read into
-one frame with a ``rank`` level (files in name order). Events are columns; nesting is
-found one depth level at a time with running maxima, never per event in Python.
+``pid``, ``tid``, ``ph``; ``dur`` is the inclusive metric and ``dur (exc)`` (``dur`` minus
+the callees') the exclusive one. ``ts`` is when a call began: a column, never a metric
+(Hatchet lists it as one), so nothing sums, averages or shows it as a share.
+``merge_calls=True`` merges the calls of one call path into one node with ``calls``,
+``time (inc)`` and ``time`` (exclusive) instead: the calltree form. Several files of one
+run (a directory or a list of paths, one file per rank) read into one frame with a
+``rank`` level (files in name order). Which events make calls, and how B/E pairs match, is
+:mod:`._trace_events`; nesting is :func:`perfweave.calltree._intervals.nest` (linear in
+the depth). Bytes that are not UTF-8 are replaced with U+FFFD and an
+:class:`~perfweave.errors.SkippedInputWarning` names the calls whose names changed.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ import pandas as pd
 from perfweave.calltree import _deepjson
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree._forest import merge_groups
-from perfweave.calltree.readers._common import read_text
+from perfweave.calltree._intervals import nest
+from perfweave.calltree.readers import _trace_events as te
+from perfweave.calltree.readers._common import read_input
 from perfweave.errors import ParseError, SkippedInputWarning, UnterminatedTraceWarning
 
 _SUFFIX = ".pfw"
@@ -70,17 +77,24 @@ def read(
     files = _files(path)
     tables, metadata = [], {}
     for rank, file in enumerate(files):
-        events, meta = _load(file)
+        events, meta, replaced = _load(file)
         table = _calls(events, file, scan_cpu_mem)
+        _mend_text(table, replaced, file)
         table["rank"] = rank
         tables.append(table)
-        metadata = metadata or meta
+        metadata = metadata or _plain(meta, file)
     calls = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
     if not len(calls):
         raise ParseError(files[0], "at least one complete call (X event or B/E pair)", found="none")
-    thread = pd.factorize(pd.MultiIndex.from_arrays([calls["rank"], calls["pid"], calls["tid"]]))[0]
-    parent, level = nest(thread, calls["ts_us"].to_numpy(), calls["end_us"].to_numpy())
-    meta_out = {"perfflowaspect": [str(f) for f in files], **_plain(metadata)}
+    thread = te.codes(calls["rank"].to_numpy(), calls["pid"].to_numpy(), calls["tid"].to_numpy())
+    parent, level = nest(
+        thread,
+        calls["ts_us"].to_numpy(),
+        calls["end_us"].to_numpy(),
+        calls["start_tie"].to_numpy(),
+        calls["end_tie"].to_numpy(),
+    )
+    meta_out = {"perfflowaspect": [str(f) for f in files], **metadata}
     if merge_calls:
         return _merged(calls, parent, level, len(files) > 1, meta_out, files[0])
     return _per_call(calls, parent, len(files) > 1, scan_cpu_mem, meta_out, files[0])
@@ -102,15 +116,15 @@ def _files(path) -> list[Path]:
     return [p]
 
 
-def _load(file: Path) -> tuple[list, dict]:
-    """Events and ``otherData`` of one trace; an unterminated array is closed (warning)."""
-    text = read_text(file, "PerfFlowAspect trace")
+def _load(file: Path) -> tuple[list, dict, str]:
+    """Events and ``otherData`` of one trace, and where bytes that are not UTF-8 were
+    replaced ("" if none); an unterminated array is closed (warning)."""
+    text, replaced = te.decode(read_input(file, "PerfFlowAspect trace"))
     try:
-        data = _parse(text, file)
+        data, closed = _parse(text, file), False
     except json.JSONDecodeError as exc:
-        repaired = _close(text)
         try:
-            data = _parse(repaired, file)
+            data, closed = _parse(_close(text), file), True
         except json.JSONDecodeError:
             raise ParseError(
                 file,
@@ -119,24 +133,55 @@ def _load(file: Path) -> tuple[list, dict]:
                 position=f"column {exc.colno}",
                 found=exc.msg,
             ) from exc
-        n = len(data["traceEvents"] if isinstance(data, dict) else data)
+    if isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
+        events, other = data["traceEvents"], data.get("otherData", {})
+        meta = other if isinstance(other, dict) else {"otherData": other}
+    elif isinstance(data, list):
+        events, meta = data, {}
+    else:
+        raise ParseError(
+            file,
+            "an array of events or an object with a traceEvents array",
+            found=f"a JSON {type(data).__name__}",
+        )
+    if closed:
         warnings.warn(
             UnterminatedTraceWarning(
                 f"{file}: the event array is not closed (the run died or is still running); "
-                f"read its {n} complete events"
+                f"read its {len(events)} complete events"
             ),
             stacklevel=4,
         )
-    if isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
-        other = data.get("otherData", {})
-        return data["traceEvents"], other if isinstance(other, dict) else {"otherData": other}
-    if isinstance(data, list):
-        return data, {}
-    raise ParseError(
-        file,
-        "an array of events or an object with a traceEvents array",
-        found=f"a JSON {type(data).__name__}",
+    return events, meta, replaced
+
+
+def _mend_text(calls: pd.DataFrame, replaced: str, file: Path) -> None:
+    """Names (and string pids/tids) as text every output can write: lone surrogates
+    (``\\ud800`` escapes, no character) replaced with U+FFFD as undecodable bytes already
+    were (``replaced`` says where the first was); one warning naming the calls."""
+    reasons = [f"bytes that are not UTF-8 (the first at {replaced})"] if replaced else []
+    for col in ("name", "pid", "tid"):
+        mended, changed = te.mend_surrogates(calls[col].to_numpy())
+        if changed:
+            calls[col] = mended
+            if not reasons or reasons[-1] != _ESCAPES:
+                reasons.append(_ESCAPES)
+    if not reasons:
+        return
+    text = calls["name"].astype(str) + calls["pid"].astype(str) + calls["tid"].astype(str)
+    hit = calls[text.str.contains("\ufffd", regex=False)]
+    shown = ", ".join(f"event {e} {m!r}" for e, m in zip(hit["event"][:5], hit["name"][:5]))
+    more = f" and {len(hit) - 5} more" if len(hit) > 5 else ""
+    warnings.warn(
+        SkippedInputWarning(
+            f"{file}: {' and '.join(reasons)} were replaced with U+FFFD"
+            + (f"; calls changed: {shown}{more}" if len(hit) else "")
+        ),
+        stacklevel=3,
     )
+
+
+_ESCAPES = "escapes of lone surrogates such as \\ud800 (no characters)"
 
 
 def _parse(text: str, file: Path):
@@ -160,119 +205,66 @@ def _close(text: str) -> str:
     return text + "]"
 
 
-def _plain(meta: dict) -> dict:
-    """Adiak metadata as flat scalars (nested objects such as walltime as JSON text)."""
-    return {
-        str(k): v if isinstance(v, (str, int, float, bool)) or v is None else json.dumps(v)
-        for k, v in meta.items()
-    }
+def _plain(meta: dict, file: Path) -> dict:
+    """Adiak metadata as flat scalars (nested objects such as walltime as JSON text); a
+    value nested deeper than JSON text is written (about 1,000 levels) is a ParseError.
+    Lone surrogates in keys and text become U+FFFD, as in names (one warning)."""
+    out = {}
+    for k, v in meta.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+            continue
+        try:
+            out[k] = json.dumps(v)
+        except RecursionError:
+            raise ParseError(
+                file,
+                "otherData values nested at most about 1,000 levels",
+                position=f"otherData key {k!r}",
+                found=v,
+            ) from None
+    keys, keys_changed = te.mend_surrogates(np.array(list(out), dtype=object))
+    values, values_changed = te.mend_surrogates(np.array(list(out.values()), dtype=object))
+    if keys_changed or values_changed:
+        warnings.warn(
+            SkippedInputWarning(f"{file}: in otherData, {_ESCAPES} were replaced with U+FFFD"),
+            stacklevel=4,
+        )
+    return dict(zip(keys.tolist(), values.tolist()))
 
 
 # ---------------------------------------------------------------------- events -> calls
-_COLUMNS = ("name", "ph", "ts", "dur", "pid", "tid")
-
-
 def _calls(events: list, file: Path, scan_cpu_mem: bool) -> pd.DataFrame:
-    """One row per complete call: name, ts/dur/end (microseconds), pid, tid, ph."""
+    """One row per call (see :func:`._trace_events.calls`), with the usage columns."""
     if not all(isinstance(e, dict) for e in events):
         k = next(i for i, e in enumerate(events) if not isinstance(e, dict))
         raise ParseError(
             file, "trace events as JSON objects", position=f"event {k}", found=events[k]
         )
-    df = (
-        pd.DataFrame.from_records(events, columns=[*_COLUMNS, "args"])
-        if events
-        else pd.DataFrame(columns=[*_COLUMNS, "args"])
-    )
-    df["order"] = np.arange(len(df))
-    ph = df["ph"].astype(object)
-    for col in ("ts", "dur"):
-        df[col] = _numbers(
-            df[col], file, col, need=ph.isin(["X", "B", "E", "C"]) if col == "ts" else ph.eq("X")
-        )
-    counters = df[ph.eq("C")]
-    x = df[ph.eq("X")]
-    be = df[ph.isin(["B", "E"])]
-    if len(be):
-        x = pd.concat([x, _pairs(be, file)], ignore_index=True).sort_values("order", kind="stable")
-    x = x.reset_index(drop=True)
-    missing = x[["name", "pid", "tid"]].isna().any(axis=1)
-    if missing.any():
-        k = int(x.loc[missing, "order"].iloc[0])
-        raise ParseError(
-            file, "name, pid and tid on every call event", position=f"event {k}", found=events[k]
-        )
-    bad_dur = x["dur"] < 0
-    if bad_dur.any():
-        k = int(x.loc[bad_dur, "order"].iloc[0])
-        raise ParseError(file, "a duration of at least 0", position=f"event {k}", found=events[k])
-    out = pd.DataFrame(
-        {
-            "name": x["name"].astype(str).to_numpy(dtype=object),
-            "ts_us": x["ts"].to_numpy(np.float64),
-            "dur_us": x["dur"].to_numpy(np.float64),
-            "pid": x["pid"].to_numpy(),
-            "tid": x["tid"].to_numpy(),
-            "ph": x["ph"].astype(str).to_numpy(dtype=object),
-        }
-    )
-    out["end_us"] = out["ts_us"] + out["dur_us"]
+    out = te.calls(events, file)
     if scan_cpu_mem:
-        _usage(out, counters, file)
+        counters = np.flatnonzero(te.phases(events) == "C")
+        ts = te.times(te.column(events, "ts"), counters, events, "ts", file)
+        _usage(out, ts, te.column(events, "args")[counters], file)
     return out
 
 
-def _numbers(col: pd.Series, file: Path, what: str, need: pd.Series) -> pd.Series:
-    values = pd.to_numeric(col, errors="coerce")
-    bad = need.to_numpy() & ~np.isfinite(values.to_numpy(np.float64, na_value=np.nan))
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        raise ParseError(file, f"a number as {what!r}", position=f"event {k}", found=col.iloc[k])
-    return values
-
-
-def _pairs(be: pd.DataFrame, file: Path) -> pd.DataFrame:
-    """Complete calls from B/E events: on each pid/tid, an E closes the latest open B
-    (matched by nesting depth, all at once). Unmatched events are skipped (warning)."""
-    thread = pd.factorize(pd.MultiIndex.from_arrays([be["pid"], be["tid"]]))[0]
-    begin = be["ph"].eq("B").to_numpy()
-    step = np.where(begin, 1, -1)
-    after = pd.Series(step).groupby(thread).cumsum().to_numpy()
-    depth = np.where(begin, after - 1, after)  # a B and its E share a depth
-    order = np.lexsort((np.arange(len(be)), depth, thread))
-    b_sorted = begin[order]
-    same = np.r_[
-        (thread[order][1:] == thread[order][:-1]) & (depth[order][1:] == depth[order][:-1]), False
-    ]
-    opens = b_sorted & np.r_[~b_sorted[1:], False] & same
-    first, last = order[opens], order[np.flatnonzero(opens) + 1]
-    skipped = len(be) - 2 * len(first)
-    if skipped:
-        warnings.warn(
-            SkippedInputWarning(f"{file}: skipped {skipped} B/E events without their partner"),
-            stacklevel=5,
-        )
-    starts, ends = be.iloc[first], be.iloc[last]
-    out = starts.copy()
-    out["dur"] = ends["ts"].to_numpy() - starts["ts"].to_numpy()
-    out["ph"] = "X"
-    out["order"] = ends["order"].to_numpy()  # written when the call returns, as X events are
-    return out
-
-
-def _usage(calls: pd.DataFrame, counters: pd.DataFrame, file: Path) -> None:
+def _usage(calls: pd.DataFrame, ts: np.ndarray, args: np.ndarray, file: Path) -> None:
     """Hatchet's ``scan_cpu_mem``: usage from the non-zero counter event at each call's
-    start (the last one of a timestamp wins), 0 where there is none."""
-    if not len(counters):
+    start (the last one of a timestamp wins), 0 where there is none or it is not a number."""
+    if not len(ts):
         raise ParseError(file, "counter events (ph 'C') for scan_cpu_mem", found="none")
-    args = counters["args"].apply(lambda a: a if isinstance(a, dict) else {})
+
+    def counter(key: str) -> pd.Series:
+        values = (a.get(key) if isinstance(a, dict) else None for a in args)
+        kept = [v if type(v) is int or type(v) is float else te.number(v) for v in values]
+        return pd.Series(kept, dtype=object).infer_objects().fillna(0)
+
     usage = pd.DataFrame(
         {
-            "ts": counters["ts"].to_numpy(np.float64),
-            "memory": pd.to_numeric(args.str.get("memory_usage"), errors="coerce")
-            .fillna(0)
-            .to_numpy(),
-            "cpu": pd.to_numeric(args.str.get("cpu_usage"), errors="coerce").fillna(0).to_numpy(),
+            "ts": ts,
+            "memory": counter("memory_usage").to_numpy(),
+            "cpu": counter("cpu_usage").to_numpy(),
         }
     )
     usage = usage[(usage["memory"] != 0) | (usage["cpu"] != 0)].drop_duplicates("ts", keep="last")
@@ -281,54 +273,18 @@ def _usage(calls: pd.DataFrame, counters: pd.DataFrame, file: Path) -> None:
     calls["usage_cpu"] = at["cpu"].fillna(0).to_numpy()
 
 
-# ---------------------------------------------------------------------- nesting
-def nest(thread: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Parent (index, -1 for none) and depth of each interval: the innermost interval of
-    the same thread that strictly contains it (starts before, ends after).
-
-    Intervals are sorted by (thread, start, longest first); each round takes those no
-    earlier remaining interval contains (a running maximum of the ends, taken up to the
-    previous start) as the next depth level, and gives each the last interval of the
-    level above it. Rounds: the depth of the deepest call.
-    """
-    n = len(start)
-    parent = np.full(n, -1, np.int64)
-    level = np.zeros(n, np.int64)
-    if not n:
-        return parent, level
-    order = np.lexsort((-end, start, thread))
-    th, s, e = thread[order], start[order], end[order]
-    end_rank = np.unique(e, return_inverse=True)[1].reshape(-1).astype(np.int64)
-    base = th.astype(np.int64) * (n + 1)
-    active = np.arange(n)
-    above = np.zeros(0, np.int64)  # sorted positions of the level above
-    depth = 0
-    while len(active):
-        a_th, a_s = th[active], s[active]
-        key = base[active] + end_rank[active] + 1
-        running = np.maximum.accumulate(key)
-        # first index of each run of equal (thread, start): compare with what came before it
-        new_group = np.r_[True, (a_th[1:] != a_th[:-1]) | (a_s[1:] != a_s[:-1])]
-        group_first = np.maximum.accumulate(np.where(new_group, np.arange(len(active)), 0))
-        prev = group_first - 1
-        before = np.where(prev >= 0, running[np.maximum(prev, 0)], 0) - base[active]
-        contained = before > end_rank[active] + 1
-        here = active[~contained]
-        level[order[here]] = depth
-        if depth and len(here):
-            k = np.searchsorted(above, here) - 1
-            cand = above[np.maximum(k, 0)]
-            ok = (k >= 0) & (th[cand] == th[here]) & (s[cand] < s[here]) & (e[cand] > e[here])
-            parent[order[here[ok]]] = order[cand[ok]]
-        above = here
-        active = active[contained]
-        depth += 1
-    return parent, level
-
-
 # ---------------------------------------------------------------------- GraphFrames
+def _exclusive(parent: np.ndarray, inclusive: np.ndarray) -> np.ndarray:
+    """Each call's time minus its callees' (the time it spent in its own code)."""
+    callees = np.zeros(len(inclusive))
+    has = parent >= 0
+    np.add.at(callees, parent[has], inclusive[has])
+    return inclusive - callees
+
+
 def _per_call(calls, parent, ranks, scan_cpu_mem, metadata, path):
-    """Hatchet's form: one node per call."""
+    """Hatchet's form: one node per call; ``dur`` inclusive, ``dur (exc)`` exclusive, ``ts``
+    a column (a point in time is no amount: never a metric)."""
     ts, dur = calls["ts_us"].to_numpy() * 1e-6, calls["dur_us"].to_numpy() * 1e-6
     frames = {
         "name": calls["name"].to_numpy(),
@@ -340,6 +296,7 @@ def _per_call(calls, parent, ranks, scan_cpu_mem, metadata, path):
         "name": calls["name"].to_numpy(),
         "ts": ts,
         "dur": dur,
+        "dur (exc)": _exclusive(parent, dur),
         "pid": calls["pid"].to_numpy(),
         "tid": calls["tid"].to_numpy(),
         "ph": calls["ph"].to_numpy(),
@@ -351,16 +308,17 @@ def _per_call(calls, parent, ranks, scan_cpu_mem, metadata, path):
     table["node"] = np.arange(len(calls))
     if ranks:
         table["rank"] = calls["rank"].to_numpy()
-    exc = ["dur", "ts"] + (["usage_memory", "usage_cpu"] if scan_cpu_mem else [])
+    exc = ["dur (exc)"] + (["usage_memory", "usage_cpu"] if scan_cpu_mem else [])
     return build_graphframe(
         pd.DataFrame(frames),
         table,
         parent=parent,
         exc_metrics=exc,
+        inc_metrics=["dur"],
         default_metric="dur",
         metadata=metadata,
         path=path,
-        units={"dur": "s", "ts": "s"},
+        units={"dur": "s", "dur (exc)": "s", "ts": "s"},
     )
 
 
@@ -372,10 +330,7 @@ def _merged(calls, parent, level, ranks, metadata, path):
     first = np.unique(path_id, return_index=True)[1]  # a call of each node
     node_parent = np.where(parent[first] >= 0, path_id[np.maximum(parent[first], 0)], -1)
     dur = calls["dur_us"].to_numpy() * 1e-6
-    child_time = np.zeros(n)
-    has = parent >= 0
-    np.add.at(child_time, parent[has], dur[has])
-    exclusive = dur - child_time
+    exclusive = _exclusive(parent, dur)
     rank = calls["rank"].to_numpy() if ranks else np.zeros(n, np.int64)
     rows = pd.DataFrame(
         {"node": path_id, "rank": rank, "time (inc)": dur, "time": exclusive, "calls": 1}
