@@ -136,6 +136,12 @@ class UnterminatedTraceWarning(IncompleteInputWarning):
     how many events it holds."""
 
 
+class MissingMetricWarning(PerfweaveWarning):
+    """Metrics asked for (or a reader's default metric) are not in the input, or the input
+    has none: the result lacks their columns. The message names them and the metrics the
+    input has; when none of those asked for exists the call raises OptionError instead."""
+
+
 class NoRegionWarning(PerfweaveWarning):
     """A sampling profile has samples outside any annotated region: they are kept under a
     "(no region)" root node (Hatchet drops them); the message counts them."""
@@ -168,6 +174,7 @@ __all__ = [
     "IncompleteInputWarning",
     "MergeError",
     "MetadataError",
+    "MissingMetricWarning",
     "NoRegionWarning",
     "OptionError",
     "ParallelReadWarning",

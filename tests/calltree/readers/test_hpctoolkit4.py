@@ -3,8 +3,13 @@ profiles) and a 4-rank cpi run, against the bytes themselves, Hatchet, and bad i
 
 from __future__ import annotations
 
+import json
+import os
+import re
 import shutil
 import struct
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +18,13 @@ import pytest
 import perfweave
 from perfweave import GraphFrame
 from perfweave.calltree.readers import detect
-from perfweave.errors import FormatError, OptionError, ParseError
+from perfweave.errors import (
+    FormatError,
+    MissingMetricWarning,
+    OptionError,
+    ParseError,
+    SkippedInputWarning,
+)
 from tests.calltree._peer import assert_same
 from tests.calltree.readers._round_trip_checks import assert_round_trips
 
@@ -22,9 +33,10 @@ GAMESS = DATA / "hpctoolkit-gamess"
 CPI = DATA / "hatchet_cpi_v4_database"
 
 
-def _entry_time(db: Path) -> tuple[int, float]:
+def _entry_time(db: Path) -> tuple[int, float, int]:
     """Independent of the reader (struct, following FORMATS.md): the main-thread entry
-    point's context id and its inclusive time in the summary profile."""
+    point's context id, its inclusive time in the summary profile, and the byte offset of
+    that (metric, value) pair in profile.db."""
     meta = (db / "meta.db").read_bytes()
     p_ctx = struct.unpack_from("<Q", meta, 0x48)[0]
     p_entries, n_entries, sz_entry = struct.unpack_from("<QHB", meta, p_ctx)
@@ -65,7 +77,7 @@ def _entry_time(db: Path) -> tuple[int, float]:
             for j in range(start, end):
                 metric, value = struct.unpack_from("<Hd", prof, p_values + 10 * j)
                 if metric == inc_id:
-                    return ctx, value
+                    return ctx, value, p_values + 10 * j
     raise AssertionError("no inclusive time for the entry point")
 
 
@@ -232,7 +244,11 @@ PEER_OPTIONS = [
 @pytest.mark.parametrize("options", PEER_OPTIONS, ids=lambda o: ",".join(o) or "defaults")
 @pytest.mark.parametrize("db", [GAMESS, CPI], ids=["gamess", "cpi"])
 def test_same_as_hatchet(db, options):
-    ours = perfweave.read(db, **options)
+    if db == CPI and "metric_names" in options:  # a CPU run: its GPU metrics are named
+        with pytest.warns(MissingMetricWarning, match="no metric 'gpuop', 'gker', 'gxcopy'"):
+            ours = perfweave.read(db, **options)
+    else:
+        ours = perfweave.read(db, **options)
     theirs, metrics = _hatchet(db, **options)
     assert_same(ours, theirs, metrics=metrics)
     assert ours.default_metric == theirs.default_metric
@@ -376,3 +392,278 @@ def test_calltree_explorer_opens_both_modes():
     mean = each.dataframe["time (inc)"].groupby(level="node").mean()
     assert first["time (inc)"].iloc[0] == pytest.approx(mean.loc[first["node"].iloc[0]])
     assert [c for c in first.columns if c.endswith("(inc)")][0] == "time (inc)"
+
+
+# --------------------------------------------------------------------- hostile databases
+def _main_entry(meta: bytes) -> int:
+    """Byte offset of the main-thread entry point's record in meta.db."""
+    p_ctx = struct.unpack_from("<Q", meta, 0x48)[0]
+    p_entries, n_entries, sz = struct.unpack_from("<QHB", meta, p_ctx)
+    return next(
+        p_entries + i * sz
+        for i in range(n_entries)
+        if struct.unpack_from("<H", meta, p_entries + i * sz + 20)[0] == 1
+    )
+
+
+def _summary_index(db: Path) -> tuple[int, list[tuple[int, int]], int]:
+    """The summary profile's index: its offset, its (context id, start) pairs, and the
+    offset of its values (10-byte (metric, value) pairs)."""
+    prof = (db / "profile.db").read_bytes()
+    p_infos = struct.unpack_from("<Q", prof, 0x18)[0]
+    p_profiles = struct.unpack_from("<Q", prof, p_infos)[0]
+    _, p_values, n_ctx, _, p_idx = struct.unpack_from("<QQLLQ", prof, p_profiles)
+    return p_idx, [struct.unpack_from("<LQ", prof, p_idx + 12 * i) for i in range(n_ctx)], p_values
+
+
+def _cct_block(db: Path, ctx: int) -> int:
+    """Byte offset of context ``ctx``'s block (nValues, pValues, nMetrics, pMetricIndices)
+    in cct.db."""
+    cct = (db / "cct.db").read_bytes()
+    p_infos = struct.unpack_from("<Q", cct, 0x18)[0]
+    p_ctxs, _, sz = struct.unpack_from("<QLB", cct, p_infos)
+    return p_ctxs + sz * ctx
+
+
+_NOT_REGULAR = {
+    "dev-zero": "a character device (/dev/zero)",
+    "fifo": "a FIFO (named pipe)",
+    "loop": "a symlink loop",
+    "directory": "a directory",
+}
+_MODES = {
+    "default": {},
+    "parallel": {"parallel_profiles_mode": True},
+    "per-profile": {"per_profile": True},
+}
+#: reads each case in a child process capped at 2 GiB (a file read whole from /dev/zero ends
+#: in MemoryError there, not in a swapping machine) and prints one JSON line per case
+_READ_CASES = r"""
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+import perfweave
+for label, path, options in json.loads(sys.argv[1]):
+    print(json.dumps([label, "started", ""]), flush=True)
+    try:
+        perfweave.read(path, **options)
+        print(json.dumps([label, "read", ""]), flush=True)
+    except BaseException as exc:
+        print(json.dumps([label, type(exc).__name__, str(exc)]), flush=True)
+"""
+#: far above the few seconds the cases take on a loaded machine: only a read that blocks
+#: for ever (a FIFO opened for reading) reaches it, and the test then fails naming the case
+_HANG = 600
+
+
+def _make_not_regular(target: Path, kind: str) -> None:
+    target.unlink()
+    if kind == "dev-zero":
+        os.symlink("/dev/zero", target)
+    elif kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "loop":
+        os.symlink(target.name, target)  # points at itself
+    else:
+        target.mkdir()
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs and RLIMIT_AS are POSIX")
+@pytest.mark.parametrize("name", ["meta.db", "profile.db", "cct.db"])
+def test_files_that_are_not_regular_are_refused_before_reading(tmp_path, name):
+    cases = []
+    for kind in _NOT_REGULAR:
+        db = _copy(tmp_path / kind)
+        _make_not_regular(db / name, kind)
+        cases += [(f"{kind} {mode}", str(db), options) for mode, options in _MODES.items()]
+        if kind in ("dev-zero", "fifo"):  # named directly: detection must not read it either
+            cases.append((f"{kind} file", str(db / name), {}))
+    linked = _copy(tmp_path / "link")  # a symlink to a regular file reads as before
+    (linked / name).unlink()
+    os.symlink(CPI / name, linked / name)
+    cases.append(("link default", str(linked), {}))
+    child = subprocess.Popen(
+        [sys.executable, "-c", _READ_CASES, json.dumps(cases)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        out, err = child.communicate(timeout=_HANG)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        out, err = child.communicate()
+        started = [json.loads(line)[0] for line in out.splitlines()]
+        pytest.fail(f"reading hung at case {started[-1] if started else None!r}")
+    results = {}
+    for line in out.splitlines():
+        label, outcome, message = json.loads(line)
+        results[label] = (outcome, message)
+    assert set(results) == {c[0] for c in cases}, err
+    assert results.pop("link default") == ("read", "")
+    for label, (outcome, message) in results.items():
+        kind = label.split()[0]
+        where = next(c[1] for c in cases if c[0] == label)
+        path = where if where.endswith(name) else str(Path(where) / name)
+        assert (outcome, message) == (
+            "ParseError",
+            f"{path}: expected an HPCToolkit {name} (a regular file), found {_NOT_REGULAR[kind]!r}",
+        ), label
+
+
+@pytest.mark.parametrize("options", [{}, {"per_profile": True}], ids=["summary", "per-profile"])
+def test_a_children_size_with_its_top_bit_set_is_out_of_range(tmp_path, options):
+    db = _copy(tmp_path)
+    entry = _main_entry((db / "meta.db").read_bytes())
+    size = struct.unpack_from("<Q", (db / "meta.db").read_bytes(), entry)[0]
+    _patch(db / "meta.db", entry, struct.pack("<Q", size | 1 << 63))  # -size as an int64
+    with pytest.raises(
+        ParseError,
+        match=rf"meta\.db, section Context, offset \d+: expected a children array within "
+        rf"section Context .* found '{size | 1 << 63} bytes at offset \d+'",
+    ):
+        perfweave.read(db, **options)
+
+
+def test_a_context_listed_twice_in_the_summary_index(tmp_path):
+    db = _copy(tmp_path)
+    ctx = _entry_time(db)[0]
+    p_idx, index, _ = _summary_index(db)
+    i = [c for c, _ in index].index(ctx)
+    # the next context's values become a second run of the main entry's
+    _patch(db / "profile.db", p_idx + 12 * (i + 1), struct.pack("<L", ctx))
+    with pytest.raises(
+        ParseError,
+        match=rf"profile\.db, section profile 0, offset {p_idx}: expected each context once "
+        rf"in its index, found 'context {ctx} twice'",
+    ):
+        perfweave.read(db)
+
+
+def test_a_metric_given_twice_for_one_context(tmp_path):
+    from perfweave.calltree.readers._hpctk4_binary import DbFile
+    from perfweave.calltree.readers._hpctk4_meta import read_meta
+
+    db = _copy(tmp_path)
+    in_tree = set(read_meta(DbFile(db / "meta.db", b"meta")).tree.ctx_id.tolist())
+    _, index, p_values = _summary_index(db)
+    # the first context of the tree with two values or more: its second gets the first's metric
+    ctx, first = next(
+        (c, s) for (c, s), (_, e) in zip(index, index[1:]) if c in in_tree and e - s >= 2
+    )
+    metric = struct.unpack_from("<H", (db / "profile.db").read_bytes(), p_values + 10 * first)[0]
+    _patch(db / "profile.db", p_values + 10 * (first + 1), struct.pack("<H", metric))
+    with pytest.raises(
+        ParseError,
+        match=rf"profile\.db, section profile 0: expected one value per context and metric, "
+        rf"found 'context {ctx}, metric {metric} twice'",
+    ):
+        perfweave.read(db)
+
+
+def _metrics_header(db: Path) -> int:
+    return struct.unpack_from("<Q", (db / "meta.db").read_bytes(), 0x38)[0]
+
+
+@pytest.mark.parametrize("options", [{}, {"per_profile": True}], ids=["summary", "per-profile"])
+def test_no_metrics_in_meta_db(tmp_path, options):
+    db = _copy(tmp_path)
+    _patch(db / "meta.db", _metrics_header(db) + 8, struct.pack("<L", 0))  # nMetrics
+    with pytest.warns(MissingMetricWarning, match=r"meta\.db lists no metrics: the tree is read"):
+        gf = perfweave.read(db, **options)
+    assert len(gf.graph) == 182 and gf.exc_metrics == gf.inc_metrics == []
+
+
+def test_metric_names_not_in_the_database(tmp_path):
+    with pytest.raises(
+        OptionError, match=r"metric_names: no metric 'bogus' in .*meta\.db \(its metrics: time\)"
+    ):
+        perfweave.read(CPI, metric_names=["bogus"])
+    with pytest.warns(MissingMetricWarning, match=r"meta\.db: no metric 'bogus', read without it"):
+        gf = perfweave.read(CPI, metric_names=["time", "bogus"], per_profile=True)
+    assert gf.inc_metrics == ["time (inc)"] and gf.exc_metrics == ["time"]
+    db = _copy(tmp_path)
+    raw = (db / "meta.db").read_bytes()
+    assert raw.count(b"CPUTIME") == 1
+    (db / "meta.db").write_bytes(raw.replace(b"CPUTIME", b"XPUTIME"))  # no time metric left
+    with pytest.warns(
+        MissingMetricWarning, match=r"meta\.db has no time metric .*\(its metrics: xputime;"
+    ):
+        gf = perfweave.read(db)
+    assert gf.exc_metrics == gf.inc_metrics == [] and len(gf.graph) == 182
+    gf = perfweave.read(db, metric_names=["xputime"])
+    assert gf.inc_metrics == ["xputime (inc)"] and gf.exc_metrics == ["xputime"]
+
+
+def test_no_entry_points(tmp_path):
+    db = _copy(tmp_path)
+    p_ctx = struct.unpack_from("<Q", (db / "meta.db").read_bytes(), 0x48)[0]
+    _patch(db / "meta.db", p_ctx + 8, struct.pack("<H", 0))  # nEntryPoints
+    for options in ({}, {"per_profile": True}):
+        with pytest.raises(
+            ParseError,
+            match=rf"meta\.db, section Context, offset {p_ctx + 8}: expected at least one "
+            "entry point",
+        ):
+            perfweave.read(db, **options)
+
+
+@pytest.mark.parametrize("ctx", [2**32 - 1, 0])
+def test_a_context_id_that_indexes_no_values(tmp_path, ctx):
+    db = _copy(tmp_path)
+    meta = (db / "meta.db").read_bytes()
+    p_children = struct.unpack_from("<Q", meta, _main_entry(meta) + 8)[0]
+    _patch(db / "meta.db", p_children + 16, struct.pack("<L", ctx))  # first child's ctxId
+    for options in ({}, {"per_profile": True}):
+        with pytest.raises(
+            ParseError,
+            match=rf"cct\.db, section CtxInfos, offset \d+: expected context ids 1\.\.\d+ "
+            rf"\(0 is the global context; .*found 'context {ctx} of meta\.db'",
+        ):
+            perfweave.read(db, **options)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf"), 1e308])
+def test_values_no_profiler_measures_are_named_and_read_as_0(tmp_path, value):
+    clean = perfweave.read(CPI)
+    db = _copy(tmp_path)
+    ctx, _, at = _entry_time(db)
+    _patch(db / "profile.db", at + 2, struct.pack("<d", value))  # the root's time (inc)
+    with pytest.warns(
+        SkippedInputWarning,
+        match=rf"profile\.db: skipped 1 value\(s\) that are not finite or beyond 1e\+30 "
+        rf"\(first: {re.escape(repr(value))} of context {ctx}, metric \d+\); read as 0",
+    ):
+        gf = perfweave.read(db)
+    root = gf.graph.root_ids[0]
+    assert gf.dataframe.loc[root, "time (inc)"] == 0.0
+    rest = gf.dataframe.drop(index=root)
+    assert rest.equals(clean.dataframe.drop(index=root))
+    # the same rule for cct.db's values in the per-profile modes
+    db = _copy(tmp_path / "cct")
+    block = _cct_block(db, ctx)
+    p_values = struct.unpack_from("<Q", (db / "cct.db").read_bytes(), block + 8)[0]
+    _patch(db / "cct.db", p_values + 4, struct.pack("<d", value))  # (profile, value) pairs
+    with pytest.warns(
+        SkippedInputWarning, match=rf"cct\.db: skipped 1 value\(s\) .* context {ctx},"
+    ):
+        each = perfweave.read(db, per_profile=True, metric_scopes=["i", "e", "p", "c"])
+    assert np.isfinite(each.dataframe[each.exc_metrics + each.inc_metrics].to_numpy()).all()
+
+
+def test_unsigned_64_bit_values_print_unsigned(tmp_path):
+    db = _copy(tmp_path)
+    ctx = _entry_time(db)[0]
+    _patch(db / "cct.db", _cct_block(db, ctx), struct.pack("<Q", 2**64 - 1))  # nValues
+    with pytest.raises(
+        ParseError,
+        match=r"cct\.db, section context values, offset \d+: expected 18446744073709551615 "
+        r"record\(s\) of 12 bytes",
+    ):
+        perfweave.read(db, per_profile=True)
+    db = _copy(tmp_path / "b")
+    p_metrics = struct.unpack_from("<Q", (db / "meta.db").read_bytes(), _metrics_header(db))[0]
+    _patch(db / "meta.db", p_metrics, struct.pack("<Q", 2**64 - 16))  # first metric's pName
+    with pytest.raises(
+        ParseError, match=r"meta\.db, section Metrics, .*found 'pointer 18446744073709551600'"
+    ):
+        perfweave.read(db)

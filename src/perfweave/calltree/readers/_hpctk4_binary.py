@@ -12,8 +12,10 @@ record would reach past its section or the file.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +25,9 @@ from perfweave.errors import ParseError
 MAGIC = b"HPCTOOLKIT"
 MAJOR_VERSION = 4
 HEADER = 16
+#: unsigned 64-bit sizes and offsets are clamped to this where they are combined: far past
+#: any file, so every bounds check still fails, and sums of two stay inside int64
+FAR = 1 << 62
 
 #: section names of each file kind, in the order of the header's (size, offset) table
 SECTIONS = {
@@ -42,16 +47,65 @@ SECTIONS = {
 FILE_NAMES = {b"meta": "meta.db", b"prof": "profile.db", b"ctxt": "cct.db"}
 #: the 8 bytes every file of a kind ends with (a file cut short lacks them)
 FOOTERS = {b"meta": b"_meta.db", b"prof": b"_prof.db", b"ctxt": b"__ctx.db"}
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
-def _map(path: Path):
+def clamped(values) -> np.ndarray:
+    """Sizes or offsets (any integer dtype; u64 as the files store them) as int64, values
+    above :data:`FAR` clamped to it: a u64 with its top bit set is a huge size, never a
+    negative one."""
+    a = np.asarray(values)
+    if a.dtype.kind == "u":
+        a = np.minimum(a, np.uint64(FAR))
+    return a.astype(np.int64)
+
+
+def open_regular(path: Path, expected: str = "a regular file") -> int:
+    """A read-only descriptor of ``path``, refused unless it is a regular file.
+
+    Opened without blocking (a FIFO would wait for a writer forever) and checked with
+    ``fstat`` on the descriptor itself, before a byte is read: a link to ``/dev/zero``, a
+    FIFO, a socket, a device or a directory raises a ParseError naming ``path``, as does a
+    symlink loop. A missing file raises FileNotFoundError.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise ParseError(path, expected, found="a directory") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ParseError(path, expected, found="a symlink loop") from None
+        raise
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+        if os.path.islink(path):
+            kind += f" ({os.path.realpath(path)})"
+        raise ParseError(path, expected, found=kind)
+    return fd
+
+
+def _map(path: Path, kind: bytes):
     """The file's bytes, memory-mapped (only the pages a reader touches are read: the
-    summary profile of a large profile.db, the header of a cct.db not needed)."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
+    summary profile of a large profile.db, the header of a cct.db not needed); a small
+    file is read, never more bytes than ``fstat`` reports."""
+    fd = open_regular(path, f"an HPCToolkit {FILE_NAMES[kind]} (a regular file)")
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(fd).st_size
         if size < 4096:
-            return f.read()
-        return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            return f.read(size)
+        try:
+            return mmap.mmap(fd, size, access=mmap.ACCESS_READ)
+        except (OSError, ValueError) as exc:  # a special file system refuses mapping
+            raise ParseError(path, "a file that can be memory-mapped", found=str(exc)) from None
 
 
 class DbFile:
@@ -60,16 +114,12 @@ class DbFile:
     def __init__(self, path: Path, kind: bytes) -> None:
         self.path = path
         try:
-            self.data = _map(path)
+            self.data = _map(path, kind)
         except FileNotFoundError:
             raise ParseError(
                 path.parent,
                 f"an HPCToolkit database directory with {FILE_NAMES[kind]}",
                 found=f"no {path.name}",
-            ) from None
-        except IsADirectoryError:
-            raise ParseError(
-                path, f"an HPCToolkit {FILE_NAMES[kind]} file", found="a directory"
             ) from None
         self.buf = np.frombuffer(self.data, dtype=np.uint8)
         self.words = np.frombuffer(self.data, dtype="<u8", count=len(self.data) // 8)
@@ -153,12 +203,13 @@ class DbFile:
                 )
             out = np.frombuffer(self.data, dtype=dt, count=n, offset=start)
             return out if count is not None else out[0]
-        pos = np.asarray(offsets, dtype=np.int64)
-        if not len(pos):
+        raw = np.asarray(offsets)
+        if not len(raw):
             return np.zeros(0, dt)
+        pos = clamped(raw)
         bad = (pos < lo) | (pos + dt.itemsize > hi)
         if bad.any():
-            k = int(pos[bad][0])
+            k = int(raw[np.flatnonzero(bad)[0]])  # as stored: a u64 prints unsigned
             raise self.error(
                 section,
                 k,
@@ -166,6 +217,17 @@ class DbFile:
                 found=f"one at offset {k}",
             )
         return self._gather(pos, dt)
+
+    def offsets(self, raw, section: str, within: tuple[int, int]) -> np.ndarray:
+        """Offsets ``raw`` (u64 as stored) as int64, once each is known to lie inside
+        ``within``: a ParseError names the first that does not, by its stored value."""
+        pos = clamped(raw)
+        lo, hi = within
+        bad = (pos < lo) | (pos >= hi)
+        if bad.any():
+            k = int(np.asarray(raw)[np.flatnonzero(bad)[0]])
+            raise self.error(section, k, f"an offset within bytes {lo}..{hi}", found=f"offset {k}")
+        return pos
 
     def _gather(self, pos: np.ndarray, dt: np.dtype) -> np.ndarray:
         """Records at checked offsets: whole 8-byte words when all offsets are aligned
@@ -216,19 +278,20 @@ class DbFile:
     ) -> np.ndarray:
         """The concatenation of ``counts[i]`` records of ``dtype`` from each ``starts[i]``."""
         dt = np.dtype(dtype)
-        counts = np.asarray(counts, dtype=np.int64)
-        starts = np.asarray(starts, dtype=np.int64)
-        counts = np.where((counts < 0) | (counts > len(self.data)), -1, counts)
+        raw_starts, raw_counts = np.asarray(starts), np.asarray(counts)
+        starts, counts = clamped(raw_starts), clamped(raw_counts)
+        over = (counts < 0) | (counts > len(self.data))  # more records than bytes
+        counts = np.where(over, 0, counts)
         ends = starts + counts * dt.itemsize
-        bad = (starts < 0) | (ends > len(self.data)) | (counts < 0)
+        bad = over | (starts < 0) | (ends > len(self.data))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
+            start, n = int(raw_starts[k]), int(raw_counts[k])  # as stored: u64 unsigned
             raise self.error(
                 section,
-                int(starts[k]),
-                f"{int(counts[k])} record(s) of {dt.itemsize} bytes within the file "
-                f"({len(self.data)} bytes)",
-                found=f"they would end at {int(ends[k])}",
+                start,
+                f"{n} record(s) of {dt.itemsize} bytes within the file ({len(self.data)} bytes)",
+                found=f"they would end at {start + n * dt.itemsize}",
             )
         total = int(counts.sum())
         if total * dt.itemsize > len(self.data):  # blocks overlap: more values than bytes
@@ -256,19 +319,20 @@ class DbFile:
         """
         lo, size = self.sections[section]
         hi = lo + size
-        pos = np.asarray(offsets, dtype=np.int64)
-        if not len(pos):
+        raw = np.asarray(offsets)
+        if not len(raw):
             return np.zeros(0, object)
-        uniq, inverse = np.unique(pos, return_inverse=True)
+        uniq, inverse = np.unique(raw, return_inverse=True)
         bad = (uniq < lo) | (uniq >= hi)
         if bad.any():
-            k = int(uniq[bad][0])
+            k = int(uniq[bad][0])  # as stored: a u64 prints unsigned
             raise self.error(
                 section,
                 k,
                 f"a string pointer into section {section} (bytes {lo}..{hi})",
                 found=f"pointer {k}",
             )
+        uniq = uniq.astype(np.int64)
         blob = self.data[lo:hi]
         pieces = blob.split(b"\0")
         lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))

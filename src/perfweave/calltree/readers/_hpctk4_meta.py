@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.readers._hpctk4_binary import DbFile
+from perfweave.calltree.readers._hpctk4_binary import DbFile, clamped
 
 #: lexical types of a context record (FORMATS.md, Context Tree section); -1 marks an entry point
 LEXICAL_TYPES = {0: "function", 1: "loop", 2: "line", 3: "instruction"}
@@ -110,7 +110,8 @@ class ContextTree:
 
     Row ``i`` of every array is one entry point (``lexical == -1``) or context;
     ``parent`` is a row (-1 for entry points) and ``level`` its depth in the stored tree.
-    Pointers (function, file, module) are 0 where the record has none.
+    Pointers (function, file, module) and instruction offsets stay u64 as stored (a name
+    shows an offset unsigned), 0 where the record has none.
     """
 
     ctx_id: np.ndarray
@@ -177,11 +178,13 @@ def _metrics(db: DbFile) -> list[dict]:
     # propagated sub-metrics and summary statistics of every metric, as two ragged tables
     n_inst = md["nScopeInsts"].astype(np.int64)
     n_summ = md["nSummaries"].astype(np.int64)
-    inst_pos = _ragged_offsets(md["pScopeInsts"], n_inst, int(head["szScopeInst"]))
-    summ_pos = _ragged_offsets(md["pSummaries"], n_summ, int(head["szSummary"]))
+    p_inst = db.offsets(md["pScopeInsts"][n_inst > 0], "Metrics", sec)
+    p_summ = db.offsets(md["pSummaries"][n_summ > 0], "Metrics", sec)
+    inst_pos = _ragged_offsets(p_inst, n_inst[n_inst > 0], int(head["szScopeInst"]))
+    summ_pos = _ragged_offsets(p_summ, n_summ[n_summ > 0], int(head["szSummary"]))
     inst = db.records(inst_pos, _SCOPE_INST, None, "Metrics", within=sec)
     summ = db.records(summ_pos, _SUMMARY, None, "Metrics", within=sec)
-    scope_ptr = np.concatenate([inst["pScope"], summ["pScope"]]).astype(np.int64)
+    scope_ptr = np.concatenate([inst["pScope"], summ["pScope"]])
     scopes = db.records(scope_ptr, _SCOPE, None, "Metrics", within=sec)
     scope_names = (
         db.strings(scopes["pScopeName"], "Metrics") if len(scopes) else np.zeros(0, object)
@@ -222,6 +225,10 @@ def _context_tree(db: DbFile) -> ContextTree:
     sec = _sect(db, "Context")
     head = db.records(sec[0], _CONTEXT_HEAD, None, "Context", within=sec)
     n_entries = int(head["nEntryPoints"])
+    if not n_entries:  # the format allows an empty tree; nothing would be left to read
+        raise db.error(
+            "Context", sec[0] + 8, "at least one entry point (nEntryPoints)", found="none"
+        )
     entries = db.table(
         head["pEntryPoints"], head["szEntryPoint"], n_entries, _ENTRY, "Context", sec
     )
@@ -239,7 +246,7 @@ def _context_tree(db: DbFile) -> ContextTree:
 def _records_packed(db: DbFile, head, entries, sec):
     """The records when they fill the section from the first children array on, as
     hpcprof writes them (one pass over the whole section); None when they do not."""
-    p = entries["pChildren"].astype(np.int64)
+    p = clamped(entries["pChildren"])
     p = p[entries["szChildren"] > 0]
     if not len(p):
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
@@ -268,7 +275,7 @@ def _records_packed(db: DbFile, head, entries, sec):
         reach[n] = False
         first = np.flatnonzero(reach)
         kids = db.records(slots[first], _CTX, None, "Context", within=sec)
-        cp = kids["pChildren"][kids["szChildren"] > 0].astype(np.int64)
+        cp = clamped(kids["pChildren"][kids["szChildren"] > 0])
         if np.any((cp < lo) | ((cp - lo) % 8 != 0) | (cp >= sec[1])):
             return None
         seeds = (cp - lo) // 8
@@ -284,8 +291,8 @@ def _records_packed(db: DbFile, head, entries, sec):
     head = kids
     # children arrays: of the entry points, then of the records (parent rows after the entries)
     n_e = len(entries)
-    bp = np.r_[entries["pChildren"], head["pChildren"]].astype(np.int64)
-    bs = np.r_[entries["szChildren"], head["szChildren"]].astype(np.int64)
+    bp = clamped(np.r_[entries["pChildren"], head["pChildren"]])
+    bs = clamped(np.r_[entries["szChildren"], head["szChildren"]])
     owner = np.flatnonzero(bs > 0)
     bp, bs = bp[owner], bs[owner]
     bounds = np.r_[pos, end]
@@ -333,8 +340,8 @@ def _levels(parent: np.ndarray, n_e: int, db: DbFile, pos: np.ndarray) -> np.nda
 def _records_by_level(db: DbFile, entries, sec):
     """The records of any layout, one tree level at a time."""
     n_entries = len(entries)
-    p_children = entries["pChildren"].astype(np.int64)
-    sz_children = entries["szChildren"].astype(np.int64)
+    p_children = entries["pChildren"]  # u64 as stored, compared unsigned
+    sz_children = entries["szChildren"]
     parents = np.arange(n_entries, dtype=np.int64)
     count = n_entries
     limit = (sec[1] - sec[0]) // 32 + n_entries  # more records than fit: a cycle
@@ -355,17 +362,20 @@ def _records_by_level(db: DbFile, entries, sec):
         level += 1
         if count > limit:
             raise db.error("Context", int(pos[0]), "a context tree without cycles", found="a cycle")
-        p_children = recs["pChildren"].astype(np.int64)
-        sz_children = recs["szChildren"].astype(np.int64)
+        p_children = recs["pChildren"]
+        sz_children = recs["szChildren"]
     if not all_pos:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(all_pos), np.concatenate(all_parent), np.concatenate(all_level)
 
 
 def _level_records(db: DbFile, p: np.ndarray, sz: np.ndarray, sec) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets of the context records in the children arrays ``(p, sz)`` of one level,
-    in array order, and the array each belongs to."""
-    bad = (p < sec[0]) | (p + sz > sec[1]) | (sz % 8 != 0) | (sz < 32)
+    """Offsets of the context records in the children arrays ``(p, sz)`` (u64 as stored)
+    of one level, in array order, and the array each belongs to."""
+    lo, hi = np.uint64(sec[0]), np.uint64(sec[1])
+    # unsigned, before any conversion: a size with its top bit set is huge, not negative
+    room = hi - np.minimum(p, hi)
+    bad = (p < lo) | (p > hi) | (sz > room) | (sz % 8 != 0) | (sz < 32)
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         raise db.error(
@@ -375,6 +385,7 @@ def _level_records(db: DbFile, p: np.ndarray, sz: np.ndarray, sec) -> tuple[np.n
             "of a whole number of 8-byte words",
             found=f"{int(sz[k])} bytes at offset {int(p[k])}",
         )
+    p, sz = p.astype(np.int64), sz.astype(np.int64)
     n_slots = sz // 8
     ends = np.cumsum(n_slots)
     total = int(ends[-1])
@@ -431,8 +442,8 @@ def _tree_arrays(db, entries, entry_names, pos, parent, level, ctx, sec) -> Cont
             found=f"{int(n_flex[k])}",
         )
 
-    def word(w, mask, dtype="<u8"):
-        out = np.zeros(len(ctx), np.int64)
+    def word(w, mask, dtype="<u8"):  # pointers and offsets stay u64 (names print them)
+        out = np.zeros(len(ctx), np.uint64 if dtype == "<u8" else np.int64)
         idx = np.flatnonzero(mask)
         if len(idx):
             out[idx] = db.records(pos[idx] + 32 + 8 * w[idx], dtype, None, "Context", within=sec)
@@ -452,6 +463,7 @@ def _tree_arrays(db, entries, entry_names, pos, parent, level, ctx, sec) -> Cont
 
     none = np.full(len(ctx), None, object)
     zeros, minus = np.zeros(n_e, np.int64), np.full(n_e, -1, np.int64)
+    no_ptr = np.zeros(n_e, np.uint64)
     return ContextTree(
         ctx_id=col(entries["ctxId"].astype(np.int64), ctx["ctxId"].astype(np.int64)),
         parent=col(minus, parent),
@@ -460,11 +472,11 @@ def _tree_arrays(db, entries, entry_names, pos, parent, level, ctx, sec) -> Cont
         relation=col(minus, ctx["relation"].astype(np.int64)),
         entry_kind=col(entries["entryPoint"].astype(np.int64), np.full(len(ctx), -1, np.int64)),
         has_children=col(entries["szChildren"] > 0, ctx["szChildren"] > 0),
-        p_function=col(zeros, word(zero, has_fn)),
-        p_file=col(zeros, word(w_file, has_src)),
+        p_function=col(no_ptr, word(zero, has_fn)),
+        p_file=col(no_ptr, word(w_file, has_src)),
         line=col(zeros, word(w_file + 1, has_src, "<u4")),
-        p_module=col(zeros, word(w_mod, has_pt)),
-        offset=col(zeros, word(w_mod + 1, has_pt)),
+        p_module=col(no_ptr, word(w_mod, has_pt)),
+        offset=col(no_ptr, word(w_mod + 1, has_pt)),
         entry_name=col(entry_names.astype(object), none),
         level_starts=np.concatenate([[0], np.cumsum(level_sizes)]),
     )
@@ -497,9 +509,9 @@ def functions(db: DbFile, pointers: np.ndarray) -> pd.DataFrame:
     table = pd.DataFrame(
         {
             "name": names,
-            "p_module": fs["pModule"].astype(np.int64),
-            "offset": fs["offset"].astype(np.int64),
-            "p_file": fs["pFile"].astype(np.int64),
+            "p_module": fs["pModule"],
+            "offset": fs["offset"],
+            "p_file": fs["pFile"],
             "line": fs["line"].astype(np.int64),
         },
         index=uniq,

@@ -8,12 +8,18 @@ in one ragged gather. Nothing loops per value.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.readers._hpctk4_binary import DbFile
+from perfweave.calltree.readers._hpctk4_binary import DbFile, clamped
+from perfweave.errors import SkippedInputWarning
+
+#: a value of larger magnitude is no measurement (1e30 cycles are 10**13 years at 3 GHz,
+#: 1e30 bytes a million yottabytes): a handful of them summed would overflow to inf
+ABSURD = 1e30
 
 _INFOS = np.dtype(
     {
@@ -95,6 +101,7 @@ def _profile_block(db: DbFile, info, index: int) -> Sparse:
     where = f"profile {index}"
     values = db.records(int(info["pValues"]), _PROF_VALUE, n_values, where)
     index_arr = db.records(int(info["pIdx"]), _PROF_INDEX, n_ctx, where)
+    _each_context_once(db, index_arr["ctx"], where, int(info["pIdx"]))
     counts = _run_lengths(db, index_arr["start"], n_values, where, int(info["pIdx"]))
     ctx = np.repeat(index_arr["ctx"].astype(np.int64), counts)
     return Sparse(
@@ -103,6 +110,19 @@ def _profile_block(db: DbFile, info, index: int) -> Sparse:
         np.full(n_values, index, np.int64),
         values["value"].astype(np.float64),
     )
+
+
+def _each_context_once(db: DbFile, ctx: np.ndarray, where: str, offset: int) -> None:
+    """ParseError if a context id appears twice in a profile's index (its second run of
+    values would silently overwrite the first)."""
+    if len(ctx) < 2 or np.all(ctx[1:] > ctx[:-1]):  # hpcprof writes them sorted
+        return
+    ids = np.sort(ctx)
+    twice = ids[1:][ids[1:] == ids[:-1]]
+    if len(twice):
+        raise db.error(
+            where, offset, "each context once in its index", found=f"context {int(twice[0])} twice"
+        )
 
 
 def _run_lengths(
@@ -136,10 +156,11 @@ def id_tuples(db: DbFile, infos: np.ndarray, kinds: list[str]) -> pd.DataFrame:
     """One row per profile (index: profile number): each identifier kind's value (the
     physical id where the identifier is physical, else the logical one)."""
     sec = _sect(db, "IdTuples")
-    ptr = infos["pIdTuple"].astype(np.int64)
-    has = ptr != 0
+    raw = infos["pIdTuple"]
+    has = raw != 0
     n_ids = np.zeros(len(infos), np.int64)
-    n_ids[has] = db.records(ptr[has], "<u2", None, "IdTuples", within=sec)
+    n_ids[has] = db.records(raw[has], "<u2", None, "IdTuples", within=sec)
+    ptr = clamped(raw)  # each non-zero one now known inside the section
     pos = np.repeat(ptr + 8, n_ids) + 16 * (
         np.arange(int(n_ids.sum())) - np.repeat(np.cumsum(n_ids) - n_ids, n_ids)
     )
@@ -185,14 +206,7 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
     head = db.records(sec[0], _INFOS, None, "CtxInfos", within=sec)
     n_ctx = int(head["n"])
     ctx_ids = np.asarray(ctx_ids, np.int64)
-    outside = ctx_ids >= n_ctx
-    if outside.any():
-        raise db.error(
-            "CtxInfos",
-            sec[0],
-            f"context ids below {n_ctx} (its number of contexts)",
-            found=f"context {int(ctx_ids[outside][0])} of meta.db",
-        )
+    check_context_ids(db, ctx_ids)
     size = int(head["size"])
     if not len(ctx_ids):
         blocks = np.zeros(0, _CTX_BLOCK)
@@ -201,13 +215,13 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
         blocks = db.records(
             int(head["p"]) + size * ctx_ids, _CTX_BLOCK, None, "CtxInfos", within=sec
         )
-    n_values = blocks["nValues"].astype(np.int64)
     n_metrics = blocks["nIdx"].astype(np.int64)
-    values = db.ragged(blocks["pValues"], n_values, _CCT_VALUE, "context values")
+    values = db.ragged(blocks["pValues"], blocks["nValues"], _CCT_VALUE, "context values")
     index = db.ragged(blocks["pIdx"], n_metrics, _CCT_INDEX, "context metric indices")
+    n_values = clamped(blocks["nValues"])  # each now known to fit in the file
     # each metric run: its context (row of ctx_ids), start and end inside the ragged values
     owner = np.repeat(np.arange(len(ctx_ids)), n_metrics)
-    start = index["start"].astype(np.int64)
+    start = clamped(index["start"])
     last = np.r_[np.cumsum(n_metrics)[n_metrics > 0] - 1] if len(index) else np.zeros(0, np.int64)
     end = np.append(start[1:], 0)
     end[last] = n_values[owner[last]]
@@ -219,7 +233,7 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
             "context metric indices",
             int(blocks["pIdx"][owner[k]]),
             f"metric start indices within the {int(n_values[owner[k]])} values of context {int(ctx_ids[owner[k]])}",
-            found=f"start {int(start[k])}",
+            found=f"start {int(index['start'][k])}",
         )
     first = np.flatnonzero(n_metrics > 0)
     starts_ok = start[np.cumsum(n_metrics)[first] - n_metrics[first]] == 0
@@ -249,3 +263,38 @@ def cct_values(db: DbFile, ctx_ids: np.ndarray, metric_ids: np.ndarray) -> Spars
         values["profile"].astype(np.int64)[keep],
         values["value"].astype(np.float64)[keep],
     )
+
+
+def check_context_ids(cct: DbFile, ctx_ids: np.ndarray) -> None:
+    """ParseError unless every context id of meta.db is above 0 (the global context's) and
+    indexes cct.db's contexts: both modes apply it, so a context whose id matches no
+    values is refused, not read as a node that measured nothing."""
+    sec = _sect(cct, "CtxInfos")
+    n_ctx = int(cct.records(sec[0], _INFOS, None, "CtxInfos", within=sec)["n"])
+    outside = (ctx_ids <= 0) | (ctx_ids >= n_ctx)
+    if outside.any():
+        raise cct.error(
+            "CtxInfos",
+            sec[0],
+            f"context ids 1..{n_ctx - 1} (0 is the global context; {n_ctx} contexts here)",
+            found=f"context {int(ctx_ids[outside][0])} of meta.db",
+        )
+
+
+def readable(db: DbFile, value: np.ndarray, ctx: np.ndarray, metric: np.ndarray) -> np.ndarray:
+    """``value`` with NaN, infinite and absurd (beyond :data:`ABSURD`) values read as 0:
+    one SkippedInputWarning names the file, how many, and the first one's context and
+    metric. No profiler measures them; kept, they would poison every sum above them."""
+    bad = ~(np.abs(value) <= ABSURD)
+    if not bad.any():
+        return value
+    k = int(np.flatnonzero(bad)[0])
+    warnings.warn(
+        SkippedInputWarning(
+            f"{db.path}: skipped {int(bad.sum())} value(s) that are not finite or beyond "
+            f"{ABSURD:g} (first: {float(value[k])!r} of context {int(ctx[k])}, "
+            f"metric {int(metric[k])}); read as 0"
+        ),
+        stacklevel=4,
+    )
+    return np.where(bad, 0.0, value)

@@ -19,7 +19,9 @@ GPU context, GPU stream ...); absent values are 0, not NaN. See docs/calltree-re
 
 from __future__ import annotations
 
+import os
 import re
+import warnings
 from os import PathLike
 from pathlib import Path
 from typing import Any
@@ -30,8 +32,8 @@ import pandas as pd
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers import _hpctk4_meta as meta_db
 from perfweave.calltree.readers import _hpctk4_values as values_db
-from perfweave.calltree.readers._hpctk4_binary import MAGIC, DbFile
-from perfweave.errors import OptionError, ParseError
+from perfweave.calltree.readers._hpctk4_binary import MAGIC, DbFile, open_regular
+from perfweave.errors import MissingMetricWarning, OptionError, ParseError
 
 TIME_METRICS = ("cputime", "realtime", "cycles")
 #: propagation scope name -> Hatchet's letter for it
@@ -55,13 +57,21 @@ _PLACEMENT = {"node", "core"}
 
 
 def sniff(path: Path) -> bool:
+    """A directory (or a ``*.db`` in one) whose ``meta.db`` starts with the v4 magic, or
+    whose ``meta.db`` is no regular file beside a ``profile.db`` or ``cct.db``: read() then
+    names what is wrong with it. Nothing but a regular ``meta.db`` is ever opened for
+    reading (a FIFO or ``/dev/zero`` could block or never end)."""
     directory = path if path.is_dir() else path.parent
     if not path.is_dir() and not path.name.endswith(".db"):
         return False
     meta = directory / "meta.db"
-    if not meta.is_file():
+    if not os.path.lexists(meta):
         return False
-    with open(meta, "rb") as f:
+    try:
+        fd = open_regular(meta)
+    except (ParseError, OSError):
+        return any(os.path.lexists(directory / n) for n in ("profile.db", "cct.db"))
+    with os.fdopen(fd, "rb") as f:
         head = f.read(14)
     return head == MAGIC + b"meta"
 
@@ -116,8 +126,10 @@ def read(
         summary_metrics or ["sum", "min", "max"],
         by_profile,
     )
+    _check_metrics(meta.metrics, metric_names, columns, meta_file.path)
     tree = meta.tree
     row_of = _row_lookup(tree.ctx_id, meta_file)
+    values_db.check_context_ids(cct_file, tree.ctx_id)
     infos = values_db.profile_infos(prof_file)
     summary = None
     if not by_profile or min_percentage_of_application_time is not None:
@@ -127,7 +139,7 @@ def read(
         )
         extra = [c for c in summary_cols if c["column"] not in {d["column"] for d in columns}]
         need = (columns + extra) if not by_profile else summary_cols
-        summary = _dense(sparse, need, row_of, len(tree.ctx_id))
+        summary = _dense(prof_file, sparse, need, row_of, len(tree.ctx_id))
     names = _node_names(meta, label_function_nodes, directory_mapping or {})
     keep, graph_parent = _select_nodes(
         meta,
@@ -170,7 +182,7 @@ def read(
         metadata["profiles"] = table.reset_index().to_dict("list")
     inc = [c["column"] for c in columns if c["column"].endswith(" (inc)")]
     exc = [c["column"] for c in columns if c["column"] not in inc]
-    default = "time (inc)" if "time (inc)" in inc else (inc or exc or ["time (inc)"])[0]
+    default = "time (inc)" if "time (inc)" in inc else (inc or exc or [None])[0]
     return build_graphframe(
         frames,
         data,
@@ -225,6 +237,44 @@ def _choose_metrics(table, names, scopes, combines, by_profile) -> list[dict]:
     return out
 
 
+def _check_metrics(table, names, columns, path) -> None:
+    """OptionError when none of the metrics named in ``metric_names`` is in the database; a
+    MissingMetricWarning naming those that are not, or when no column is left at all (no
+    metrics in meta.db, no time metric for the default, scopes or statistics it lacks)."""
+    have = sorted({"time" if m["name"] in TIME_METRICS else m["name"] for m in table})
+    has = ", ".join(have) or "none"
+    if names is not None and not isinstance(names, str) and len(names):
+        missing = [str(n) for n in names if str(n).lower() not in have]
+        if len(missing) == len(names):
+            raise OptionError(
+                f"metric_names: no metric {', '.join(map(repr, missing))} in {path} "
+                f"(its metrics: {has})"
+            )
+        if missing:
+            warnings.warn(
+                MissingMetricWarning(
+                    f"{path}: no metric {', '.join(map(repr, missing))}, read without it "
+                    f"(its metrics: {has})"
+                ),
+                stacklevel=4,
+            )
+    if columns:
+        return
+    if not table:
+        why = "lists no metrics: the tree is read without values"
+    elif names is None:
+        why = (
+            "has no time metric (CPUTIME, REALTIME or CYCLES): the tree is read without "
+            f"values (its metrics: {has}; choose with metric_names)"
+        )
+    else:
+        why = (
+            "has none of the metrics asked for in the scopes and statistics asked for: "
+            f"the tree is read without values (its metrics: {has})"
+        )
+    warnings.warn(MissingMetricWarning(f"{path} {why}"), stacklevel=4)
+
+
 def _row_lookup(ctx_id: np.ndarray, db: DbFile):
     """Function mapping context ids to tree rows (-1 where not in the tree)."""
     order = np.argsort(ctx_id, kind="stable")
@@ -255,13 +305,25 @@ def _column_of(columns: list[dict], metric: np.ndarray) -> np.ndarray:
     return lookup[metric]
 
 
-def _dense(sparse, columns: list[dict], row_of, n_rows: int) -> dict[str, np.ndarray]:
-    """Column name -> values per tree row (0 where the file has none)."""
+def _dense(db: DbFile, sparse, columns: list[dict], row_of, n_rows: int) -> dict[str, np.ndarray]:
+    """Column name -> values per tree row (0 where the file has none). A (context,
+    metric) given twice is a ParseError (one value would overwrite the other)."""
     col = _column_of(columns, sparse.metric)
     row = row_of(sparse.ctx)
-    ok = (col >= 0) & (row >= 0)
+    ok = np.flatnonzero((col >= 0) & (row >= 0))
+    cell = col[ok] * n_rows + row[ok]
+    times = np.bincount(cell)[cell]
+    if np.any(times > 1):
+        k = ok[np.flatnonzero(times > 1)[0]]
+        raise ParseError(
+            db.path,
+            "one value per context and metric",
+            position="section profile 0",
+            found=f"context {int(sparse.ctx[k])}, metric {int(sparse.metric[k])} twice",
+        )
+    value = values_db.readable(db, sparse.value[ok], sparse.ctx[ok], sparse.metric[ok])
     out = np.zeros((len(columns), n_rows))
-    out[col[ok], row[ok]] = sparse.value[ok]
+    out[col[ok], row[ok]] = value
     firsts = _column_of(columns, np.array([c["id"] for c in columns], np.int64))
     for k, first in enumerate(firsts.tolist()):  # columns sharing one metric id
         if first != k:
@@ -283,6 +345,7 @@ def _profile_rows(cct, ctx_ids, columns, ids, by_index, profile_ranks):
         sparse = values_db.Sparse(
             sparse.ctx[keep], sparse.metric[keep], sparse.profile[keep], sparse.value[keep]
         )
+    sparse.value = values_db.readable(cct, sparse.value, sparse.ctx, sparse.metric)
     bad = (sparse.profile <= 0) | (sparse.profile >= len(ids))
     if bad.any():
         raise ParseError(
@@ -366,7 +429,7 @@ def _node_names(meta, label_functions: bool, mapping: dict[str, str]) -> dict[st
         ],
         object,
     )[inv.reshape(-1)]
-    pairs = np.zeros(int(is_ins.sum()), dtype=[("m", "<i8"), ("o", "<i8")])
+    pairs = np.zeros(int(is_ins.sum()), dtype=[("m", "<i8"), ("o", "<u8")])
     pairs["m"], pairs["o"] = mod_idx[is_ins], tree.offset[is_ins]
     uniq, inv = np.unique(pairs, return_inverse=True)
     mods = [m if m is not None else "<unknown module>" for m in modules.tolist()]
