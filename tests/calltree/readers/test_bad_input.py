@@ -409,3 +409,17 @@ def test_paths_of_dag_nodes_and_of_a_deep_node(tmp_path):
     g = pw.read(path).graph
     leaf = next(n for n in g.traverse() if n.nid == int(np.argmax(g.depth)))
     assert [n.frame["name"] for n in leaf.path()] == [f"f{d}" for d in range(3_000)]
+
+
+@pytest.mark.parametrize("kind", ["loop", "dangling"])
+def test_a_symbolic_link_that_leads_nowhere_is_a_parse_error_naming_it(tmp_path, kind):
+    link = tmp_path / "profile.json"
+    if kind == "loop":
+        (tmp_path / "other").symlink_to(link)
+        link.symlink_to(tmp_path / "other")
+    else:
+        link.symlink_to(tmp_path / "gone.json")
+    with pytest.raises(ParseError, match="profile.json.*symbolic link that leads nowhere"):
+        pw.read(link)
+    with pytest.raises(FileNotFoundError):  # a path that is simply not there stays so
+        pw.read(tmp_path / "missing.json")

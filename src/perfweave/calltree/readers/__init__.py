@@ -11,7 +11,7 @@ import importlib
 from os import PathLike
 from pathlib import Path
 
-from perfweave.errors import FormatError, OptionError
+from perfweave.errors import FormatError, OptionError, ParseError
 
 # format name -> module under perfweave.calltree.readers (detection order)
 FORMATS: dict[str, str] = {
@@ -50,6 +50,10 @@ def detect(path: str | PathLike[str]) -> str:
     """The format of ``path`` (a file or a directory), or FormatError."""
     p = Path(path)
     if not p.exists():
+        if p.is_symlink():  # a loop, or a link whose target is gone: not "no such file"
+            raise ParseError(
+                p, "a profile file or directory", found="a symbolic link that leads nowhere"
+            )
         raise FileNotFoundError(2, "No such file or directory", str(p))
     for fmt in available_formats():
         if reader(fmt).sniff(p):
