@@ -281,7 +281,8 @@ def test_big_tree_keeps_few_row_elements(
         "from benchmarks.calltree import make_gf\n"
         "gf = make_gf(100_000).update_inclusive_columns()"
     )
-    nb = explorer_notebook(tmp_path / "big.ipynb", frame)
+    # "Expand all" opens every row when its budget allows (10,000 by default)
+    nb = explorer_notebook(tmp_path / "big.ipynb", frame, ", expand_budget=100_000")
     server = voila_server(nb)
     open_in_voila(page, server.url(), READY)
     widget = page.locator(".pw-explorer")

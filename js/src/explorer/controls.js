@@ -72,7 +72,9 @@ export function buildControls(model, el) {
     h("div", { cls: "pw-group pw-node-actions" }, [
       action("Focus", "focus", "keep only the cursor row's subtree"),
       action("Drop", "drop", "remove the cursor row's subtree"),
-      action("Expand all", "expand-all", "open everything below the cursor row"),
+      action("Expand all", "expand-all",
+        "open everything below the cursor row (on a leaf or with no cursor row: the whole " +
+        "tree, up to 10,000 rows)"),
     ]),
   ]);
   const statSelect = h("select", { cls: "pw-stat", attrs: { "aria-label": "statistic" } });
@@ -131,6 +133,34 @@ export function drawFilterHint(els, state) {
   const hint = metric ? `e.g. \`${metric}\` > 5%` : "e.g. name =~ '^MPI_'";
   els.filterInput.placeholder = hint;
   els.filterInput.style.width = `${Math.max(30, hint.length + 4)}ch`;
+}
+
+/**
+ * Keep the search and filter boxes showing what Python holds: the search pattern and the
+ * last filter's query, set from a notebook as well as typed. A box is only written when that
+ * value changed (a sort re-sends the same pattern) and never while it has the focus (the
+ * person is typing). Shows the values at once; returns the function to call on a change.
+ * @param {Elements} els
+ * @param {Model} model
+ * @returns {() => void}
+ */
+export function drawBoxes(els, model) {
+  /** @type {Record<string, string | undefined>} */
+  const shown = {};
+  /** @param {HTMLInputElement} input @param {string} key @param {string} value */
+  const show = (input, key, value) => {
+    if (shown[key] === value) return;
+    if (input.ownerDocument.activeElement === input) return; // typing: leave it
+    shown[key] = value;
+    if (input.value !== value) input.value = value;
+  };
+  const draw = () => {
+    const s = model.get("search_state") || {};
+    show(els.searchInput, "search", s.pattern || "");
+    show(els.filterInput, "filter", model.get("filter_query") || "");
+  };
+  draw();
+  return draw;
 }
 
 /**

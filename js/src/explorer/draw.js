@@ -142,7 +142,10 @@ export function drawStatus(ctx) {
   if (sel) parts.push(`${sel} selected`);
   const sortCol = state.columns().find((c) => c.key === model.get("sort_column"));
   if (sortCol) parts.push(`children sorted by ${sortCol.label} ${model.get("sort_descending") ? "↓" : "↑"}`);
-  els.status.textContent = parts.join(" · ");
+  els.status.replaceChildren(parts.join(" · "));
+  // what the last action could not do in full ("Expand all" stopped by its row budget)
+  const notice = model.get("notice");
+  if (notice) els.status.append(h("span", { cls: "pw-notice", text: notice }));
 }
 
 /**

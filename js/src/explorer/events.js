@@ -4,7 +4,7 @@
 // Focus stays where the person put it: a reply never moves it (a query typed into the filter
 // box while an earlier one is answered must reach Python, not select a row).
 import { drawDetails, drawHead, drawLegend, drawStatus, fitHeight, hideTip, layout } from "./draw.js";
-import { drawEnsembleBar, drawFilterHint, drawHistory } from "./controls.js";
+import { drawBoxes, drawEnsembleBar, drawFilterHint, drawHistory } from "./controls.js";
 import { EXPANDED, FETCH_BEFORE, FETCH_COUNT, PARENT, ROW_H } from "./state.js";
 
 /** @typedef {import("./state.js").Ctx} Ctx */
@@ -160,6 +160,16 @@ function onCursor(ctx, action) {
 }
 
 /**
+ * "Expand all": below the cursor row; on a leaf or with no cursor row, the whole tree (Python
+ * stops at a row budget and its notice says so).
+ * @param {Ctx} ctx
+ */
+function expandAll(ctx) {
+  const cur = cursorRow(ctx);
+  ctx.act("expand_all", { vid: cur ? cur.vid : -1 });
+}
+
+/**
  * @param {Ctx} ctx
  * @param {number} row
  */
@@ -229,7 +239,7 @@ export function wire(ctx) {
     [b.squash, "click", () => ctx.act("squash")],
     [b.focus, "click", () => onCursor(ctx, "focus")],
     [b.drop, "click", () => onCursor(ctx, "drop")],
-    [b["expand-all"], "click", () => onCursor(ctx, "expand_all")],
+    [b["expand-all"], "click", () => expandAll(ctx)],
     [b.undo, "click", () => ctx.act("undo")],
     [els.statSelect, "change", () => ctx.act("stat", { stat: els.statSelect.value })],
     [els.colorSelect, "change", () => ctx.act("color_by", { column: els.colorSelect.value || null })],
@@ -278,9 +288,14 @@ export function wire(ctx) {
   };
   const status = () => drawStatus(ctx);
   const details = () => drawDetails(ctx);
+  // a search or filter set from Python shows in its box (the person's typing is left alone)
+  const boxes = drawBoxes(els, model);
   const traits = ["columns", "sort_column", "sort_descending", "history_labels", "glyph", "height"];
   for (const t of traits) model.on(`change:${t}`, onColumns);
   model.on("change:search_state", status);
+  model.on("change:search_state", boxes);
+  model.on("change:filter_query", boxes);
+  model.on("change:notice", status);
   model.on("change:selected_count", status);
   model.on("change:details", details);
   model.on("change:view_version", onVersion);
@@ -288,6 +303,9 @@ export function wire(ctx) {
   return () => {
     for (const t of traits) model.off(`change:${t}`, onColumns);
     model.off("change:search_state", status);
+    model.off("change:search_state", boxes);
+    model.off("change:filter_query", boxes);
+    model.off("change:notice", status);
     model.off("change:selected_count", status);
     model.off("change:details", details);
     model.off("change:view_version", onVersion);

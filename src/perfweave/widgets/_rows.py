@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from perfweave.calltree._forest import level_order
 from perfweave.calltree.display import (
     MAX_PATHS,
     children_csr,
@@ -75,6 +76,56 @@ class TreeRows:
         p = self.pos[vid]
         self.expanded[self.order[p : p + self.size[vid]]] = True
         self._visible = None
+
+    def expand_within(self, tops: np.ndarray | None, budget: int) -> tuple[int, int]:
+        """Open everything below the display nodes ``tops`` (None: the whole forest) level
+        by level from the top, while at most ``budget`` rows show (or as many as show now,
+        if more). Where a level does not fit whole, its nodes open in row order while they
+        fit. Returns (rows shown, rows that would show with everything opened): equal when
+        the budget did not stop it."""
+        m = len(self.node)
+        tops = self.roots if tops is None else np.unique(np.asarray(tops, dtype=INT))
+        self.expand_to(tops)
+        # display nodes strictly below a top (by preorder position); tops below another
+        # top are opened with it
+        marks = np.zeros(m + 1, INT)
+        np.add.at(marks, self.pos[tops] + 1, 1)
+        np.add.at(marks, self.pos[tops] + self.size[tops], -1)
+        below = (np.cumsum(marks[:m]) > 0)[self.pos]
+        frontier = tops[~below[tops]]
+        visible = self.visible()
+        rows = len(visible)
+        everything = rows - int(below[visible].sum()) + int(below.sum())
+        budget = max(int(budget), rows)
+        shown = self._shown_sizes()
+        while len(frontier):
+            closed = frontier[~self.expanded[frontier] & (self.n_children[frontier] > 0)]
+            kids, counts = gather_children(self._ptr, self._idx, closed)
+            owner = np.repeat(np.arange(len(closed)), counts)
+            gain = np.bincount(owner, weights=shown[kids], minlength=len(closed)).astype(INT)
+            if rows + int(gain.sum()) > budget:  # the part of this level that fits
+                order = np.argsort(self.pos[closed])
+                fits = np.cumsum(gain[order]) <= budget - rows
+                self.expanded[closed[order][fits]] = True
+                rows += int(gain[order][fits].sum())
+                break
+            self.expanded[closed] = True
+            rows += int(gain.sum())
+            frontier = gather_children(self._ptr, self._idx, frontier)[0]
+        self._visible = None
+        return rows, everything
+
+    def _shown_sizes(self) -> np.ndarray:
+        """Rows each display node shows with its subtree as it is open now (itself, and
+        below it what its open descendants show), summed up from the deepest level."""
+        m = len(self.node)
+        shown = np.ones(m, INT)
+        below = np.zeros(m, INT)
+        for level in reversed(level_order(self.depth)):
+            shown[level] = 1 + np.where(self.expanded[level], below[level], 0)
+            up = self.parent[level]
+            np.add.at(below, up[up >= 0], shown[level][up >= 0])
+        return shown
 
     def expand_to(self, vids: np.ndarray) -> None:
         """Expand every proper ancestor of ``vids`` so that they become visible."""

@@ -25,6 +25,7 @@ from perfweave.calltree.display import (
     rank_matrix,
 )
 from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.shown import POINTS_IN_TIME
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
 
@@ -119,16 +120,12 @@ def inclusive_name(metric: str) -> str:
     return metric[: -len(" (exc)")] if metric.endswith(" (exc)") else f"{metric} (inc)"
 
 
-#: metric columns that hold a point in time, not an amount: no default column (a trace
-#: event's start ``ts``, which Hatchet lists among PerfFlowAspect's metrics)
-POINTS_IN_TIME = frozenset({"ts"})
-
-
 def default_metrics(data: GraphFrame | Ensemble, compare: bool) -> list[str]:
     metrics = list(dict.fromkeys(list(data.inc_metrics) + list(data.exc_metrics)))
     metrics = [m for m in metrics if str(m) not in POINTS_IN_TIME] or metrics
-    # the default metric (and its inclusive column) first: where the time goes
-    first = {str(data.default_metric), inclusive_name(str(data.default_metric))}
+    # the default metric (its inclusive and exclusive columns) first: where the time goes
+    default = str(data.default_metric)
+    first = {default, inclusive_name(default), default.removesuffix(" (inc)")}
     metrics.sort(key=lambda m: (m not in data.inc_metrics, str(m) not in first))
     if compare:
         base = [m for m in metrics if "[a]" not in m and "[b]" not in m]

@@ -19,6 +19,8 @@ import traitlets
 
 from perfweave.calltree.compare import side_by_side, side_name
 from perfweave.calltree.graph import Node
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.shown import with_inclusive
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.filter import statistic_columns
 from perfweave.errors import GraphError, QueryError, ShapeError
@@ -30,6 +32,8 @@ from perfweave.widgets._transport import pack
 
 #: search matches up to this many get their paths expanded at once (beyond: the current one)
 EXPAND_MATCHES = 10_000
+#: "Expand all" opens rows level by level until the table shows this many
+EXPAND_ALL_ROWS = 10_000
 #: most rows one request may ask for
 MAX_WINDOW = 1_000
 
@@ -74,6 +78,11 @@ class CalltreeExplorer(WidgetBase):
     cursor_node = traitlets.Int(-1)
     #: whether the page tells Python where its keyboard cursor rests (a linked view sets it)
     report_cursor = traitlets.Bool(False).tag(sync=True)
+    #: the query of the last filter in the history ("" when none): the filter box shows it
+    filter_query = traitlets.Unicode("").tag(sync=True)
+    #: what the last action could not do in full ("Expand all" stopped by its row budget);
+    #: the status line shows it, the next action clears it
+    notice = traitlets.Unicode("").tag(sync=True)
 
     _actions: ClassVar[dict[str, str]] = {
         "rows": "_on_rows",
@@ -103,13 +112,14 @@ class CalltreeExplorer(WidgetBase):
         glyph_metric: str | None = None,
         color_by: str | None = None,
         hot_levels: int = 4,
+        expand_budget: int = EXPAND_ALL_ROWS,
         height: int = 460,
         request_timeout: float | None = None,
     ) -> None:
-        data = _source.as_core(data)
+        data = _shown(_source.as_core(data))
         _source.check_nonempty(data)
         if compare is not None:
-            other = _source.as_core(compare)
+            other = _shown(_source.as_core(compare))
             if isinstance(data, Ensemble) or isinstance(other, Ensemble):
                 raise ShapeError("compare mode takes two GraphFrames, not ensembles")
             _source.check_nonempty(other)
@@ -121,6 +131,7 @@ class CalltreeExplorer(WidgetBase):
         self._compare = compare is not None
         self._stat = stat
         self._hot_levels = hot_levels
+        self._expand_budget = _check_budget(expand_budget)
         self._metrics = list(metrics) if metrics is not None else None
         self._glyph_metric = glyph_metric
         self._color_by = color_by
@@ -147,7 +158,8 @@ class CalltreeExplorer(WidgetBase):
     @property
     def original(self) -> Any:
         """The frame the explorer was opened on (``replay(original, history)`` is
-        :attr:`graphframe`)."""
+        :attr:`graphframe`); for a frame with only exclusive metrics, with the inclusive
+        columns the explorer shows (:func:`perfweave.calltree.shown.with_inclusive`)."""
         return self._original
 
     @property
@@ -181,6 +193,15 @@ class CalltreeExplorer(WidgetBase):
         """Open a node (every row of it, in a DAG), or with ``subtree`` all below it too."""
         return self._do(lambda: self._expand(self._vids(node), subtree))
 
+    def expand_all(self, node: Any = None, budget: int | None = None) -> CalltreeExplorer:
+        """Open everything below ``node`` (None, or a node without children: the whole
+        tree), level by level, while the table shows at most ``budget`` rows (default: the
+        constructor's ``expand_budget``, 10,000, which the "Expand all" button uses too);
+        when the budget stops it, :attr:`notice` (and the page's status line) says so."""
+        return self._do(
+            lambda: self._expand_all(None if node is None else self._vids(node), budget)
+        )
+
     def collapse(self, node: Any) -> CalltreeExplorer:
         return self._do(lambda: self._rows.set_expanded(self._vids(node), False))
 
@@ -189,7 +210,8 @@ class CalltreeExplorer(WidgetBase):
         return self._do(lambda: self._sort(column, descending))
 
     def search(self, pattern: str) -> int:
-        """Highlight the nodes whose name matches a regex, open their paths; the count."""
+        """Highlight the nodes whose name matches a regex, open their paths; the count.
+        The page's search box shows the pattern and scrolls to the first match."""
         self._do(lambda: self._search(pattern))
         return int(self.search_state.get("count", 0))
 
@@ -347,13 +369,14 @@ class CalltreeExplorer(WidgetBase):
         self._resort(at)
 
     # ------------------------------------------------------------------ actions (browser)
-    def _reply(self, viewport: list | None, action=None, scroll: bool = False) -> Reply:
+    def _reply(self, viewport: list | None, action=None) -> Reply:
         """Run ``action`` (a widget method, or a change of rows), then answer with the rows
         in the browser's viewport."""
         self._port(viewport)
         if action is not None:
+            self.notice = ""
             action()
-        return self._window(*self._viewport, scroll=scroll)
+        return self._window(*self._viewport)
 
     def _node_of(self, vid: int) -> int:
         return int(self._rows.node[self._rows.check(vid)])
@@ -367,8 +390,10 @@ class CalltreeExplorer(WidgetBase):
             viewport, lambda: self._rows.set_expanded([vid], not self._rows.expanded[vid])
         )
 
-    def _on_expand_all(self, vid: int, viewport: list | None = None) -> Reply:
-        return self._reply(viewport, lambda: self._rows.expand_subtree(self._rows.check(vid)))
+    def _on_expand_all(self, vid: int = -1, viewport: list | None = None) -> Reply:
+        """Expand all below the cursor row (``vid`` -1: no cursor row, the whole tree)."""
+        tops = None if vid == -1 else np.array([self._rows.check(vid)])
+        return self._reply(viewport, lambda: self._do(lambda: self._expand_all(tops)))
 
     def _on_select(self, vid: int, add: bool = False, viewport: list | None = None) -> Reply:
         """A click selects a row (Ctrl/Cmd-click adds it, or takes it out again)."""
@@ -385,10 +410,10 @@ class CalltreeExplorer(WidgetBase):
         return self._reply(viewport, lambda: self.sort_by(column, descending))
 
     def _on_search(self, pattern: str = "", viewport=None) -> Reply:
-        return self._reply(viewport, lambda: self.search(pattern), scroll=True)
+        return self._reply(viewport, lambda: self.search(pattern))
 
     def _on_search_step(self, step: int = 1, viewport=None) -> Reply:
-        return self._reply(viewport, lambda: self.next_match(step), scroll=True)
+        return self._reply(viewport, lambda: self.next_match(step))
 
     def _on_filter(self, query: str = "", squash: bool = True, viewport=None) -> Reply:
         return self._reply(viewport, lambda: self.filter(query, squash))
@@ -425,6 +450,7 @@ class CalltreeExplorer(WidgetBase):
 
     # ------------------------------------------------------------------ internals
     def _do(self, fn) -> CalltreeExplorer:
+        self.notice = ""
         self._guard(fn)
         self._refresh()
         return self
@@ -497,6 +523,8 @@ class CalltreeExplorer(WidgetBase):
         self.node_count = len(data.graph)
         self.columns = [c.spec(self._total(c)) for c in columns]
         self.history_labels = [s.label for s in self._steps]
+        filters = [s.query for s in self._steps if s.kind == "filter"]
+        self.filter_query = filters[-1] if filters else ""
         self.glyph = glyph["state"] if glyph else {}
         if state is None:
             key = self._default_sort(columns, data)
@@ -614,6 +642,21 @@ class CalltreeExplorer(WidgetBase):
             self._matches = self._matches[np.argsort(self._rows.pos[self._matches])]
             self._search_state()
 
+    def _expand_all(self, tops: np.ndarray | None, budget: int | None = None) -> None:
+        """Expand all below ``tops`` (display nodes; None, or only leaves: the whole tree)
+        within a row budget, and say so when the budget stopped it."""
+        budget = self._expand_budget if budget is None else _check_budget(budget)
+        if tops is not None:
+            tops = tops[self._rows.n_children[tops] > 0]
+        rows, everything = self._rows.expand_within(
+            tops if tops is not None and len(tops) else None, int(budget)
+        )
+        if rows < everything:
+            self.notice = (
+                f"Expand all stopped at {rows:,} rows of {everything:,} (the budget of "
+                f"{int(budget):,} rows): open deeper rows one by one, or filter first"
+            )
+
     def _expand(self, vids: np.ndarray, subtree: bool) -> None:
         if subtree:
             for v in vids:
@@ -638,6 +681,7 @@ class CalltreeExplorer(WidgetBase):
         self._current = 0 if len(vids) else -1
         if expand and len(vids):
             self._rows.expand_to(vids if len(vids) <= EXPAND_MATCHES else vids[:1])
+            self._scroll_vid = int(self._matches[0])  # the page shows the current match
         self._search_state(pattern)
 
     def _step_match(self, step: int) -> None:
@@ -645,6 +689,7 @@ class CalltreeExplorer(WidgetBase):
             raise QueryError("no search matches to move between")
         self._current = (self._current + int(step)) % len(self._matches)
         self._rows.expand_to(self._matches[self._current : self._current + 1])
+        self._scroll_vid = int(self._matches[self._current])
         self._search_state()
 
     def _search_state(self, pattern: str | None = None) -> None:
@@ -710,7 +755,7 @@ class CalltreeExplorer(WidgetBase):
         return self._rows.vids_of_nodes(np.asarray(ids, dtype=np.int64))
 
     # ------------------------------------------------------------------ row windows
-    def _window(self, start: int, count: int, scroll: bool = False) -> Reply:
+    def _window(self, start: int, count: int) -> Reply:
         """The rows ``start .. start+count`` as binary columns, and the view's counters."""
         self._viewport = (max(0, int(start)), max(1, min(MAX_WINDOW, int(count))))
         visible = self._rows.visible()
@@ -718,9 +763,7 @@ class CalltreeExplorer(WidgetBase):
         self.row_count = total
         self._sync_selection()
         scroll_to = -1
-        target = self._scroll_vid  # a revealed row goes first (once)
-        if target < 0 and scroll and self._current >= 0:
-            target = int(self._matches[self._current])
+        target = self._scroll_vid  # a revealed row or the current match, once
         self._scroll_vid = -1
         if target >= 0:
             scroll_to = int(self._rows.row_of([target])[0])
@@ -763,6 +806,21 @@ class CalltreeExplorer(WidgetBase):
             "version": self.view_version,
         }
         return payload, buffers
+
+
+def _check_budget(budget: Any) -> int:
+    """A row budget of "Expand all": a whole number of at least 1."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ShapeError(
+            f"the row budget of expand_all must be a whole number >= 1, not {budget!r}"
+        )
+    return int(budget)
+
+
+def _shown(data: Any) -> Any:
+    """A frame as tree views show it: a frame with only exclusive metrics gets their
+    inclusive columns (the core's one rule, used by ``tree()`` and the CLI too)."""
+    return with_inclusive(data) if isinstance(data, GraphFrame) else data
 
 
 def _quartiles(matrix: np.ndarray) -> np.ndarray:

@@ -363,7 +363,11 @@ function buildControls(model, el) {
     h("div", { cls: "pw-group pw-node-actions" }, [
       action("Focus", "focus", "keep only the cursor row's subtree"),
       action("Drop", "drop", "remove the cursor row's subtree"),
-      action("Expand all", "expand-all", "open everything below the cursor row")
+      action(
+        "Expand all",
+        "expand-all",
+        "open everything below the cursor row (on a leaf or with no cursor row: the whole tree, up to 10,000 rows)"
+      )
     ])
   ]);
   const statSelect = h("select", { cls: "pw-stat", attrs: { "aria-label": "statistic" } });
@@ -428,6 +432,22 @@ function drawFilterHint(els, state) {
   const hint = metric ? `e.g. \`${metric}\` > 5%` : "e.g. name =~ '^MPI_'";
   els.filterInput.placeholder = hint;
   els.filterInput.style.width = `${Math.max(30, hint.length + 4)}ch`;
+}
+function drawBoxes(els, model) {
+  const shown = {};
+  const show = (input, key, value) => {
+    if (shown[key] === value) return;
+    if (input.ownerDocument.activeElement === input) return;
+    shown[key] = value;
+    if (input.value !== value) input.value = value;
+  };
+  const draw = () => {
+    const s = model.get("search_state") || {};
+    show(els.searchInput, "search", s.pattern || "");
+    show(els.filterInput, "filter", model.get("filter_query") || "");
+  };
+  draw();
+  return draw;
 }
 function drawEnsembleBar(els, state) {
   const g = state.glyph();
@@ -721,7 +741,9 @@ function drawStatus(ctx) {
   if (sel) parts.push(`${sel} selected`);
   const sortCol = state.columns().find((c) => c.key === model.get("sort_column"));
   if (sortCol) parts.push(`children sorted by ${sortCol.label} ${model.get("sort_descending") ? "\u2193" : "\u2191"}`);
-  els.status.textContent = parts.join(" \xB7 ");
+  els.status.replaceChildren(parts.join(" \xB7 "));
+  const notice = model.get("notice");
+  if (notice) els.status.append(h("span", { cls: "pw-notice", text: notice }));
 }
 function drawDetails(ctx) {
   const d = ctx.model.get("details");
@@ -1063,6 +1085,10 @@ function onCursor(ctx, action) {
   const cur = cursorRow(ctx);
   if (cur) ctx.act(action, { vid: cur.vid });
 }
+function expandAll(ctx) {
+  const cur = cursorRow(ctx);
+  ctx.act("expand_all", { vid: cur ? cur.vid : -1 });
+}
 function moveCursor(ctx, row) {
   const { state, rows } = ctx;
   state.cursor = Math.max(0, Math.min(state.total - 1, row));
@@ -1127,7 +1153,7 @@ function wire(ctx) {
     [b.squash, "click", () => ctx.act("squash")],
     [b.focus, "click", () => onCursor(ctx, "focus")],
     [b.drop, "click", () => onCursor(ctx, "drop")],
-    [b["expand-all"], "click", () => onCursor(ctx, "expand_all")],
+    [b["expand-all"], "click", () => expandAll(ctx)],
     [b.undo, "click", () => ctx.act("undo")],
     [els.statSelect, "change", () => ctx.act("stat", { stat: els.statSelect.value })],
     [els.colorSelect, "change", () => ctx.act("color_by", { column: els.colorSelect.value || null })]
@@ -1171,9 +1197,13 @@ function wire(ctx) {
   };
   const status = () => drawStatus(ctx);
   const details = () => drawDetails(ctx);
+  const boxes = drawBoxes(els, model);
   const traits = ["columns", "sort_column", "sort_descending", "history_labels", "glyph", "height"];
   for (const t of traits) model.on(`change:${t}`, onColumns);
   model.on("change:search_state", status);
+  model.on("change:search_state", boxes);
+  model.on("change:filter_query", boxes);
+  model.on("change:notice", status);
   model.on("change:selected_count", status);
   model.on("change:details", details);
   model.on("change:view_version", onVersion);
@@ -1181,6 +1211,9 @@ function wire(ctx) {
   return () => {
     for (const t of traits) model.off(`change:${t}`, onColumns);
     model.off("change:search_state", status);
+    model.off("change:search_state", boxes);
+    model.off("change:filter_query", boxes);
+    model.off("change:notice", status);
     model.off("change:selected_count", status);
     model.off("change:details", details);
     model.off("change:view_version", onVersion);
