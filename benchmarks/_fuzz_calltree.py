@@ -95,6 +95,8 @@ def _perfflowaspect(path: Path) -> object:
 _V4 = DATA.parent / "hatchet-more" / "hatchet_cpi_v4_database"
 _V4_FILES = {name: _V4 / name for name in ("meta.db", "profile.db", "cct.db")}
 _PFW = DATA.parent / "hatchet-more"
+#: speedscope's odd trace-event inputs, and a trace of odd but valid values (seeds/)
+_SPEEDSCOPE = DATA.parent / "speedscope-trace-event"
 _TAU = sorted((DATA / "tau-cpi-mpi").glob("profile.*"))
 _HPC = DATA / "hpctoolkit-cpi-database"
 _HPC_DB = sorted(_HPC.glob("*.metric-db"))
@@ -178,6 +180,11 @@ TARGETS: list[Target] = [
             _PFW / "perfflowaspect-cpu-mem" / "smoketest3.withusage.array.turing.pfw",
             _PFW / "perfflowaspect-laghos" / "laghos_1iter.pfw",
         ),
+        _perfflowaspect,
+    ),
+    Target(
+        "trace-event",
+        (SEEDS / "trace_values.json", *sorted(_SPEEDSCOPE.glob("*.json"))),
         _perfflowaspect,
     ),
     Target("ensemble-skip", tuple(_SPOT[:1]), _ensemble_skip, companions=tuple(_SPOT[1:])),
