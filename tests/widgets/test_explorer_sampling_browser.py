@@ -111,6 +111,7 @@ def test_a_sampling_profile_in_the_explorer(
     tip = widget.locator(".pw-tooltip")
     tip.wait_for(state="visible")
     assert float(tip.get_attribute("data-value")) == pytest.approx(0.091)  # not 0
+    assert "48% of the whole run" in tip.inner_text()  # once "48% % of the whole run"
     save_screenshot(widget, "explorer_voila_sampling")
 
     # the unnamed nodes are named by where they sit, and found by the search box

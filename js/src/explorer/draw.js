@@ -362,7 +362,8 @@ function showTip(ctx, row, cell) {
   const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
   const lines = [
     `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)` : exactWithUnit(v, col.unit)}`,
-    plain ? "" : `${percent(v, col.total) || "–"} ${col.share || "of the total"}: ${exactWithUnit(col.total, col.unit)}`,
+    // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run")
+    plain ? "" : `${percent(v, col.total) || "–"} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
     `node ${row.dataset.node}: ${c.name[row._k]}`,
   ].filter(Boolean);
   const tip = ctx.els.tooltip;
