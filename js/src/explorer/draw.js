@@ -53,6 +53,7 @@ export function fitHeight(ctx) {
  */
 function columnNote(col) {
   if (col.kind === "ratio") return "max / mean";
+  if (col.kind === "excess") return col.unit ? `${col.unit} · max − mean` : "max − mean";
   const parts = [];
   if (col.unit) parts.push(col.unit);
   if (col.share && col.kind !== "diff") parts.push(col.share);
@@ -361,7 +362,8 @@ function showTip(ctx, row, cell) {
   const v = c[`c${cell._index}`][row._k];
   const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
   const lines = [
-    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)` : exactWithUnit(v, col.unit)}`,
+    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)`
+      : col.kind === "excess" ? `${exactWithUnit(v, col.unit)} (max − mean)` : exactWithUnit(v, col.unit)}`,
     // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run")
     plain ? "" : `${percent(v, col.total) || "–"} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
     `node ${row.dataset.node}: ${c.name[row._k]}`,

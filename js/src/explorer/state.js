@@ -11,7 +11,7 @@
  * @typedef {object} ColumnSpec
  * @property {string} key
  * @property {string} label header text
- * @property {"inc" | "exc" | "value" | "diff" | "extra" | "text" | "ratio"} kind
+ * @property {"inc" | "exc" | "value" | "diff" | "extra" | "text" | "ratio" | "excess"} kind
  * @property {number} total what bars and percentages are relative to
  * @property {string} [unit] "s", "B"... ("" when the name does not say)
  * @property {string} [share] what a percentage is of ("% of the whole run")
@@ -47,7 +47,7 @@ export const FETCH_COUNT = 300;
 /** row flags (explorer.py) */
 export const EXPANDED = 1, MATCH = 2, SELECTED = 4, CURRENT = 8, PARENT = 16;
 /** column kinds drawn without a bar or a percentage */
-export const PLAIN_KINDS = ["extra", "text", "ratio"];
+export const PLAIN_KINDS = ["extra", "text", "ratio", "excess"];
 
 /** The page's view of the rows: which window it holds and where the cursor is. */
 export class ExplorerState {

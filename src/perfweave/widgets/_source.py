@@ -9,7 +9,6 @@ GraphFrame or Ensemble directly, so the three modes share every other line.
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,13 +17,15 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.compare import side_name
-from perfweave.calltree.display import (
-    node_names,
-    path_keys,
-    rank_matrices,
-    rank_matrix,
-)
+from perfweave.calltree.display import node_names, path_keys
 from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.ranks import (
+    RankSpread,
+    check_across,
+    profile_means,
+    rank_cells,
+    spread_of,
+)
 from perfweave.calltree.shown import POINTS_IN_TIME
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import GraphError, ShapeError
@@ -34,7 +35,7 @@ STATS = ("mean", "median", "min", "max", "std", "var")
 #: kinds of the columns set with set_extra_columns (no bar, no percentage)
 EXTRA_KINDS = ("extra", "text")
 #: kinds without a total (no bar, no percentage)
-PLAIN_KINDS = (*EXTRA_KINDS, "ratio")
+PLAIN_KINDS = (*EXTRA_KINDS, "ratio", "excess")
 _TIME_UNITS = ("s", "ms", "µs", "ns")
 #: what a column's percentages are of, by kind (said in the header)
 SHARE_OF = {
@@ -51,7 +52,9 @@ class Column:
 
     key: str
     label: str
-    kind: str  # "inc", "exc", "value", "diff", or "extra"/"text" (set_extra_columns)
+    # "inc", "exc", "value", "diff", "excess" (max - mean), "ratio" (max / mean), or
+    # "extra"/"text" (set_extra_columns)
+    kind: str
 
     unit: str = ""
 
@@ -172,8 +175,8 @@ def node_table(
     data: GraphFrame | Ensemble, columns: Sequence[Column], matrices: dict | None = None
 ) -> dict[str, np.ndarray]:
     """Per-node values of every shown column. For a frame with several rows per node,
-    ``matrices`` (when given) receives the (node x rank/thread) matrix of each column and,
-    under ``""``, their labels (the rank view reuses them)."""
+    ``matrices`` (when given) receives under ``""`` the rank/thread cells of the columns
+    (calltree.ranks.Cells; the rank view reuses them)."""
     n = len(data.graph)
     keys = list(dict.fromkeys(c.key for c in columns))
     if isinstance(data, Ensemble):
@@ -185,16 +188,13 @@ def node_table(
     if node is not None and not pd.Series(node).duplicated().any():
         return {k: per_node(_check_numeric(df, k), node, n) for k in keys}
     # several rows per node: node_values' definition (rows summed per rank/thread, then the
-    # mean over ranks/threads), from one layout of the rows for all columns
+    # mean over the rank/thread cells, 0 where an additive metric has no row), one layout
     for k in keys:
         _check_numeric(df, k)
-    found, labels = rank_matrices(data, keys)
+    cells = rank_cells(data, keys, "threads")
     if matrices is not None:
-        matrices.update(found)
-        matrices[""] = labels
-    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a node without rows: NaN
-        return {k: np.nanmean(m, axis=1) for k, m in found.items()}
+        matrices[""] = cells
+    return {k: cells.reduce(k, "mean") for k in keys}
 
 
 def _stat_column(ens: Ensemble, key: str, n: int) -> np.ndarray:
@@ -209,18 +209,9 @@ def _stat_column(ens: Ensemble, key: str, n: int) -> np.ndarray:
 
 
 def profile_matrix(ens: Ensemble, metric: str) -> np.ndarray:
-    """(nodes, profiles) values of ``metric``: the mean over ranks/threads; NaN if absent."""
-    df = ens.dataframe
-    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
-    prof_codes = pd.Index(ens.profiles).get_indexer(df.index.get_level_values(1))
-    vals = df[metric].to_numpy(dtype=float, na_value=np.nan)
-    n, p = len(ens.graph), len(ens.profiles)
-    ok = ~np.isnan(vals) & (prof_codes >= 0)
-    flat = node[ok] * p + prof_codes[ok]
-    sums = np.bincount(flat, weights=vals[ok], minlength=n * p)
-    counts = np.bincount(flat, minlength=n * p)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan).reshape(n, p)
+    """(nodes, profiles) values of ``metric``: each profile's mean over its ranks/threads
+    (calltree.ranks.profile_means); NaN where a profile has no value for the node."""
+    return profile_means(ens.dataframe, len(ens.graph), list(ens.profiles), metric)
 
 
 def profile_categories(ens: Ensemble, color_by: str | None) -> tuple[np.ndarray, list[str]]:
@@ -352,38 +343,65 @@ class Extras:
 
 @dataclass(frozen=True)
 class RankView:
-    """A frame's spread over ranks/threads: the glyph's matrix, the imbalance column."""
+    """A frame's spread over ranks (threads summed) or threads: the glyph's matrix, the
+    excess and imbalance columns (calltree.ranks.rank_spread, as load_imbalance)."""
 
-    metric: str
-    matrix: np.ndarray  # nodes x ranks/threads
-    labels: list[str]
-    imbalance: np.ndarray  # max / mean per node (GraphFrame.load_imbalance)
+    spread: RankSpread
     unit: str = ""  # the metric's unit (GraphFrame.unit_of)
 
     @classmethod
-    def of(cls, gf: GraphFrame, metric: str, matrices: dict | None = None) -> RankView | None:
-        """None for a frame without rank/thread levels (``matrices``: node_table's)."""
+    def of(
+        cls, gf: GraphFrame, metric: str, matrices: dict | None = None, across: str | None = None
+    ) -> RankView | None:
+        """None for a frame without rank/thread levels (``matrices``: node_table's cells,
+        reused when they compare the same units)."""
         if not gf.index_levels:
             return None
-        if matrices and metric in matrices:
-            matrix, labels = matrices[metric], matrices[""]
-        else:
-            matrix, labels = rank_matrix(gf, metric)
-        li = gf.load_imbalance([metric]).dataframe
-        imbalance = np.full(len(gf.graph), np.nan)
-        imbalance[np.asarray(li.index, dtype=INT)] = li[f"{metric}.imbalance"].to_numpy(float)
-        return cls(metric, matrix, labels, imbalance, gf.unit_of(metric))
+        across = check_across(gf.index_levels, across)
+        cells = (matrices or {}).get("")
+        same = cells is not None and metric in cells.values
+        if not (same and (cells.across == across or len(gf.index_levels) == 1)):
+            cells = rank_cells(gf, [metric], across)
+        return cls(spread_of(cells, metric), gf.unit_of(metric))
 
     @property
-    def column(self) -> Column:
-        return Column(f"{self.metric}.imbalance", f"{self.metric} imbalance", "ratio")
+    def metric(self) -> str:
+        return self.spread.metric
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self.spread.matrix
+
+    @property
+    def labels(self) -> list[str]:
+        return self.spread.cells.labels
+
+    @property
+    def imbalance(self) -> np.ndarray:
+        return self.spread.imbalance
+
+    @property
+    def columns(self) -> list[Column]:
+        """The excess (max - mean, in the metric's unit) and the imbalance (max / mean),
+        headers saying what is compared."""
+        what = self.spread.what
+        return [
+            Column(f"{self.metric}.excess", f"{self.metric} excess ({what})", "excess", self.unit),
+            Column(f"{self.metric}.imbalance", f"{self.metric} imbalance ({what})", "ratio"),
+        ]
+
+    def table(self) -> dict[str, np.ndarray]:
+        return {
+            f"{self.metric}.excess": self.spread.excess,
+            f"{self.metric}.imbalance": self.spread.imbalance,
+        }
 
     def glyph_state(self) -> dict[str, Any]:
         return {
             "metric": self.metric,
             "unit": self.unit,
             "stat": "",
-            "what": "ranks" if all(lbl.count(",") == 0 for lbl in self.labels) else "ranks/threads",
+            "what": self.spread.cells.noun,
             "profiles": list(self.labels),
             "color_by": "",
             "categories": [],
@@ -393,22 +411,41 @@ class RankView:
         }
 
     def top(self, node: int, name: str, most: int = 5) -> dict[str, Any]:
-        """The details of a selected node: its ``most`` largest ranks, largest first."""
+        """The details of a selected node: its ``most`` largest units, largest first."""
+        spread = self.spread
+        measured = spread.cells.measured[self.metric][node]
         row = self.matrix[node]
-        ok = np.flatnonzero(~np.isnan(row))
+        ok = np.flatnonzero(measured & ~np.isnan(row))
         if not len(ok):
             return {}
         order = ok[np.argsort(-row[ok], kind="stable")][:most]
-        mean = float(np.nanmean(row))
+        mean = float(spread.mean[node])
         unit = self.unit
         lines = []
         for i in order:
-            v = row[i]
-            text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
-            times = f" ({v / mean:.2f}× the mean)" if mean else ""
-            lines.append(f"{self.labels[i]}: {text}{' ' + unit if unit else ''}{times}")
-        what = self.glyph_state()["what"]
-        title = f"{name}: {self.metric} on its {len(ok)} {what}, largest first"
-        if np.isfinite(self.imbalance[node]):
-            title += f" (imbalance {self.imbalance[node]:.2f})"
+            lines.append(f"{self.labels[i]}: {_number(row[i], unit)}{_times(row[i], mean)}")
+        cells = spread.cells
+        units = len(self.labels)
+        title = f"{name}: {self.metric} on its {units} {cells.noun}"
+        if cells.noun == "ranks" and len(cells.levels) > 1:
+            title += (
+                ", threads summed" if cells.levels == ["rank", "thread"] else f" ({spread.what})"
+            )
+        if len(ok) < units:
+            title += f" ({len(ok)} measured, the others 0)"
+        title += ", largest first"
+        if np.isfinite(spread.excess[node]) and np.isfinite(spread.imbalance[node]):
+            title += (
+                f" (excess {_number(spread.excess[node], unit)}, imbalance "
+                f"{spread.imbalance[node]:.2f}, efficiency {spread.efficiency[node]:.2f})"
+            )
         return {"title": title, "lines": lines}
+
+
+def _number(v: float, unit: str) -> str:
+    text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
+    return f"{text} {unit}" if unit else text
+
+
+def _times(v: float, mean: float) -> str:
+    return f" ({v / mean:.2f}× the mean)" if mean else ""

@@ -20,6 +20,7 @@ import traitlets
 from perfweave.calltree.compare import side_by_side, side_name
 from perfweave.calltree.graph import Node
 from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.ranks import check_across
 from perfweave.calltree.shown import with_inclusive
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.filter import statistic_columns
@@ -49,6 +50,10 @@ class CalltreeExplorer(WidgetBase):
     ``data - compare`` on the union tree beside each side's values. For an ensemble,
     ``stat`` is the statistic shown per node, ``glyph_metric`` the metric whose spread
     across profiles is drawn, and ``color_by`` a metadata column coloring the profiles.
+    For a frame with ranks/threads, ``across`` says what its glyph and its excess and
+    imbalance columns compare: ``"ranks"`` (each rank, its threads summed; the default
+    where there is a rank level) or ``"threads"`` (every rank/thread; see
+    :mod:`perfweave.calltree.ranks`).
     ``request_timeout``: seconds the page waits for Python before its banner says the
     kernel did not answer (the widget contract; default 10).
     """
@@ -111,6 +116,7 @@ class CalltreeExplorer(WidgetBase):
         stat: str = "mean",
         glyph_metric: str | None = None,
         color_by: str | None = None,
+        across: str | None = None,
         hot_levels: int = 4,
         expand_budget: int = EXPAND_ALL_ROWS,
         height: int = 460,
@@ -135,6 +141,7 @@ class CalltreeExplorer(WidgetBase):
         self._metrics = list(metrics) if metrics is not None else None
         self._glyph_metric = glyph_metric
         self._color_by = color_by
+        self._across = across
         self._original = data
         self._steps: list[Step] = []
         self._stack: list[tuple[Any, TreeRows, dict]] = []
@@ -306,6 +313,19 @@ class CalltreeExplorer(WidgetBase):
                     f"unknown statistic {stat!r}; choose from {', '.join(_source.STATS)}"
                 )
             self._restyle(stat=stat)
+
+        return self._do(run)
+
+    def set_across(self, across: str | None) -> CalltreeExplorer:
+        """Compare each rank (``"ranks"``, its threads summed) or every thread
+        (``"threads"``) in the glyph and the excess and imbalance columns (None: the
+        default, ranks where there is a rank level)."""
+
+        def run() -> None:
+            if isinstance(self._data, Ensemble) or self._compare:
+                raise ShapeError("across is for a frame with ranks/threads; this shows more")
+            check_across(self._data.index_levels, across)
+            self._reshow(across=across)
 
         return self._do(run)
 
@@ -494,9 +514,9 @@ class CalltreeExplorer(WidgetBase):
         ranks = None
         if not self._compare and not isinstance(data, Ensemble) and data.index_levels:
             metric = self._glyph_metric or self._default_sort(columns, data)
-            ranks = _source.RankView.of(data, metric, matrices)
-            columns = columns + [ranks.column]
-            table[ranks.column.key] = ranks.imbalance
+            ranks = _source.RankView.of(data, metric, matrices, self._across)
+            columns = columns + ranks.columns
+            table.update(ranks.table())
         if self._extras is not None:
             extra_cols, extra_table, sort_keys = self._extras.on(data.graph, names)
             columns = columns + extra_cols

@@ -611,7 +611,7 @@ var MATCH = 2;
 var SELECTED = 4;
 var CURRENT = 8;
 var PARENT = 16;
-var PLAIN_KINDS = ["extra", "text", "ratio"];
+var PLAIN_KINDS = ["extra", "text", "ratio", "excess"];
 var ExplorerState = class {
   /** @param {Model} model */
   constructor(model) {
@@ -666,6 +666,7 @@ function fitHeight(ctx) {
 }
 function columnNote(col) {
   if (col.kind === "ratio") return "max / mean";
+  if (col.kind === "excess") return col.unit ? `${col.unit} \xB7 max \u2212 mean` : "max \u2212 mean";
   const parts = [];
   if (col.unit) parts.push(col.unit);
   if (col.share && col.kind !== "diff") parts.push(col.share);
@@ -921,7 +922,7 @@ function showTip(ctx, row, cell) {
   const v = c[`c${cell._index}`][row._k];
   const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
   const lines = [
-    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)` : exactWithUnit(v, col.unit)}`,
+    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)` : col.kind === "excess" ? `${exactWithUnit(v, col.unit)} (max \u2212 mean)` : exactWithUnit(v, col.unit)}`,
     // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run")
     plain ? "" : `${percent(v, col.total) || "\u2013"} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
     `node ${row.dataset.node}: ${c.name[row._k]}`
