@@ -79,10 +79,12 @@ def test_missing_and_non_numeric_parameter():
     assert "has 'opal'" in err
 
 
-def test_no_model_rows_say_why():
-    code, out, _ = _run(["models", MPI, "--param", "launchdate", "--top", "1"])
-    assert code == 0
-    assert "45 without a model" in out and "a model needs at least 5" in out
+def test_no_model_for_any_call_path_is_said_once():
+    # the five runs share one launch date: one message, not a row per call path saying it
+    code, out, err = _run(["models", MPI, "--param", "launchdate", "--top", "1"])
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1
+    assert "5 runs at launchdate = 1.61661e+09: no call path can be modelled" in err
+    assert "a model needs at least 5" in err
 
 
 def test_quality_and_intervals_in_the_text_table(fits):

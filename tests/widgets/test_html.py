@@ -59,9 +59,9 @@ def test_quantities_read_like_the_explorers_cells():
     assert format_quantity(50.8, "s") == "50.80 s"
     assert format_quantity(1.04e-5, "s") == "10.40 µs"
     assert format_quantity(3.2e-12, "s") == "0.003200 ns"
-    assert format_quantity(1220.0, "s") == "1220 s"
+    assert format_quantity(1220.0, "s") == "1,220 s"
     assert format_quantity(0.0, "s") == "0 s"
     # other units keep their value; no unit, no trailing space; missing is a dash
-    assert format_quantity(2048.0, "B") == "2048 B"
+    assert format_quantity(2048.0, "B") == "2,048 B"
     assert format_quantity(123456.0) == "123,456"
     assert format_quantity(float("nan"), "s") == "–"

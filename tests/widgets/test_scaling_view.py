@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import perfweave as pw
+from perfweave.calltree.numbers import TIME_UNITS, ColumnFormat
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling import ScalingStudy, fit_models
-from perfweave.widgets._html import format_quantity
 from perfweave.widgets.scaling_view import GROWTH_COLUMN, ScalingView
 
 METRIC = "Avg time/rank"
@@ -60,6 +60,12 @@ def test_models_are_the_ensembles_models(view, mpi):
     assert view.target == 2700.0  # 8 x 343, two significant digits
 
 
+def written_in(cells: pd.Series) -> ColumnFormat:
+    """The one format of a column of times (its step and decimals), read from a cell."""
+    digits, unit = next(t for t in cells.dropna() if t[0].isdigit()).split(" ")[:2]
+    return ColumnFormat(TIME_UNITS[unit], unit, len(digits.partition(".")[2]))
+
+
 def test_explorer_shows_growth_and_prediction_columns(view):
     view.explorer.expand(5, subtree=True)
     shown = view.explorer.visible_rows()
@@ -70,10 +76,11 @@ def test_explorer_shows_growth_and_prediction_columns(view):
     assert GROWTH_COLUMN in shown.columns and column in shown.columns
     by_node = shown.set_index("node")
     at = pw.scaling.predict(view.models, view.target, interval=0.9)
+    fmt = written_in(by_node[column])
     for node in by_node.index[:10]:
         # the prediction in the metric's unit, then the interval of new measurements
         low = max(at.loc[node, "low"], 0.0)  # a time: a lower bound below 0 is 0
-        text = f"{format_quantity(at.loc[node, 'prediction'], 's')} ({format_quantity(low, 's')}"
+        text = f"{fmt.text(at.loc[node, 'prediction'])} ({fmt.text(low)}"
         if at.loc[node, "prediction"] < 0:  # a time below 0 is no time
             text = "< 0: model invalid here"
         assert by_node.loc[node, column].startswith(text)
@@ -164,7 +171,7 @@ def test_chart_draws_points_fit_and_extrapolation(view):
     assert "SMAPE 45.1%" in view._figures.value
     # the prediction in the metric's unit, written as the explorer's cells write it
     assert view.target == 2700 and "mpi.world.size=2700: 477.6 ms" in view._figures.value
-    assert view.chart.axes[1].label == "Avg time/rank (s)"
+    assert view.chart.axes[1].label == "Avg time/rank"  # each tick says its unit
     # five decades of y: a tick per power of 10, not d3's crowd of 1-2-5 steps
     ticks = np.asarray(view.chart.axes[1].tick_values)
     np.testing.assert_allclose(np.log10(ticks), np.round(np.log10(ticks)))
@@ -227,7 +234,8 @@ def test_a_time_predicted_below_zero_is_not_shown_as_one(view, mpi):
     rows = view.explorer.expand(0, subtree=True).visible_rows().set_index("node")
     column = view.target_column()
     assert rows.loc[24, column] == "< 0: model invalid here"
-    assert rows.loc[5, column].startswith(format_quantity(view.predict(4096)[5], "s"))  # main
+    main = written_in(rows[column]).text(view.predict(4096)[5])
+    assert rows.loc[5, column].startswith(main)
     view.focus_node(24)
     assert "< 0: model invalid here (the shrinking model crosses 0" in view._figures.value
     # in log axes the curve stops where the model reaches 0 (a gap, not a dive)

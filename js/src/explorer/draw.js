@@ -4,7 +4,7 @@ import { row2d } from "../lib/columns.js";
 import { h } from "../lib/dom.js";
 import { exact, percent } from "../lib/format.js";
 import { drawDistribution, PALETTE, stripX } from "../lib/glyph.js";
-import { exactWithUnit, ratio, withUnit } from "./format.js";
+import { cellText, exactWithUnit, ratio } from "./format.js";
 import {
   CURRENT, EXPANDED, INDENT, MATCH, PARENT, PLAIN_KINDS, ROW_H, SELECTED,
 } from "./state.js";
@@ -13,7 +13,8 @@ import {
 /** @typedef {import("./state.js").ColumnSpec} ColumnSpec */
 
 /**
- * A metric cell and its parts.
+ * A metric cell and its parts: the bar in its own track left of the number (a bar never
+ * runs through the digits), the value, the share.
  * @typedef {HTMLDivElement & { _bar: HTMLDivElement, _val: HTMLSpanElement,
  *   _pct: HTMLSpanElement, _index: number }} MetricCell
  */
@@ -205,10 +206,11 @@ function ensureCells(ctx, row) {
   const cols = ctx.state.columns();
   while (row._metrics.length < cols.length) {
     const bar = h("div", { cls: "pw-bar" });
+    const track = h("div", { cls: "pw-track" }, [bar]);
     const val = h("span", { cls: "pw-val" });
     const pct = h("span", { cls: "pw-pct" });
     const cell = /** @type {MetricCell} */ (
-      h("div", { cls: "pw-cell pw-metric", attrs: { role: "gridcell" } }, [bar, val, pct]));
+      h("div", { cls: "pw-cell pw-metric", attrs: { role: "gridcell" } }, [track, val, pct]));
     Object.assign(cell, { _bar: bar, _val: val, _pct: pct, _index: row._metrics.length });
     cell.addEventListener("mouseenter", () => showTip(ctx, row, cell));
     cell.addEventListener("mouseleave", () => hideTip(ctx));
@@ -310,19 +312,21 @@ function fillMetric(cell, col, v) {
   if (PLAIN_KINDS.includes(col.kind)) {
     // an imbalance, or a column set with set_extra_columns: no bar, no share
     cell._val.textContent = col.kind === "text" ? String(v)
-      : col.kind === "ratio" ? ratio(v) : withUnit(v, col.unit);
+      : col.kind === "ratio" ? ratio(v) : cellText(v, col);
     cell._pct.textContent = "";
+    cell._pct.hidden = true;
     cell._bar.className = "pw-bar";
     cell._bar.style.width = "0";
     return;
   }
-  cell._val.textContent = withUnit(v, col.unit);
+  cell._val.textContent = cellText(v, col);
   cell._pct.textContent = col.kind === "diff" ? "" : percent(v, col.total);
+  cell._pct.hidden = col.kind === "diff"; // a difference has no share: its number ends the cell
   const x = Number(v);
   const frac = col.total && Number.isFinite(x) ? Math.min(1, Math.abs(x) / col.total) : 0;
   if (col.kind === "diff") {
     cell._bar.className = `pw-bar pw-diff ${x > 0 ? "pw-pos" : x < 0 ? "pw-neg" : ""}`;
-    // a bar under about a pixel would only draw a hairline through the number
+    // a bar under about a pixel would only draw a hairline
     const half = frac * 50 < 0.5 ? 0 : frac * 50;
     cell._bar.style.width = `${half}%`;
     cell._bar.style.left = x < 0 ? `${50 - half}%` : "50%";

@@ -1,5 +1,16 @@
 // Numbers of the explorer with their units: seconds scaled to ms/µs/ns, bytes to kB/MB/GB.
-import { compact, exact, grouped, secondsIn } from "../lib/format.js";
+import { columnText, compact, exact, grouped, secondsIn } from "../lib/format.js";
+
+/**
+ * A cell's text: in its column's one format (sent with the column), else compact with the
+ * column's unit.
+ * @param {number | bigint} v
+ * @param {{ unit?: string, format?: import("../lib/format.js").ColumnFormat }} col
+ * @returns {string}
+ */
+export function cellText(v, col) {
+  return col.format ? columnText(v, col.format) : withUnit(v, col.unit);
+}
 
 /** @type {Record<string, number>} */
 const SECONDS = { s: 1, ms: 1e-3, "µs": 1e-6, ns: 1e-9 };

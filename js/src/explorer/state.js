@@ -15,6 +15,7 @@
  * @property {number} total what bars and percentages are relative to
  * @property {string} [unit] "s", "B"... ("" when the name does not say)
  * @property {string} [share] what a percentage is of ("% of the whole run")
+ * @property {import("../lib/format.js").ColumnFormat} [format] the one format of its cells
  */
 
 /**

@@ -87,3 +87,43 @@ export function seconds(v) {
 export function plural(n, word, many = `${word}s`) {
   return `${grouped(n)} ${Number(n) === 1 ? word : many}`;
 }
+
+/**
+ * A column's one format, chosen in Python from the whole column
+ * (perfweave.calltree.numbers.column_format): divide by `scale`, write `decimals`
+ * decimals (e-notation when `exponent`), then `unit`.
+ * @typedef {object} ColumnFormat
+ * @property {number} scale
+ * @property {string} unit "s", "ms", "kB", "M" (a bare prefix is written onto the number), ""
+ * @property {number} decimals
+ * @property {boolean} exponent
+ */
+
+/** SI prefixes a bare unit may be (written onto the number: "1.200M"). */
+const BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
+
+/**
+ * A value in its column's format: the same step, decimals and notation in every cell of a
+ * column ("68.16 s" above "0.02 s", never "68.16" above "2.56e-4"); an exact 0 is "0",
+ * NaN a dash. Whole numbers written as they are stay exact (int64 as BigInt).
+ * @param {number | bigint} v
+ * @param {ColumnFormat} fmt
+ * @returns {string}
+ */
+export function columnText(v, fmt) {
+  const unit = fmt.unit || "";
+  const tail = !unit ? "" : BARE_PREFIXES.includes(unit) ? unit : ` ${unit}`;
+  if (typeof v === "bigint" && fmt.scale === 1 && fmt.decimals === 0 && !fmt.exponent) {
+    return `${grouped(v)}${tail}`;
+  }
+  const x = Number(v);
+  if (Number.isNaN(x)) return "–";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return `0${tail}`;
+  const y = x / fmt.scale;
+  if (fmt.exponent) return `${y.toExponential(fmt.decimals)}${tail}`;
+  const [whole, frac] = y.toFixed(fmt.decimals).split(".");
+  const sign = whole.startsWith("-") ? "-" : "";
+  const digits = sign ? whole.slice(1) : whole;
+  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""}${tail}`;
+}

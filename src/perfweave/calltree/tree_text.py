@@ -141,15 +141,17 @@ def render(
                     )
                 )
     out = ""
+    unit = gf.unit_of(metrics[0])  # the reader's unit, said once: every value is in it
+    shown_metric = f"{metrics[0]} in {unit}" if unit else str(metrics[0])
     if render_header:
         from perfweave import __version__
 
-        out += f"perfweave {__version__} — {metrics[0]}\n\n"
+        out += f"perfweave {__version__} — {shown_metric}\n\n"
     if note:  # say what the numbers are whenever they are not simply each node's row
         out += f"# {metrics[0]}: {note}\n"
     out += "\n".join(lines) + "\n"
     if use_color:
-        out += _legend(metrics[0], lo, hi, colors)
+        out += _legend(shown_metric, lo, hi, colors)
     return out
 
 

@@ -59,8 +59,13 @@ def _models(args: argparse.Namespace) -> int:
 
     if args.top < 0:
         raise ShapeError(f"--top {args.top}: expected a count >= 0")
+    # a file that is not a profile (a directory's README.md) is skipped with one warning
+    # line naming it, as Ensemble.from_files(on_error="skip") does
     ens = Ensemble.from_files(
-        args.paths[0] if len(args.paths) == 1 else args.paths, reader=args.format, progress=False
+        args.paths[0] if len(args.paths) == 1 else args.paths,
+        reader=args.format,
+        progress=False,
+        on_error="skip",
     )
     metric = args.metric or ens.default_metric
     params = _params(args.param, ens.metadata.columns)
@@ -69,6 +74,7 @@ def _models(args: argparse.Namespace) -> int:
         return _multi(args, ens, metric, params, target)
     (param,) = params
     fits = ens.models(metric, param, agg=args.agg)
+    _check_some_model(ens, fits, [param])
     unit = _unit(ens, metric)
     largest = float(np.nanmax(ens.metadata[param].to_numpy(dtype=float)))
     table = pd.DataFrame({"growth": growth_order(fits)})
@@ -134,6 +140,9 @@ def _at(out: pd.DataFrame, ens, metric, order, name: str, pred, low=None, high=N
         out[f"{LEVEL:.0%} low"] = lo
         out[f"{LEVEL:.0%} high"] = hi
     out.attrs.setdefault("invalid", {})[name] = invalid
+    # a prediction and its interval are written in one format, in the metric's unit
+    together = [name] + ([f"{LEVEL:.0%} low", f"{LEVEL:.0%} high"] if low is not None else [])
+    out.attrs.setdefault("quantities", {})[name] = (ens.unit_of(metric), together)
 
 
 def _params(given: list[str], columns: pd.Index) -> list[str]:
@@ -170,6 +179,7 @@ def _multi(args, ens, metric, params: list[str], target: list[float] | None) -> 
     from perfweave.scaling import predict
 
     fits = ens.models(metric, params, agg=args.agg)
+    _check_some_model(ens, fits, params)
     unit = _unit(ens, metric)
     largest = {p: float(np.nanmax(ens.metadata[p].to_numpy(dtype=float))) for p in params}
     table = pd.DataFrame({"at_max": predict(fits, largest)})
@@ -224,10 +234,8 @@ def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int
         return 0
     print(head)
     invalid = out.attrs.get("invalid", {})
-    text = out.copy()
+    text = _quantities(out)
     for col in text.columns:
-        if col.startswith("at ") or col.endswith((" low", " high")):
-            text[col] = text[col].map(lambda v: "" if np.isnan(v) else f"{v:.4g}")
         if col in invalid:
             text[col] = np.where(invalid[col], INVALID, text[col])
     text["smape"] = text["smape"].map(lambda v: "" if np.isnan(v) else f"{v:.1f}%")
@@ -242,6 +250,43 @@ def _print(args, out: pd.DataFrame, fits: pd.DataFrame, order, head: str) -> int
             f"{quality.SMAPE_GOOD:g}% and AR2 at least {quality.AR2_GOOD:g} (docs/models.md)"
         )
     return 0
+
+
+def _quantities(out: pd.DataFrame) -> pd.DataFrame:
+    """``out`` with its predicted values as text: a prediction and its interval in one
+    format (:func:`perfweave.calltree.numbers.column_format`: one step, the same
+    decimals, never ``50.8`` above ``1.476``), the header saying the step's unit."""
+    from perfweave.calltree.numbers import column_format
+
+    text = out.copy()
+    renames = {}
+    for name, (unit, together) in out.attrs.get("quantities", {}).items():
+        fmt = column_format(out[together].to_numpy(dtype=float), unit)
+        for col in together:
+            text[col] = [fmt.text(v, missing="") for v in out[col]]
+            text[col] = [t.removesuffix(f" {fmt.unit}") for t in text[col]]
+        if unit and fmt.unit != unit:  # the header names the unit the cells are in
+            renames[name] = name.removesuffix(f" ({unit})") + f" ({fmt.unit})"
+    return text.rename(columns=renames)
+
+
+def _check_some_model(ens, fits: pd.DataFrame, params: list[str]) -> None:
+    """Raise one clear error when no call path can be modelled for one reason (a single
+    profile, runs at too few parameter values), instead of a row per call path saying it."""
+    from perfweave.errors import ShapeError
+
+    reasons = fits["reason"].unique()
+    if len(fits) and len(reasons) == 1 and reasons[0] != "":
+        files = ens.metadata.get("file", ens.labels)
+        runs = f"1 run ({files.iloc[0]})" if len(ens) == 1 else f"{len(ens)} runs"
+        values = "; ".join(
+            f"{p} = {', '.join(f'{v:g}' for v in sorted(ens.metadata[p].dropna().unique()))}"
+            for p in params
+        )
+        raise ShapeError(
+            f"{runs} at {values}: no call path can be modelled ({reasons[0]}); give runs "
+            "at more values of the parameter"
+        )
 
 
 def _unit(ens, metric) -> str:

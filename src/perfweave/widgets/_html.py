@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree import numbers
 from perfweave.classes.source import text
 
 #: the style of every :func:`table` (once per widget, inside its <style> element)
@@ -74,22 +75,11 @@ def format_numbers(values: Any, decimals: int | None = None) -> list[str]:
     return ["" if not np.isfinite(v) else f"{v:,.{d}f}" for v in arr]
 
 
-_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
-
-
 def format_quantity(value: float, unit: str = "") -> str:
-    """A value with four significant digits in its unit, a time in the step that keeps it
-    at or above 1 (``477.6 ms``, ``50.80 s``): the explorer's steps, for text beside its
-    cells (from 10,000 on, whole numbers with thousands separators)."""
-    if not np.isfinite(value):
-        return "–"
-    if value == 0:
-        return f"0 {unit}".rstrip()
-    if unit == "s":
-        scale, unit = next((step for step in _TIME_STEPS if abs(value) >= step[0]), _TIME_STEPS[-1])
-        value = value / scale
-    text = f"{value:#.4g}".rstrip(".") if abs(value) < 1e4 else f"{value:,.0f}"
-    return f"{text} {unit}".rstrip()
+    """A value alone, by the rule of every column (:mod:`perfweave.calltree.numbers`: a
+    time in the step that keeps it at or above 1, four significant digits, thousands
+    separators): ``477.6 ms``, ``50.80 s``, ``1,608 s``; for text beside the cells."""
+    return numbers.format_quantity(value, unit)
 
 
 def _is_numeric(column: pd.Series) -> bool:

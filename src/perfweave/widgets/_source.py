@@ -19,6 +19,7 @@ import pandas as pd
 from perfweave.calltree.compare import side_name
 from perfweave.calltree.display import node_names, path_keys
 from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.numbers import column_format
 from perfweave.calltree.ranks import (
     RankSpread,
     check_across,
@@ -36,6 +37,8 @@ STATS = ("mean", "median", "min", "max", "std", "var")
 EXTRA_KINDS = ("extra", "text")
 #: kinds without a total (no bar, no percentage)
 PLAIN_KINDS = (*EXTRA_KINDS, "ratio", "excess")
+#: kinds whose cells are not numbers in a column format (names; ratios as ``1.25×``)
+UNFORMATTED_KINDS = ("text", "ratio")
 _TIME_UNITS = ("s", "ms", "µs", "ns")
 #: what a column's percentages are of, by kind (said in the header)
 SHARE_OF = {
@@ -58,8 +61,10 @@ class Column:
 
     unit: str = ""
 
-    def spec(self, total: float) -> dict[str, Any]:
-        return {
+    def spec(self, total: float, values: Any = None) -> dict[str, Any]:
+        """The column for the page; with its per-node ``values``, the one format its
+        cells are written in (:func:`perfweave.calltree.numbers.column_format`)."""
+        out = {
             "key": self.key,
             "label": self.label,
             "kind": self.kind,
@@ -67,6 +72,9 @@ class Column:
             "unit": self.unit,
             "share": SHARE_OF.get(self.kind, ""),
         }
+        if values is not None and self.kind not in UNFORMATTED_KINDS:
+            out["format"] = column_format(values, self.unit).spec()
+        return out
 
 
 def as_core(data: Any) -> GraphFrame | Ensemble:

@@ -65,3 +65,32 @@ def unpack(header: Sequence[dict], buffers: Sequence[bytes | memoryview]) -> dic
             out[col["key"]] = arr.reshape(col["shape"])
             i += 1
     return out
+
+
+def js_number_text(value: float) -> str:
+    """The text JavaScript's ``String(value)`` gives a float64 (``1024``, ``0.0002``,
+    ``1e-7``): bqplot looks an axis's ``tick_labels`` up by it."""
+    from decimal import Decimal
+
+    x = float(value)
+    if x == 0:
+        return "0"
+    if x != x:
+        return "NaN"
+    if x in (float("inf"), float("-inf")):
+        return "Infinity" if x > 0 else "-Infinity"
+    sign = "-" if x < 0 else ""
+    t = Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, t.digits))
+    k = len(digits)
+    n = int(t.exponent) + k  # the value is 0.<digits> x 10^n
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = f"{digits[:n]}.{digits[n:]}"
+    elif -6 < n <= 0:
+        body = "0." + "0" * -n + digits
+    else:
+        rest = f".{digits[1:]}" if k > 1 else ""
+        body = f"{digits[0]}{rest}e{'+' if n - 1 > 0 else '-'}{abs(n - 1)}"
+    return sign + body

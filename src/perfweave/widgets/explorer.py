@@ -385,7 +385,7 @@ class CalltreeExplorer(WidgetBase):
             table,
             sort_keys,
         )
-        self.columns = [c.spec(self._total(c)) for c in columns]
+        self.columns = [c.spec(self._total(c), self._table[c.key]) for c in columns]
         self._resort(at)
 
     # ------------------------------------------------------------------ actions (browser)
@@ -541,7 +541,7 @@ class CalltreeExplorer(WidgetBase):
         self._matches = np.zeros(0, np.int64)
         self._current = -1
         self.node_count = len(data.graph)
-        self.columns = [c.spec(self._total(c)) for c in columns]
+        self.columns = [c.spec(self._total(c), self._table[c.key]) for c in columns]
         self.history_labels = [s.label for s in self._steps]
         filters = [s.query for s in self._steps if s.kind == "filter"]
         self.filter_query = filters[-1] if filters else ""

@@ -35,12 +35,14 @@ import numpy as np
 import pandas as pd
 import traitlets
 
+from perfweave.calltree.numbers import ColumnFormat, axis_ticks, column_format, linear_ticks
 from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 from perfweave.scaling import quality
 from perfweave.scaling.interval import INVALID, shown
 from perfweave.scaling.study import ScalingStudy
 from perfweave.widgets._base import CompositeBase
 from perfweave.widgets._html import format_quantity
+from perfweave.widgets._transport import js_number_text
 
 __all__ = ["ScalingView"]
 
@@ -96,13 +98,33 @@ def _log_ticks(values: np.ndarray) -> list[float] | None:
     return inside if len(inside) >= 2 else None
 
 
-def _with_interval(value: float, low: float, high: float, unit: str) -> str:
-    """``477.6 ms (0 s – 5.935 s)``: a prediction and its interval in the metric's
-    unit (the prediction alone where there is no interval)."""
-    text = format_quantity(value, unit)
+def _with_interval(value: float, low: float, high: float, fmt: ColumnFormat) -> str:
+    """``477.6 ms (12.5 ms – 1,651.0 ms)``: a prediction and its interval in the format of
+    their column (the prediction alone where there is no interval)."""
+    text = fmt.text(value)
     if not (np.isfinite(low) and np.isfinite(high)):
         return text
-    return f"{text} ({format_quantity(low, unit)} – {format_quantity(high, unit)})"
+    return f"{text} ({fmt.text(low)} – {fmt.text(high)})"
+
+
+#: the smallest plot the chart draws (its box's min width and its height, less the
+#: margins): ticks are spaced for it, so that their labels never collide
+PLOT_WIDTH, PLOT_HEIGHT = 360 - 90, 320 - 70
+#: the height of a tick label of the y axis (11 px text)
+TICK_HEIGHT = 13.0
+
+
+def _label_axis(axis: Any, ticks: Any, unit: str, log: bool, vertical: bool = False) -> None:
+    """Give ``axis`` the ticks whose labels keep apart, written by the column rule
+    (:func:`perfweave.calltree.numbers.axis_ticks`: ``800 ms``, never ``800m``; counts as
+    counts, ``1,024``); bqplot's own ticks where there are none."""
+    if ticks is None or not len(ticks):
+        axis.tick_values, axis.tick_labels = None, {}
+        return
+    length, size = (PLOT_HEIGHT, TICK_HEIGHT) if vertical else (PLOT_WIDTH, None)
+    kept, labels = axis_ticks(ticks, unit, length, log, size)
+    axis.tick_labels = {js_number_text(t): text for t, text in zip(kept, labels)}
+    axis.tick_values = kept
 
 
 def _default_target(x: np.ndarray) -> float:
@@ -387,7 +409,10 @@ class ScalingView(CompositeBase):
         at = self._study.predict(models, self.target)
         low, high = self._interval(models, at)
         value, low, high, invalid = shown(at, low, high, self._study.never_negative)
-        texts = [_with_interval(v, lo, hi, self._unit) for v, lo, hi in zip(value, low, high)]
+        # one format for the column: its predictions and intervals (never 1,616 s over 507.9 s)
+        written = has.to_numpy() & ~np.asarray(invalid, dtype=bool)
+        fmt = column_format(np.concatenate([a[written] for a in (value, low, high)]), self._unit)
+        texts = [_with_interval(v, lo, hi, fmt) for v, lo, hi in zip(value, low, high)]
         texts = np.where(invalid, INVALID, np.asarray(texts, dtype=object))
         column = self.target_column(selected)
         frame = pd.DataFrame(
@@ -664,12 +689,15 @@ class ScalingView(CompositeBase):
                 with mark.hold_sync():
                     for name, value in values.items():
                         setattr(mark, name, value)
-            if ax_x.tick_values is not None or ticks is not None:
-                ax_x.tick_values = ticks
+            _label_axis(ax_x, ticks, "", log)
+            ys = [np.ravel(np.asarray(v["y"], float)) for k, v in specs if k != "quality"]
+            values = np.concatenate(ys or [none])
+            values = values[np.isfinite(values) & ((values > 0) if log else True)]
             if log:  # d3's log ticks crowd a span of a few decades (2, 1, 900m, 800m, ...)
-                ys = [np.ravel(np.asarray(v["y"], float)) for k, v in specs if k != "quality"]
-                values = np.concatenate(ys or [none])
-                ax_y.tick_values = _log_ticks(values[np.isfinite(values) & (values > 0)])
+                y_ticks = _log_ticks(values) or sorted({values.min(), values.max()})
+            else:
+                y_ticks = linear_ticks(values.min(), values.max()) if len(values) else None
+            _label_axis(ax_y, y_ticks, self._unit, log, vertical=True)
             if list(self.chart.marks) != marks:
                 self.chart.marks = marks
             if list(self.chart.axes) != [ax_x, ax_y]:
@@ -751,12 +779,13 @@ class ScalingView(CompositeBase):
                 if log
                 else (bq.LinearScale(min=0.0), bq.LinearScale())
             )
-            fmt = {"tick_format": ".4~s"} if log else {"tick_format": ".3~s", "num_ticks": 6}
+            # tick labels are set with the ticks (_label_axis: "800 ms", "1,024"); the
+            # format is bqplot's fallback only, never an SI suffix ("800m")
+            fmt = {"tick_format": ",~r"} if log else {"tick_format": ",~r", "num_ticks": 6}
             ax_x = bq.Axis(scale=sx, label=str(self.param), **fmt)
-            unit = self._unit
             ax_y = bq.Axis(
-                scale=sy, orientation="vertical", tick_format=".3~s", label_offset="55px",
-                label=f"{self.metric} ({unit})" if unit else str(self.metric),
+                scale=sy, orientation="vertical", tick_format=",~r", label_offset="55px",
+                label=str(self.metric),  # each tick says its unit
             )  # fmt: skip
             cache[log] = (sx, sy, ax_x, ax_y)
         return cache[log]

@@ -62,7 +62,7 @@ def test_attribute_metadata_of_a_file():
     rel = "hatchet/caliper-example-cali/example-profile.cali"
     got = parse_cali((DATA / rel).read_text(), rel)
     assert got.attribute("sum#inclusive#sum#time.duration") == AttributeInfo(
-        "double", True, "Total time"
+        "double", True, "Total time", "sec"
     )
     assert got.attribute("mpi.function") == AttributeInfo("string", False, None)
     assert got.attribute("cali.attribute.name").type == "string"

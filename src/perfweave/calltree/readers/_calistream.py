@@ -14,7 +14,7 @@ newline). Three kinds of record matter:
 - ``__rec=globals``: run metadata, expanded the same way.
 
 :func:`parse_cali` produces what caliper-reader's ``CaliperReader`` does (records, globals
-and per-attribute type, value flag and alias); :func:`from_caliperreader` wraps a reader
+and per-attribute type, value flag, alias and unit); :func:`from_caliperreader` wraps a reader
 that has already read a stream in the same interface.
 """
 
@@ -32,6 +32,7 @@ from perfweave.errors import IncompleteInputWarning, ParseError
 _NAME_ATTR, _TYPE_ATTR, _PROP_ATTR = 8, 9, 10
 _AS_VALUE, _HIDDEN, _NESTED = 1, 128, 256
 _ALIAS = "attribute.alias"
+_UNIT = "attribute.unit"
 
 # __rec=node,id=N,attr=N,data=TEXT[,parent=N] without escapes: the usual node line
 _PLAIN_NODE = re.compile(
@@ -48,6 +49,8 @@ class AttributeInfo:
     type: str | None
     is_value: bool
     alias: str | None
+    #: the ``attribute.unit`` metadata (``sec``), None where the file gives none
+    unit: str | None = None
 
 
 class CaliContents:
@@ -364,14 +367,13 @@ class _Parser:
         return names
 
     def attributes(self) -> dict[str, AttributeInfo]:
-        alias_node = self.by_name.get(_ALIAS)
+        alias_node, unit_node = self.by_name.get(_ALIAS), self.by_name.get(_UNIT)
         out = {}
         for name, node in self.by_name.items():
             prop = _prop(node)
-            alias = None
-            if alias_node is not None:
-                alias = node.find(alias_node.id)
-            out[name] = AttributeInfo(node.find(_TYPE_ATTR), bool(prop & _AS_VALUE), alias)
+            alias = node.find(alias_node.id) if alias_node is not None else None
+            unit = node.find(unit_node.id) if unit_node is not None else None
+            out[name] = AttributeInfo(node.find(_TYPE_ATTR), bool(prop & _AS_VALUE), alias, unit)
         return out
 
 
@@ -435,5 +437,7 @@ def from_caliperreader(reader: Any) -> CaliContents:
             kind = attr.attribute_type()
         except (TypeError, IndexError, KeyError):
             kind = None
-        attributes[name] = AttributeInfo(kind, bool(attr.is_value()), attr.get(_ALIAS))
+        attributes[name] = AttributeInfo(
+            kind, bool(attr.is_value()), attr.get(_ALIAS), attr.get(_UNIT)
+        )
     return CaliContents(reader.records, reader.globals, attributes)

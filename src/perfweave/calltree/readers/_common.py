@@ -22,6 +22,37 @@ CALIPER_RENAMES = {
     "sum#avg#inclusive#sum#time.duration": "time (inc)",
 }
 
+# Caliper's unit names (attribute metadata ``attribute.unit``) -> perfweave's
+_CALIPER_UNIT_NAMES = {
+    "sec": "s", "s": "s", "second": "s", "seconds": "s",
+    "msec": "ms", "ms": "ms", "usec": "µs", "us": "µs", "nsec": "ns", "ns": "ns",
+    "byte": "B", "bytes": "B", "B": "B",
+}  # fmt: skip
+# Caliper's timer attributes and their units (with or without aggregation operators)
+_CALIPER_TIMERS = {
+    "time.duration": "s",
+    "time.inclusive.duration": "s",
+    "time.duration.ns": "ns",
+    "time.inclusive.duration.ns": "ns",
+}
+# aggregation operators that keep a value's unit (``avg#inclusive#sum#time.duration``)
+_SAME_UNIT_OPS = frozenset({"sum", "min", "max", "avg", "inclusive"})
+
+
+def caliper_unit(attribute: str, declared: Any = None) -> str:
+    """The unit of a Caliper attribute: its ``attribute.unit`` metadata where the file
+    has it (``sec`` -> ``s``, ``nsec`` -> ``ns``), else seconds for the timer
+    ``time.duration`` and the aggregates of it that keep its unit (``sum#time.duration``,
+    ``avg#inclusive#sum#time.duration``; not ``percent_total#...`` or ``count``); ``""``
+    when neither says."""
+    if isinstance(declared, str) and declared.strip():
+        name = declared.strip()
+        return _CALIPER_UNIT_NAMES.get(name, _CALIPER_UNIT_NAMES.get(name.lower(), name))
+    *ops, base = str(attribute).split("#")
+    if base in _CALIPER_TIMERS and all(op in _SAME_UNIT_OPS for op in ops):
+        return _CALIPER_TIMERS[base]
+    return ""
+
 
 #: largest (node x rank) grid a reader fills with zero rows for absent records: 2**27
 #: cells (128 MiB of flags, more in rows); a file declaring more ranks than that is refused

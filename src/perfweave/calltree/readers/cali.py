@@ -32,6 +32,7 @@ from perfweave.calltree.readers._calistream import (
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
 from perfweave.calltree.readers._common import (
     MAX_RANK,
+    caliper_unit,
     check_rank_grid,
     node_order_key,
     read_text,
@@ -297,6 +298,7 @@ def _build(
         # alias alone and so take such columns for exclusive ones.
         new = renames[c]
         (inc if _names_inclusive(new) or _names_inclusive(c) else exc).append(new)
+    units = _units(reader, metrics, renames)
     kept_cols = [c for c in cols if c not in _ORDER_NAMES and renames[c] not in _ORDER_NAMES]
     names = [renames[c] for c in kept_cols]
     arrays = [cols[c] for c in kept_cols]
@@ -329,7 +331,20 @@ def _build(
         metadata=parse_globals(reader.globals),
         order_key=order_key,
         path=name,
+        units=units,
     )
+
+
+def _units(reader: CaliContents, metrics: list[str], renames: dict[str, str]) -> dict[str, str]:
+    """The unit of each metric column (by its shown name) that Caliper's metadata or the
+    attribute's name gives (:func:`~perfweave.calltree.readers._common.caliper_unit`)."""
+    out = {}
+    for c in metrics:
+        a = reader.attribute(c)
+        unit = caliper_unit(c, a.unit if a is not None else None)
+        if unit:
+            out[renames[c]] = unit
+    return out
 
 
 def _warn_no_region(name: str, tree: _Tree, cols: dict) -> None:

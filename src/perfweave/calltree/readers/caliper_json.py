@@ -28,6 +28,7 @@ from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import CALIPER_RENAMES as RENAMES
 from perfweave.calltree.readers._common import (
     MAX_RANK,
+    caliper_unit,
     check_rank_grid,
     load_json,
     node_order_key,
@@ -187,7 +188,7 @@ def from_dict(
             f"'column_metadata' with one entry per column ({len(columns)})",
             found=f"{len(col_meta) if isinstance(col_meta, list) else type(col_meta).__name__}",
         )
-    is_value = []
+    is_value, declared = [], []
     for i, md in enumerate(col_meta):
         if not isinstance(md, dict) or "is_value" not in md:
             raise ParseError(
@@ -197,6 +198,7 @@ def from_dict(
                 found=md,
             )
         is_value.append(bool(md["is_value"]))
+        declared.append(md.get("attribute.unit"))
     metadata = {k: v for k, v in obj.items() if k not in _SECTIONS}
 
     if _CALLPATH in columns:
@@ -224,6 +226,7 @@ def from_dict(
         node_ordering,
         metadata,
         name,
+        declared,
     )
 
 
@@ -351,6 +354,7 @@ def _assemble(
     node_ordering,
     metadata,
     name,
+    declared=(),
 ):
     n_raw = len(labels)
     bad_parent = (node_parent < -1) | (node_parent >= n_raw)
@@ -473,6 +477,12 @@ def _assemble(
     exc = [c for c in value_cols if "(inc)" not in c]
     inc = [c for c in value_cols if "(inc)" in c]
     default = "time" if "time" in value_cols else (inc or exc or ["time"])[0]
+    # each metric's unit: its attribute.unit metadata, else what Caliper's name says
+    units = {
+        new: caliper_unit(old, unit)
+        for old, new, unit in zip(columns, new_cols, declared)
+        if new in value_cols and caliper_unit(old, unit)
+    }
     return build_graphframe(
         pd.DataFrame(frames),
         df,
@@ -483,6 +493,7 @@ def _assemble(
         metadata=metadata,
         order_key=order_key,
         path=name,
+        units=units,
     )
 
 

@@ -518,6 +518,24 @@ function secondsIn(x) {
   const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
   return [x / scale, unit];
 }
+var BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
+function columnText(v, fmt) {
+  const unit = fmt.unit || "";
+  const tail = !unit ? "" : BARE_PREFIXES.includes(unit) ? unit : ` ${unit}`;
+  if (typeof v === "bigint" && fmt.scale === 1 && fmt.decimals === 0 && !fmt.exponent) {
+    return `${grouped(v)}${tail}`;
+  }
+  const x = Number(v);
+  if (Number.isNaN(x)) return "\u2013";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return `0${tail}`;
+  const y = x / fmt.scale;
+  if (fmt.exponent) return `${y.toExponential(fmt.decimals)}${tail}`;
+  const [whole, frac] = y.toFixed(fmt.decimals).split(".");
+  const sign = whole.startsWith("-") ? "-" : "";
+  const digits = sign ? whole.slice(1) : whole;
+  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""}${tail}`;
+}
 
 // src/lib/glyph.js
 var PALETTE = [
@@ -578,6 +596,9 @@ function drawDistribution(canvas, quartiles, strip, codes) {
 }
 
 // src/explorer/format.js
+function cellText(v, col) {
+  return col.format ? columnText(v, col.format) : withUnit(v, col.unit);
+}
 var SECONDS = { s: 1, ms: 1e-3, "\xB5s": 1e-6, ns: 1e-9 };
 function withUnit(v, unit) {
   const x = Number(v);
@@ -793,11 +814,12 @@ function ensureCells(ctx, row) {
   const cols = ctx.state.columns();
   while (row._metrics.length < cols.length) {
     const bar = h("div", { cls: "pw-bar" });
+    const track = h("div", { cls: "pw-track" }, [bar]);
     const val = h("span", { cls: "pw-val" });
     const pct = h("span", { cls: "pw-pct" });
     const cell = (
       /** @type {MetricCell} */
-      h("div", { cls: "pw-cell pw-metric", attrs: { role: "gridcell" } }, [bar, val, pct])
+      h("div", { cls: "pw-cell pw-metric", attrs: { role: "gridcell" } }, [track, val, pct])
     );
     Object.assign(cell, { _bar: bar, _val: val, _pct: pct, _index: row._metrics.length });
     cell.addEventListener("mouseenter", () => showTip(ctx, row, cell));
@@ -885,14 +907,16 @@ function fillRow(ctx, row, r) {
 }
 function fillMetric(cell, col, v) {
   if (PLAIN_KINDS.includes(col.kind)) {
-    cell._val.textContent = col.kind === "text" ? String(v) : col.kind === "ratio" ? ratio(v) : withUnit(v, col.unit);
+    cell._val.textContent = col.kind === "text" ? String(v) : col.kind === "ratio" ? ratio(v) : cellText(v, col);
     cell._pct.textContent = "";
+    cell._pct.hidden = true;
     cell._bar.className = "pw-bar";
     cell._bar.style.width = "0";
     return;
   }
-  cell._val.textContent = withUnit(v, col.unit);
+  cell._val.textContent = cellText(v, col);
   cell._pct.textContent = col.kind === "diff" ? "" : percent(v, col.total);
+  cell._pct.hidden = col.kind === "diff";
   const x = Number(v);
   const frac = col.total && Number.isFinite(x) ? Math.min(1, Math.abs(x) / col.total) : 0;
   if (col.kind === "diff") {

@@ -1,0 +1,55 @@
+// One number format per column (`npm test`): the page writes a column's cells in the
+// format Python chose for the whole column (perfweave.calltree.numbers.column_format).
+// The expected texts are the ones tests/calltree/test_numbers.py expects of Python.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { columnText } from "../src/lib/format.js";
+import { cellText } from "../src/explorer/format.js";
+
+const SECONDS_2 = { scale: 1, unit: "s", decimals: 2, exponent: false };
+
+test("a column of a Caliper profile's times: one step, one number of decimals", () => {
+  // time of the sampling profile's nodes: 2.56e-4 ... 68.16 s, chosen as "s" with 2 decimals
+  const texts = [2.56e-4, 0.001, 0.016, 5.664, 68.16].map((v) => columnText(v, SECONDS_2));
+  assert.deepEqual(texts, ["0.00 s", "0.00 s", "0.02 s", "5.66 s", "68.16 s"]);
+  for (const t of texts) {
+    assert.doesNotMatch(t, /e[-+]/); // never e-notation beside plain decimals
+    assert.equal(t.split(" ")[0].split(".")[1].length, 2);
+  }
+});
+
+test("whole seconds with separators: the at-target column never mixes 1,616 s and 507.9 s", () => {
+  const fmt = { scale: 1, unit: "s", decimals: 0, exponent: false };
+  assert.deepEqual([1616.2, 507.9].map((v) => columnText(v, fmt)), ["1,616 s", "508 s"]);
+  const ms = { scale: 1e-3, unit: "ms", decimals: 1, exponent: false };
+  assert.equal(columnText(0.8, ms), "800.0 ms"); // not "800m"
+  assert.equal(columnText(-0.0125, ms), "-12.5 ms");
+});
+
+test("counts read as counts: exact int64, prefixes only where the column is large", () => {
+  const whole = { scale: 1, unit: "", decimals: 0, exponent: false };
+  assert.equal(columnText(987654n, whole), "987,654");
+  assert.equal(columnText(1024, whole), "1,024");
+  assert.equal(columnText(32768n, whole), "32,768");
+  const mega = { scale: 1e6, unit: "M", decimals: 3, exponent: false };
+  assert.equal(columnText(1.2e6, mega), "1.200M"); // a bare prefix is written onto the number
+  assert.equal(columnText(12n, mega), "0.000M");
+  const gigabytes = { scale: 1e9, unit: "GB", decimals: 3, exponent: false };
+  assert.equal(columnText(5.4864e9, gigabytes), "5.486 GB");
+});
+
+test("e-notation only for a whole column, written as Python writes it", () => {
+  const tiny = { scale: 1, unit: "", decimals: 3, exponent: true };
+  assert.deepEqual([3e-4, 1e-5].map((v) => columnText(v, tiny)), ["3.000e-4", "1.000e-5"]);
+});
+
+test("zero, missing and infinite values", () => {
+  assert.equal(columnText(0, SECONDS_2), "0 s");
+  assert.equal(columnText(Number.NaN, SECONDS_2), "–");
+  assert.equal(columnText(-Infinity, SECONDS_2), "-inf");
+});
+
+test("a cell uses its column's format, and the compact text only without one", () => {
+  assert.equal(cellText(2.56e-4, { unit: "s", format: SECONDS_2 }), "0.00 s");
+  assert.equal(cellText(2.56e-4, { unit: "s" }), "256.0 µs");
+});

@@ -1,0 +1,246 @@
+"""How every view writes numbers: one format per column, in the column's unit.
+
+A column (a table's column, the values of a chart axis, a list of predictions) is written
+in **one format chosen from its largest magnitude**, so that a reader compares digits, not
+notations (``68.16 s`` above ``0.00 s``, never ``68.16`` above ``2.56e-4``):
+
+- a time (unit ``s``, ``ms``, ``µs`` or ``ns``) is written in the largest of s, ms, µs, ns
+  in which the column's largest magnitude is at least 1 (``800 ms``, never ``800m``);
+  seconds never become kiloseconds (``1,616 s``);
+- any other quantity (bytes, flops, a count, a number without unit) is written as it is
+  below 1,000,000 (counts read as counts: ``1,024``, ``32,768``), from there with the SI
+  prefix k, M, G, T, P or E that brings the largest magnitude to 1..999 (``5.486 GB``,
+  ``1.200M``);
+- every cell has the same decimals: enough for :data:`DIGITS` significant digits of the
+  largest magnitude (none from 1,000 on, none for a column of whole numbers written
+  without a prefix), with thousands separators; a column whose largest magnitude needs
+  more than :data:`MAX_DECIMALS` decimals is written in e-notation, every cell;
+- an exact zero is ``0``, a missing value ``–`` (a dash).
+
+:func:`column_format` chooses the format, :meth:`ColumnFormat.text` writes a value in it
+(the explorer's page applies the same :meth:`ColumnFormat.spec` with ``columnText`` in
+``js/src/lib/format.js``). A linear chart axis follows the same rule (:func:`axis_labels`),
+with as many decimals as its ticks need; a log axis writes each tick in its own step; an
+axis leaves out ticks whose labels would collide (:func:`axis_ticks`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+#: significant digits of a column's largest magnitude
+DIGITS = 4
+#: more decimals than this and the column is written in e-notation
+MAX_DECIMALS = 6
+#: time units, in seconds
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "µs": 1e-6, "us": 1e-6, "ns": 1e-9}
+_TIME_STEPS = ((1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns"))
+#: prefixes of quantities that are not times, from PREFIX_FROM on
+_PREFIXES = ("", "k", "M", "G", "T", "P", "E")
+PREFIX_FROM = 1e6
+#: units never given a prefix
+_BARE = frozenset({"%", "×"})
+MISSING = "–"
+
+
+@dataclass(frozen=True)
+class ColumnFormat:
+    """One column's format: a value (in the column's unit) is divided by ``scale`` and
+    written with ``decimals`` decimals (in e-notation when ``exponent``), then ``unit``."""
+
+    scale: float = 1.0
+    unit: str = ""
+    decimals: int = 0
+    exponent: bool = False
+
+    def text(self, value: Any, missing: str = MISSING) -> str:
+        """``value`` in this format (``missing`` for NaN or None)."""
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            return missing
+        if math.isnan(x):
+            return missing
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        if x == 0:
+            digits = "0"
+        elif self.exponent:
+            mantissa, exp = f"{x / self.scale:.{self.decimals}e}".split("e")
+            digits = f"{mantissa}e{int(exp):+d}"  # as JavaScript writes it: 3.2e-4
+        else:
+            digits = f"{x / self.scale:,.{self.decimals}f}"
+        return _with_unit(digits, self.unit)
+
+    def texts(self, values: Any, missing: str = MISSING) -> list[str]:
+        """Every value of a column in this format."""
+        return [self.text(v, missing) for v in np.ravel(np.asarray(values, dtype=object))]
+
+    def spec(self) -> dict[str, Any]:
+        """The format for the page (``columnText`` in ``js/src/lib/format.js``)."""
+        return {
+            "scale": self.scale,
+            "unit": self.unit,
+            "decimals": self.decimals,
+            "exponent": self.exponent,
+        }
+
+
+def _with_unit(digits: str, unit: str) -> str:
+    """``0.80 s``, ``1.200M`` (a bare prefix is written onto the number), ``12``."""
+    if not unit:
+        return digits
+    return f"{digits}{unit}" if unit in _PREFIXES else f"{digits} {unit}"
+
+
+def _magnitude(values: Any) -> tuple[float, bool]:
+    """The largest finite magnitude of ``values`` (0 when none) and whether every finite
+    value is a whole number."""
+    arr = np.asarray(values, dtype=float).ravel()
+    finite = np.abs(arr[np.isfinite(arr)])
+    if not len(finite):
+        return 0.0, True
+    return float(finite.max()), bool(np.all(finite == np.round(finite)))
+
+
+def _step(top: float, unit: str) -> tuple[float, str]:
+    """(scale, shown unit) of a column whose largest magnitude is ``top`` in ``unit``."""
+    if unit in TIME_UNITS:
+        if top == 0:
+            return 1.0, unit
+        seconds = top * TIME_UNITS[unit]
+        step, name = next((s for s in _TIME_STEPS if seconds >= s[0]), _TIME_STEPS[-1])
+        return step / TIME_UNITS[unit], name
+    if unit in _BARE or top < PREFIX_FROM:
+        return 1.0, unit
+    tier = min(len(_PREFIXES) - 1, int(math.floor(math.log10(top) / 3)))
+    return 1000.0**tier, _PREFIXES[tier] + unit
+
+
+def column_format(values: Any, unit: str = "", digits: int = DIGITS) -> ColumnFormat:
+    """The one format of a column of ``values`` in ``unit`` (see the module docstring):
+    the step (s/ms/µs/ns for a time, an SI prefix from 1,000,000 for anything else) and
+    the decimals of ``digits`` significant digits, both from the largest magnitude."""
+    top, whole = _magnitude(values)
+    scale, shown = _step(top, unit)
+    shown_top = top / scale
+    if shown_top == 0 or (whole and scale == 1.0):
+        return ColumnFormat(scale, shown, 0)
+    decimals = max(0, digits - 1 - math.floor(math.log10(shown_top)))
+    if decimals > MAX_DECIMALS:
+        return ColumnFormat(scale, shown, digits - 1, exponent=True)
+    return ColumnFormat(scale, shown, decimals)
+
+
+def format_column(values: Any, unit: str = "", missing: str = MISSING) -> list[str]:
+    """The values of one column written in its one format (:func:`column_format`)."""
+    return column_format(values, unit).texts(values, missing)
+
+
+def format_quantity(value: float, unit: str = "") -> str:
+    """One value alone: the column rule over a column of one (``477.6 ms``, ``50.80 s``,
+    ``1,608 s``, ``32,768``)."""
+    return column_format([value], unit).text(value)
+
+
+def axis_labels(ticks: Sequence[float], unit: str = "", log: bool = False) -> list[str]:
+    """The labels of a chart axis's ticks. A linear axis is a column: one step for the
+    axis (the column rule, from its largest tick: ``200 ms`` ... ``800 ms``, ``1,024`` ...
+    ``32,768``) and the fewest decimals (at most :data:`MAX_DECIMALS`) that write every
+    tick exactly. On a log axis each tick takes its own step (``10 µs``, ``1 ms``,
+    ``100 ms``, ``1 s``), as a reader of decades expects."""
+    values = np.asarray(ticks, dtype=float)
+    if log:
+        return [axis_labels([v], unit)[0] for v in values]
+    base = column_format(values, unit)
+    if base.exponent:
+        return base.texts(values)
+    scaled = values / base.scale
+    for decimals in range(MAX_DECIMALS + 1):
+        if np.allclose(np.round(scaled, decimals), scaled, rtol=1e-9, atol=0):
+            break
+    return ColumnFormat(base.scale, base.unit, decimals).texts(values)
+
+
+def linear_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """About ``count`` ticks inside ``lo``..``hi``, in steps of 1, 2 or 5 times a power of
+    10 (nice numbers a reader can interpolate between)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        return []
+    if hi <= lo:
+        return [float(lo)]
+    power = 10.0 ** math.floor(math.log10((hi - lo) / count))
+    step = next(m * power for m in (1, 2, 5, 10) if (hi - lo) / (m * power) <= count + 1)
+    first = math.ceil(lo / step - 1e-9)
+    return [float(f"{k * step:.12g}") for k in range(first, int(math.floor(hi / step + 1e-9)) + 1)]
+
+
+def axis_ticks(
+    ticks: Sequence[float],
+    unit: str,
+    length_px: float,
+    log: bool = False,
+    label_px: float | None = None,
+) -> tuple[list[float], list[str]]:
+    """The ticks of an axis ``length_px`` long that keep their labels apart, and their
+    labels (:func:`axis_labels`, :func:`spaced_ticks` over the ticks' own span)."""
+    values = [float(t) for t in ticks]
+    if not values:
+        return [], []
+    labels = axis_labels(values, unit, log)
+    keep = spaced_ticks(values, labels, (min(values), max(values)), length_px, log, label_px)
+    return [values[i] for i in keep], [labels[i] for i in keep]
+
+
+#: the width of a digit of an axis label (11 px sans-serif) and the space between labels
+CHAR_PX = 7.0
+GAP_PX = 8.0
+
+
+def spaced_ticks(
+    ticks: Sequence[float],
+    labels: Sequence[str],
+    span: tuple[float, float],
+    length_px: float,
+    log: bool = False,
+    label_px: float | None = None,
+) -> list[int]:
+    """Indices of the ticks to keep so that no two labels collide on an axis
+    ``length_px`` long over ``span`` (linear or log): labels are :data:`CHAR_PX` per
+    character wide (a horizontal axis) or ``label_px`` tall (a vertical one), at least
+    :data:`GAP_PX` apart. A linear axis keeps every k-th tick from its first (evenly
+    spaced round numbers, the smallest k that fits); a log axis (measured scales, often
+    irregular) keeps its largest tick (a scaling chart's target), then each tick downwards
+    that has room beside the last one kept."""
+    lo, hi = span
+    if not len(ticks):
+        return []
+    values = np.asarray(ticks, dtype=float)
+    if log:
+        at = np.log(np.maximum(values, 1e-300))
+        a, b = math.log(max(lo, 1e-300)), math.log(max(hi, 1e-300))
+    else:
+        at, a, b = values, lo, hi
+    width = (b - a) or 1.0
+    pos = (at - a) / width * length_px
+    size = [label_px if label_px is not None else CHAR_PX * len(t) for t in labels]
+    order = [int(i) for i in np.argsort(-values, kind="stable")]
+
+    def apart(i: int, j: int) -> bool:
+        return abs(pos[j] - pos[i]) >= (size[i] + size[j]) / 2 + GAP_PX
+
+    if not log:
+        for k in range(1, len(order) + 1):
+            every = order[::-1][::k]
+            if all(apart(i, j) for i, j in zip(every, every[1:])):
+                return sorted(every, key=lambda i: values[i])
+    kept = [order[0]]
+    for i in order[1:]:
+        if apart(i, kept[-1]):
+            kept.append(i)
+    return sorted(kept, key=lambda i: values[i])

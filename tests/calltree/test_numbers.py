@@ -1,0 +1,132 @@
+"""One number format per column (perfweave.calltree.numbers), on real profiles.
+
+The expected texts of the first tests are the ones js/test/column-format.test.mjs expects
+of the page, which writes the explorer's cells in the format chosen here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import perfweave as pw
+from perfweave.calltree.numbers import (
+    ColumnFormat,
+    axis_labels,
+    axis_ticks,
+    column_format,
+    format_column,
+    linear_ticks,
+    spaced_ticks,
+)
+from perfweave.calltree.shown import with_inclusive
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SAMPLING = DATA / "calltree-sampling/sampling-profile.cali"
+PLAIN = re.compile(r"^-?[\d,]+(\.\d+)?$")
+
+
+def parts(text: str) -> tuple[str, str]:
+    """("1.200", "M") of "1.200M", ("68.16", "s") of "68.16 s"."""
+    number, unit = re.fullmatch(r"(\S*?)\s?([^\d\s.,]*)", text).groups()
+    return number, unit
+
+
+def assert_one_format(texts: list[str]) -> tuple[str, int]:
+    """Every cell in one step of one unit with the same decimals, none in e-notation
+    (an exact 0 is "0"); returns (unit, decimals)."""
+    found = set()
+    for t in texts:
+        number, unit = parts(t)
+        assert PLAIN.match(number), t
+        if number != "0":
+            found.add((unit, len(number.partition(".")[2])))
+    assert len(found) == 1, found
+    return found.pop()
+
+
+def test_the_issues_column_of_seconds_in_one_step():
+    texts = format_column([2.56e-4, 0.001, 0.016, 5.664, 68.16], "s")
+    assert texts == ["0.00 s", "0.00 s", "0.02 s", "5.66 s", "68.16 s"]
+    # a prediction column with long and short runs: whole seconds, never 1,616 s over 507.9 s
+    assert format_column([1616.2, 507.9], "s") == ["1,616 s", "508 s"]
+    assert format_column([0.8, -0.0125], "s") == ["800.0 ms", "-12.5 ms"]  # not "800m"
+
+
+def test_counts_read_as_counts_and_prefixes_come_per_column():
+    assert format_column([1024, 32768, 0]) == ["1,024", "32,768", "0"]
+    assert format_column([1.2e6, 12]) == ["1.200M", "0.000M"]
+    assert format_column([5.4864e9], "B") == ["5.486 GB"]
+    assert format_column([3e-4, 1e-5]) == ["3.000e-4", "1.000e-5"]  # the whole column
+    assert format_column([np.nan, 2.0], "s") == ["–", "2 s"]
+    assert column_format([1.0, 2.5], "s").spec() == {
+        "scale": 1.0,
+        "unit": "s",
+        "decimals": 3,
+        "exponent": False,
+    }
+
+
+def test_a_sampling_profiles_time_columns_each_in_one_format():
+    """The Caliper sampling profile: time is seconds (its attribute's metadata), from
+    124 ms at main to single 1 ms samples; every column of its tree reads in one format."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pw.errors.NoRegionWarning)
+        gf = pw.read(SAMPLING)
+    shown = with_inclusive(gf, ["time"])
+    values = gf.node_values(["time"])["time"].to_numpy()
+    inclusive = shown.node_values(["time (inc)"])["time (inc)"].to_numpy()
+    for column, unit in ((values, gf.unit_of("time")), (inclusive, shown.unit_of("time (inc)"))):
+        assert unit == "s"
+        texts = format_column(column, unit)
+        step, decimals = assert_one_format(texts)
+        assert step == "ms"  # the largest value is below 1 s
+        # the exact values read back within the column's rounding
+        back = [float(parts(t)[0].replace(",", "")) * 1e-3 for t in texts]
+        np.testing.assert_allclose(back, column, atol=0.5 * 10**-decimals * 1e-3)
+
+
+def test_ranks_of_a_scaling_study_on_a_log_axis_never_collide():
+    """16 ... 32,768 ranks on a 270-pixel log axis: counts written as counts, and no two
+    labels overlap (d3's SI format ran them together as "1.024k2.048k4.096k8.192k")."""
+    ranks = [16 * 2**i for i in range(12)]
+    kept, labels = axis_ticks(ranks, "", 270, log=True)
+    assert kept[-1] == 32768 and "32,768" in labels
+    assert all(not re.search(r"\d[kMG]$", t) for t in labels)
+    assert "1,024" in axis_labels(ranks, log=True)
+    pos = [math.log(k / 16) / math.log(32768 / 16) * 270 for k in kept]
+    widths = [7.0 * len(t) for t in labels]
+    for i in range(1, len(kept)):
+        assert pos[i] - pos[i - 1] >= (widths[i] + widths[i - 1]) / 2, labels
+    # every tick kept where there is room for it
+    assert axis_ticks([27, 64, 125, 343], "", 2000, log=True)[0] == [27, 64, 125, 343]
+
+
+def test_axis_labels_name_their_unit():
+    assert axis_labels([0.2, 0.4, 0.6, 0.8], "s") == ["200 ms", "400 ms", "600 ms", "800 ms"]
+    assert axis_labels([0.5, 1, 2], "s") == ["0.5 s", "1.0 s", "2.0 s"]
+    # a log axis: each decade in its own step
+    assert axis_labels([1e-5, 1e-3, 0.1, 1], "s", log=True) == ["10 µs", "1 ms", "100 ms", "1 s"]
+    assert linear_ticks(50.7, 50.93) == [50.7, 50.75, 50.8, 50.85, 50.9]
+    assert linear_ticks(0, 2700) == [0, 500, 1000, 1500, 2000, 2500]
+    # vertical labels keep their height apart
+    assert spaced_ticks([1, 2, 3], ["1", "2", "3"], (1, 3), 40, label_px=13) == [0, 2]
+
+
+@pytest.mark.parametrize("unit", ["s", "ms", "µs", "ns", "B", "flop", ""])
+def test_any_column_is_written_in_one_format(unit):
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        values = 10.0 ** rng.uniform(-12, 12, size=20) * rng.choice([-1, 1], size=20)
+        fmt = column_format(values, unit)
+        texts = fmt.texts(values)
+        if fmt.exponent:
+            assert all("e" in t for t in texts)
+        else:
+            assert_one_format(texts)
+        assert isinstance(fmt, ColumnFormat)
