@@ -42,6 +42,29 @@ MULTI_RANK = {
 }
 HOW = ("mean", "median", "min", "max", "sum")
 
+# readers whose bundled data has no rank/thread levels; a new reader goes here (saying
+# why) or, with its multi-rank data, into MULTI_RANK (docs/calltree.md, "Reducing ranks
+# and threads")
+NO_RANK_DATA = {
+    "hatchet-json": "the bundled Hatchet JSON file has one row per node",
+    "literal": "Hatchet's literal format has no rank/thread levels",
+    "pyinstrument": "one Python process, one row per node",
+    "cprofile": "one Python process, one row per node",
+    "gprof-dot": "one process, one row per node",
+}
+FORMAT_OF = {
+    "hpctoolkit4-gamess": "hpctoolkit4",
+    "hpctoolkit4-cpi": "hpctoolkit4",
+    "perfflowaspect-ams": "perfflowaspect",
+    "caliper-json-cpi": "caliper",
+    "caliper-json-lulesh": "caliper",
+    "cali-sw4": "cali",
+    "hpctoolkit-allgather": "hpctoolkit",
+    "hpctoolkit-cpi": "hpctoolkit",
+    "tau-cpi": "tau",
+    "timemory": "timemory",
+}
+
 _read: dict[str, pw.GraphFrame] = {}
 
 
@@ -78,6 +101,21 @@ def _by_node(gf: pw.GraphFrame, frame: pd.DataFrame, column: str) -> np.ndarray:
     out = np.full(len(gf.graph), np.nan)
     out[np.asarray(frame.index, dtype=np.int64)] = frame[column].to_numpy(dtype=float)
     return out
+
+
+def test_every_reader_is_in_the_property_test():
+    """DESIGN.md: the rule is kept by a property test over every reader's multi-rank data."""
+    from perfweave.calltree.readers import available_formats, detect
+
+    covered = set(FORMAT_OF.values())
+    assert FORMAT_OF.keys() == MULTI_RANK.keys()
+    for case, (path, _) in MULTI_RANK.items():
+        assert detect(path) == FORMAT_OF[case], case
+    missing = set(available_formats()) - covered - set(NO_RANK_DATA)
+    assert not missing, (
+        f"readers {sorted(missing)}: add their bundled multi-rank data to MULTI_RANK "
+        "(rank/thread levels), or say in NO_RANK_DATA why they have none"
+    )
 
 
 @pytest.mark.parametrize("case", list(MULTI_RANK))
