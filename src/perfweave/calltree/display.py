@@ -7,7 +7,8 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
   source-line node of an HPCToolkit database is ``barrier.c:397``, never ``nan``);
 - :func:`display_tree`: the tree a view draws (a DAG unrolled into one display node per
   path from a root);
-- :func:`rank_matrix`: a metric per node and rank/thread, for drawing its spread;
+- (a metric per node and rank or thread, for drawing its spread, is
+  :func:`perfweave.calltree.ranks.rank_cells`: the one rule of reducing ranks and threads);
 - :func:`metric_unit`: the unit a metric's name says it has (``s``, ``B``...);
 - :func:`path_keys`: a key per node naming its call path, equal across frames (a view
   that keeps per-node annotations across a filter matches them by it);
@@ -25,12 +26,11 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import _forest
-from perfweave.calltree._layout import first_rows, layout
-from perfweave.errors import GraphError, ShapeError
+from perfweave.calltree._layout import first_rows
+from perfweave.errors import GraphError
 
 if TYPE_CHECKING:
     from perfweave.calltree.graph import Graph
-    from perfweave.calltree.graphframe import GraphFrame
 
 INT = np.int64
 
@@ -91,36 +91,6 @@ def unit_in(units: dict[str, str], metric: str) -> str:
             return metric_unit(str(metric))
         name = base
     return units[name]
-
-
-def rank_matrix(gf: GraphFrame, metric: str) -> tuple[np.ndarray, list[str]]:
-    """(nodes x ranks/threads) values of ``metric`` and a label per column (``rank 3``,
-    ``rank 3, thread 1``): a node's rows on one rank/thread summed (as ``node_values``
-    does), NaN where the node has no row there. A frame without rank/thread levels has one
-    column (label ``""``). The mean of a row over its non-NaN cells is the node's value.
-    """
-    matrices, labels = rank_matrices(gf, [metric])
-    return matrices[metric], labels
-
-
-def rank_matrices(gf: GraphFrame, metrics: list[str]) -> tuple[dict[str, np.ndarray], list[str]]:
-    """:func:`rank_matrix` of several metrics, the rows laid out once."""
-    df = gf.dataframe
-    for metric in metrics:
-        if metric not in df.columns:
-            raise ShapeError(
-                f"no metric column {metric!r}; the metrics are {gf.show_metric_columns()}"
-            )
-    lay = layout(df, len(gf.graph))
-    out = {}
-    for metric in metrics:
-        values = pd.to_numeric(df[metric], errors="coerce").to_numpy(dtype=float)
-        total, present = lay.dense(values)
-        out[metric] = np.where(present, total, np.nan)
-    if not lay.levels:
-        return out, [""]
-    parts = [[f"{lvl} {v}" for v in lay.combo_values[lvl]] for lvl in lay.levels]
-    return out, [", ".join(p) for p in zip(*parts)]
 
 
 def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> np.ndarray:
