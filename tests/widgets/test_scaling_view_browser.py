@@ -4,6 +4,7 @@ changes, so the test checks that what the page shows and what Python holds agree
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -230,16 +231,30 @@ def test_scaling_view_in_the_exported_page(tmp_path: Path, page: Page, page_watc
         server.server_close()
 
 
-def _at_4096(node: int) -> str:
+def _at_4096(node: int) -> list[float]:
     """What the at-target column writes for ``node`` of the MPI study at 4096 ranks: its
     prediction and 90 % interval (seeded: the kernel's numbers), a lower bound below 0 as 0."""
     import perfweave as pw
-    from perfweave.widgets._html import format_quantity
 
     fits = pw.datasets.mpi_scaling().models("Avg time/rank", "mpi.world.size")
     got = pw.scaling.predict(fits.loc[[node]], 4096, interval=0.9).iloc[0]
-    bounds = (format_quantity(max(v, 0.0), "s") for v in (got["low"], got["high"]))
-    return f"{format_quantity(got['prediction'], 's')} ({' – '.join(bounds)})"
+    return [got["prediction"], max(got["low"], 0.0), got["high"]]
+
+
+def _written(text: str, seconds: list[float]) -> None:
+    """``text`` writes ``seconds`` in the column's one format (one step of seconds, the same
+    decimals; an exact 0 is "0"), each within half of its last digit."""
+    from perfweave.calltree.numbers import TIME_UNITS
+
+    found = re.findall(r"(-?[\d,]+(?:\.(\d+))?) (s|ms|µs|ns)\b", text)
+    assert len(found) == len(seconds), text
+    assert len({unit for _, _, unit in found}) == 1, text
+    assert len({len(d) for n, d, _ in found if n != "0"}) == 1, text
+    for (number, decimals, unit), want in zip(found, seconds):
+        step = TIME_UNITS[unit]
+        assert (
+            abs(float(number.replace(",", "")) * step - want) <= 0.5 * 10.0 ** -len(decimals) * step
+        )
 
 
 def test_the_interval_band_and_a_poor_fit_are_drawn(
@@ -285,7 +300,7 @@ def test_the_interval_band_and_a_poor_fit_are_drawn(
     view.locator(".pw-hcell", has_text="12x past data").wait_for()
     barrier = view.locator(".pw-row", has=page.get_by_text("MPI_Barrier", exact=True)).first
     assert "p^(1/3) log2(p)^2 · ⚠ poor" in barrier.inner_text()
-    assert f"· ⚠ poor\n{_at_4096(10)}" in barrier.inner_text()
+    _written(barrier.inner_text().split("· ⚠ poor\n")[1], _at_4096(10))
     body = view.locator(".pw-explorer .pw-body")
     assert "-p^(5/3) · ⚠ poor" in body.inner_text()  # CalcTimeConstraintsForElems shrinks
     assert "< 0: model invalid here" in body.inner_text()

@@ -19,7 +19,7 @@ import pandas as pd
 from perfweave.calltree.compare import side_name
 from perfweave.calltree.display import node_names, path_keys
 from perfweave.calltree.graphframe import GraphFrame
-from perfweave.calltree.numbers import column_format
+from perfweave.calltree.numbers import column_format, format_quantity
 from perfweave.calltree.ranks import (
     RankSpread,
     check_across,
@@ -429,9 +429,8 @@ class RankView:
         order = ok[np.argsort(-row[ok], kind="stable")][:most]
         mean = float(spread.mean[node])
         unit = self.unit
-        lines = []
-        for i in order:
-            lines.append(f"{self.labels[i]}: {_number(row[i], unit)}{_times(row[i], mean)}")
+        fmt = column_format(row[order], unit)  # the lines are a column: one format
+        lines = [f"{self.labels[i]}: {fmt.text(row[i])}{_times(row[i], mean)}" for i in order]
         cells = spread.cells
         units = len(self.labels)
         title = f"{name}: {self.metric} on its {units} {cells.noun}"
@@ -444,15 +443,10 @@ class RankView:
         title += ", largest first"
         if np.isfinite(spread.excess[node]) and np.isfinite(spread.imbalance[node]):
             title += (
-                f" (excess {_number(spread.excess[node], unit)}, imbalance "
+                f" (excess {format_quantity(spread.excess[node], unit)}, imbalance "
                 f"{spread.imbalance[node]:.2f}, efficiency {spread.efficiency[node]:.2f})"
             )
         return {"title": title, "lines": lines}
-
-
-def _number(v: float, unit: str) -> str:
-    text = f"{v:,.0f}" if abs(v) >= 1e4 else f"{v:.4g}"
-    return f"{text} {unit}" if unit else text
 
 
 def _times(v: float, mean: float) -> str:
