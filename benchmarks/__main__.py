@@ -10,6 +10,7 @@ PARTS = (
     "calltree_readers",
     "calltree_readers2",
     "calltree_readers3",
+    "calltree_cube",
     "calltree_deep",
     "calltree_analysis",
     "ensemble",

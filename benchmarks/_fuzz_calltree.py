@@ -92,6 +92,38 @@ def _perfflowaspect(path: Path) -> object:
         return read(path, format="perfflowaspect", merge_calls=True)
 
 
+def _cube(path: Path) -> object:
+    """A Cube 4 archive (Score-P .cubex) read through pycubexr."""
+    import warnings
+
+    from perfweave.calltree.readers import read
+
+    with warnings.catch_warnings():
+        # pycubexr's note on a tar header checksum it repairs, skipped metric types: named
+        warnings.simplefilter("ignore")
+        return read(path, format="cube")
+
+
+def _cube_member(path: Path) -> object:
+    """One member of a Cube archive mutated (anchor.xml, a metric's index or data), put
+    back into the archive it came from, read: the mutation reaches pycubexr's decoding
+    instead of breaking the tar around it."""
+    import io
+    import tarfile
+    import tempfile
+
+    mutant = path.read_bytes()
+    with tempfile.TemporaryDirectory() as tmp:  # never beside a kept case
+        packed = Path(tmp) / "profile.cubex"
+        with tarfile.open(_CUBE_MM) as tin, tarfile.open(packed, "w") as tout:
+            for member in tin.getmembers():
+                data = mutant if member.name == path.name else tin.extractfile(member).read()
+                info = tarfile.TarInfo(member.name)
+                info.size = len(data)
+                tout.addfile(info, io.BytesIO(data))
+        return _cube(packed)
+
+
 _V4 = DATA.parent / "hatchet-more" / "hatchet_cpi_v4_database"
 _V4_FILES = {name: _V4 / name for name in ("meta.db", "profile.db", "cct.db")}
 _PFW = DATA.parent / "hatchet-more"
@@ -101,6 +133,9 @@ _TAU = sorted((DATA / "tau-cpi-mpi").glob("profile.*"))
 _HPC = DATA / "hpctoolkit-cpi-database"
 _HPC_DB = sorted(_HPC.glob("*.metric-db"))
 _SPOT = sorted((DATA / "spotdb").glob("*.cali"))
+_CUBE = DATA.parent / "cube"
+#: the archive the cube-members seeds come from (seeds/cube/ holds its members)
+_CUBE_MM = _CUBE / "experiments" / "mm.x1y1z1.r1" / "profile.cubex"
 
 TARGETS: list[Target] = [
     Target(
@@ -186,6 +221,20 @@ TARGETS: list[Target] = [
         "trace-event",
         (SEEDS / "trace_values.json", *sorted(_SPEEDSCOPE.glob("*.json"))),
         _perfflowaspect,
+    ),
+    Target(
+        "cube",
+        (
+            _CUBE / "experiments" / "mm.x1y1z1.r1" / "profile.cubex",
+            _CUBE / "test_only_files" / "cube-values_example.cubex",
+            _CUBE / "scorep-cpi-cubex" / "profile.cubex",
+        ),
+        _cube,
+    ),
+    Target(
+        "cube-members",
+        tuple(SEEDS / "cube" / name for name in ("anchor.xml", "1.index", "1.data", "2.data")),
+        _cube_member,
     ),
     Target("ensemble-skip", tuple(_SPOT[:1]), _ensemble_skip, companions=tuple(_SPOT[1:])),
     Target(

@@ -39,6 +39,9 @@ MULTI_RANK = {
     "hpctoolkit-cpi": (H + "hpctoolkit-cpi-database", {}),
     "tau-cpi": (H + "tau-cpi-mpi", {}),
     "timemory": (H + "timemory", {}),
+    "cube-cpi": ("tests/data/cube/scorep-cpi-cubex", {}),  # 4 ranks, two call sites merged
+    "cube-kripke": ("tests/data/cube/kripke.p8.d2.g32.r1", {}),  # 8 ranks, PAPI counters
+    "cube-fastest": ("tests/data/cube/fastest.p16.size131072.r1", {}),  # 16 ranks
 }
 HOW = ("mean", "median", "min", "max", "sum")
 
@@ -63,6 +66,9 @@ FORMAT_OF = {
     "hpctoolkit-cpi": "hpctoolkit",
     "tau-cpi": "tau",
     "timemory": "timemory",
+    "cube-cpi": "cube",
+    "cube-kripke": "cube",
+    "cube-fastest": "cube",
 }
 
 _read: dict[str, pw.GraphFrame] = {}

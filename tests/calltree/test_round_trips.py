@@ -28,6 +28,7 @@ SOURCES = {
     "hpctoolkit": DATA / "hatchet/hpctoolkit-cpi-database",
     "hpctoolkit4": DATA / "hatchet-more/hatchet_cpi_v4_database",
     "tau": DATA / "hatchet/tau-cpi-mpi",
+    "cube": DATA / "cube/kripke.p8.d2.g32.r1/profile.cubex",
     "cali": DATA / "hatchet/caliper-example-cali/example-profile.cali",
     "caliper": DATA / "hatchet/caliper-cpi-json/cpi-callpath-profile.json",
     "hatchet-json": DATA / "hatchet/json/hatchet-graph-literal.json",

@@ -93,6 +93,11 @@ class GraphFrame:
         "Read PerfFlowAspect trace(s) (.pfw, Chrome trace-event JSON); "
         "see perfweave.calltree.readers.perfflowaspect.read.",
     )
+    from_scorep = _reader(
+        "cube",
+        "Read a Score-P / Cube 4 profile (.cubex, or a Score-P experiment directory); "
+        "see perfweave.calltree.readers.cube.",
+    )
     from_gprof_dot = _reader("gprof-dot", "Read a gprof2dot DOT call graph.")
     from_cprofile = _reader("cprofile", "Read a Python cProfile/pstats file.")
     from_pyinstrument = _reader("pyinstrument", "Read a pyinstrument JSON profile.")

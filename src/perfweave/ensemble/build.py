@@ -183,14 +183,20 @@ def _ordered_union(lists) -> list[Any]:
 
 # ---------------------------------------------------------------------- reading files
 def expand_paths(paths_or_glob: str | os.PathLike | Sequence[str | os.PathLike]) -> list[str]:
-    """A list of files from a list, a glob pattern or a directory (searched recursively)."""
+    """A list of files from a list, a glob pattern or a directory (searched recursively;
+    hidden files and the files profilers write beside their profiles, such as Score-P's
+    ``scorep.cfg``, left out: :func:`perfweave.calltree.readers.is_companion`)."""
     if isinstance(paths_or_glob, (str, os.PathLike)):
         text = os.fspath(paths_or_glob)
         if os.path.isdir(text):
+            from perfweave.calltree.readers import is_companion
+
             files = sorted(
                 str(p)
                 for p in Path(text).rglob("*")
-                if p.is_file() and not any(part.startswith(".") for part in p.parts)
+                if p.is_file()
+                and not any(part.startswith(".") for part in p.parts)
+                and not is_companion(p)
             )
             if not files:
                 raise FileNotFoundError(2, "no files in directory", text)

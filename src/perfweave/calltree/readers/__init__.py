@@ -1,8 +1,10 @@
 """Readers, one module per format, and :func:`read`, which detects the format.
 
 Each reader module defines ``read(path, **options) -> GraphFrame`` and
-``sniff(path) -> bool`` (a cheap look at the file name and first bytes). ``FORMATS`` lists
-them in detection order; the first whose ``sniff`` says yes reads the file.
+``sniff(path) -> bool`` (a cheap look at the file name and first bytes), and may define
+``companion(path) -> bool`` (files its profiler writes beside a profile that are not
+profiles). ``FORMATS`` lists them in detection order; the first whose ``sniff`` says yes
+reads the file.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ FORMATS: dict[str, str] = {
     "hpctoolkit": "hpctoolkit",
     "hpctoolkit4": "hpctoolkit4",
     "tau": "tau",
+    "cube": "cube",
     "cali": "cali",
     "caliper": "caliper_json",
     "hatchet-json": "hatchet_json",
@@ -84,6 +87,18 @@ def read(path: str | PathLike[str], format: str | None = None, **options):
             f"the {fmt} reader has no option {', '.join(map(repr, unknown))} (it takes: {takes})"
         )
     return module.read(path, **options)
+
+
+def is_companion(path: str | PathLike[str]) -> bool:
+    """Whether ``path`` is a file a profiler writes beside its profiles that is no profile
+    (Score-P's ``scorep.cfg``): a reader module may define ``companion(path) -> bool``.
+    A directory given to ``Ensemble.from_files`` leaves such files out."""
+    p = Path(path)
+    for fmt in available_formats():
+        test = getattr(reader(fmt), "companion", None)
+        if test is not None and test(p):
+            return True
+    return False
 
 
 def reader_options(fmt: str) -> list[str]:
