@@ -17,6 +17,11 @@ with the terms in the order of Extra-P's function.
 
 ``--experiment FILE`` instead reads one of Extra-P's own test experiments with its reader
 and writes each function's points, means and model (see :func:`_experiment`).
+
+``--read FORMAT --path PATH`` reads an input as ``extrap --FORMAT PATH`` does (text, json
+(JSON and JSON Lines), talpas, cube (a directory), extra-p (a saved experiment)) and
+models it as Extra-P's command line does (its default modeler, the mean of the
+repetitions, the measurements in the reader's order): see :func:`_read`.
 """
 
 from __future__ import annotations
@@ -151,13 +156,72 @@ def _experiment(path: str, output: str) -> None:
         json.dump(result, fh)
 
 
+def _read(fmt: str, path: str, output: str, save: str | None = None) -> None:
+    """Read ``path`` with Extra-P's reader of ``fmt`` and model every function with
+    Extra-P's model generator (``extrap --<fmt> <path>``'s defaults); write the parameters,
+    and per (callpath, metric) the points (reader order), the mean and number of values
+    at each, the model and the warnings modelling it gave."""
+    import extrap
+    from extrap.modelers.model_generator import ModelGenerator
+
+    if fmt == "extra-p":
+        from extrap.fileio.experiment_io import read_experiment
+
+        exp = read_experiment(path)
+    else:
+        from extrap.fileio.file_reader import all_readers
+
+        reader = next(r for r in all_readers.values() if fmt == r.NAME)()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            exp = reader.read_experiment(path)
+    params = [str(p) for p in exp.parameters]
+    multi = len(params) > 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        generator = ModelGenerator(exp)
+        generator.model_all()
+    if save:  # the experiment with its models, as Extra-P's "Save experiment" writes it
+        from extrap.fileio.experiment_io import write_experiment
+
+        write_experiment(exp, save)
+    functions = []
+    for (callpath, metric), ms in exp.measurements.items():
+        model = generator.models[(callpath, metric)]
+        functions.append(
+            {
+                "callpath": str(callpath),
+                "metric": str(metric),
+                "points": [list(m.coordinate.as_tuple()) for m in ms],
+                "means": [float(m.mean) for m in ms],
+                "repetitions": [int(m.repetitions) for m in ms],
+                "model": _describe_multi(model) if multi else _describe(model),
+            }
+        )
+    result = {
+        "extrap": extrap.__version__,
+        "params": params,
+        "modeler": f"{type(generator.modeler).__module__}.{type(generator.modeler).__name__}",
+        "warnings": sorted({str(w.message) for w in caught}),
+        "functions": functions,
+    }
+    with open(output, "w", encoding="utf-8") as fh:
+        json.dump(result, fh)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--input")
+    ap.add_argument("--read", help="a format of Extra-P's command line: text, json, talpas, cube")
+    ap.add_argument("--path", help="the input --read reads")
+    ap.add_argument("--save", help="with --read: also save the modelled experiment (.extra-p)")
     ap.add_argument("--experiment", help="one of Extra-P's experiment files (text, .jsonl)")
     ap.add_argument("--output", required=True)
     ap.add_argument("--agg", default="mean", choices=("mean", "median"))
     args = ap.parse_args()
+    if args.read:
+        _read(args.read, args.path, args.output, args.save)
+        return
     if args.experiment:
         _experiment(args.experiment, args.output)
         return

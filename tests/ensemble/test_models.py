@@ -9,6 +9,7 @@ import pytest
 from perfweave.ensemble import Ensemble
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling import fit_models
+from perfweave.scaling.fit import FewParameterValues
 
 from .conftest import THICKET
 
@@ -62,9 +63,11 @@ def test_node_missing_in_a_run_is_left_out(mpi):
     first = mpi.profiles[0]
     df.loc[(2, first), METRIC] = np.nan
     ens = mpi._replace(dataframe=df)
-    fits = ens.models(METRIC, PARAM)
-    assert fits.loc[2, "n"] == 4 and "at least 5" in fits.loc[2, "reason"]
-    assert fits.loc[3, "n"] == 5 and fits.loc[3, "reason"] == ""
+    with pytest.warns(FewParameterValues, match="1 of 45 model"):
+        fits = ens.models(METRIC, PARAM)
+    assert fits.loc[2, "n"] == 4 and "at least 5" in fits.loc[2, "note"]
+    assert fits.loc[2, "reason"] == "" and fits.loc[2, "quality"] != "good"
+    assert fits.loc[3, "n"] == 5 and fits.loc[3, "reason"] == fits.loc[3, "note"] == ""
 
 
 def test_missing_parameter_column_is_named(mpi):

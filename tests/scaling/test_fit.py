@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import warnings
+from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -11,6 +13,9 @@ import pytest
 from perfweave.errors import ShapeError
 from perfweave.scaling import LogTermsSkipped, fit_model, fit_models, predict, terms
 from perfweave.scaling import fit as fit_module
+from perfweave.scaling.fit import FewParameterValues
+
+DATA = Path(__file__).parent.parent / "data" / "scaling"
 
 X = np.array([2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0, 256.0])
 
@@ -98,10 +103,14 @@ def test_masked_path_agrees_with_the_per_pattern_path(monkeypatch):
     x = np.geomspace(2, 4096, 12)
     Y = _true_rows(x)[rng.integers(0, 42, 300)] * (1 + 0.03 * rng.standard_normal((300, 12)))
     Y[rng.random(Y.shape) < 0.2] = np.nan
-    grouped = fit_models(x, Y)
+    Y[:4, 3:] = np.nan  # rows of 3, 2 ... values: fitted on their own paths too
+    Y[4, 2:] = np.nan
+    with pytest.warns(FewParameterValues):
+        grouped = fit_models(x, Y)
     monkeypatch.setattr(fit_module, "_MAX_PATTERNS", 0)
     monkeypatch.setattr(fit_module, "_MIN_GROUP", 10**9)
-    masked = fit_models(x, Y)
+    with pytest.warns(FewParameterValues):
+        masked = fit_models(x, Y)
     pd.testing.assert_frame_equal(
         grouped[["p_exp", "log_exp", "n", "term"]], masked[["p_exp", "log_exp", "n", "term"]]
     )
@@ -119,18 +128,65 @@ def test_blocks_do_not_interact():
         assert one["smape"] == pytest.approx(fits.loc[i, "smape"], rel=1e-9)
 
 
-def test_fewer_than_five_values_gives_no_model_and_says_why():
-    Y = np.array([[1.0, 2, 3, 4, 5], [1.0, 2, np.nan, 4, 5], [np.nan] * 5])
-    fits = fit_models([1, 2, 3, 4, 5], Y)
-    assert fits.loc[0, "reason"] == ""
-    assert fits.loc[1, "reason"].startswith("4 distinct parameter values")
-    assert "at least 5" in fits.loc[1, "reason"]
-    assert fits.loc[2, "reason"].startswith("0 distinct")
-    assert fits.loc[1:, ["c0", "c1", "rss"]].isna().all().all()
-    assert fits.loc[1, "model"] == "" and fits.loc[1, "n"] == 4
-    m = fit_model([1, 1, 2, 2, 3, 3, 4, 4], np.arange(8.0))  # 8 measurements, 4 values
-    assert not m.ok and "4 distinct" in str(m)
-    assert np.isnan(m.predict(10))
+def test_fewer_than_five_values_are_fitted_with_a_warning_never_good():
+    """Extra-P's rule: fewer than 5 distinct values are fitted anyway, with a warning; the
+    model is never "good"; one value (or none) gives no model and says why."""
+    Y = np.array(
+        [[1.0, 2, 3, 4, 5], [1.0, 2, np.nan, 4, 5], [np.nan, 2, np.nan, np.nan, np.nan],
+         [np.nan] * 5]
+    )  # fmt: skip
+    with pytest.warns(FewParameterValues, match="1 of 4 model.*fewest: 4"):
+        fits = fit_models([1, 2, 3, 4, 5], Y)
+    assert fits.loc[0, "reason"] == "" and fits.loc[0, "note"] == ""
+    assert fits.loc[1, "reason"] == "" and fits.loc[1, "term"] == "p"
+    assert fits.loc[1, "c1"] == pytest.approx(1.0) and fits.loc[1, "n"] == 4
+    assert (
+        fits.loc[1, "note"] == "fitted on 4 distinct parameter values; Extra-P asks for at least 5"
+    )
+    assert fits.loc[0, "quality"] == "good" and fits.loc[1, "quality"] == "fair"
+    assert fits.loc[2, "reason"].startswith("1 distinct parameter value with")
+    assert "at least 2 to be fitted" in fits.loc[2, "reason"]
+    assert fits.loc[3, "reason"].startswith("0 distinct")
+    assert fits.loc[2:, ["c0", "c1", "rss"]].isna().all().all()
+    assert fits.loc[2, "model"] == "" and fits.loc[2, "quality"] == ""
+    with pytest.warns(FewParameterValues):
+        m = fit_model([1, 1, 2, 2, 3, 3, 4, 4], np.arange(8.0))  # 8 measurements, 4 values
+    assert m.ok and m.quality != "good" and m.predict(10) > m.predict(4)
+    m = fit_model([3, 3, 3], [1.0, 2.0, 3.0])  # one value: no model
+    assert not m.ok and "1 distinct" in str(m) and np.isnan(m.predict(10))
+
+
+def test_few_values_as_extrap_fits_them():
+    """Functions at 2, 3 and 4 distinct values (two repeats each; few_*.csv, written by
+    Extra-P 4.2.5 in its own venv): Extra-P's term, coefficients and figures. With two
+    values each leave-one-out fit has one point (the least-norm solution) and AR2 is
+    -inf, as in Extra-P."""
+    inputs = pd.read_csv(DATA / "few_inputs.csv")
+    ref = pd.read_csv(DATA / "few_extrap.csv")
+    assert len(inputs) == len(ref) == 180
+    for _, part in inputs.groupby("set", sort=False):
+        cols = [c for c in part.columns if c.startswith("y") and part[c].notna().all()]
+        x = [float(c.rsplit("_", 1)[1]) for c in cols]
+        with pytest.warns(FewParameterValues):
+            fits = fit_models(x, part[cols].to_numpy(float))
+        want = ref.loc[part.index]
+        same = (
+            fits["p_exp"].to_numpy() == [float(Fraction(v)) for v in want["poly"].astype(str)]
+        ) & (fits["log_exp"].to_numpy() == want["log"].to_numpy())
+        # at three points p^(1) and p^(1/2) log2(p)^2 can be the same line (4, 16, 64 and
+        # 8, 64, 288): an exact tie, decided by rounding in either program
+        assert same.sum() >= len(same) - 2
+        for col in ("rss", "smape"):
+            np.testing.assert_allclose(fits[col], want[col], rtol=1e-7, atol=1e-12)
+        for col in ("c0", "c1", "ar2"):
+            np.testing.assert_allclose(fits[col][same], want[col][same], rtol=1e-7, atol=1e-12)
+        tied = np.flatnonzero(~same)
+        got = predict(fits.iloc[tied], x).to_numpy()
+        for k, i in enumerate(tied):
+            poly, log = float(Fraction(str(want["poly"].iloc[i]))), want["log"].iloc[i]
+            theirs = want["c0"].iloc[i] + want["c1"].iloc[i] * np.power(x, poly) * np.log2(x) ** log
+            np.testing.assert_allclose(got[k], theirs, rtol=1e-7)
+        assert not (fits["quality"] == "good").any()
 
 
 def test_log_terms_skipped_below_one_with_a_note():
@@ -154,7 +210,7 @@ def test_dataframe_index_is_kept():
 
 def test_predict_models_table():
     Y = _true_rows(X)[[0, 18, 33]]
-    fits = fit_models(X, np.vstack([Y, [1, 2, 3, np.nan, np.nan, np.nan, np.nan, np.nan]]))
+    fits = fit_models(X, np.vstack([Y, [1] + [np.nan] * 7]))  # the last: no model
     at = predict(fits, 1024)
     assert isinstance(at, pd.Series) and len(at) == 4
     T = terms.term_values(np.array([1024.0]))[[0, 18, 33], 0]

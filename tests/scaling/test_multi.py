@@ -18,6 +18,7 @@ from perfweave.scaling import (
     growth_order,
     predict,
 )
+from perfweave.scaling.fit import FewParameterValues
 
 P = np.array([8.0, 16, 32, 64, 128])
 Q = np.array([100.0, 200, 400, 800, 1600])
@@ -132,19 +133,20 @@ def test_missing_values_are_left_out_of_that_function_only():
 
 
 def test_too_few_values_along_a_parameter_and_no_measurements():
+    """Fewer than 5 values of a parameter on its lines: fitted as Extra-P fits them, with
+    a warning and a note naming the parameter, never "good"; no measurements: no model."""
     Y = np.vstack([KNOWN[0][0], KNOWN[1][0], np.full(25, np.nan)])
     Y[0, GQ == 1600] = np.nan  # size: 4 values left
     Y[1, (GP == 8) | (GP == 16)] = np.nan  # ranks: 3 values left
-    fits = fit_models(X, Y)
-    assert fits["reason"][0] == (
-        "4 distinct values of 'size' along a line of measurements (the other parameters "
-        "fixed); a model needs at least 5"
-    )
-    assert fits["reason"][1].startswith("3 distinct values of 'ranks'")
-    assert fits["reason"][2] == "no measurements"
-    assert (fits["model"] == "").all() and fits["c0"].isna().all()
-    assert fits["p_exp[ranks]"].isna().all() and fits["c[ranks*size]"].isna().all()
-    assert predict(fits, {"ranks": 8, "size": 100}).isna().all()
+    with pytest.warns(FewParameterValues, match="2 of 3 model.*fewest: 3"):
+        fits = fit_models(X, Y)
+    assert fits["note"][0] == "fitted on 4 distinct values of 'size'; Extra-P asks for at least 5"
+    assert fits["note"][1].startswith("fitted on 3 distinct values of 'ranks'")
+    assert (fits["reason"][:2] == "").all() and fits["reason"][2] == "no measurements"
+    assert fits["combination"][0] == KNOWN[0][1] and (fits["model"][:2] != "").all()
+    assert not (fits["quality"][:2] == "good").any() and fits["quality"][2] == ""
+    assert fits["p_exp[ranks]"][2:].isna().all() and fits["c[ranks*size]"][2:].isna().all()
+    assert predict(fits, {"ranks": 8, "size": 100})[2:].isna().all()
 
 
 def test_a_sparse_design_uses_the_lines_through_the_base_point():

@@ -16,6 +16,7 @@ from perfweave.cli import main
 from perfweave.ensemble import Ensemble
 from perfweave.errors import MetadataError
 from perfweave.scaling import ScalingStudy, predict
+from perfweave.scaling.fit import FewParameterValues
 from tests.scaling._multi_runs import EXPECTED, RANKS, SIZES, TRUTH, write_runs
 
 
@@ -72,18 +73,23 @@ def test_bad_parameter_columns_are_named(ens):
         ens.models("time", ["ranks", "machine"])
     with pytest.raises(
         MetadataError,
-        match=r"'fixed' has 1 distinct value \(7\): a multi-parameter model needs at least 5",
+        match=r"'fixed' has 1 distinct value \(7\): a multi-parameter model needs at least 2",
     ):
         ens.models("time", ["ranks", "fixed"])
     with pytest.raises(MetadataError, match="parameter 'ranks' is given twice"):
         ens.models("time", ["ranks", "ranks"])
 
 
-def test_fewer_runs_leave_a_reason_per_node(runs):
+def test_fewer_runs_are_fitted_with_a_warning_per_parameter(runs):
+    """Four values of a parameter: modelled as Extra-P models them, with a warning and a
+    note naming the parameter, never "good"."""
     keep = [p for p in sorted(runs.glob("*.json")) if "_1600." not in p.name]
     small = Ensemble.from_files([str(p) for p in keep])
-    with pytest.raises(MetadataError, match=r"'size' has 4 distinct values \(100, 200, 400, 800\)"):
-        small.models("time", ["ranks", "size"])
+    with pytest.warns(FewParameterValues, match="fewest: 4"):
+        fits = small.models("time", ["ranks", "size"])
+    has = fits["reason"] == ""
+    assert has.all() and fits["note"].str.contains("4 distinct values of 'size'").all()
+    assert not (fits["quality"] == "good").any()
 
 
 def test_scaling_study_takes_one_parameter(ens):

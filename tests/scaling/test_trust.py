@@ -11,6 +11,7 @@ import pytest
 import perfweave as pw
 from perfweave.errors import ShapeError
 from perfweave.scaling import fit_model, fit_models, predict, quality
+from perfweave.scaling.fit import FewParameterValues
 from perfweave.scaling.interval import never_negative, shown
 
 METRIC = "Avg time/rank"
@@ -55,7 +56,10 @@ def test_quality_needs_five_points_for_good_and_a_model():
                         [False, False, True, True], [True, True, True, True])  # fmt: skip
     assert got.tolist() == ["fair", "good", "fair", "poor"]
     assert quality.grade(np.nan, np.nan, 0, False, False).tolist() == ""
-    fits = fit_models([1, 2, 3, 4], [[1.0, 2.0, 3.0, 4.0]])  # no model: 4 values
+    with pytest.warns(FewParameterValues):  # 4 values: fitted, as Extra-P fits them
+        fits = fit_models([1, 2, 3, 4], [[1.0, 2.0, 3.0, 4.1]])
+    assert fits.loc[0, "quality"] == "fair" and fits.loc[0, "smape"] < 10
+    fits = fit_models([3, 3], [[1.0, 2.0]])  # one value: no model, no quality
     assert fits.loc[0, "quality"] == "" and fits.loc[0, "reason"] != ""
     assert "points (good: at least 5)" in quality.explain(2.0, 0.99, 4, False)
     assert quality.explain(89.4, -1.6, 5, False) == "poor: SMAPE 89% is above 50%"

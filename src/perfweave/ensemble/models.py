@@ -87,8 +87,9 @@ def is_param_list(ens: Ensemble, param: Any) -> bool:
 def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
     """The profiles' values of several metadata columns (one column each, metadata order)
     for a multi-parameter model: each column checked as :func:`parameter` does, and
-    each needs at least 5 distinct values."""
-    from perfweave.scaling.fit import MIN_POINTS
+    each needs at least 2 distinct values (with fewer than 5 the models are fitted with a
+    ``FewParameterValues`` warning, as Extra-P fits them)."""
+    from perfweave.scaling.fit import MIN_FIT
 
     params = list(params)
     if not params:
@@ -102,12 +103,12 @@ def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
     for p in params:
         values = parameter(ens, p)
         distinct = np.unique(values)
-        if len(distinct) < MIN_POINTS:
+        if len(distinct) < MIN_FIT:
             shown = ", ".join(f"{v:g}" for v in distinct[:10])
             raise MetadataError(
                 f"metadata column {p!r} has {len(distinct)} distinct value"
                 f"{'s' if len(distinct) != 1 else ''} ({shown}): a multi-parameter model "
-                f"needs at least {MIN_POINTS} values of each parameter"
+                f"needs at least {MIN_FIT} values of each parameter"
             )
         cols[str(p)] = values
     if len(cols) < len(params):

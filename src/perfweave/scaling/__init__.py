@@ -8,7 +8,7 @@ asymptotic growth; :class:`ScalingStudy` refits an ensemble's models over chosen
 (the core of the ScalingView widget); :mod:`.terms` is the search space.
 """
 
-from perfweave.scaling.fit import LogTermsSkipped, fit_model, fit_models
+from perfweave.scaling.fit import FewParameterValues, LogTermsSkipped, fit_model, fit_models
 from perfweave.scaling.model import (
     MultiParameterModel,
     ScalingModel,
@@ -19,6 +19,7 @@ from perfweave.scaling.model import (
 from perfweave.scaling.study import ScalingStudy
 
 __all__ = [
+    "FewParameterValues",
     "LogTermsSkipped",
     "MultiParameterModel",
     "ScalingModel",

@@ -17,8 +17,12 @@ Extra-P's basic single-parameter modeler does (4.2.x defaults):
    the one with the smallest SMAPE wins (the first on ties) if its SMAPE is below the
    constant's.
 
-Unlike Extra-P, a function with fewer than 5 distinct parameter values gets no model
-(Extra-P warns and fits anyway), and its ``reason`` says so.
+A function with fewer than 5 distinct parameter values (Extra-P's minimum) is fitted
+anyway, as Extra-P does (with two, each leave-one-out fit has one training point and is
+the least-norm solution, as numpy's ``lstsq`` gives it to Extra-P): a
+:class:`FewParameterValues` warning and the row's ``note`` say so, and its quality is never
+"good". A function measured at one parameter value (or none) gets no model, and its
+``reason`` says so (Extra-P returns that value as a constant).
 
 The work is array arithmetic over (functions, hypotheses, points): the two-coefficient
 least-squares fit has a closed form in five sums, and leaving one point out subtracts
@@ -43,8 +47,11 @@ from perfweave.scaling import interval, quality, terms
 from perfweave.scaling._points import fold_repeats, measurement_matrix, parameter_values
 from perfweave.scaling.model import MultiParameterModel, ScalingModel
 
-#: fewest distinct parameter values a model needs (Extra-P's ``min_measurement_points``)
+#: distinct parameter values Extra-P asks for (its ``min_measurement_points``): with
+#: fewer a model is still fitted, with a :class:`FewParameterValues` warning
 MIN_POINTS = 5
+#: fewest distinct parameter values a model is fitted on at all
+MIN_FIT = 2
 #: a leave-one-out constant below this share of the smallest training value becomes 0
 CLEAN_CONSTANT = 0.0005
 #: a term contributing less than this share of every measured value is rejected
@@ -55,6 +62,12 @@ _BLOCK = 512  # (512, 42, 7) float arrays stay in cache: twice as fast as 2048
 
 class LogTermsSkipped(PerfweaveWarning):
     """Log terms were left out of some fits because a parameter value is below 1."""
+
+
+class FewParameterValues(PerfweaveWarning):
+    """Some models were fitted on fewer than 5 distinct parameter values (Extra-P's
+    minimum): fitted anyway, as Extra-P does, but never of "good" quality; the message
+    counts them and the rows' ``note`` says so."""
 
 
 @dataclass
@@ -118,13 +131,19 @@ def _fit_arrays(points: np.ndarray, A: np.ndarray) -> tuple[np.ndarray, ...]:
     F = A.shape[0]
     valid = ~np.isnan(A)
     n = valid.sum(axis=1)
-    enough = n >= MIN_POINTS
+    enough = n >= MIN_FIT
     # log terms need every used parameter value >= 1 (Extra-P's check)
     below_one = (valid & (points < 1.0)[None, :]).any(axis=1)
     hyp = np.full(F, -2)  # -2: no model
     c0, c1, rss, smape, ar2 = (np.full(F, np.nan) for _ in range(5))
     T = terms.term_values(points)
-    for sel, cols in _groups(valid, enough):
+    two = np.flatnonzero(n == 2)  # leave-one-out fits of one point: their own path
+    for start in range(0, len(two), _BLOCK):
+        sel = two[start : start + _BLOCK]
+        fit = _fit_two(T, A[sel], ~below_one[sel])
+        hyp[sel], c0[sel], c1[sel] = fit.hyp, fit.c0, fit.c1
+        rss[sel], smape[sel], ar2[sel] = fit.rss, fit.smape, fit.ar2
+    for sel, cols in _groups(valid, enough & (n != 2)):
         if cols is None:  # rows of rare NaN patterns, fitted with their masks
             fit = _fit_masked(T, A[sel], ~below_one[sel])
         else:  # rows measured at the same points: fitted on those columns only
@@ -334,6 +353,41 @@ def _fit_masked(T: np.ndarray, A: np.ndarray, loggable: np.ndarray) -> _Fit:
         return _choose(allowed, loo_rss, loo_smape, c0, c1, mean, const_rss, const_smape, n, share)
 
 
+def _fit_two(T: np.ndarray, A: np.ndarray, loggable: np.ndarray) -> _Fit:
+    """Fit rows ``A`` (F, d) measured at exactly two points, as Extra-P does: each
+    leave-one-out training set is one point, fitted by the least-norm solution of
+    ``c0 + c1 * t = y`` (``c0 = y / (1 + t^2)``, ``c1 = t * c0``, what ``lstsq`` gives),
+    its constant cleaned as usual; the coefficients on both points are the line through
+    them. AR2 divides by ``n - 2 = 0`` as in Extra-P (``-inf`` for a term that misses)."""
+    F = A.shape[0]
+    W = ~np.isnan(A)
+    n = np.full(F, 2.0)
+    first = np.argmax(W, axis=1)
+    second = W.shape[1] - 1 - np.argmax(W[:, ::-1], axis=1)
+    rows = np.arange(F)
+    y = np.stack([A[rows, first], A[rows, second]], axis=1)  # (F, 2)
+    with np.errstate(all="ignore"):
+        mean, const_rss, const_smape = _constant(A, W, n)
+        t = np.stack([T[:, first].T, T[:, second].T], axis=2)  # (F, H, 2)
+        allowed = np.isfinite(t).all(axis=2) & (loggable[:, None] | ~terms.HAS_LOG[None, :])
+        t = np.where(np.isfinite(t), t, 0.0)
+        # leave point k out: train on the other one, o = 1 - k
+        t_train, y_train = t[:, :, ::-1], y[:, None, ::-1]  # (F, H, 2), (F, 1, 2)
+        c0k = y_train / (1.0 + t_train * t_train)
+        c1k = c0k * t_train
+        low = np.abs(y_train)
+        tiny = np.where(low == 0, np.abs(c0k) < CLEAN_CONSTANT, np.abs(c0k) < CLEAN_CONSTANT * low)
+        c0k = np.where(tiny, 0.0, c0k)
+        pred = c0k + c1k * t
+        err = pred - y[:, None, :]
+        loo_rss = (err * err).sum(axis=2)
+        loo_smape = _smape(err, y[:, None, :], pred, np.ones_like(err, bool)) / 2 * 100
+        c1 = (y[:, None, 1] - y[:, None, 0]) / (t[:, :, 1] - t[:, :, 0])
+        c0 = y[:, None, 0] - c1 * t[:, :, 0]
+        share = _contribution(c1, np.where(np.isfinite(T), T, 0.0), A, W)
+        return _choose(allowed, loo_rss, loo_smape, c0, c1, mean, const_rss, const_smape, n, share)
+
+
 def _smape(err: np.ndarray, actual: np.ndarray, pred: np.ndarray, W: np.ndarray) -> np.ndarray:
     """Sum over the last axis of ``2|err| / (|actual| + |pred|)`` (0 where both are 0)."""
     abssum = np.abs(actual) + np.abs(pred)
@@ -367,7 +421,8 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
     if (~enough).any():
         reason[~enough] = [
             f"{k} distinct parameter value{'s' if k != 1 else ''} with measurements; a "
-            f"model needs at least {MIN_POINTS}"
+            f"model needs at least {MIN_POINTS} (at least {MIN_FIT} to be fitted at all, "
+            "with a warning)"
             for k in n[~enough]
         ]
     note = np.full(F, "", dtype=object)
@@ -380,6 +435,10 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
             LogTermsSkipped,
             stacklevel=3,
         )
+    few = enough & (n < MIN_POINTS)
+    if few.any():
+        note[few] = _joined(note[few], [few_note(k) for k in n[few]])
+        warn_few(int(few.sum()), F, int(n[few].min()), stacklevel=4)
     out = pd.DataFrame(
         {
             "c0": c0,
@@ -399,6 +458,29 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
         index=index if index is not None else pd.RangeIndex(F),
     )
     return out
+
+
+def few_note(k: int, param: str | None = None) -> str:
+    """The ``note`` of a model fitted on ``k`` < 5 distinct values (of ``param``)."""
+    s = "s" if k != 1 else ""
+    of = f"value{s} of {param!r}" if param is not None else f"parameter value{s}"
+    return f"fitted on {k} distinct {of}; Extra-P asks for at least {MIN_POINTS}"
+
+
+def warn_few(count: int, total: int, fewest: int, stacklevel: int) -> None:
+    """One :class:`FewParameterValues` warning for ``count`` of ``total`` models."""
+    warnings.warn(
+        f"{count} of {total} model(s) fitted on fewer than {MIN_POINTS} distinct parameter "
+        f"values (fewest: {fewest}), as Extra-P fits them: treat them as rough; their "
+        "quality is never 'good'",
+        FewParameterValues,
+        stacklevel=stacklevel,
+    )
+
+
+def _joined(notes: np.ndarray, more: list[str]) -> np.ndarray:
+    """Each note with one more sentence after "; " (or alone where the note is empty)."""
+    return np.array([f"{a}; {b}" if a else b for a, b in zip(notes.tolist(), more)], dtype=object)
 
 
 def model_texts(hyp: np.ndarray, c0: np.ndarray, c1: np.ndarray, param: str = "p") -> np.ndarray:

@@ -15,8 +15,9 @@ the model as Extra-P 4.2's multi-parameter modeler does with its defaults:
    ones that share the first line's value of ``p``), and their values are averaged per
    value of ``p``. The single-parameter modeler (:mod:`.fit`) models that series: a
    constant or one term ``p^i * log2(p)^j``. Fewer than 5 distinct values of a parameter
-   on those lines: no model (Extra-P warns and fits anyway), the ``reason`` names the
-   parameter.
+   on those lines: fitted anyway, as Extra-P does, with a ``FewParameterValues`` warning
+   and a ``note`` naming the parameter (never "good"); one value (a design measured
+   along a diagonal): no term of that parameter, as Extra-P's constant of it.
 3. **Combination.** With no parameter term the model is the mean of all points. With
    one, it is that term refitted by least squares on all points, unless the
    single-parameter coefficients already have a smaller SMAPE on all points. With two or
@@ -48,11 +49,15 @@ from perfweave.errors import ShapeError
 from perfweave.scaling import interval, quality, terms
 from perfweave.scaling._points import fold_repeats, measurement_matrix, parameter_values
 from perfweave.scaling.fit import (
+    MIN_FIT,
     MIN_POINTS,
     MIN_TERM_CONTRIBUTION,
     LogTermsSkipped,
     _fit_arrays,
+    _joined,
     _smape,
+    few_note,
+    warn_few,
 )
 from perfweave.scaling.model import evaluate
 
@@ -285,6 +290,11 @@ def _fit_block(coords: np.ndarray, A: np.ndarray, shape_list: list[Shape]) -> tu
     for j in range(k):
         values, series = _line_series(coords, A, W, j)
         h, c0, c1, _, _, _, nj, enough, low = _fit_arrays(values, series)
+        # one value along the lines (a design measured on a diagonal): no term of this
+        # parameter, as Extra-P's constant of that one value
+        one = nj == 1
+        h = np.where(one, -1, h)
+        c1 = np.where(one, 0.0, c1)
         hyp[:, j], c0s[:, j], c1s[:, j], counts[:, j] = h, c0, c1, nj
         below_one[:, j] = low & enough
     has_model = (hyp != -2).all(axis=1)
@@ -379,7 +389,7 @@ def _assemble(
             if n[i] == 0
             else f"{counts[i, j[i]]} distinct value{'s' if counts[i, j[i]] != 1 else ''} of "
             f"{names[j[i]]!r} along a line of measurements (the other parameters fixed); a "
-            f"model needs at least {MIN_POINTS}"
+            f"model needs at least {MIN_FIT}"
             for i in bad.tolist()
         ]
     note = np.full(F, "", dtype=object)
@@ -395,6 +405,12 @@ def _assemble(
             LogTermsSkipped,
             stacklevel=4,
         )
+    few = has_model[:, None] & (counts < MIN_POINTS)
+    if few.any():
+        for j in range(k):
+            rows = np.flatnonzero(few[:, j])
+            note[rows] = _joined(note[rows], [few_note(c, names[j]) for c in counts[rows, j]])
+        warn_few(int(few.any(axis=1).sum()), F, int(counts[few].min()), stacklevel=5)
     cols: dict[str, Any] = {"c0": c0}
     for i, s in enumerate(subs):
         cols[f"c[{subset_label(s, names)}]"] = np.where(has_model, coef[:, i], np.nan)
@@ -410,7 +426,10 @@ def _assemble(
             "smape": smape,
             "ar2": ar2,
             "n": n.astype(np.int64),
-            "quality": quality.grade(smape, ar2, n, combination == "const", has_model),
+            # "good" needs 5 values of every parameter on its lines, as one parameter needs 5
+            "quality": quality.grade(
+                smape, ar2, counts.min(axis=1), combination == "const", has_model
+            ),
             "reason": reason,
             "note": note,
         }

@@ -10,7 +10,8 @@ fit. The rules (one place, used by every table, view and the CLI):
   than their mean does: the term is not supported by the data, and extrapolating it is
   a guess);
 - **good**: SMAPE at most 10 %, at least :data:`~perfweave.scaling.fit.MIN_POINTS` (5)
-  distinct parameter values, and, for a model with a growth term, AR2 at least 0.9. A
+  distinct parameter values (several parameters: 5 of each on its lines; fewer are
+  fitted as Extra-P fits them, never "good"), and, for a model with a growth term, AR2 at least 0.9. A
   constant is judged by its SMAPE and points alone: its AR2 is 1 by definition and says
   nothing;
 - **fair**: every other model;

@@ -9,7 +9,9 @@ the computation behind :class:`perfweave.widgets.ScalingView`, usable without wi
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import warnings
 from collections.abc import Hashable, Iterable
 from typing import Any
 
@@ -17,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import MetadataError
-from perfweave.scaling.fit import fit_models
+from perfweave.scaling.fit import FewParameterValues, fit_models
 from perfweave.scaling.interval import never_negative
 from perfweave.scaling.model import evaluate, growth_order, predict
 
@@ -135,10 +137,13 @@ class ScalingStudy:
     # ------------------------------------------------------------------ models
     def models(self, selected: np.ndarray | None = None) -> pd.DataFrame:
         """Every node's model over the selected runs (all by default), with ``name`` and
-        ``growth`` (:func:`growth_order`), indexed by node id."""
+        ``growth`` (:func:`growth_order`), indexed by node id. Fewer than 5 distinct values
+        are fitted without a warning: the study refits whenever runs are unticked, and each
+        such model's ``note`` and ``quality`` say it (never "good")."""
         sel = np.ones(len(self.runs), bool) if selected is None else np.asarray(selected, bool)
         nodes = pd.Index(np.arange(len(self.values), dtype=np.int64), name="node")
-        fits = fit_models(self.x[sel], pd.DataFrame(self.values[:, sel], index=nodes), self.agg)
+        with _few_values_said_by_the_table():
+            fits = fit_models(self.x[sel], pd.DataFrame(self.values[:, sel], index=nodes), self.agg)
         fits.insert(0, "name", self.names)
         fits["growth"] = growth_order(fits)
         return fits
@@ -202,7 +207,8 @@ class ScalingStudy:
         groups = pd.unique(self.groups)
         rows = np.where(sel[None, :] & (self.groups[None, :] == groups[:, None]), 1.0, np.nan)
         Y = pd.DataFrame(rows * self.values[node][None, :], index=pd.Index(groups, name="group"))
-        return fit_models(self.x, Y, agg=self.agg)
+        with _few_values_said_by_the_table():
+            return fit_models(self.x, Y, agg=self.agg)
 
     def match_nodes(self, graph: Any) -> np.ndarray:
         """For each node of ``graph``, a tree made from the ensemble's by filters, squashes,
@@ -252,6 +258,15 @@ class ScalingStudy:
         xs = np.geomspace(lo, hi, points) if log and lo > 0 else np.linspace(lo, hi, points)
         ys = evaluate(model["c0"], model["c1"], model["p_exp"], model["log_exp"], xs)[0]
         return xs, ys
+
+
+@contextlib.contextmanager
+def _few_values_said_by_the_table():
+    """Fits on fewer than 5 values without the FewParameterValues warning (the rows'
+    ``note`` and ``quality`` say it where the study shows a model)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FewParameterValues)
+        yield
 
 
 def _distinct_parts(paths: list[str]) -> list[str]:
