@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import perfweave as pw
+from perfweave.calltree.shown import with_inclusive
 from perfweave.widgets import CalltreeExplorer
 from tests.widgets.browser import (
     PageWatch,
@@ -461,15 +462,16 @@ def test_ranks_spread_imbalance_and_top_ranks(
     server = voila_server(nb)
     widget = open_in_voila(page, server.url(), READY)
     gf = pw.datasets.cpi()
-    assert "time across 4 ranks" in widget.locator(".pw-hglyph").inner_text()
-    header = widget.locator(".pw-hcell[data-col='time.imbalance']")
+    # only exclusive metrics: the tree, the glyph and the imbalance are of time (inc)
+    assert "time (inc) across 4 ranks" in widget.locator(".pw-hglyph").inner_text()
+    header = widget.locator(".pw-hcell[data-col='time (inc).imbalance']")
     assert "max / mean" in header.inner_text()
     canvases = widget.locator(".pw-row:not([hidden]) canvas.pw-canvas")
     assert not canvas_is_blank(canvases.first)
     # hovering a point names its rank: main's largest rank sits alone at the right end
     row = row_named(widget, "main")
     node = int(row.get_attribute("data-node"))
-    values = gf.dataframe["time"].xs(node, level="node")
+    values = with_inclusive(gf).dataframe["time (inc)"].xs(node, level="node")
     glyph = row.locator(".pw-glyph canvas")
     box = glyph.bounding_box()
     # drawDistribution's scale: [min(0, lowest), highest] over 4 .. width-4
@@ -487,7 +489,7 @@ def test_ranks_spread_imbalance_and_top_ranks(
     row_named(widget, "main").click()
     wait_state(nb, lambda s: s["selected"] == [node])
     details = widget.locator(".pw-details")
-    expect_text(details, "main: time on its 4 ranks, largest first")
+    expect_text(details, "main: time (inc) on its 4 ranks, largest first")
     lines = details.locator(".pw-details-line").all_inner_texts()
     order = values.sort_values(ascending=False).index
     assert [line.split(":")[0] for line in lines] == [f"rank {r}" for r in order]

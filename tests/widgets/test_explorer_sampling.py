@@ -43,7 +43,9 @@ def _page(ex: CalltreeExplorer) -> list[dict]:
 def test_a_sampling_profile_opens_on_its_inclusive_hot_path():
     gf = _read(SAMPLING)
     ex = CalltreeExplorer(gf)
-    assert [c["key"] for c in ex.columns] == ["time (inc)", "count (inc)", "time", "count"]
+    # the time pair, then the count below each node (metrics= shows the exclusive count)
+    assert [c["key"] for c in ex.columns] == ["time (inc)", "time", "count (inc)"]
+    assert [c["key"] for c in CalltreeExplorer(gf, metrics=["count"]).columns] == ["count"]
     assert ex.sort_column == "time (inc)" and ex.sort_descending
     rows = ex.visible_rows().set_index("name")
     # main holds 124 of the 168 samples: the first root, not the last
@@ -110,7 +112,7 @@ def test_expand_all_stops_at_its_row_budget_and_says_so():
         "by one, or filter first"
     )
     assert "solve" in set(ex.visible_rows()["name"]) and ex.visible_rows()["depth"].max() == 1
-    ex.sort_by("count")  # the next action clears the notice
+    ex.sort_by("time")  # the next action clears the notice
     assert ex.notice == ""
     with pytest.raises(ShapeError, match="row budget"):
         ex.expand_all(budget=0)

@@ -122,7 +122,9 @@ class CalltreeExplorer(WidgetBase):
         height: int = 460,
         request_timeout: float | None = None,
     ) -> None:
-        data = _shown(_source.as_core(data))
+        given = _source.as_core(data)
+        data = _shown(given)
+        derived = _derived_columns(data) if data is not given and compare is None else None
         _source.check_nonempty(data)
         if compare is not None:
             other = _shown(_source.as_core(compare))
@@ -138,7 +140,7 @@ class CalltreeExplorer(WidgetBase):
         self._stat = stat
         self._hot_levels = hot_levels
         self._expand_budget = _check_budget(expand_budget)
-        self._metrics = list(metrics) if metrics is not None else None
+        self._metrics = list(metrics) if metrics is not None else derived
         self._glyph_metric = glyph_metric
         self._color_by = color_by
         self._across = across
@@ -841,6 +843,17 @@ def _shown(data: Any) -> Any:
     """A frame as tree views show it: a frame with only exclusive metrics gets their
     inclusive columns (the core's one rule, used by ``tree()`` and the CLI too)."""
     return with_inclusive(data) if isinstance(data, GraphFrame) else data
+
+
+def _derived_columns(data: GraphFrame) -> list[str]:
+    """The default columns of a frame whose inclusive columns the explorer computed (it had
+    only exclusive metrics): the default metric's inclusive and exclusive columns, then
+    the other inclusive ones (a sampling profile: time (inc), time, count (inc)); the
+    exclusive ones beside them would only crowd the table (``metrics=`` shows them)."""
+    default = str(data.default_metric)
+    own = default.removesuffix(" (inc)")
+    first = [default] + ([own] if own != default and own in data.dataframe.columns else [])
+    return first + [m for m in data.inc_metrics if m not in first]
 
 
 def _quartiles(matrix: np.ndarray) -> np.ndarray:
