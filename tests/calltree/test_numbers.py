@@ -52,7 +52,12 @@ def assert_one_format(texts: list[str]) -> tuple[str, int]:
 
 def test_the_issues_column_of_seconds_in_one_step():
     texts = format_column([2.56e-4, 0.001, 0.016, 5.664, 68.16], "s")
-    assert texts == ["0.00 s", "0.00 s", "0.02 s", "5.66 s", "68.16 s"]
+    # one step and one number of decimals; a value that is not 0 never reads as 0 (it gets
+    # two significant digits of its own where the column's decimals would round it away)
+    assert texts == ["0.00026 s", "0.0010 s", "0.02 s", "5.66 s", "68.16 s"]
+    # MPI_Barrier's 48.9 ms prediction under 1,616 s: not "0 s", which an exact 0 reads
+    assert format_column([1616.2, 0.0489, 0.0], "s") == ["1,616 s", "0.049 s", "0 s"]
+    assert format_column([1616.2, 3e-9], "s") == ["1,616 s", "3.0e-9 s"]
     # a prediction column with long and short runs: whole seconds, never 1,616 s over 507.9 s
     assert format_column([1616.2, 507.9], "s") == ["1,616 s", "508 s"]
     assert format_column([0.8, -0.0125], "s") == ["800.0 ms", "-12.5 ms"]  # not "800m"
@@ -60,7 +65,7 @@ def test_the_issues_column_of_seconds_in_one_step():
 
 def test_counts_read_as_counts_and_prefixes_come_per_column():
     assert format_column([1024, 32768, 0]) == ["1,024", "32,768", "0"]
-    assert format_column([1.2e6, 12]) == ["1.200M", "0.000M"]
+    assert format_column([1.2e6, 12]) == ["1.200M", "0.000012M"]
     assert format_column([5.4864e9], "B") == ["5.486 GB"]
     assert format_column([3e-4, 1e-5]) == ["3.000e-4", "1.000e-5"]  # the whole column
     assert format_column([np.nan, 2.0], "s") == ["–", "2 s"]
@@ -127,6 +132,13 @@ def test_any_column_is_written_in_one_format(unit):
         texts = fmt.texts(values)
         if fmt.exponent:
             assert all("e" in t for t in texts)
-        else:
-            assert_one_format(texts)
-        assert isinstance(fmt, ColumnFormat)
+            continue
+        # values the column's decimals would round to 0 read as what they are, with two
+        # significant digits (never as 0); every other cell is in the one format
+        tiny = np.round(np.abs(values) / fmt.scale, fmt.decimals) == 0
+        assert_one_format([t for t, small in zip(texts, tiny) if not small])
+        for value, text in zip(values[tiny], np.array(texts)[tiny]):
+            number = parts(text)[0]
+            assert float(number) != 0 and float(number) * fmt.scale == pytest.approx(
+                value, rel=0.05
+            ), (value, text)

@@ -101,6 +101,8 @@ export function plural(n, word, many = `${word}s`) {
 
 /** SI prefixes a bare unit may be (written onto the number: "1.200M"). */
 const BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
+/** more decimals than this and a value is written in e-notation (numbers.MAX_DECIMALS) */
+const MAX_DECIMALS = 6;
 
 /**
  * A value in its column's format: the same step, decimals and notation in every cell of a
@@ -122,7 +124,12 @@ export function columnText(v, fmt) {
   if (x === 0) return `0${tail}`;
   const y = x / fmt.scale;
   if (fmt.exponent) return `${y.toExponential(fmt.decimals)}${tail}`;
-  const [whole, frac] = y.toFixed(fmt.decimals).split(".");
+  let decimals = fmt.decimals;
+  if (Number(Math.abs(y).toFixed(decimals)) === 0) { // a value that is not 0 never reads as 0
+    decimals = 1 - Math.floor(Math.log10(Math.abs(y)));
+    if (decimals > MAX_DECIMALS) return `${y.toExponential(1)}${tail}`;
+  }
+  const [whole, frac] = y.toFixed(decimals).split(".");
   const sign = whole.startsWith("-") ? "-" : "";
   const digits = sign ? whole.slice(1) : whole;
   return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""}${tail}`;

@@ -15,7 +15,10 @@ notations (``68.16 s`` above ``0.00 s``, never ``68.16`` above ``2.56e-4``):
   largest magnitude (none from 1,000 on, none for a column of whole numbers written
   without a prefix), with thousands separators; a column whose largest magnitude needs
   more than :data:`MAX_DECIMALS` decimals is written in e-notation, every cell;
-- an exact zero is ``0``, a missing value ``–`` (a dash).
+- an exact zero is ``0``, a missing value ``–`` (a dash); a value that is not zero never
+  reads as zero: where the column's decimals would round it to 0 it gets two significant
+  digits of its own (``0.049 s`` in a column of ``68.16 s``; e-notation past
+  :data:`MAX_DECIMALS` decimals).
 
 :func:`column_format` chooses the format, :meth:`ColumnFormat.text` writes a value in it
 (the explorer's page applies the same :meth:`ColumnFormat.spec` with ``columnText`` in
@@ -68,13 +71,19 @@ class ColumnFormat:
             return missing
         if math.isinf(x):
             return "inf" if x > 0 else "-inf"
+        y = x / self.scale
+        decimals = self.decimals
+        if not self.exponent and y != 0 and round(abs(y), decimals) == 0:
+            # a value that is not 0 never reads as 0: 2 significant digits of its own
+            decimals = 1 - math.floor(math.log10(abs(y)))
         if x == 0:
             digits = "0"
-        elif self.exponent:
-            mantissa, exp = f"{x / self.scale:.{self.decimals}e}".split("e")
+        elif self.exponent or decimals > MAX_DECIMALS:
+            places = self.decimals if self.exponent else 1
+            mantissa, exp = f"{y:.{places}e}".split("e")
             digits = f"{mantissa}e{int(exp):+d}"  # as JavaScript writes it: 3.2e-4
         else:
-            digits = f"{x / self.scale:,.{self.decimals}f}"
+            digits = f"{y:,.{decimals}f}"
         return _with_unit(digits, self.unit)
 
     def texts(self, values: Any, missing: str = MISSING) -> list[str]:

@@ -519,6 +519,7 @@ function secondsIn(x) {
   return [x / scale, unit];
 }
 var BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
+var MAX_DECIMALS = 6;
 function columnText(v, fmt) {
   const unit = fmt.unit || "";
   const tail = !unit ? "" : BARE_PREFIXES.includes(unit) ? unit : ` ${unit}`;
@@ -531,7 +532,12 @@ function columnText(v, fmt) {
   if (x === 0) return `0${tail}`;
   const y = x / fmt.scale;
   if (fmt.exponent) return `${y.toExponential(fmt.decimals)}${tail}`;
-  const [whole, frac] = y.toFixed(fmt.decimals).split(".");
+  let decimals = fmt.decimals;
+  if (Number(Math.abs(y).toFixed(decimals)) === 0) {
+    decimals = 1 - Math.floor(Math.log10(Math.abs(y)));
+    if (decimals > MAX_DECIMALS) return `${y.toExponential(1)}${tail}`;
+  }
+  const [whole, frac] = y.toFixed(decimals).split(".");
   const sign = whole.startsWith("-") ? "-" : "";
   const digits = sign ? whole.slice(1) : whole;
   return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""}${tail}`;
