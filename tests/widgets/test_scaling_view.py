@@ -191,8 +191,11 @@ def test_excluding_runs_refits_every_model(view, mpi):
     view.focus_node(2)
     view.select_profiles(keep)
     assert view.selected_profiles == keep
-    assert (view.models["n"] == 4).all() and view.models["reason"].str.contains("at least 5").all()
-    assert "no model" in view._model_text.value
+    # four scales: fitted as Extra-P fits them, the note says so, never "good"
+    assert (view.models["n"] == 4).all() and (view.models["reason"] == "").all()
+    assert view.models["note"].str.contains("fitted on 4 distinct parameter values").all()
+    assert not (view.models["quality"] == "good").any()
+    assert "(4 scales)" in view._figures.value and "no model" not in view._model_text.value
     assert view.chart_data["selected"].sum() == 4
     # the run table's boxes follow
     assert sum(b.value for b in view._run_boxes) == 4
@@ -322,9 +325,9 @@ def test_columns_follow_the_explorers_focus(view):
     call path's model on its row, and a click there focuses the chart on that call path."""
     view.explorer.focus(14)  # LagrangeLeapFrog
     view.explorer.expand(0, subtree=True)
-    view.select_profiles(view.selected_profiles[1:])  # 4 runs: no models
+    view.select_profiles(view.selected_profiles[1:])  # 4 runs: fitted, never good
     rows = view.explorer.visible_rows()
-    assert (rows[GROWTH_COLUMN] == "–").all()
+    assert rows[GROWTH_COLUMN].str.endswith(("· fair", "· ⚠ poor")).all()
     view.select_profiles(None)
     rows = view.explorer.visible_rows()
     names = view.models.set_index("name")
@@ -351,7 +354,7 @@ def test_assigning_the_traits_does_what_the_controls_do(view, mpi):
     keep = list(mpi.profiles[1:])
     view.selected_profiles = keep
     assert [b.value for b in view._run_boxes].count(False) == 1
-    assert view.models.loc[2, "reason"] != ""  # four runs: no model
+    assert view.models.loc[2, "n"] == 4 and view.models.loc[2, "quality"] != "good"
     with pytest.raises(MetadataError, match="at least one run"):
         view.selected_profiles = []
     assert view.selected_profiles == keep
