@@ -104,6 +104,20 @@ def _cube(path: Path) -> object:
         return read(path, format="cube")
 
 
+def _perf_script(path: Path) -> object:
+    """A perf script mutant read, then written by every writer (a stack may be thousands of
+    frames deep: the literal JSON through perfweave's any-depth encoder)."""
+    from perfweave.calltree import _deepjson
+    from perfweave.calltree.readers import read
+
+    gf = read(path, format="perf-script")
+    gf.tree(color=False, depth=50)
+    _deepjson.dumps(gf.to_literal())
+    gf.to_flamegraph()
+    gf.to_dot()
+    return gf
+
+
 def _cube_member(path: Path) -> object:
     """One member of a Cube archive mutated (anchor.xml, a metric's index or data), put
     back into the archive it came from, read: the mutation reaches pycubexr's decoding
@@ -241,5 +255,17 @@ TARGETS: list[Target] = [
         "ensemble-json",
         (DATA.parent / "thicket" / "example-json" / "user_ensemble.json",),
         _ensemble_json,
+    ),
+    # speedscope's perf script samples, read and written (symbols are free text)
+    Target(
+        "perf-script",
+        tuple(sorted((DATA.parent / "speedscope-linux-perf").glob("*.txt"))),
+        _perf_script,
+    ),
+    # speedscope's JSON samples: evented, sampled, and one speedscope refuses
+    Target(
+        "speedscope",
+        tuple(sorted((DATA.parent / "speedscope-json").rglob("*.json"))),
+        _reader("speedscope"),
     ),
 ]

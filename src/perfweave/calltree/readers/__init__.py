@@ -30,6 +30,8 @@ FORMATS: dict[str, str] = {
     "cprofile": "cprofile",
     "gprof-dot": "gprof_dot",
     "perfflowaspect": "perfflowaspect",
+    "perf-script": "perf_script",
+    "speedscope": "speedscope",
 }
 
 
