@@ -104,3 +104,26 @@ def test_model_columns_survive_a_json_round_trip(mpi):
         back.statsframe[f"{METRIC}_SMAPE_extrap-model"],
         ens.statsframe[f"{METRIC}_SMAPE_extrap-model"],
     )
+
+
+def test_rank_rows_follow_the_one_reduction_rule():
+    """GAMESS read per profile (16 ranks of 1 or 4 threads; many nodes measured on a few
+    threads only): the values models are fitted to are the ones every view shows. A
+    thread without a row for a node counts 0, so no node exceeds its parent (309 did
+    when only the rows present were averaged)."""
+    import perfweave as pw
+    from perfweave.calltree.ranks import reduce_ranks
+    from perfweave.ensemble.models import metric_matrix
+
+    gf = pw.read("tests/data/hatchet-more/hpctoolkit-gamess", per_profile=True)
+    half = gf.copy()
+    half.dataframe["time (inc)"] = half.dataframe["time (inc)"] / 2
+    ens = Ensemble.from_graphframes([gf, half], metadata=[{"run": 1}, {"run": 2}])
+    matrix = metric_matrix(ens, "time (inc)")
+    shown = reduce_ranks(gf, "time (inc)", "mean")["time (inc)"].to_numpy()
+    np.testing.assert_allclose(matrix[:, 0], shown, rtol=1e-12)
+    np.testing.assert_allclose(matrix[:, 1], shown / 2, rtol=1e-12)
+    graph, value = ens.graph, np.nan_to_num(matrix[:, 0])  # NaN: no value in the profile
+    for node in range(len(graph)):
+        for child in graph.children_of(node):
+            assert value[child] <= value[node] * (1 + 1e-12), (node, child)

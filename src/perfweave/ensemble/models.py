@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree.ranks import profile_means
 from perfweave.ensemble import _table
 from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
@@ -50,7 +51,10 @@ def parameter(ens: Ensemble, param: Any) -> np.ndarray:
 
 def metric_matrix(ens: Ensemble, metric: Any) -> np.ndarray:
     """The (nodes, profiles) matrix of ``metric`` (NaN where a node has no value in a
-    profile; rank/thread rows averaged per node and profile)."""
+    profile). Rank/thread rows are reduced per profile by the core's one rule
+    (:func:`perfweave.calltree.ranks.profile_means`: a rank/thread of the profile without
+    a row for the node counts 0 for an additive metric), so a model is fitted to what
+    every other view shows, and no node's value exceeds its parent's."""
     (metric,) = _stats._check_columns(ens, [metric], "metric")
     df = ens.dataframe
     if pd.api.types.is_bool_dtype(df[metric].dtype):
@@ -59,9 +63,9 @@ def metric_matrix(ens: Ensemble, metric: Any) -> np.ndarray:
     values = df[metric].to_numpy(dtype=float, na_value=np.nan)
     if _table.is_dense(df, n, p):
         return values.reshape(n, p)
-    series = pd.Series(values, index=df.index)
     if df.index.nlevels > 2:
-        series = series.groupby(level=[0, 1], sort=False).mean()
+        return profile_means(df, n, list(ens.metadata.index), metric)
+    series = pd.Series(values, index=df.index)
     out = np.full((n, p), np.nan)
     node = np.asarray(series.index.get_level_values(0), dtype=INT)
     pos = ens.metadata.index.get_indexer(series.index.get_level_values(1))
