@@ -228,6 +228,8 @@ def test_detection_reads_only_the_ends_of_a_file(tmp_path):
     path = _write(tmp_path, head + RECURSIVE)
     assert len(head) > 4096 and detect(path) == "perf-script"
     assert int(pw.read(path).dataframe["samples"].sum()) == 3
+    one = _write(tmp_path, "prog 5 [000] 1.0: 1 cycles: 4f0 main (/bin/prog)", "one.txt")
+    assert detect(one) == "perf-script"  # one sample without a call chain, no final newline
     other = _write(tmp_path, "just some notes: 1 2 3\nand more\n", "notes.txt")
     with pytest.raises(pw.errors.FormatError):
         detect(other)

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import MAX_RANK, file_ends, read_input
+from perfweave.calltree.readers._common import MAX_RANK, SNIFF_BYTES, file_ends, read_input
 from perfweave.calltree.readers._stacks import call_path_rows, stack_entries
 from perfweave.errors import ParseError, SkippedInputWarning
 
@@ -85,7 +85,10 @@ def sniff(path: Path) -> bool:
     line (or by another header: samples without call chains); a file whose first 4 KiB are
     ``perf script --header`` comments has such a sample in its last 4 KiB."""
     head, tail = file_ends(path)
-    lines = [ln for ln in _text(head).split("\n")[:-1] if ln.strip()] or [""]
+    pieces = _text(head).split("\n")
+    if len(head) == SNIFF_BYTES:  # the window may end inside a line
+        pieces.pop()
+    lines = [ln for ln in pieces if ln.strip()] or [""]
     body = [ln for ln in lines if not ln.startswith("#")]
     if body:
         return _header(body[0]) is not None and (
