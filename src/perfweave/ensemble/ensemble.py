@@ -133,6 +133,23 @@ class Ensemble(Analyses):
         return read_timeseries(path, level=level, native=native, node_ordering=node_ordering)
 
     @classmethod
+    def from_extrap(
+        cls, path: str | os.PathLike[str], format: str | None = None, scaling: str = "weak"
+    ) -> Ensemble:
+        """Read an Extra-P experiment: its text format, JSON, JSON Lines, Talpas, a
+        directory of Cube experiments named the Extra-P way (``mm.x10y1z1.r1/profile.cubex``)
+        or a saved ``.extra-p`` experiment (``format`` one of ``text``, ``json``,
+        ``jsonlines``, ``talpas``, ``cube``, ``extra-p``; detected when None). One profile
+        per point and repetition, a metadata column per parameter and ``repetition``, call
+        paths as nodes, metrics as columns: ``ens.models(metric, params)`` gives Extra-P's
+        models (the mean of the repetitions; Cube metrics on their exclusive values).
+        ``scaling`` (Cube sets): ``weak`` averages a run's locations, ``strong`` sums them,
+        as Extra-P's option does (see :mod:`perfweave.ensemble.extrap`)."""
+        from perfweave.ensemble.extrap import read_extrap
+
+        return read_extrap(path, format=format, scaling=scaling)
+
+    @classmethod
     def from_graphframes(
         cls,
         gfs: Sequence[GraphFrame],
@@ -403,12 +420,21 @@ class Ensemble(Analyses):
 
         return squash(self, update_inclusive_columns)
 
-    def tree(self, metric_column: Any = None, stat: str = "mean", **options: Any) -> str:
-        """The calltree as text, showing a statistics column (``<default metric>_<stat>``
-        by default, computed if missing); options as :meth:`GraphFrame.tree`."""
+    def tree(
+        self,
+        metric_column: Any = None,
+        stat: str | None = None,
+        indices: Any = None,
+        **options: Any,
+    ) -> str:
+        """The calltree as text. A ``statsframe`` column is shown as it is; a performance
+        column (``"Avg time/rank"``) shows one profile's values as Thicket's ``tree``
+        does, the first profile's unless ``indices=`` names one (the first line says
+        which), or with ``stat=`` that statistic over the profiles. No column: the default
+        metric's mean over the profiles. Options as :meth:`GraphFrame.tree`."""
         from perfweave.ensemble.ops import tree
 
-        return tree(self, metric_column, stat, **options)
+        return tree(self, metric_column, stat, indices, **options)
 
     # ------------------------------------------------------------------ statistics
     def stats(
@@ -439,8 +465,9 @@ class Ensemble(Analyses):
 
         ``param`` a list of metadata columns (``["mpi.world.size", "problem_size"]``)
         gives Extra-P's multi-parameter models (columns ``c[<names>]``,
-        ``p_exp[<column>]``, ``log_exp[<column>]``, ``combination``, ...); each column
-        needs at least 5 distinct values."""
+        ``p_exp[<column>]``, ``log_exp[<column>]``, ``combination``, ...). Fewer than 5
+        distinct values of a parameter are fitted as Extra-P fits them, with a
+        ``FewParameterValues`` warning and a ``note``; such a model is never "good"."""
         from perfweave.ensemble.models import models
 
         return models(self, metric, param, agg)
