@@ -8,7 +8,7 @@ the graph changes (its rows would no longer describe the same nodes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -80,27 +80,92 @@ def squash(ens: Ensemble, update_inclusive_columns: bool = True) -> Ensemble:
 def tree(
     ens: Ensemble,
     metric_column: Any = None,
-    stat: str = "mean",
+    stat: str | None = None,
+    indices: Any = None,
     **options: Any,
 ) -> str:
-    """The calltree as text, showing a statistic from ``statsframe``.
+    """The calltree as text, showing statistics or one profile's values.
 
-    ``metric_column`` names a statsframe column (``"time_mean"``); by default it is
-    ``<default metric>_<stat>``, computed first if the statsframe does not have it yet.
+    A ``statsframe`` column (``"time_mean"``) is shown as it is. A column of the
+    performance table (``"Avg time/rank"``) shows one profile's values, as Thicket's
+    ``tree`` does: the first profile's, or those of ``indices`` (a profile id, or a tuple
+    ``(profile, rank[, thread])``); the first line names the profile. With ``stat`` it
+    shows that statistic over the profiles instead (``<column>_<stat>``, computed if
+    missing). No column: the default metric's ``stat`` (``mean`` when not given).
     """
-    columns: Sequence[Any]
-    columns = [metric_column] if not isinstance(metric_column, list) else metric_column
+    columns: list[Any] = metric_column if isinstance(metric_column, list) else [metric_column]
+    sf = ens.statsframe
+    if metric_column is None and indices is None:
+        stat = stat or "mean"
     if metric_column is None:
-        base = ens.default_metric
-        columns = [f"{base}_{stat}"]
-        if columns[0] not in ens.statsframe.columns:
-            ens.stats([base], stats=[stat])
+        columns = [ens.default_metric]
+    in_stats = [c for c in columns if c in sf.columns]
+    in_perf = [c for c in columns if c not in sf.columns and c in ens.dataframe.columns]
+    if in_perf and (in_stats or len(in_perf) < len(columns)):
+        raise ShapeError(
+            f"tree(): {columns} mixes performance columns with others; show statistics "
+            "columns or performance columns, not both"
+        )
+    if in_perf and stat is not None:
+        if indices is not None:
+            raise ShapeError("tree(): give stat= (over profiles) or indices= (one profile)")
+        columns = [_stat_name(c, stat) for c in in_perf]
+        todo = [c for c, s in zip(in_perf, columns) if s not in ens.statsframe.columns]
+        if todo:
+            ens.stats(todo, stats=[stat])
+    elif in_perf:
+        return _profile_tree(ens, in_perf, indices, options)
     missing = [c for c in columns if c not in ens.statsframe.columns]
     if missing:
         raise ShapeError(
-            f"statsframe has no column {missing[0]!r}; compute it with ens.stats() "
-            f"(statsframe columns: {list(ens.statsframe.columns)[:12]})"
+            f"tree(): no column {missing[0]!r} in the statsframe or the performance "
+            f"table (statsframe: {list(ens.statsframe.columns)[:12]}; "
+            f"performance: {ens.performance_cols[:12]}); compute statistics with ens.stats()"
         )
-    gf = GraphFrame(ens.graph, ens.statsframe, [], list(columns), columns[0])
+    if indices is not None:
+        raise ShapeError("tree(): indices= picks a profile; statsframe columns have none")
+    gf = GraphFrame(ens.graph, pd.DataFrame(ens.statsframe), [], list(columns), columns[0])
     options.setdefault("context_column", None)
     return gf.tree(metric_column=columns if len(columns) > 1 else columns[0], **options)
+
+
+def _stat_name(column: Any, stat: str) -> Any:
+    """``<column>_<stat>``, under the same header for a columns-concat column."""
+    if isinstance(column, tuple):
+        return (*column[:-1], f"{column[-1]}_{stat}")
+    return f"{column}_{stat}"
+
+
+def _profile_tree(ens: Ensemble, columns: list[Any], indices: Any, options: dict) -> str:
+    """One profile's values over the whole graph (a node it lacks shows NaN), as
+    Thicket's ``tree(metric, indices=...)``; the first line names the profile."""
+    picked = indices if isinstance(indices, (tuple, list)) else (indices,)
+    profile = ens.profiles[0] if indices is None else picked[0]
+    if profile not in ens.metadata.index:
+        raise ShapeError(
+            f"tree(): no profile {profile!r} in this ensemble (indices= takes a profile id "
+            f"such as {ens.profiles[0]!r}; ens.profiles lists them)"
+        )
+    levels = ens.index_levels
+    extra = list(picked[1:]) if indices is not None else []
+    if len(extra) > len(levels):
+        raise ShapeError(
+            f"tree(): indices={indices!r} has {len(extra) + 1} values; this ensemble's "
+            f"rows are indexed by profile{''.join(', ' + lv for lv in levels)}"
+        )
+    for level, value in zip(levels, extra):
+        options.setdefault(level, value)
+    rows = ens.dataframe.xs(profile, level=ens.profile_level, drop_level=True)
+    rows = rows[[c for c in rows.columns if c in columns or c == "name"]]
+    gf = GraphFrame(ens.graph, rows, [], list(columns), columns[0], units=ens.units)
+    options.setdefault("context_column", None)
+    position = ens.profiles.index(profile) + 1
+    head = (
+        f"# {columns[0]}: profile {ens.profile_label(profile)} ({position} of {len(ens)}"
+        f"{'; indices= picks another' if indices is None and len(ens) > 1 else ''})\n"
+    )
+    text = gf.tree(metric_column=columns if len(columns) > 1 else columns[0], **options)
+    if options.get("render_header"):
+        first, _, rest = text.partition("\n\n")
+        return f"{first}\n\n{head}{rest}"
+    return head + text

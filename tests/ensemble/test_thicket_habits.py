@@ -1,0 +1,88 @@
+"""A Thicket user's habits (issue 35): the calls of Thicket's tutorials, run with both
+libraries on the same bundled RAJAPerf files, give the same numbers.
+
+Nodes are matched by call path, profiles by file (the two libraries hash profile ids
+differently).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import warnings
+
+import pytest
+
+from perfweave.ensemble import Ensemble
+from perfweave.errors import ShapeError
+
+pytestmark = pytest.mark.peer("thicket")
+
+_LINE = re.compile(r"^(?P<indent>[\s│├└─]*?)(?P<value>-?\d+\.\d+|nan) (?P<name>\S.*)$")
+
+
+def _thicket():
+    warnings.simplefilter("ignore")
+    import thicket
+
+    return thicket
+
+
+def tree_values(text: str) -> dict[tuple, float]:
+    """Call path -> shown value, from either library's tree text (no colour)."""
+    out: dict[tuple, float] = {}
+    stack: list[str] = []
+    for line in text.splitlines():
+        m = _LINE.match(line)
+        if not m:
+            continue
+        depth = len(m["indent"]) // 3
+        stack[depth:] = [m["name"].strip()]
+        out[tuple(stack)] = float(m["value"])
+    return out
+
+
+def assert_same_tree(ours: str, theirs: str) -> None:
+    a, b = tree_values(ours), tree_values(theirs)
+    assert len(a) > 50 and a.keys() == b.keys()
+    for path, v in b.items():
+        assert (math.isnan(v) and math.isnan(a[path])) or a[path] == pytest.approx(v, abs=1e-3)
+
+
+@pytest.fixture(scope="module")
+def quartz(quartz_files):
+    th = _thicket().Thicket.from_caliperreader(quartz_files, disable_tqdm=True)
+    return Ensemble.from_files(quartz_files), th
+
+
+def _ours_for(ens: Ensemble, th, their_profile) -> object:
+    """perfweave's profile id of the file Thicket's ``their_profile`` was read from."""
+    by_file = {f: p for p, f in ens.profile_mapping.items()}
+    return by_file[th.profile_mapping[their_profile]]
+
+
+def test_tree_of_a_metric_shows_one_profile_as_thicket(quartz):
+    ens, th = quartz
+    for theirs in th.metadata.index:
+        ours = _ours_for(ens, th, theirs)
+        text = ens.tree("Avg time/rank", indices=ours, color=False)
+        assert text.splitlines()[0].startswith(
+            f"# Avg time/rank: profile {ens.profile_label(ours)}"
+        )
+        assert_same_tree(text, th.tree("Avg time/rank", indices=theirs, render_header=False))
+    # metric_column= by name, a statistic over the profiles with stat=
+    assert ens.tree(metric_column="Avg time/rank", indices=ours, color=False) == text
+    th_max = ens.tree("Avg time/rank", stat="max", color=False)
+    assert "Avg time/rank_max" in ens.statsframe.columns
+    root = th.dataframe.xs(th.graph.roots[0], level="node")["Avg time/rank"].max()
+    assert tree_values(th_max)[("RAJAPerf",)] == pytest.approx(root, abs=1e-3)
+
+
+def test_tree_of_a_metric_refuses_what_it_cannot_show(quartz):
+    ens, _ = quartz
+    with pytest.raises(ShapeError, match="no profile 'nope'"):
+        ens.tree("Avg time/rank", indices="nope")
+    with pytest.raises(ShapeError, match="no column 'Avg time'"):
+        ens.tree("Avg time")
+    with pytest.raises(ShapeError, match="stat= .* or indices="):
+        ens.tree("Avg time/rank", stat="mean", indices=ens.profiles[0])
