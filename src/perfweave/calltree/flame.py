@@ -1,0 +1,490 @@
+"""Flame graph layout: the rectangles a flame (or icicle) graph of a calltree draws.
+
+A node's frame is as wide as its **inclusive** value; its children sit side by side inside
+it, in the graph's frame order, starting at its left edge. ``x0`` and ``x1`` are fractions
+of the **total**: the sum of the roots' values (a forest's roots share the width).
+
+Values come from the core's rules, never from a rule of their own:
+
+- a GraphFrame's ranks/threads are reduced by :func:`perfweave.calltree.ranks.reduce_ranks`
+  (the mean over rank/thread cells, a cell without a row counting 0 for an additive metric:
+  what ``GraphFrame.node_values`` and the explorer show), and a frame with only exclusive
+  metrics gets its inclusive columns by :func:`perfweave.calltree.shown.with_inclusive`;
+- an Ensemble gives each profile's value by :func:`perfweave.calltree.ranks.profile_means`
+  and the ``statistic`` over its profiles (``"mean"``; NaN where a profile lacks the node is
+  left out, as the ensemble's statistics do). An ensemble with only exclusive metrics gets
+  its inclusive values per profile, before the statistic.
+
+**Containment.** A child is never drawn outside its parent. Where the children's values add
+up to more than their parent's (a statistic of inclusive values over profiles, a measured
+inclusive metric with rounding, the larger side of a comparison), the children are scaled
+down together to fit: ``value`` keeps the number, ``x1 - x0`` is what is drawn.
+
+**Exclusive.** The metric's exclusive partner where the data has one (``time`` beside
+``time (inc)``), else the inclusive value minus the children's (never below 0).
+
+**Zoom and search.** :meth:`FlameLayout.frames` with ``zoom=node`` draws that node's subtree
+across the whole width (its ancestors span it too, as a breadcrumb);
+:meth:`FlameLayout.search` finds nodes whose name matches a regular expression and the share
+of the total they hold, a match under a matching ancestor counted once.
+
+**Comparison.** :func:`flame_layout` with ``compare=b`` lays out the union of two graphs with
+widths from the larger side (:mod:`perfweave.calltree.flame_compare`).
+
+The graph must be a tree (a DAG has no single place for a node's frame).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from perfweave.calltree.display import node_names
+from perfweave.calltree.graph import Graph, Node
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.graphframe import _inclusive_name as inclusive_name
+from perfweave.calltree.ranks import (
+    profile_means,
+    rank_cells,
+    reduce_matrix,
+    reduce_ranks,
+)
+from perfweave.calltree.shown import POINTS_IN_TIME, with_inclusive
+from perfweave.errors import GraphError, QueryError, ShapeError
+
+if TYPE_CHECKING:
+    from perfweave.calltree.flame_compare import FlameComparison
+    from perfweave.ensemble.ensemble import Ensemble
+
+INT = np.int64
+#: statistics over an ensemble's profiles a flame graph can draw (monotone: a child's
+#: statistic never exceeds its parent's where every profile nests)
+STATISTICS = ("mean", "median", "min", "max", "sum")
+#: the columns of :meth:`FlameLayout.frames`, in order (comparison columns follow them)
+FRAME_COLUMNS = ("node", "name", "depth", "x0", "x1", "value", "exclusive")
+
+
+@dataclass(frozen=True)
+class NodeValues:
+    """One side's values per graph node: what a flame graph is drawn from.
+
+    ``samples`` (nodes x samples, NaN where a sample lacks the node) holds what a test of a
+    difference compares: the profiles of an ensemble, the ranks of a multi-rank frame."""
+
+    graph: Graph
+    names: np.ndarray
+    inclusive: np.ndarray
+    exclusive: np.ndarray
+    metric: str
+    unit: str
+    how: str
+    samples: np.ndarray
+    sample_noun: str
+
+
+def _numeric(df: pd.DataFrame, column: Any) -> bool:
+    dtype = df[column].dtype
+    return pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _columns_text(columns: Sequence[Any]) -> str:
+    shown = [str(c) for c in columns][:20]
+    more = f", ... ({len(columns)} in all)" if len(columns) > 20 else ""
+    return ", ".join(shown) + more
+
+
+def _pick_inclusive(
+    columns: Sequence[Any], inc: Sequence[Any], exc: Sequence[Any], default: Any, metric: Any
+) -> tuple[str, str | None]:
+    """(inclusive column, exclusive column it was derived from or None) for ``metric``."""
+    cols = [str(c) for c in columns]
+    inc_names = [str(m) for m in inc]
+    exc_names = [str(m) for m in exc]
+    if metric is not None:
+        m = str(metric)
+        if m in inc_names:
+            return m, None
+        if m in exc_names or m in cols:
+            if inclusive_name(m) in cols:
+                return inclusive_name(m), None
+            if m in exc_names:
+                return inclusive_name(m), m  # computed from the exclusive metric
+            raise ShapeError(
+                f"metric {m!r} is neither an inclusive metric nor an exclusive one with an "
+                f"inclusive partner; the inclusive metrics are: {_columns_text(inc_names)}"
+            )
+        raise ShapeError(f"no metric {m!r}; the columns are: {_columns_text(cols)}")
+    d = str(default)
+    if d in inc_names:
+        return d, None
+    if inclusive_name(d) in cols:
+        return inclusive_name(d), None
+    if inc_names:
+        return inc_names[0], None
+    amounts = [m for m in exc_names if m not in POINTS_IN_TIME]
+    if amounts:
+        first = d if d in amounts else amounts[0]
+        return inclusive_name(first), first
+    raise ShapeError(f"no metric to draw a flame graph by; the columns are: {_columns_text(cols)}")
+
+
+def _exclusive_partner(inc: str, exc_metrics: Sequence[Any], columns: Sequence[Any]) -> str | None:
+    cols = {str(c) for c in columns}
+    for m in exc_metrics:
+        if str(m) in cols and inclusive_name(str(m)) == inc:
+            return str(m)
+    if inc.endswith(" (inc)") and inc[: -len(" (inc)")] in cols:
+        return inc[: -len(" (inc)")]
+    return None
+
+
+def _check_tree(graph: Graph) -> None:
+    if len(graph) == 0:
+        raise GraphError("the graph has no nodes: there is no flame graph to draw")
+    if not graph.is_tree():
+        raise GraphError(
+            "a flame graph needs a tree, and this graph is a DAG (a node with several "
+            "parents has no single place); unroll it first"
+        )
+
+
+def sizes(graph: Graph) -> np.ndarray:
+    """Each node's subtree size (the node itself included) of a tree in preorder."""
+    return np.asarray(graph._size, dtype=INT)
+
+
+def subtree_totals(graph: Graph, values: np.ndarray) -> np.ndarray:
+    """Each node's value plus all its descendants' (rows of ``values``; NaN counts 0)."""
+    v = np.nan_to_num(np.asarray(values, dtype=float), nan=0.0)
+    size = sizes(graph)
+    n = len(graph)
+    prefix = np.zeros((n + 1, *v.shape[1:]))
+    np.cumsum(v, axis=0, out=prefix[1:])
+    ids = np.arange(n)
+    return prefix[ids + size] - prefix[ids]
+
+
+def _children_sum(graph: Graph, values: np.ndarray) -> np.ndarray:
+    parent = graph.parent
+    has = parent >= 0
+    return np.bincount(parent[has], weights=values[has], minlength=len(graph))
+
+
+def _down_sum(graph: Graph, per_node: np.ndarray) -> np.ndarray:
+    """For each node, the sum of ``per_node`` over its ancestors and itself (a tree in
+    preorder: +x where a subtree starts, -x where it ends, one cumulative sum)."""
+    n = len(graph)
+    size = sizes(graph)
+    delta = np.zeros(n + 1)
+    np.add.at(delta, np.arange(n), per_node)
+    np.add.at(delta, np.arange(n) + size, -per_node)
+    return np.cumsum(delta)[:n]
+
+
+def graphframe_values(gf: GraphFrame, metric: Any = None) -> NodeValues:
+    """A GraphFrame's flame values by the core's rules (see the module docstring)."""
+    _check_tree(gf.graph)
+    inc, derived_from = _pick_inclusive(
+        gf.dataframe.columns, gf.inc_metrics, gf.exc_metrics, gf.default_metric, metric
+    )
+    if derived_from is not None or inc not in gf.dataframe.columns:
+        gf = with_inclusive(gf, asked=[inc])
+    if inc not in gf.dataframe.columns:
+        raise ShapeError(
+            f"no metric {inc!r}; the columns are: {_columns_text(gf.dataframe.columns)}"
+        )
+    if not _numeric(gf.dataframe, inc):
+        raise ShapeError(f"metric {inc!r} is not numeric ({gf.dataframe[inc].dtype})")
+    exc = _exclusive_partner(inc, gf.exc_metrics, gf.dataframe.columns)
+    if exc is not None and not _numeric(gf.dataframe, exc):
+        exc = None
+    cols = [inc] + ([exc] if exc else [])
+    reduced = reduce_ranks(gf, cols, "mean", across="threads")
+    values = np.nan_to_num(reduced[inc].to_numpy(dtype=float), nan=0.0)
+    if exc is not None:
+        exclusive = np.nan_to_num(reduced[exc].to_numpy(dtype=float), nan=0.0)
+    else:
+        exclusive = np.maximum(values - _children_sum(gf.graph, values), 0.0)
+    levels = gf.index_levels
+    across = "ranks" if "rank" in levels else "threads"
+    cells = rank_cells(gf, [inc], across) if levels else None
+    samples = cells.values[inc] if cells is not None else values[:, None]
+    noun = cells.noun if cells is not None else "profile"
+    return NodeValues(
+        gf.graph,
+        node_names(gf.graph, gf.dataframe),
+        values,
+        exclusive,
+        inc,
+        gf.unit_of(inc),
+        str(reduced.attrs.get("perfweave.node_values", "")),
+        samples,
+        noun,
+    )
+
+
+def ensemble_values(ens: Ensemble, metric: Any = None, statistic: str = "mean") -> NodeValues:
+    """An Ensemble's flame values: ``statistic`` over its profiles of each profile's value."""
+    if statistic not in STATISTICS:
+        raise ShapeError(
+            f"statistic {statistic!r}: a flame graph draws one of {', '.join(STATISTICS)}"
+        )
+    _check_tree(ens.graph)
+    perf = ens.performance_cols
+    inc, derived_from = _pick_inclusive(
+        perf, [m for m in ens.inc_metrics if m in perf], ens.exc_metrics, ens.default_metric, metric
+    )
+    n, profiles = len(ens.graph), list(ens.profiles)
+    if derived_from is not None:  # inclusive per profile, before the statistic
+        own = profile_means(ens.dataframe, n, profiles, derived_from)
+        seen = subtree_totals(ens.graph, (~np.isnan(own)).astype(float)) > 0
+        matrix = np.where(seen, subtree_totals(ens.graph, own), np.nan)
+    else:
+        matrix = profile_means(ens.dataframe, n, profiles, inc)
+    values = np.nan_to_num(reduce_matrix(matrix, statistic), nan=0.0)
+    exc = derived_from or _exclusive_partner(inc, ens.exc_metrics, perf)
+    if exc is not None:
+        own = profile_means(ens.dataframe, n, profiles, exc)
+        exclusive = np.nan_to_num(reduce_matrix(own, statistic), nan=0.0)
+    else:
+        exclusive = np.maximum(values - _children_sum(ens.graph, values), 0.0)
+    unit_metric = derived_from or inc
+    return NodeValues(
+        ens.graph,
+        node_names(ens.graph, ens.dataframe),
+        values,
+        exclusive,
+        inc,
+        ens.unit_of(unit_metric),
+        f"{statistic} over {len(profiles)} profiles",
+        matrix,
+        "profiles",
+    )
+
+
+def node_values(data: Any, metric: Any = None, statistic: str = "mean") -> NodeValues:
+    """:func:`graphframe_values` or :func:`ensemble_values`, by the kind of ``data``."""
+    from perfweave.ensemble.ensemble import Ensemble
+
+    if isinstance(data, GraphFrame):
+        return graphframe_values(data, metric)
+    if isinstance(data, Ensemble):
+        return ensemble_values(data, metric, statistic)
+    raise ShapeError(
+        f"a flame graph draws a perfweave GraphFrame or Ensemble, not {type(data).__name__}"
+    )
+
+
+def layout_x(graph: Graph, widths: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(x0, x1, total)``: every node's span as fractions of the roots' sum, children side
+    by side from their parent's left edge, scaled down together where they would overflow
+    it (see the module docstring). No loop over nodes or levels."""
+    w = np.maximum(np.nan_to_num(np.asarray(widths, dtype=float), nan=0.0), 0.0)
+    n = len(graph)
+    parent = graph.parent
+    child_sum = _children_sum(graph, w)
+    # f[p] shrinks p's children to fit p; a node's drawn width is w times the product of f
+    # over its strict ancestors (logs summed down the tree; a factor 0 counted apart)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(child_sum > w, w / child_sum, 1.0)
+    zero = (f <= 0).astype(float)
+    logf = np.where(f > 0, np.log(np.where(f > 0, f, 1.0)), 0.0)
+    has = parent >= 0
+    above_log = np.zeros(n)
+    above_zero = np.zeros(n)
+    above_log[has] = _down_sum(graph, logf)[parent[has]]
+    above_zero[has] = _down_sum(graph, zero)[parent[has]]
+    drawn = np.where(above_zero > 0, 0.0, w * np.exp(above_log))
+    # a node's left edge: its earlier siblings' widths, summed over its ancestors and itself
+    roots = graph.root_ids
+    offset = np.zeros(n)
+    if n:
+        ptr, idx = graph.children_csr()
+        groups = np.repeat(np.arange(n), np.diff(ptr))
+        d = drawn[idx]
+        run = np.cumsum(d) - d  # the widths before each child, over all children
+        offset[idx] = run - run[ptr[groups]]
+        offset[roots] = np.cumsum(drawn[roots]) - drawn[roots]
+    x0 = _down_sum(graph, offset)
+    total = float(drawn[roots].sum()) if n else 0.0
+    if total <= 0:
+        return np.zeros(n), np.zeros(n), 0.0
+    x0 = x0 / total
+    return x0, x0 + drawn / total, total
+
+
+@dataclass(frozen=True)
+class FlameSearch:
+    """What a search found: the matching nodes, their value counted once (a match under a
+    matching ancestor is part of it) and that as a share of the total and of the zoomed
+    frame."""
+
+    pattern: str
+    nodes: np.ndarray
+    value: float
+    share: float
+    zoom_share: float
+
+
+@dataclass(frozen=True)
+class FlameLayout:
+    """The laid-out flame graph of one calltree (see the module docstring).
+
+    Build it with :func:`flame_layout`. ``x0``/``x1`` are per graph node; :meth:`frames`
+    gives the drawn rectangles as a DataFrame."""
+
+    values: NodeValues
+    x0: np.ndarray
+    x1: np.ndarray
+    total: float
+    comparison: FlameComparison | None = field(default=None)
+
+    @property
+    def graph(self) -> Graph:
+        return self.values.graph
+
+    @property
+    def metric(self) -> str:
+        return self.values.metric
+
+    @property
+    def unit(self) -> str:
+        return self.values.unit
+
+    def node_id(self, node: Any) -> int:
+        """A node id of this layout's graph from an id, a ``Node`` or a name (the widest
+        node of that name)."""
+        n = len(self.graph)
+        if isinstance(node, Node):
+            if node.graph is not self.graph and node.graph != self.graph:
+                raise GraphError(f"node {node} belongs to another graph")
+            nid = node.nid
+        elif isinstance(node, (int, np.integer)) and not isinstance(node, bool):
+            nid = int(node)
+        elif isinstance(node, str):
+            hits = np.flatnonzero(self.values.names == node)
+            if not len(hits):
+                raise GraphError(f"no node named {node!r} in the flame graph")
+            nid = int(hits[np.argmax(self.x1[hits] - self.x0[hits])])
+        else:
+            raise GraphError(f"a node is an id, a Node or a name, not {type(node).__name__}")
+        if not 0 <= nid < n:
+            raise GraphError(f"no node {nid} in a flame graph of {n} nodes (ids 0 to {n - 1})")
+        return nid
+
+    def path(self, node: Any) -> list[int]:
+        """The ids from a root down to ``node`` (the breadcrumb of a zoom)."""
+        nid = self.node_id(node)
+        out = [nid]
+        parent = self.graph.parent
+        while parent[out[-1]] >= 0:
+            out.append(int(parent[out[-1]]))
+        return out[::-1]
+
+    def frames(self, zoom: Any = None, min_width: float = 0.0) -> pd.DataFrame:
+        """The drawn rectangles: ``node, name, depth, x0, x1, value, exclusive`` (and the
+        comparison's columns), in preorder. With ``zoom``, that node's subtree re-based to
+        fill the width (its ancestors span it too); ``min_width`` (a fraction of the width)
+        leaves out narrower frames."""
+        n = len(self.graph)
+        if zoom is None:
+            nodes = np.arange(n, dtype=INT)
+            x0, x1 = self.x0, self.x1
+        else:
+            z = self.node_id(zoom)
+            size = int(sizes(self.graph)[z])
+            path = np.asarray(self.path(z)[:-1], dtype=INT)
+            nodes = np.concatenate([path, np.arange(z, z + size, dtype=INT)])
+            span = self.x1[z] - self.x0[z]
+            x0 = np.zeros(n)
+            x1 = np.ones(n)
+            if span > 0:
+                sub = slice(z, z + size)
+                x0[sub] = (self.x0[sub] - self.x0[z]) / span
+                x1[sub] = (self.x1[sub] - self.x0[z]) / span
+            else:
+                nodes = nodes[: len(path) + 1]
+        x0, x1 = x0[nodes], x1[nodes]
+        keep = (x1 - x0) >= min_width if min_width > 0 else np.ones(len(nodes), bool)
+        if zoom is not None:
+            keep[: len(self.path(zoom))] = True
+        nodes, x0, x1 = nodes[keep], x0[keep], x1[keep]
+        table = {
+            "node": nodes,
+            "name": self.values.names[nodes],
+            "depth": np.asarray(self.graph.depth, dtype=INT)[nodes],
+            "x0": x0,
+            "x1": x1,
+            "value": self.values.inclusive[nodes],
+            "exclusive": self.values.exclusive[nodes],
+        }
+        if self.comparison is not None:
+            table.update(self.comparison.columns(nodes))
+        return pd.DataFrame(table)
+
+    def zoom(self, node: Any) -> pd.DataFrame:
+        """``frames(zoom=node)``: the node's subtree filling the width."""
+        return self.frames(zoom=node)
+
+    def matches(self, pattern: str) -> np.ndarray:
+        """Whether each node's name matches the regular expression ``pattern`` (searched
+        anywhere in the name, as the explorer's search box)."""
+        if not isinstance(pattern, str) or not pattern:
+            raise QueryError(f"search needs a regular expression, not {pattern!r}")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise QueryError(f"search {pattern!r}: bad regular expression: {exc}") from exc
+        names = pd.Series(self.values.names, dtype=object)
+        return names.str.contains(pattern, regex=True).to_numpy(dtype=bool)
+
+    def search(self, pattern: str, zoom: Any = None) -> FlameSearch:
+        """Nodes whose name matches ``pattern`` and what they hold: a match under a matching
+        ancestor counts once; shares of the total and of ``zoom``'s frame (the total
+        without a zoom)."""
+        hit = self.matches(pattern)
+        inside = _down_sum(self.graph, hit.astype(float)) - hit  # matching strict ancestors
+        top = hit & (inside == 0)
+        widths = self.x1 - self.x0
+        value = float(self.values.inclusive[top].sum())
+        share = float(widths[top].sum())
+        zoom_share = share
+        if zoom is not None:
+            z = self.node_id(zoom)
+            size = int(sizes(self.graph)[z])
+            span = widths[z]
+            path = self.path(z)
+            if any(hit[p] for p in path[:-1]):
+                zoom_share = 1.0  # an ancestor matches: the whole zoomed frame is in it
+            else:
+                sub = top[z : z + size]
+                zoom_share = float(widths[z : z + size][sub].sum() / span) if span > 0 else 0.0
+        return FlameSearch(pattern, np.flatnonzero(hit).astype(INT), value, share, zoom_share)
+
+
+def flame_layout(
+    data: Any,
+    metric: Any = None,
+    statistic: str = "mean",
+    compare: Any = None,
+    alpha: float = 0.05,
+) -> FlameLayout:
+    """The flame graph of a GraphFrame or Ensemble (or, with ``compare``, of two: see
+    :mod:`perfweave.calltree.flame_compare`), laid out."""
+    if compare is not None:
+        from perfweave.calltree.flame_compare import compare_layout
+
+        return compare_layout(data, compare, metric, statistic, alpha)
+    values = node_values(data, metric, statistic)
+    x0, x1, total = layout_x(values.graph, values.inclusive)
+    return FlameLayout(values, x0, x1, total)
+
+
+def flame_frames(data: Any, metric: Any = None, statistic: str = "mean") -> pd.DataFrame:
+    """The drawn rectangles of ``data``'s flame graph (:meth:`FlameLayout.frames`)."""
+    return flame_layout(data, metric, statistic).frames()
