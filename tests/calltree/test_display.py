@@ -116,8 +116,9 @@ def test_readers_give_units_that_follow_derived_columns(data_dir):
     assert pw.read(str(trace)).unit_of("dur") == "s"
     merged = pw.read(str(trace), merge_calls=True)
     assert merged.unit_of("time (inc)") == "s" and merged.unit_of("calls") == ""
-    # Caliper's readers know time.duration is seconds (here by the attribute's name:
-    # sum#time.duration is read as "time"); a column no reader knows: its name decides
+    # Caliper's readers know time.duration's unit (here by the attribute's name, read as
+    # "time", and its whole values); a column no reader knows: its name decides
     lulesh = pw.read(str(data_dir / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"))
-    assert lulesh.units == {"time (inc)": "s", "time": "s"} and lulesh.unit_of("time") == "s"
+    # an older Caliper's timer: whole microseconds (caliper_unit's rule), not seconds
+    assert lulesh.units == {"time (inc)": "µs", "time": "µs"} and lulesh.unit_of("time") == "µs"
     assert lulesh.unit_of("Avg time/rank") == "s" and lulesh.unit_of("count") == ""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import perfweave as pw
@@ -17,6 +18,7 @@ DATA = Path(__file__).resolve().parents[2] / "data"
 SAMPLING = DATA / "calltree-sampling/sampling-profile.cali"
 ORDERED_JSON = DATA / "hatchet/caliper-ordered-json/caliper-region-node-order.json"
 LULESH_JSON = DATA / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"
+CPI_JSON = DATA / "hatchet/caliper-cpi-json/cpi-callpath-profile.json"
 RAJAPERF = DATA / "thicket/rajaperf/quartz/gcc10.3.1_1048576/O3/1/Base_Seq-default.cali"
 
 
@@ -47,13 +49,27 @@ def test_time_duration_without_metadata_is_seconds_by_its_name():
     assert gf.unit_of("count") == ""
 
 
-@pytest.mark.parametrize("path", [ORDERED_JSON, LULESH_JSON])
-def test_caliper_json_passes_its_units_on(path):
+@pytest.mark.parametrize(("path", "unit"), [(ORDERED_JSON, "s"), (LULESH_JSON, "µs")])
+def test_caliper_json_passes_its_units_on(path, unit):
     """json-split: ``column_metadata``'s ``attribute.unit`` (caliper-region-node-order's
-    ``time``), else the name (lulesh's ``sum#time.duration`` and its inclusive sum)."""
+    ``time``), else the name: lulesh's ``sum#time.duration`` and its inclusive sum were
+    written by a Caliper whose timer counted whole microseconds (1,276,744 at the largest
+    node of a run of a few seconds), not seconds."""
     gf = pw.read(path)
-    assert gf.units.get("time") == "s"
-    assert gf.unit_of("time (inc)") == "s"
+    assert gf.units.get("time") == unit
+    assert gf.unit_of("time (inc)") == unit
+
+
+def test_the_old_timers_whole_microseconds_are_not_read_as_seconds():
+    """cpi's sampler profile: each sample's time.duration is ~5,000 (5 ms in µs); read as
+    seconds its run took 38 minutes. Shown in the explorer as seconds of the real run."""
+    gf = pw.read(CPI_JSON)
+    assert gf.units == {"time": "µs"}
+    samples = gf.dataframe["time"].to_numpy()
+    assert 4900 < np.median(samples[samples > 0]) < 5100  # one 5 ms sampling interval
+    ex = pw.CalltreeExplorer(gf)
+    fmt = next(c["format"] for c in ex.columns if c["label"].startswith("time"))
+    assert fmt["unit"] in ("s", "ms")  # 2.3 s of samples, written in seconds or ms
 
 
 def test_spot_aliases_carry_the_unit_of_what_they_aggregate():
@@ -70,3 +86,7 @@ def test_caliper_unit_rule():
     assert caliper_unit("scount", "sec") == "s" and caliper_unit("x", "usec") == "µs"
     assert caliper_unit("time.duration", "nsec") == "ns"  # the metadata first
     assert caliper_unit("alloc.size", "bytes") == "B"
+    # Caliper's timer before seconds: whole microseconds (an integer attribute type)
+    assert caliper_unit("sum#time.duration", whole=True) == "µs"
+    assert caliper_unit("sum#time.duration.ns", whole=True) == "ns"
+    assert caliper_unit("sum#time.duration", "sec", whole=True) == "s"  # metadata first

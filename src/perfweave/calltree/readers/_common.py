@@ -39,18 +39,24 @@ _CALIPER_TIMERS = {
 _SAME_UNIT_OPS = frozenset({"sum", "min", "max", "avg", "inclusive"})
 
 
-def caliper_unit(attribute: str, declared: Any = None) -> str:
+def caliper_unit(attribute: str, declared: Any = None, whole: bool = False) -> str:
     """The unit of a Caliper attribute: its ``attribute.unit`` metadata where the file
-    has it (``sec`` -> ``s``, ``nsec`` -> ``ns``), else seconds for the timer
+    has it (``sec`` -> ``s``, ``nsec`` -> ``ns``), else what the timer's name says for
     ``time.duration`` and the aggregates of it that keep its unit (``sum#time.duration``,
     ``avg#inclusive#sum#time.duration``; not ``percent_total#...`` or ``count``); ``""``
-    when neither says."""
+    when neither says.
+
+    Caliper's timer wrote ``time.duration`` as whole microseconds before it wrote
+    seconds as a double (hatchet's cpi and lulesh JSON profiles: a 5 ms sample reads
+    ``5007``): ``whole`` (an integer attribute type, or only whole values in a file
+    without types) makes it ``µs``, else ``s``."""
     if isinstance(declared, str) and declared.strip():
         name = declared.strip()
         return _CALIPER_UNIT_NAMES.get(name, _CALIPER_UNIT_NAMES.get(name.lower(), name))
     *ops, base = str(attribute).split("#")
     if base in _CALIPER_TIMERS and all(op in _SAME_UNIT_OPS for op in ops):
-        return _CALIPER_TIMERS[base]
+        unit = _CALIPER_TIMERS[base]
+        return "µs" if whole and unit == "s" else unit
     return ""
 
 

@@ -341,7 +341,8 @@ def _units(reader: CaliContents, metrics: list[str], renames: dict[str, str]) ->
     out = {}
     for c in metrics:
         a = reader.attribute(c)
-        unit = caliper_unit(c, a.unit if a is not None else None)
+        whole = a is not None and a.type in ("int", "uint")
+        unit = caliper_unit(c, a.unit if a is not None else None, whole)
         if unit:
             out[renames[c]] = unit
     return out

@@ -479,9 +479,9 @@ def _assemble(
     default = "time" if "time" in value_cols else (inc or exc or ["time"])[0]
     # each metric's unit: its attribute.unit metadata, else what Caliper's name says
     units = {
-        new: caliper_unit(old, unit)
+        new: caliper_unit(old, unit, _whole(df[new]))
         for old, new, unit in zip(columns, new_cols, declared)
-        if new in value_cols and caliper_unit(old, unit)
+        if new in value_cols and caliper_unit(old, unit, _whole(df[new]))
     }
     return build_graphframe(
         pd.DataFrame(frames),
@@ -558,3 +558,11 @@ def _fill_missing(
         if pd.api.types.is_integer_dtype(df[c]) and not out[c].isna().any():
             out[c] = out[c].astype(df[c].dtype)
     return out
+
+
+def _whole(column: pd.Series) -> bool:
+    """Whether every value of a column is a whole number (and there is one): JSON carries
+    no attribute types, so this tells Caliper's integer microseconds from its seconds."""
+    values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    return bool(len(values)) and bool(np.all(values == np.round(values)))
