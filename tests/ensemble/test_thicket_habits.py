@@ -86,3 +86,35 @@ def test_tree_of_a_metric_refuses_what_it_cannot_show(quartz):
         ens.tree("Avg time")
     with pytest.raises(ShapeError, match="stat= .* or indices="):
         ens.tree("Avg time/rank", stat="mean", indices=ens.profiles[0])
+
+
+def test_statsframe_has_thickets_dataframe_and_tree(quartz_files):
+    ens = Ensemble.from_files(quartz_files)
+    th = _thicket().Thicket.from_caliperreader(quartz_files, disable_tqdm=True)
+    _thicket().stats.mean(th, columns=["Avg time/rank"])
+    ens.stats(["Avg time/rank"], stats=["mean"])
+    # still a DataFrame, as the README uses it; and Thicket's two names
+    assert ens.statsframe.sort_values("Avg time/rank_mean").index[-1] == 0
+    table = ens.statsframe.dataframe
+    assert list(table.columns) == ["name", "Avg time/rank_mean"]
+    theirs = th.statsframe.dataframe
+    ours_by_name = dict(zip(table["name"], table["Avg time/rank_mean"]))
+    for name, v in zip(theirs["name"], theirs["Avg time/rank_mean"]):
+        assert ours_by_name[name] == pytest.approx(v)
+    assert_same_tree(
+        ens.statsframe.tree("Avg time/rank_mean", color=False),
+        th.statsframe.tree("Avg time/rank_mean", render_header=False),
+    )
+    # a column written through .dataframe is one of the ensemble's statistics
+    ens.statsframe.dataframe["twice"] = 2 * table["Avg time/rank_mean"]
+    assert "twice" in ens.statsframe.columns
+    assert tree_values(ens.statsframe.tree("twice", color=False))[("RAJAPerf",)] == pytest.approx(
+        2 * ours_by_name["RAJAPerf"], abs=1e-3
+    )
+    with pytest.raises(ShapeError, match="no column 'Avg time/rank_max' in the statsframe"):
+        ens.statsframe.tree("Avg time/rank_max")
+    # a table held from before a new statistic keeps working, as Thicket's object does
+    held = ens.statsframe
+    ens.stats(["Avg time/rank"], stats=["max"])
+    assert held is not ens.statsframe
+    assert held.tree("twice", color=False) == ens.statsframe.tree("twice", color=False)

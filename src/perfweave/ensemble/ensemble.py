@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from perfweave.calltree.graphframe import GraphFrame
     from perfweave.ensemble.groupby import GroupBy
+    from perfweave.ensemble.statsframe import StatsFrame
 
 INT = np.int64
 
@@ -68,6 +69,19 @@ class Ensemble(Analyses):
         self.units = {str(k): str(v) for k, v in (units or {}).items()}
         #: files that failed to read with ``on_error="skip"``: (path, message)
         self.errors = list(errors or [])
+
+    @property
+    def statsframe(self) -> StatsFrame:
+        """Statistics across profiles, one row per node: a DataFrame that also has
+        Thicket's ``.dataframe`` and ``.tree(column)`` (see
+        :mod:`perfweave.ensemble.statsframe`)."""
+        return self._statsframe
+
+    @statsframe.setter
+    def statsframe(self, table: pd.DataFrame) -> None:
+        from perfweave.ensemble.statsframe import bind
+
+        self._statsframe = bind(table, self)
 
     # ------------------------------------------------------------------ construction
     @classmethod
