@@ -136,6 +136,13 @@ class UnterminatedTraceWarning(IncompleteInputWarning):
     how many events it holds."""
 
 
+class UnmatchedCallsWarning(IncompleteInputWarning):
+    """Calls that one kind of profiler file lists lack another: calls with counts or
+    timings but no backtrace (woven under a ``(no backtrace)`` node), calls of a call site
+    without counts or without times on some ranks (those columns are NaN there, never 0).
+    The message counts the calls and names the call sites."""
+
+
 class MissingMetricWarning(PerfweaveWarning):
     """Metrics asked for (or a reader's default metric) are not in the input, or the input
     has none: the result lacks their columns. The message names them and the metrics the
@@ -185,6 +192,7 @@ __all__ = [
     "ShapeError",
     "SkippedInputWarning",
     "SpecError",
+    "UnmatchedCallsWarning",
     "UnterminatedTraceWarning",
     "require",
 ]

@@ -80,3 +80,49 @@ def test_workers_option(capsys):
     with pytest.raises(SystemExit):
         main(["counts", "summary", "--workers", "0", str(WRF)])
     assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err
+
+
+def test_sites_prints_each_call_site_and_the_calltree(capsys):
+    import perfweave.counts as pc
+
+    d = expected("alltoall_multicomms_c")
+    assert run("counts", "sites", str(d)) == 0
+    out = capsys.readouterr().out
+    table = pc.read(d).call_sites().metadata["call_sites"]
+    assert f"{len(table)} call sites, {table['calls'].sum()} calls, 4 ranks (COMM_WORLD" in out
+    line = next(x for x in out.splitlines() if x.lstrip().startswith("0 "))
+    assert (
+        f"{table.loc[0, 'bytes_sent']:,.0f}" in line and f"{table.loc[0, 'time_max']:.6f}" in line
+    )
+    assert "alltoall_backtrace_rank0_trace0.md, alltoall_backtrace_rank1_trace0.md" in line
+    assert "# time (inc): mean over 4 ranks" in out and "└─ " in out and "MPI_Alltoall\n" in out
+
+
+def test_sites_csv_and_options(capsys):
+    import io
+
+    import pandas as pd
+
+    import perfweave.counts as pc
+
+    d = expected("allgatherv_c")
+    assert run("counts", "sites", str(d), "--csv", "--wrappers", "keep") == 0
+    got = pd.read_csv(io.StringIO(capsys.readouterr().out), index_col="site")
+    want = pc.read(d).call_sites(wrappers="keep").metadata["call_sites"]
+    assert got["bytes_sent"].tolist() == want["bytes_sent"].tolist()
+    assert got["caller"].tolist() == ["allgatherv_c+0x13f4"]
+    assert run("counts", "sites", str(d), "--metric", "calls (inc)", "--aggregate", "max") == 0
+    assert "# calls (inc): max over 4 ranks" in capsys.readouterr().out
+    with pytest.raises(PerfweaveError, match="--metric 'bytes': no such metric"):
+        run("counts", "sites", str(d), "--metric", "bytes")
+    with pytest.raises(PerfweaveError, match="no backtrace files"):
+        run("counts", "sites", str(WRF))
+
+
+def test_sites_help_says_what_is_shown(capsys):
+    with pytest.raises(SystemExit):
+        run("counts", "sites", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    for phrase in ("NaN where a file is missing", "COMM_WORLD rank", "--wrappers {drop,keep}"):
+        assert phrase in text
+    assert "MPI_Alltoallv" in text and "'profiler'" in text

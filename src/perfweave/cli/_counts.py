@@ -1,4 +1,4 @@
-"""``perfweave counts summary DIR`` and ``perfweave counts patterns DIR [--out DIR]``."""
+"""``perfweave counts summary | patterns | sites DIR``: the count matrices on the command line."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 import warnings
 
+from perfweave.counts.sites import METRICS, WRAPPERS
 from perfweave.errors import PerfweaveError
 
 
@@ -33,6 +34,45 @@ def register(subparsers) -> None:
     patterns.add_argument("--strict", action="store_true", help="fail on the first bad file")
     _workers_option(patterns)
     patterns.set_defaults(func=_patterns)
+
+    sites = sub.add_parser(
+        "sites",
+        help="call sites: the backtraces woven with the counts and timings into a calltree",
+        description="One line per call site (calls, bytes sent and received summed over "
+        "ranks, execution and late-arrival times: mean and max over ranks of each rank's "
+        "sum, communicators, call groups, caller frame, backtrace files), then the calltree "
+        "of the call sites (outermost frame at the root). NaN where a file is missing (no "
+        "timings, no counts for a call), never 0. rank is the COMM_WORLD rank where a "
+        "location file maps the communicator, else the communicator rank. Frames are named "
+        "by their symbol, else module and address (wrf.exe [0x3314863]) or module and "
+        "offset (prog+0x13f4). See docs/counts.md.",
+    )
+    sites.add_argument("directory", help="a collective profiler results directory")
+    sites.add_argument(
+        "--wrappers",
+        choices=WRAPPERS,
+        default="drop",
+        help="the profiler's own frames (its lib<collective>_*.so): drop (default) replaces "
+        "them with one leaf named for the MPI function the program called (MPI_Alltoallv); "
+        "keep shows them, with the frame type 'profiler'",
+    )
+    sites.add_argument(
+        "--metric",
+        help="metric of the tree (default: time (inc), or bytes_sent (inc) without timings); "
+        "one of " + ", ".join(f"'{m}', '{m} (inc)'" for m in METRICS),
+    )
+    sites.add_argument(
+        "--aggregate",
+        choices=("mean", "sum", "max", "min"),
+        default="mean",
+        help="how the tree combines a node's ranks (default: mean; a rank without a row for "
+        "a node took no part in its calls and counts 0)",
+    )
+    sites.add_argument("--depth", type=_positive, help="show this many levels of the tree")
+    sites.add_argument("--csv", action="store_true", help="print only the call-site table, as CSV")
+    sites.add_argument("--strict", action="store_true", help="fail on the first bad file")
+    _workers_option(sites)
+    sites.set_defaults(func=_sites)
 
 
 def _workers_option(parser: argparse.ArgumentParser) -> None:
@@ -133,4 +173,69 @@ def _patterns(args: argparse.Namespace) -> int:
             print(f"<!-- lead rank {rank}, job {job} -->")
             print(format_patterns(report), end="")
             print(format_patterns_summary(report))
+    return 0
+
+
+#: the call-site table's columns as printed: (column, header, format)
+_SITE_COLUMNS = (
+    ("calls", "calls", "{:,.0f}"),
+    ("bytes_sent", "bytes sent", "{:,.0f}"),
+    ("bytes_received", "bytes received", "{:,.0f}"),
+    ("time_mean", "time mean (s)", "{:.6f}"),
+    ("time_max", "time max (s)", "{:.6f}"),
+    ("late_arrival_mean", "late mean (s)", "{:.6f}"),
+    ("late_arrival_max", "late max (s)", "{:.6f}"),
+    ("comms", "comms", "{}"),
+    ("groups", "call groups", "{}"),
+    ("caller", "caller", "{}"),
+    ("traces", "backtraces", "{}"),
+)
+
+
+def _sites(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from perfweave.errors import MetadataError
+
+    gf = _load(args).call_sites(wrappers=args.wrappers)
+    table = gf.metadata["call_sites"]
+    if args.csv:
+        sys.stdout.write(table.to_csv())
+        return 0
+    n_ranks = gf.dataframe.index.get_level_values("rank").nunique()
+    kind = {
+        "COMM_WORLD": "COMM_WORLD ranks, from the location files",
+        "communicator": "communicator ranks: no location file maps them to COMM_WORLD",
+        "mixed": "COMM_WORLD ranks where a location file maps them, else communicator ranks",
+    }[gf.metadata["rank"]]
+    print(
+        f"# {args.directory}: {len(table)} call sites, {int(table['calls'].sum()):,} calls, "
+        f"{n_ranks} ranks ({kind})"
+    )
+    rows = [["site"] + [header for _, header, _ in _SITE_COLUMNS]]
+    for site, rec in table.iterrows():
+        rows.append(
+            [str(site)]
+            + [
+                "NaN" if isinstance(rec[c], float) and np.isnan(rec[c]) else fmt.format(rec[c])
+                for c, _, fmt in _SITE_COLUMNS
+            ]
+        )
+    widths = [max(len(r[k]) for r in rows) for k in range(len(rows[0]))]
+    for r in rows:
+        print(
+            "  ".join(
+                v.rjust(w) if k < 8 else v.ljust(w) for k, (v, w) in enumerate(zip(r, widths))
+            ).rstrip()
+        )
+    metric = args.metric or gf.default_metric
+    if metric not in gf.dataframe.columns or metric == "site":
+        raise MetadataError(
+            f"--metric {metric!r}: no such metric; one of "
+            + ", ".join(gf.exc_metrics + gf.inc_metrics)
+        )
+    shown = gf.copy()
+    shown.drop_index_levels(getattr(np, args.aggregate))
+    print(f"\n# {metric}: {args.aggregate} over {n_ranks} ranks (--aggregate, --metric)")
+    sys.stdout.write(shown.tree(metric_column=metric, depth=args.depth, color=False))
     return 0

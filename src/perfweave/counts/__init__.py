@@ -1,12 +1,20 @@
 """Count matrices of MPI collectives (alltoallv, alltoall, allgatherv).
 
 Reads what the collective profiler (gvallee/collective_profiler) writes — compact and
-per-call count files, timings, locations — into a :class:`CountsProfile` of
+per-call count files, timings, locations, backtraces — into a :class:`CountsProfile` of
 :class:`CallGroup` objects whose send/recv matrices are :class:`CountMatrix` (distinct
 rows + row per rank, ``dense()`` for the int64 array), and analyses them: rank-range
-groups, communication patterns, statistics, per-rank and per-host bytes.
+groups, communication patterns, statistics, per-rank and per-host bytes, and the call
+sites (``profile.call_sites()``: backtraces, counts and timings woven into a calltree).
 """
 
+from perfweave.counts.backtraces import (
+    Backtrace,
+    BacktraceContext,
+    StackFrame,
+    parse_backtrace,
+    read_backtrace,
+)
 from perfweave.counts.blocks import (
     BlockAggregator,
     Blocks,
@@ -51,12 +59,20 @@ from perfweave.counts.profile import (
     to_compact,
 )
 from perfweave.counts.ranklist import format_ranklist, parse_ranklist
+from perfweave.counts.sites import (
+    nodes_of_sites,
+    site_groups,
+    sites_of_calls,
+    sites_of_nodes,
+    weave_call_sites,
+)
 from perfweave.counts.stats import (
     bytes_per_rank,
     call_stats,
     format_heatmap,
     host_totals,
     message_totals,
+    rank_bytes,
     stats_summary,
 )
 from perfweave.counts.timings import read_comm_data, read_locations, read_timings
@@ -64,6 +80,17 @@ from perfweave.counts.timings import read_comm_data, read_locations, read_timing
 read_counts = read  # the name perfweave re-exports (perfweave.read reads calltrees)
 
 __all__ = [
+    "Backtrace",
+    "BacktraceContext",
+    "StackFrame",
+    "nodes_of_sites",
+    "parse_backtrace",
+    "rank_bytes",
+    "read_backtrace",
+    "site_groups",
+    "sites_of_calls",
+    "sites_of_nodes",
+    "weave_call_sites",
     "BlockAggregator",
     "Blocks",
     "RowUnits",

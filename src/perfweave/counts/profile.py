@@ -22,6 +22,7 @@ import pandas as pd
 
 from perfweave.counts._arrays import unique_first_inverse
 from perfweave.counts._parallel import map_files
+from perfweave.counts.backtraces import BACKTRACE_NAME, Backtrace, read_backtrace
 from perfweave.counts.compact import (
     COMPACT_NAME,
     CompactBlock,
@@ -244,16 +245,18 @@ def _blocks_for(groups: Sequence[CallGroup], kind: str) -> list[CompactBlock]:
 
 @dataclass(eq=False)
 class CountsProfile:
-    """Count matrices, timings and locations of one profiler results directory.
+    """Count matrices, timings, locations and backtraces of one profiler results directory.
 
-    ``groups`` holds every CallGroup (all lead ranks); ``errors`` the problems with files
-    that could not be read (the rest of the directory is still loaded).
+    ``groups`` holds every CallGroup (all lead ranks); ``backtraces`` the call sites'
+    stacks (:meth:`call_sites` weaves them with the rest); ``errors`` the problems with
+    files that could not be read (the rest of the directory is still loaded).
     """
 
     groups: list[CallGroup] = field(default_factory=list)
     timings: pd.DataFrame = field(default_factory=pd.DataFrame)
     locations: pd.DataFrame = field(default_factory=pd.DataFrame)
     comm_data: pd.DataFrame = field(default_factory=pd.DataFrame)
+    backtraces: list[Backtrace] = field(default_factory=list)
     errors: list[PerfweaveError] = field(default_factory=list)
     directory: Path | None = None
 
@@ -342,18 +345,27 @@ class CountsProfile:
                 return out
         return None
 
+    def call_sites(self, *, wrappers: str = "drop"):
+        """The call sites as a calltree GraphFrame: backtraces woven with the counts and
+        timings, rows per (node, rank) (see :func:`perfweave.counts.sites.weave_call_sites`)."""
+        from perfweave.counts.sites import weave_call_sites
+
+        return weave_call_sites(self, wrappers=wrappers)
+
     def __repr__(self) -> str:
         n_calls = sum(g.n_calls for g in self.groups)
+        sites = f", {len(self.backtraces)} backtraces" if self.backtraces else ""
         return (
             f"CountsProfile({len(self.ranks)} lead ranks, {len(self.groups)} call groups, "
-            f"{n_calls} calls, {len(self.errors)} unreadable files)"
+            f"{n_calls} calls{sites}, {len(self.errors)} unreadable files)"
         )
 
 
 def read(
     directory: str | os.PathLike[str], *, strict: bool = False, workers: int | None = None
 ) -> CountsProfile:
-    """Read every count, timing, location and comm file of a profiler results directory.
+    """Read every count, timing, location, comm and backtrace file of a profiler results
+    directory.
 
     A file that cannot be read is recorded in ``profile.errors`` and reported with a
     warning, and the rest is still read; ``strict=True`` raises the first error (in file
@@ -399,6 +411,10 @@ def read(
             locations.append(attempt(read_locations, p))
         elif COMM_DATA_NAME.match(name):
             comm.append(attempt(read_comm_data, p))
+        elif BACKTRACE_NAME.match(name):
+            trace = attempt(read_backtrace, p)
+            if trace is not None:
+                prof.backtraces.append(trace)
 
     with_compact = set()
     for (job, rank), pair in sorted(compact.items()):

@@ -25,6 +25,7 @@ __all__ = [
     "format_heatmap",
     "host_totals",
     "message_totals",
+    "rank_bytes",
     "stats_summary",
 ]
 
@@ -149,13 +150,22 @@ def message_totals(stats: pd.DataFrame) -> pd.Series:
     return pd.Series(data, dtype="int64")
 
 
+def rank_bytes(group) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes each communicator rank sends and receives in one call of a CallGroup: its
+    row's counts times the datatype size (times the communicator size for a single-count
+    row: Alltoall, Allgatherv's send side)."""
+    g = group
+    sent = g.send.rank_sums() * g.send_datatype_size * _multiplicity(g.send, g.comm_size)
+    recv = g.recv.rank_sums() * g.recv_datatype_size * _multiplicity(g.recv, g.comm_size)
+    return sent, recv
+
+
 def bytes_per_rank(groups: Sequence) -> pd.DataFrame:
     """Bytes each rank sends and receives in each call: ``call, rank, bytes_sent,
     bytes_received`` (upstream's heat-map data), sorted by call then rank."""
     parts = []
     for g in groups:
-        sent = g.send.rank_sums() * g.send_datatype_size * _multiplicity(g.send, g.comm_size)
-        recv = g.recv.rank_sums() * g.recv_datatype_size * _multiplicity(g.recv, g.comm_size)
+        sent, recv = rank_bytes(g)
         n, c = g.comm_size, g.calls.size
         parts.append(
             pd.DataFrame(
