@@ -57,3 +57,12 @@ test("a cell uses its column's format, and the compact text only without one", (
   assert.equal(cellText(2.56e-4, { unit: "s", format: SECONDS_2 }), "0.00026 s");
   assert.equal(cellText(2.56e-4, { unit: "s" }), "256.0 µs");
 });
+
+test("a tooltip never shows the noise of summing floats", async () => {
+  const { precise } = await import("../src/lib/format.js");
+  assert.equal(precise(0.09100000000000001), "0.091");
+  assert.equal(precise(0.1 + 0.2), "0.3");
+  assert.equal(precise(12345678901234567n), "12345678901234567"); // int64 exactly
+  assert.equal(precise(543731), "543731");
+  assert.equal(precise(2.5e-7), "2.5e-7");
+});

@@ -54,7 +54,9 @@ def one_format_per_column(shown: list[dict]) -> dict[int, tuple[str, int]]:
         assert "e-" not in text and "e+" not in text, text
         assert NUMBER.match(text), text
         number, _, unit = text.partition(" ")
-        if number != "0":  # an exact 0 is written "0"
+        # an exact 0 is written "0"; a value below the column's resolution keeps two
+        # significant digits of its own ("0.00026 s" under "68.16 s"), never reads as 0
+        if number != "0" and not re.fullmatch(r"-?0\.0*[1-9]\d?", number):
             formats.setdefault(c["column"], set()).add((unit, len(number.partition(".")[2])))
     for column, found in formats.items():
         assert len(found) == 1, f"column {column} mixes formats {found}"

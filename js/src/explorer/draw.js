@@ -2,7 +2,7 @@
 // percentages, glyphs), the legend, the status and details lines, and the tooltips.
 import { row2d } from "../lib/columns.js";
 import { h } from "../lib/dom.js";
-import { exact, percent } from "../lib/format.js";
+import { exact, percent, precise } from "../lib/format.js";
 import { drawDistribution, PALETTE, stripX } from "../lib/glyph.js";
 import { cellText, exactWithUnit, ratio } from "./format.js";
 import {
@@ -366,7 +366,7 @@ function showTip(ctx, row, cell) {
   const v = c[`c${cell._index}`][row._k];
   const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
   const lines = [
-    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)`
+    `${col.label}: ${col.kind === "ratio" ? `${precise(v)} (max / mean)`
       : col.kind === "excess" ? `${exactWithUnit(v, col.unit)} (max − mean)` : exactWithUnit(v, col.unit)}`,
     // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run")
     plain ? "" : `${percent(v, col.total) || "–"} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
@@ -397,8 +397,8 @@ function showGlyphTip(ctx, row, ev) {
   const pos = c.strip.subarray(row._k * n, (row._k + 1) * n);
   const lines = [
     `${g.metric} across ${labels.length} ${what}`,
-    `min ${exactWithUnit(lo, unit)} · q1 ${exact(q1)} · median ${exact(med)}`,
-    `q3 ${exact(q3)} · max ${exactWithUnit(hi, unit)}`,
+    `min ${exactWithUnit(lo, unit)} · q1 ${precise(q1)} · median ${precise(med)}`,
+    `q3 ${precise(q3)} · max ${exactWithUnit(hi, unit)}`,
   ];
   const canvas = row._glyph._canvas;
   const near = pointAt(pos, ev.clientX - canvas.getBoundingClientRect().left, canvas.clientWidth || 120);

@@ -31,11 +31,16 @@ export function viewport(ctx) {
 export function accept(ctx, resp) {
   const { state, rows, els } = ctx;
   if (resp.rows) {
+    const held = cursorRow(ctx); // the cursor stays on its row's node as rows open above it
     state.start = resp.rows.start;
     state.total = resp.rows.total;
     state.cols = resp.columns;
     rows.setTotal(state.total);
     fitHeight(ctx);
+    if (held && state.cols) {
+      const k = state.cols.vid.indexOf(held.vid);
+      if (k >= 0 && state.cols.node[k] === held.node) state.cursor = state.start + k;
+    }
     if (state.cursor >= state.total) state.cursor = Math.max(0, state.total - 1);
   }
   if (resp.scroll_to >= 0) {

@@ -1,5 +1,5 @@
 // Numbers of the explorer with their units: seconds scaled to ms/µs/ns, bytes to kB/MB/GB.
-import { columnText, compact, exact, grouped, secondsIn } from "../lib/format.js";
+import { columnText, compact, grouped, precise, secondsIn } from "../lib/format.js";
 
 /**
  * A cell's text: in its column's one format (sent with the column), else compact with the
@@ -38,12 +38,12 @@ export function withUnit(v, unit) {
 }
 
 /**
- * A tooltip's exact value with its unit.
+ * A tooltip's value with its unit (12 significant digits: no float noise).
  * @param {number | bigint} v
  * @param {string} [unit]
  */
 export function exactWithUnit(v, unit) {
-  return unit ? `${exact(v)} ${unit}` : exact(v);
+  return unit ? `${precise(v)} ${unit}` : precise(v);
 }
 
 /**

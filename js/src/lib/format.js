@@ -13,6 +13,16 @@ export function exact(v) {
   return String(v);
 }
 
+/**
+ * A value for a reader to see whole: 12 significant digits, so the noise of summing
+ * floats never shows ("0.091", not "0.09100000000000001"); big integers exactly.
+ * @param {number | bigint} v
+ */
+export function precise(v) {
+  if (typeof v === "bigint" || !Number.isFinite(v) || Number.isInteger(v)) return exact(v);
+  return String(Number(v.toPrecision(12)));
+}
+
 const SUFFIX = ["", "k", "M", "G", "T"];
 
 /**

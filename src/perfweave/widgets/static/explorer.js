@@ -486,6 +486,10 @@ function exact(v) {
   if (v === -Infinity) return "-inf";
   return String(v);
 }
+function precise(v) {
+  if (typeof v === "bigint" || !Number.isFinite(v) || Number.isInteger(v)) return exact(v);
+  return String(Number(v.toPrecision(12)));
+}
 var SUFFIX = ["", "k", "M", "G", "T"];
 function compact(v) {
   if (typeof v === "bigint") {
@@ -621,7 +625,7 @@ function withUnit(v, unit) {
   return m ? `${m[1]} ${m[2]}${unit}` : `${text} ${unit}`;
 }
 function exactWithUnit(v, unit) {
-  return unit ? `${exact(v)} ${unit}` : exact(v);
+  return unit ? `${precise(v)} ${unit}` : precise(v);
 }
 function ratio(v) {
   const x = Number(v);
@@ -952,7 +956,7 @@ function showTip(ctx, row, cell) {
   const v = c[`c${cell._index}`][row._k];
   const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
   const lines = [
-    `${col.label}: ${col.kind === "ratio" ? `${exact(v)} (max / mean)` : col.kind === "excess" ? `${exactWithUnit(v, col.unit)} (max \u2212 mean)` : exactWithUnit(v, col.unit)}`,
+    `${col.label}: ${col.kind === "ratio" ? `${precise(v)} (max / mean)` : col.kind === "excess" ? `${exactWithUnit(v, col.unit)} (max \u2212 mean)` : exactWithUnit(v, col.unit)}`,
     // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run")
     plain ? "" : `${percent(v, col.total) || "\u2013"} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
     `node ${row.dataset.node}: ${c.name[row._k]}`
@@ -974,8 +978,8 @@ function showGlyphTip(ctx, row, ev) {
   const pos = c.strip.subarray(row._k * n, (row._k + 1) * n);
   const lines = [
     `${g.metric} across ${labels.length} ${what}`,
-    `min ${exactWithUnit(lo, unit)} \xB7 q1 ${exact(q1)} \xB7 median ${exact(med)}`,
-    `q3 ${exact(q3)} \xB7 max ${exactWithUnit(hi, unit)}`
+    `min ${exactWithUnit(lo, unit)} \xB7 q1 ${precise(q1)} \xB7 median ${precise(med)}`,
+    `q3 ${precise(q3)} \xB7 max ${exactWithUnit(hi, unit)}`
   ];
   const canvas = row._glyph._canvas;
   const near = pointAt(pos, ev.clientX - canvas.getBoundingClientRect().left, canvas.clientWidth || 120);
@@ -1029,11 +1033,16 @@ function viewport(ctx) {
 function accept(ctx, resp) {
   const { state, rows, els } = ctx;
   if (resp.rows) {
+    const held = cursorRow(ctx);
     state.start = resp.rows.start;
     state.total = resp.rows.total;
     state.cols = resp.columns;
     rows.setTotal(state.total);
     fitHeight(ctx);
+    if (held && state.cols) {
+      const k = state.cols.vid.indexOf(held.vid);
+      if (k >= 0 && state.cols.node[k] === held.node) state.cursor = state.start + k;
+    }
     if (state.cursor >= state.total) state.cursor = Math.max(0, state.total - 1);
   }
   if (resp.scroll_to >= 0) {
