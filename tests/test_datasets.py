@@ -23,6 +23,7 @@ COPIES = {
     "wrf_alltoallv": DATA / "counts" / "wrf_160ranks_niagara_job5471563",
     "rajaperf": DATA / "thicket" / "rajaperf",
     "mpi_scaling": DATA / "thicket" / "mpi_scaling_cali",
+    "matmul_scaling": DATA / "extrap" / "cubeset" / "single_parameter",
     "formats": DATA / "hatchet",
     "perf/perf-script.txt": DATA / "classes" / "perf_equivalents" / "script_flat.txt",
     **{
@@ -123,6 +124,22 @@ def test_each_call_returns_a_fresh_object() -> None:
     first = datasets.cpi()
     first.drop_index_levels()
     assert "rank" in datasets.cpi().dataframe.index.names
+
+
+def test_matmul_scaling_has_nine_scales_and_refits_without_one() -> None:
+    """The bundled study with more than 5 runs: every model still has 8 points when one
+    run is left out, and leaving out the slow first run (x = 1) changes main's model."""
+    from perfweave.scaling import ScalingStudy
+
+    ens = datasets.matmul_scaling()
+    assert sorted(ens.metadata["x"]) == [1, 10, 25, 50, 100, 250, 500, 1000, 2000]
+    assert ens.graph.frames["name"].tolist() == ["main", "init_mat", "mat_mul", "zero_mat"]
+    study = ScalingStudy(ens, "x", "time")
+    every = study.models()
+    assert (every["n"] == 9).all() and (every["reason"] == "").all()
+    without = study.models(ens.metadata["x"].to_numpy() != 1)
+    assert (without["n"] == 8).all() and (without["reason"] == "").all()
+    assert without.loc[0, "model"] != every.loc[0, "model"]
 
 
 def test_mpi_scaling_covers_27_to_343_ranks() -> None:

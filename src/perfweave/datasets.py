@@ -9,6 +9,7 @@ demo and Binder need no download::
     pw.datasets.list()                  # name, what it returns, origin, license
     gf = pw.datasets.cpi()              # GraphFrame: Caliper profile of cpi, 4 MPI ranks
     ens = pw.datasets.mpi_scaling()     # Ensemble: 5 runs, 27..343 ranks
+    mm = pw.datasets.matmul_scaling()   # Ensemble: 9 Score-P runs, x = 1..2000
     wrf = pw.datasets.wrf_alltoallv()   # CountsProfile: WRF, 160 ranks, 4 alltoallv calls
     pw.datasets.path("wrf_alltoallv")   # where the files are, for readers and the CLI
 
@@ -94,6 +95,16 @@ _CATALOG: tuple[_Dataset, ...] = (
         "one MPI program on 27, 64, 125, 216 and 343 ranks (5 .cali, 45 nodes)",
         _THICKET,
         _LLNL_MIT,
+    ),
+    _Dataset(
+        "matmul_scaling",
+        "Ensemble",
+        "matmul_scaling",
+        "Score-P Cube profiles of a matrix multiplication at 9 sizes x = 1..2000, named "
+        "the Extra-P way and read by Ensemble.from_extrap (4 call paths, time, visits, "
+        "PAPI counters)",
+        "extra-p/extrap tests/data/cubeset/single_parameter @ v4.2.5 (291ac81)",
+        "BSD-3-Clause (Technical University of Darmstadt)",
     ),
     _Dataset(
         "rajaperf",
@@ -253,6 +264,18 @@ def mpi_scaling() -> Ensemble:
     return Ensemble.from_files(files, profile_key="mpi.world.size", progress=False)
 
 
+def matmul_scaling() -> Ensemble:
+    """A measured scaling study with 9 scale points: Score-P runs of a matrix
+    multiplication at x = 1, 10, 25, 50, 100, 250, 500, 1000, 2000 (Extra-P's test Cube set,
+    one ``mm.x<X>y1z1.r1/profile.cubex`` per run), read as Extra-P reads it
+    (:meth:`Ensemble.from_extrap`: metadata ``x`` and ``repetition``; every metric's
+    exclusive value, the PAPI counters' included). Enough runs that unticking one in the
+    ScalingView leaves a model to refit."""
+    from perfweave.ensemble import Ensemble
+
+    return Ensemble.from_extrap(_example_path("matmul_scaling"), format="cube")
+
+
 def rajaperf_files(machine: str = "quartz") -> tuple[Path, ...]:
     """The RAJAPerf ``.cali`` files of ``machine`` (``"quartz"`` CPU, ``"lassen"`` GPU)."""
     _choose("RAJAPerf machine", machine, RAJAPERF_MACHINES)
@@ -351,6 +374,7 @@ __all__ = [
     "hem_vignette",
     "list",
     "lulesh",
+    "matmul_scaling",
     "mpi_scaling",
     "oprofile_session",
     "path",

@@ -399,3 +399,24 @@ def test_the_chart_shades_the_interval_and_marks_a_poor_fit(view):
     assert view._model_text.value.endswith("(constant)")
     view.focus_node(41)  # CalcTimeConstraintsForElems shrinks
     assert view._model_text.value == "model: 0.159 - 2.2e-07 * p^(5/3) (decreasing)"
+
+
+def test_unticked_runs_are_drawn_hollow_in_their_groups_color():
+    """An unticked run stays in the chart where it was measured, as a hollow ring of its
+    group's color (not a filled point: it is out of the fit); on the bundled study of 9
+    runs every model is refitted on the 8 others and moves."""
+    mm = pw.datasets.matmul_scaling()
+    view = ScalingView(mm, param="x", metric="time")
+    view.focus_node(1)  # init_mat
+    before = view.models.loc[1, "model"]
+    first = [p for p in mm.profiles if mm.metadata.loc[p, "x"] == 1]
+    view.select_profiles([p for p in mm.profiles if p not in first])
+    assert view.models.loc[1, "model"] != before and (view.models["n"] == 8).all()
+    marks = {getattr(m, "_pw_kind", ""): m for m in view.chart.marks}
+    ring, runs = marks["excluded"], marks["runs"]
+    assert ring.fill is False and runs.fill is True
+    assert list(ring.x) == [1.0] and len(runs.x) == 8
+    assert list(ring.colors) == list(runs.colors)  # the group's color, hollow
+    view.select_profiles(None)
+    marks = {getattr(m, "_pw_kind", ""): m for m in view.chart.marks}
+    assert len(marks["excluded"].x) == 0 and len(marks["runs"].x) == 9

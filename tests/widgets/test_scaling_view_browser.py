@@ -312,3 +312,49 @@ def test_the_interval_band_and_a_poor_fit_are_drawn(
     view.get_by_text("quality good", exact=False).wait_for()
     assert chart.locator("text.label", has_text="poor fit").count() == 0
     page_watch.assert_clean()
+
+
+def test_unticked_runs_are_hollow_rings_in_the_chart(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """The bundled study of 9 runs (matmul_scaling): unticking the first run refits every
+    model on the other 8 and the chart keeps that run as a hollow ring of its group's
+    color where it was measured, the 8 others filled."""
+    state_file = tmp_path / "mm.state.json"
+    nb = write_notebook(
+        tmp_path / "mm.ipynb",
+        [
+            "import perfweave as pw",
+            STATE_HOOK,
+            "mm = pw.datasets.matmul_scaling()\n"
+            f"view = watch(pw.ScalingView(mm, 'x', 'time'), {str(state_file)!r})\n"
+            "view.focus_node(1)\nview",
+        ],
+    )
+    server = voila_server(nb)
+    open_in_voila(page, server.url(), READY)
+    view = page.locator(".pw-scaling").first
+    chart = view.locator(".pw-scaling-chart")
+    chart.locator(FIT).first.wait_for()
+    state = wait_state(nb, lambda s: s["name"] == "init_mat" and s["selected"] == 9)
+    before = state["model"]
+    dots = chart.locator(".dot")
+    assert dots.count() == 9
+    view.locator(".pw-scaling-runs input[type=checkbox]").first.uncheck()
+    state = wait_state(nb, lambda s: s["selected"] == 8)
+    assert state["model"] != before  # refitted on the 8 runs left
+    view.get_by_text(state["model"], exact=False).first.wait_for()
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.pw-scaling-chart .dot')]"
+        ".filter(d => getComputedStyle(d).fill === 'none').length === 1"
+    )
+    styles = [
+        d.evaluate("e => [getComputedStyle(e).fill, getComputedStyle(e).stroke]")
+        for d in dots.all()
+    ]
+    hollow = [s for s in styles if s[0] == "none"]
+    filled = [s for s in styles if s[0] != "none"]
+    assert len(styles) == 9 and len(hollow) == 1 and len(filled) == 8
+    assert hollow[0][1] == filled[0][0]  # the ring is drawn in the group's color
+    save_screenshot(view, "scaling_view_unticked_hollow")
+    page_watch.assert_clean()

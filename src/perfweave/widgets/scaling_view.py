@@ -7,8 +7,8 @@ One composite widget over :class:`perfweave.scaling.ScalingStudy`:
   marked ⚠) and its value predicted at ``target`` with the interval of a new measurement:
   "which call path dominates at 4096 ranks?" is a click on a header;
 - a bqplot chart of the focused node (the explorer's last selected row, or
-  :meth:`ScalingView.focus_node`): one point per run (colored by ``group_by``; excluded
-  runs grey), the fitted curve per group over the measured range, dashed on to the target,
+  :meth:`ScalingView.focus_node`): one point per run (colored by ``group_by``; unticked
+  runs hollow, in their group's color), the fitted curve per group over the measured range, dashed on to the target,
   the interval shaded, a poor fit's warning, the model text, its error figures and
   quality, linear or log axes;
 - the runs as a table with a check box each: excluding a run refits every model at once.
@@ -51,7 +51,6 @@ PALETTE = (
     "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 )  # fmt: skip
-EXCLUDED = "#c8c8c8"
 POOR = "#c62828"  # the color of a poor fit's warning
 GROWTH = "growth"  # the models' sort key of asymptotic growth (growth_order)
 #: the explorer's column of growth terms with their quality (wide enough for both)
@@ -664,8 +663,10 @@ class ScalingView(CompositeBase):
             pts = data[(data["group"] == g) & data["selected"]]
             xy = {"x": pts["param"].to_numpy(), "y": pts["value"].to_numpy()}
             specs.append(("runs", {**xy, "colors": [colors[g]]}))
-        out = data[~data["selected"]]
-        specs.append(("excluded", {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}))
+        for g in groups:  # unticked runs: hollow rings in their group's color
+            out = data[(data["group"] == g) & ~data["selected"]]
+            xy = {"x": out["param"].to_numpy(), "y": out["value"].to_numpy()}
+            specs.append(("excluded", {**xy, "colors": [colors[g]]}))
         drawn = np.concatenate(
             [np.asarray(v["y"], float) for _, v in specs] + [b[1] for b in bands]
         )
@@ -814,10 +815,12 @@ class ScalingView(CompositeBase):
                 mark = bq.Scatter(
                     x=[], y=[], scales=scales, default_size=48, stroke="white", tooltip=tip
                 )
-            elif kind == "excluded":
+            elif kind == "excluded":  # a ring: the run is not in the fit
+                tip = bq.Tooltip(fields=["x", "y"], labels=[str(self.param), "unticked"])
                 mark = bq.Scatter(
-                    x=[], y=[], scales=scales, colors=[EXCLUDED], default_size=48, marker="cross"
-                )
+                    x=[], y=[], scales=scales, default_size=48, fill=False, stroke_width=2,
+                    tooltip=tip,
+                )  # fmt: skip
             elif kind == "band":  # the interval of new measurements, under the curves
                 mark = bq.Lines(
                     x=[], y=[[], []], scales=scales, fill="between", fill_opacities=[0.16],
