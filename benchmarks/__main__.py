@@ -11,6 +11,7 @@ PARTS = (
     "calltree_readers2",
     "calltree_readers3",
     "calltree_cube",
+    "extrap_inputs",
     "calltree_samples",
     "calltree_deep",
     "calltree_analysis",
