@@ -51,6 +51,8 @@ _LAZY: dict[str, str] = {
     "ClassPicker": "perfweave.widgets",
     "CountMatrixHeatmap": "perfweave.widgets",
     "ScalingView": "perfweave.widgets",
+    "FlameGraph": "perfweave.widgets",
+    "link": "perfweave.widgets",
 }
 
 _SUBPACKAGES = (

@@ -85,6 +85,26 @@ class NodeValues:
     how: str
     samples: np.ndarray
     sample_noun: str
+    #: each node's module (load module, library) where the data names one, else None
+    module: np.ndarray | None = None
+
+
+def node_attribute(graph: Graph, dataframe: pd.DataFrame, column: str) -> np.ndarray | None:
+    """One value per node of an attribute (``module``): the table's value at the node's
+    first row, else its frame's; None where neither has the column (missing: None)."""
+    n = len(graph)
+    out = np.full(n, None, dtype=object)
+    if column in graph.frames.columns:
+        out[:] = graph.frames[column].astype(object).where(graph.frames[column].notna(), None)
+    elif column not in dataframe.columns:
+        return None
+    if column in dataframe.columns:
+        nodes = np.asarray(dataframe.index.get_level_values("node"), dtype=INT)
+        first = ~pd.Index(nodes).duplicated()
+        values = dataframe[column].to_numpy(dtype=object)[first]
+        keep = pd.notna(values)
+        out[nodes[first][keep]] = values[keep]
+    return out
 
 
 def _numeric(df: pd.DataFrame, column: Any) -> bool:
@@ -225,6 +245,7 @@ def graphframe_values(gf: GraphFrame, metric: Any = None) -> NodeValues:
         str(reduced.attrs.get("perfweave.node_values", "")),
         samples,
         noun,
+        node_attribute(gf.graph, gf.dataframe, "module"),
     )
 
 
@@ -264,6 +285,7 @@ def ensemble_values(ens: Ensemble, metric: Any = None, statistic: str = "mean") 
         f"{statistic} over {len(profiles)} profiles",
         matrix,
         "profiles",
+        node_attribute(ens.graph, ens.dataframe, "module"),
     )
 
 

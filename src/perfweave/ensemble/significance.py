@@ -191,3 +191,44 @@ def _shapiro_rows(block: np.ndarray) -> np.ndarray:
         return np.asarray(_sps.shapiro(block, axis=1).pvalue, dtype=float)
     except TypeError:  # scipy without the axis argument
         return np.array([_sps.shapiro(row).pvalue for row in block], dtype=float)
+
+
+def welch_pvalues(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Welch's two-sided t-test per row of two (rows, samples) matrices (NaN left out):
+    ``(p, n_a, n_b)``. ``p`` is NaN where a side has fewer than 2 values; where both sides
+    have no spread it is 1 for equal means and 0 for different ones. Degrees of freedom by
+    Welch-Satterthwaite (unlike :func:`ttest`, which follows Thicket's n1 + n2 - 2)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    n1, n2 = (~np.isnan(a)).sum(axis=1), (~np.isnan(b)).sum(axis=1)
+    p = np.full(len(a), np.nan)
+    ok = (n1 >= 2) & (n2 >= 2)
+    if not ok.any():
+        return p, n1, n2
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        m1, m2 = np.nanmean(a[ok], axis=1), np.nanmean(b[ok], axis=1)
+        v1 = np.nanvar(a[ok], axis=1, ddof=1) / n1[ok]
+        v2 = np.nanvar(b[ok], axis=1, ddof=1) / n2[ok]
+        se = v1 + v2
+        t = (m1 - m2) / np.sqrt(se)
+        dof = se**2 / (v1**2 / (n1[ok] - 1) + v2**2 / (n2[ok] - 1))
+        out = 2 * _sps.t.sf(np.abs(t), dof)
+    flat = se == 0
+    out[flat] = np.where(m1[flat] == m2[flat], 1.0, 0.0)
+    p[ok] = out
+    return p, n1, n2
+
+
+def benjamini_hochberg(p: np.ndarray) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (q) of the tested rows (NaN: not tested, kept
+    NaN), for a false discovery rate over all rows tested at once."""
+    p = np.asarray(p, dtype=float)
+    q = np.full(len(p), np.nan)
+    tested = np.flatnonzero(~np.isnan(p))
+    m = len(tested)
+    if not m:
+        return q
+    order = tested[np.argsort(p[tested], kind="stable")]
+    scaled = p[order] * m / np.arange(1, m + 1)
+    q[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
+    return q

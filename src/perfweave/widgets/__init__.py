@@ -12,6 +12,8 @@ One widget per part of the core, each a view over a core object passed to its co
   matrices, scores and merged table.
 - ``ScalingView``: performance models (Extra-P's PMNF) fitted over runs at several scales,
   one curve per function.
+- ``FlameGraph``: a calltree (or two, compared) as an icicle or flame graph;
+  ``link(explorer, flame)`` makes a click in one reveal the node in the other.
 
 All keep one contract (``_base.py``, docs/widgets.md "Contract"): ``error`` is the message of
 the last failed action, a failed action keeps the previous view, and the same call from
@@ -29,6 +31,8 @@ _LAZY = {
     "ClassPicker": "perfweave.widgets.picker",
     "CountMatrixHeatmap": "perfweave.widgets.heatmap",
     "ScalingView": "perfweave.widgets.scaling_view",
+    "FlameGraph": "perfweave.widgets.flame",
+    "link": "perfweave.widgets._link",
     "Step": "perfweave.widgets._history",
     "replay": "perfweave.widgets._history",
 }

@@ -1,0 +1,84 @@
+// The toolbar (metric, orientation, colouring, search), the breadcrumb and the legend.
+import { button, fillSelect, h } from "../lib/dom.js";
+import { css, LESS, MORE, NOT_SIGNIFICANT, SAME, shareColor } from "./colors.js";
+import { CONTROLS } from "./protocol.js";
+
+/** @typedef {import("./state.js").Frames} Frames */
+/** @typedef {import("../lib/types.js").Model} Model */
+
+/**
+ * @param {Model} model
+ * @param {(action: string, args?: Record<string, any>) => Promise<any>} act
+ */
+export function controls(model, act) {
+  const title = h("div", { cls: "pw-fl-title" });
+  const metric = h("select", { attrs: { "aria-label": "metric" } });
+  metric.addEventListener("change", () => act("set", { metric: metric.value }));
+  const orientation = h("select", { attrs: { "aria-label": "orientation" } });
+  orientation.addEventListener("change", () => act("set", { orientation: orientation.value }));
+  const colorBy = h("select", { attrs: { "aria-label": "colour" } });
+  colorBy.addEventListener("change", () => act("set", { color_by: colorBy.value }));
+  const search = h("input", { cls: "pw-fl-search", attrs: { type: "search", placeholder: "search (regex), Enter", "aria-label": "search" } });
+  search.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") act("search", { pattern: search.value });
+    if (ev.key === "Escape") { search.value = ""; act("search", { pattern: "" }); }
+  });
+  const clear = button("×", () => { search.value = ""; act("search", { pattern: "" }); }, { title: "end the search", action: "clear-search" });
+  const found = h("span", { cls: "pw-fl-found" });
+  const toolbar = h("div", { cls: "pw-toolbar" }, [metric, orientation, colorBy, search, clear, found]);
+  const crumbs = h("div", { cls: "pw-fl-crumbs", attrs: { "aria-label": "zoom path" } });
+  const legend = h("div", { cls: "pw-fl-legend" });
+
+  /** Put the controls to Python's state; the breadcrumb, search line and legend to `f`.
+   * @param {Frames | null} f */
+  function sync(f) {
+    title.textContent = model.get("title") || "";
+    const metrics = /** @type {string[]} */ (model.get("metrics") || []);
+    fillSelect(metric, metrics.map((m) => [m, m]), model.get("metric"));
+    fillSelect(orientation, CONTROLS.orientation, model.get("orientation"));
+    fillSelect(colorBy, CONTROLS.color_by, model.get("color_by"));
+    colorBy.hidden = Boolean(f && f.meta.compare);
+    if (!f) return;
+    const s = f.meta.search;
+    if (document.activeElement !== search) search.value = s.pattern;
+    found.textContent = s.text;
+    crumbs.replaceChildren(
+      button("all", () => act("zoom", { node: null }), { cls: "pw-fl-crumb", action: "zoom-out" }),
+      ...f.meta.path.flatMap((p, k) => [
+        h("span", { cls: "pw-fl-sep", text: "›" }),
+        button(p.name, () => act("zoom", { node: p.node }), { cls: `pw-fl-crumb${k === f.meta.path.length - 1 ? " pw-fl-current" : ""}` }),
+      ]),
+    );
+    crumbs.hidden = f.meta.path.length === 0;
+    legend.replaceChildren(...legendItems(model, f));
+  }
+  return { title, toolbar, crumbs, legend, sync };
+}
+
+/** @param {[number, number, number]} c @param {string} text */
+function swatch(c, text) {
+  const box = h("span", { cls: "pw-fl-swatch" });
+  box.style.background = css(c);
+  return h("span", { cls: "pw-fl-key" }, [box, text]);
+}
+
+/** @param {Model} model @param {Frames} f @returns {HTMLElement[]} */
+function legendItems(model, f) {
+  const m = f.meta;
+  const unit = m.unit ? ` (${m.unit})` : "";
+  const width = h("span", { text: `width: ${m.metric}${unit}, inclusive${m.compare ? ", the larger side" : ""}` });
+  if (m.search.pattern) {
+    return [width, swatch([214, 60, 214], `matches /${m.search.pattern}/`), swatch([232, 232, 232], "other frames")];
+  }
+  if (m.compare) {
+    const out = [width, swatch(MORE, "a larger than b"), swatch(LESS, "b larger than a"), swatch(SAME, "equal")];
+    if (m.tested) out.push(swatch(NOT_SIGNIFICANT, "difference not significant"));
+    out.push(h("span", { cls: "pw-fl-test", text: m.test || "" }));
+    return out;
+  }
+  if (model.get("color_by") === "exclusive") {
+    return [width, swatch(shareColor(0), "0% exclusive"), swatch(shareColor(0.5), "50%"), swatch(shareColor(1), "100% of the frame is its own time")];
+  }
+  const what = model.get("color_by") === "module" ? "module" : "name";
+  return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` })];
+}

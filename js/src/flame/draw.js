@@ -1,0 +1,104 @@
+// Drawing the frames on one canvas: a row per depth (root on top for an icicle, at the
+// bottom for a flame), names clipped to their frame. A canvas draws text as pixels, so no
+// name ever becomes markup.
+import { css, deltaColor, nameColor, shareColor, textOn } from "./colors.js";
+import { ROW } from "./state.js";
+
+/** @typedef {import("./state.js").View} View */
+
+const FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+const MATCH = /** @type {[number, number, number]} */ ([214, 60, 214]);
+const FADED = /** @type {[number, number, number]} */ ([232, 232, 232]);
+
+/**
+ * The colour of frame `i`.
+ * @param {View} v @param {number} i
+ * @returns {[number, number, number]}
+ */
+export function frameColor(v, i) {
+  const f = /** @type {import("./state.js").Frames} */ (v.frames);
+  const c = f.cols;
+  if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
+  if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
+  if (v.model.get("color_by") === "exclusive") {
+    return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
+  }
+  return nameColor(c.key[i]);
+}
+
+/** Canvas width in CSS pixels: the widget's. @param {View} v */
+export function canvasWidth(v) {
+  return Math.max(200, Math.floor(v.root.clientWidth || 800));
+}
+
+/** The y of a depth's row. @param {View} v @param {number} depth */
+export function rowTop(v, depth) {
+  const f = v.frames;
+  const rows = f ? f.depth : 1;
+  return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
+}
+
+/** @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} room */
+function clipped(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo >= 2 ? `${text.slice(0, lo)}…` : "";
+}
+
+/** Draw every frame (and the selection's outline). @param {View} v */
+export function draw(v) {
+  const t = performance.now();
+  const f = v.frames;
+  const canvas = v.canvas;
+  const width = canvasWidth(v);
+  const rows = f ? Math.max(f.depth, 1) : 1;
+  const height = rows * ROW;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  canvas.dataset.row = String(ROW);
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  if (!f) return;
+  const c = f.cols;
+  const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
+  const selected = Number(v.model.get("selected_node"));
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  let outline = -1;
+  for (let i = 0; i < f.n; i++) {
+    const x = c.x0[i] * width;
+    const w = (c.x1[i] - c.x0[i]) * width;
+    if (w < 0.5) continue;
+    const y = rowTop(v, c.depth[i]);
+    const col = frameColor(v, i);
+    const node = Number(c.node[i]);
+    ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1; // ancestors of the zoomed frame
+    ctx.fillStyle = css(col);
+    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
+    if (w > 28) {
+      const label = clipped(ctx, c.name[i], w - 7);
+      if (label) {
+        ctx.fillStyle = textOn(col);
+        ctx.fillText(label, x + 3, y + ROW / 2);
+      }
+    }
+    if (node === selected) outline = i;
+  }
+  ctx.globalAlpha = 1;
+  if (outline >= 0) {
+    ctx.strokeStyle = "#111";
+    ctx.lineWidth = 2;
+    const x = c.x0[outline] * width;
+    ctx.strokeRect(x + 1, rowTop(v, c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
+  }
+  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
+}

@@ -1,0 +1,50 @@
+// Pointer events on the canvas: hover shows the tooltip, a click zooms into the frame and
+// selects it (a linked explorer reveals it).
+import { canvasWidth } from "./draw.js";
+import { frameAt, ROW } from "./state.js";
+import { showTooltip } from "./tooltip.js";
+
+/** @typedef {import("./state.js").View} View */
+
+/** The frame under a pointer event, or -1. @param {View} v @param {MouseEvent} ev */
+export function frameUnder(v, ev) {
+  const f = v.frames;
+  if (!f) return -1;
+  const box = v.canvas.getBoundingClientRect();
+  const x = ev.clientX - box.left, y = ev.clientY - box.top;
+  const row = Math.floor(y / ROW);
+  const depth = v.model.get("orientation") === "flame" ? f.depth - 1 - row : row;
+  return frameAt(f, x / canvasWidth(v), depth);
+}
+
+/** @param {View} v @returns {() => void} removes the listeners */
+export function listen(v) {
+  /** @param {MouseEvent} ev */
+  const move = (ev) => {
+    const i = frameUnder(v, ev);
+    v.hover = i;
+    const box = v.canvas.getBoundingClientRect();
+    showTooltip(v.tooltip, v.frames, i, ev.clientX - box.left, ev.clientY - box.top, canvasWidth(v));
+    v.canvas.style.cursor = i >= 0 ? "pointer" : "default";
+  };
+  const leave = () => {
+    v.hover = -1;
+    showTooltip(v.tooltip, null, -1, 0, 0, 0);
+  };
+  /** @param {MouseEvent} ev */
+  const click = async (ev) => {
+    const i = frameUnder(v, ev);
+    if (i < 0 || !v.frames) return;
+    const node = Number(v.frames.cols.node[i]);
+    await v.act("select", { node });
+    await v.act("zoom", { node });
+  };
+  v.canvas.addEventListener("mousemove", move);
+  v.canvas.addEventListener("mouseleave", leave);
+  v.canvas.addEventListener("click", click);
+  return () => {
+    v.canvas.removeEventListener("mousemove", move);
+    v.canvas.removeEventListener("mouseleave", leave);
+    v.canvas.removeEventListener("click", click);
+  };
+}

@@ -1,0 +1,113 @@
+// FlameGraph front end: Python sends the frames at least one pixel wide (binary columns);
+// the page draws them on one canvas, hover reads them locally, a click, the breadcrumb and
+// the search ask Python (perfweave/widgets/flame.py; the protocol is in ./protocol.js).
+import { errorBanner } from "../lib/banner.js";
+import { h } from "../lib/dom.js";
+import { Channel } from "../lib/request.js";
+import { controls } from "./controls.js";
+import { canvasWidth, draw } from "./draw.js";
+import { listen } from "./events.js";
+import { FRAMES_KEY, TRAITS } from "./protocol.js";
+import { framesOf } from "./state.js";
+
+/** @param {{model: any, el: HTMLElement}} args */
+function render({ model, el }) {
+  const t0 = performance.now();
+  const channel = new Channel(model);
+  const root = h("div", { cls: "pw-flame" });
+  el.append(root);
+  let busy = 0;
+
+  /** @type {import("./state.js").View} */
+  const v = {
+    model,
+    root,
+    canvas: /** @type {HTMLCanvasElement} */ (h("canvas", { cls: "pw-fl-canvas" })),
+    tooltip: h("div", { cls: "pw-fl-tooltip", attrs: { role: "tooltip" } }),
+    frames: null,
+    hover: -1,
+    act,
+  };
+  v.tooltip.hidden = true;
+  const ui = controls(model, act);
+  const plot = h("div", { cls: "pw-fl-plot" }, [v.canvas, v.tooltip]);
+  const banner = errorBanner(model);
+  root.append(ui.title, ui.toolbar, banner, ui.crumbs, plot, ui.legend);
+
+  const setHeight = () => { plot.style.maxHeight = `${Number(model.get("height")) || 420}px`; };
+  setHeight();
+  const stale = () => (model.get("view_version") || 0) > (v.frames ? v.frames.meta.version : -1);
+
+  /**
+   * Send a request; frames in the reply are drawn (a failed one answers the unchanged view).
+   * @param {string} action
+   * @param {Record<string, any>} [args]
+   */
+  async function act(action, args = {}) {
+    const t = performance.now();
+    busy++;
+    let reply;
+    const wantsFrames = action !== "select";
+    try {
+      reply = await channel.request(action, wantsFrames ? { ...args, width: canvasWidth(v) } : args, { columns: FRAMES_KEY });
+    } catch (err) {
+      ui.sync(v.frames); // no answer (the kernel is gone): the last view stays as it was
+      return { ok: false, error: String(err) };
+    } finally {
+      busy--;
+    }
+    if (reply.columns) accept(reply);
+    else ui.sync(v.frames);
+    root.dataset.lastAction = action;
+    root.dataset.lastMs = (performance.now() - t).toFixed(1);
+    if (!busy && stale()) fetchFrames();
+    return reply;
+  }
+
+  /** @param {any} reply */
+  function accept(reply) {
+    v.frames = framesOf(reply.meta, reply.columns);
+    ui.sync(v.frames);
+    draw(v);
+    root.dataset.version = String(reply.meta.version);
+    root.dataset.zoom = String(reply.meta.zoom);
+    root.dataset.shown = String(reply.meta.shown);
+    root.dataset.search = reply.meta.search.pattern;
+  }
+
+  async function fetchFrames() {
+    const reply = await act("frames");
+    if (!root.dataset.ready && (reply.ok || model.get("error"))) {
+      root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
+      root.dataset.ready = "1";
+    }
+  }
+
+  const onChange = () => { ui.sync(v.frames); draw(v); };
+  const onVersion = () => { if (!busy && stale()) fetchFrames(); };
+  const unlisten = listen(v);
+  let lastWidth = 0;
+  const resize = new ResizeObserver(() => {
+    const w = canvasWidth(v);
+    if (Math.abs(w - lastWidth) < 2) return;
+    lastWidth = w;
+    if (v.frames) draw(v);
+  });
+  resize.observe(root);
+  for (const k of TRAITS) model.on(`change:${k}`, onChange);
+  model.on("change:height", setHeight);
+  model.on("change:view_version", onVersion);
+  ui.sync(null);
+  requestAnimationFrame(() => fetchFrames());
+
+  return () => {
+    channel.close();
+    resize.disconnect();
+    unlisten();
+    for (const k of TRAITS) model.off(`change:${k}`, onChange);
+    model.off("change:height", setHeight);
+    model.off("change:view_version", onVersion);
+  };
+}
+
+export default { render };

@@ -1,0 +1,357 @@
+"""FlameGraph: a calltree as an icicle or flame graph, over the core's FlameLayout.
+
+The layout (which rectangle goes where, zoom, search, the comparison and its test) is
+:mod:`perfweave.calltree.flame`'s; this widget holds what is being looked at (the zoomed
+node, the search, the selected node, the metric, orientation and colouring), answers the
+page's requests with the frames at least one pixel wide as binary columns, and keeps the
+widget contract (``WidgetBase``: a failed action changes nothing and shows in the banner).
+The page's protocol is written once in ``js/src/flame/protocol.js``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+import pandas as pd
+import traitlets
+
+from perfweave.calltree.flame import FlameLayout, FlameSearch, flame_layout
+from perfweave.calltree.numbers import column_format
+from perfweave.errors import ShapeError
+from perfweave.widgets._base import Reply, WidgetBase, static_file
+from perfweave.widgets._source import as_core
+from perfweave.widgets._transport import pack
+
+#: the reply key of the frames' binary columns
+FRAMES_KEY = "frames"
+ORIENTATIONS = ("icicle", "flame")
+COLOR_BY = ("name", "module", "exclusive")
+#: widest canvas a page may ask frames for (pixels), and the default
+MAX_WIDTH = 16384
+DEFAULT_WIDTH = 1000
+
+
+def _percent(x: float) -> str:
+    if not np.isfinite(x):
+        return "–"
+    p = 100 * x
+    if p != 0 and abs(p) < 0.05:
+        return "<0.1%"
+    return f"{p:.0f}%" if abs(p) >= 9.95 else f"{p:.1f}%"
+
+
+class FlameGraph(WidgetBase):
+    """A flame graph of a GraphFrame or Ensemble (or of two, ``compare=``).
+
+    ``metric`` (default: the data's inclusive default metric), ``statistic`` over an
+    ensemble's profiles (``"mean"``), ``orientation`` ``"icicle"`` (root on top) or
+    ``"flame"``, ``color_by`` ``"name"``, ``"module"`` or ``"exclusive"`` (a comparison is
+    coloured by its difference). Python mirrors every click: :meth:`zoom`, :meth:`search`,
+    :meth:`select`; :attr:`frames` is the drawn view as a DataFrame."""
+
+    _esm = static_file("flame.js")
+    _css = static_file("flame.css")
+
+    _actions: ClassVar[dict[str, str]] = {
+        "frames": "_on_frames",
+        "zoom": "_on_zoom",
+        "search": "_on_search",
+        "select": "_on_select",
+        "set": "_on_set",
+    }
+
+    #: bumped on every change made from Python: the page asks for the frames again
+    view_version = traitlets.Int(0).tag(sync=True)
+    orientation = traitlets.Unicode("icicle").tag(sync=True)
+    color_by = traitlets.Unicode("name").tag(sync=True)
+    metric = traitlets.Unicode("").tag(sync=True)
+    #: the metrics the page's control offers
+    metrics = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    title = traitlets.Unicode("").tag(sync=True)
+    #: the node clicked last (-1: none); observe it to follow clicks (pw.link does)
+    selected_node = traitlets.Int(-1).tag(sync=True)
+    height = traitlets.Int(420).tag(sync=True)
+
+    def __init__(
+        self,
+        data: Any,
+        metric: str | None = None,
+        *,
+        statistic: str = "mean",
+        compare: Any = None,
+        alpha: float = 0.05,
+        orientation: str = "icicle",
+        color_by: str = "name",
+        height: int = 420,
+        **kwargs: Any,
+    ) -> None:
+        data = as_core(data)
+        compare = as_core(compare) if compare is not None else None
+        self._data, self._compare = data, compare
+        self._statistic, self._alpha = statistic, alpha
+        layout = flame_layout(data, metric, statistic, compare, alpha)
+        _check_choice("orientation", orientation, ORIENTATIONS)
+        _check_choice("color_by", color_by, COLOR_BY)
+        self._check_color(layout, color_by)
+        super().__init__(**kwargs)
+        self._layout: FlameLayout = layout
+        self._zoom: int | None = None
+        self._found: FlameSearch | None = None
+        self._keys = self._color_keys(layout, color_by)
+        self.metrics = _metric_choices(data)
+        self.set_trait("height", height)
+        self.set_trait("orientation", orientation)
+        self.set_trait("color_by", color_by)
+        self._set_layout_traits()
+
+    # ------------------------------------------------------------------ public state
+    @property
+    def layout(self) -> FlameLayout:
+        """The core layout drawn now."""
+        return self._layout
+
+    @property
+    def frames(self) -> pd.DataFrame:
+        """The drawn rectangles of the current view (zoom applied): the core's
+        ``frames()`` columns plus ``match`` (the current search)."""
+        out = self._layout.frames(zoom=self._zoom)
+        out["match"] = self._match_of(out["node"].to_numpy())
+        return out
+
+    @property
+    def zoomed_node(self) -> int | None:
+        """The node filling the width (None: the whole graph)."""
+        return self._zoom
+
+    @property
+    def search_result(self) -> FlameSearch | None:
+        """What the current search found (None without one)."""
+        return self._found
+
+    def zoom(self, node: Any = None) -> FlameGraph:
+        """Fill the width with ``node``'s subtree (an id, a Node or a name); None zooms out."""
+        self._guard(lambda: self._apply_zoom(node))
+        self._changed()
+        return self
+
+    def search(self, pattern: str | None) -> FlameSearch | None:
+        """Highlight the nodes whose name matches the regular expression (None or "" ends
+        the search); returns what it found: the nodes and their share of the total."""
+        found = self._guard(lambda: self._apply_search(pattern))
+        self._changed()
+        return found
+
+    def select(self, node: Any) -> FlameGraph:
+        """Select a node (as a click does; a linked explorer reveals it)."""
+        self._guard(lambda: self._apply_select(node))
+        return self
+
+    def reveal(self, node: Any) -> FlameGraph:
+        """Select ``node`` and make it visible: zoom out if it lies outside the zoom (what a
+        linked explorer's click does)."""
+
+        def run() -> None:
+            nid = self._layout.node_id(node)
+            if self._zoom is not None and self._zoom not in self._layout.path(nid):
+                self._apply_zoom(None)
+            self._apply_select(nid)
+
+        self._guard(run)
+        self._changed()
+        return self
+
+    def set_metric(self, metric: str) -> FlameGraph:
+        """Draw another metric (the zoom and the search are kept where they still apply)."""
+        self._guard(lambda: self._apply_set({"metric": metric}))
+        self._changed()
+        return self
+
+    # ------------------------------------------------------------------ actions
+    def _apply_zoom(self, node: Any) -> None:
+        self._zoom = None if node is None else self._layout.node_id(node)
+        if self._found is not None:
+            self._found = self._layout.search(self._found.pattern, self._zoom)
+
+    def _apply_search(self, pattern: str | None) -> FlameSearch | None:
+        if not pattern:
+            self._found = None
+            return None
+        self._found = self._layout.search(pattern, self._zoom)
+        return self._found
+
+    def _apply_select(self, node: Any) -> None:
+        self.selected_node = -1 if node is None else self._layout.node_id(node)
+
+    def _apply_set(self, args: dict[str, Any]) -> None:
+        unknown = set(args) - {"metric", "orientation", "color_by"}
+        if unknown:
+            raise ShapeError(f"unknown setting(s) {sorted(unknown)}")
+        orientation = args.get("orientation", self.orientation)
+        color_by = args.get("color_by", self.color_by)
+        _check_choice("orientation", orientation, ORIENTATIONS)
+        _check_choice("color_by", color_by, COLOR_BY)
+        layout = self._layout
+        if "metric" in args and args["metric"] != self.metric:
+            layout = flame_layout(
+                self._data, args["metric"], self._statistic, self._compare, self._alpha
+            )
+        self._check_color(layout, color_by)
+        found = self._found
+        if found is not None and layout is not self._layout:
+            found = layout.search(found.pattern, self._zoom)
+        # checked: now assign
+        self._keys = self._color_keys(layout, color_by)
+        self._layout, self._found = layout, found
+        self.orientation, self.color_by = orientation, color_by
+        self._set_layout_traits()
+
+    def _changed(self) -> None:
+        self.view_version += 1
+
+    # ------------------------------------------------------------------ page requests
+    def _on_frames(self, width: Any = DEFAULT_WIDTH) -> Reply:
+        return self._frames_reply(width)
+
+    def _on_zoom(self, node: Any = None, width: Any = DEFAULT_WIDTH) -> Reply:
+        self._apply_zoom(None if node is None else int(node))
+        return self._answered(width)
+
+    def _on_search(self, pattern: str = "", width: Any = DEFAULT_WIDTH) -> Reply:
+        self._apply_search(str(pattern))
+        return self._answered(width)
+
+    def _on_select(self, node: Any = None) -> Reply:
+        self._apply_select(None if node is None else int(node))
+        self._succeeded()
+        return {"ok": True}, []
+
+    def _on_set(self, width: Any = DEFAULT_WIDTH, **args: Any) -> Reply:
+        self._apply_set(args)
+        return self._answered(width)
+
+    def _answered(self, width: Any) -> Reply:
+        """The reply to a page's action that worked (the banner clears)."""
+        reply = self._frames_reply(width)
+        self._succeeded()
+        return reply
+
+    def _failed_reply(self, message: str) -> Reply:
+        payload, buffers = self._frames_reply(DEFAULT_WIDTH)
+        return {**payload, "ok": False, "error": message}, buffers
+
+    def _frames_reply(self, width: Any) -> Reply:
+        """The frames at least one pixel wide on a canvas ``width`` pixels wide."""
+        try:
+            px = int(width)
+        except (TypeError, ValueError):
+            raise ShapeError(f"width must be a number of pixels, not {width!r}") from None
+        px = min(max(px, 1), MAX_WIDTH)
+        view = self._layout.frames(zoom=self._zoom, min_width=1.0 / px)
+        nodes = view["node"].to_numpy()
+        columns: dict[str, Any] = {
+            "node": nodes.astype(np.int64),
+            "name": [str(s) for s in view["name"]],
+            "key": [str(s) for s in self._keys[nodes]],
+            "depth": view["depth"].to_numpy(dtype=np.int32),
+            "x0": view["x0"].to_numpy(dtype=float),
+            "x1": view["x1"].to_numpy(dtype=float),
+            "value": view["value"].to_numpy(dtype=float),
+            "exclusive": view["exclusive"].to_numpy(dtype=float),
+            "match": self._match_of(nodes).astype(np.uint8),
+        }
+        if self._layout.comparison is not None:
+            for k in ("value_a", "value_b", "delta", "relative", "p_value", "q_value"):
+                columns[k] = view[k].to_numpy(dtype=float)
+            columns["significant"] = view["significant"].to_numpy(dtype=np.uint8)
+            columns["n_a"] = view["n_a"].to_numpy(dtype=np.int32)
+            columns["n_b"] = view["n_b"].to_numpy(dtype=np.int32)
+        header, buffers = pack(columns)
+        return {"ok": True, FRAMES_KEY: {"columns": header}, "meta": self._meta(len(nodes))}, (
+            buffers
+        )
+
+    def _meta(self, shown: int) -> dict[str, Any]:
+        layout = self._layout
+        values = layout.values
+        total = layout.total
+        z = self._zoom
+        path = layout.path(z) if z is not None else []
+        fmt = column_format(values.inclusive, values.unit).spec()
+        meta: dict[str, Any] = {
+            "version": self.view_version,
+            "zoom": -1 if z is None else z,
+            "zoom_value": float(values.inclusive[z]) if z is not None else total,
+            "path": [{"node": int(p), "name": str(values.names[p])} for p in path],
+            "total": total,
+            "format": fmt,
+            "unit": values.unit,
+            "metric": values.metric,
+            "nodes": len(layout.graph),
+            "shown": shown,
+            "search": self._search_meta(),
+            "compare": layout.comparison is not None,
+        }
+        if layout.comparison is not None:
+            meta["test"] = layout.comparison.test
+            meta["tested"] = layout.comparison.tested
+        return meta
+
+    def _search_meta(self) -> dict[str, Any]:
+        found = self._found
+        if found is None:
+            return {"pattern": "", "count": 0, "text": ""}
+        fmt = column_format(self._layout.values.inclusive, self._layout.values.unit)
+        count = len(found.nodes)
+        text = (
+            f"{count:,} match{'es' if count != 1 else ''}: {fmt.text(found.value)}, "
+            f"{_percent(found.share)} of the total"
+        )
+        if self._zoom is not None:
+            text += f", {_percent(found.zoom_share)} of the zoomed frame"
+        return {"pattern": found.pattern, "count": count, "text": text}
+
+    # ------------------------------------------------------------------ helpers
+    def _match_of(self, nodes: np.ndarray) -> np.ndarray:
+        hit = np.zeros(len(nodes), dtype=bool)
+        if self._found is not None:
+            hit = np.isin(nodes, self._found.nodes)
+        return hit
+
+    def _set_layout_traits(self) -> None:
+        values = self._layout.values
+        unit = f" in {values.unit}" if values.unit else ""
+        self.metric = values.metric
+        if self._layout.comparison is not None:
+            self.title = f"{values.metric}{unit}, a against b — {values.how}"
+        else:
+            self.title = f"{values.metric}{unit} — {values.how}" if values.how else values.metric
+
+    @staticmethod
+    def _check_color(layout: FlameLayout, color_by: str) -> None:
+        if color_by == "module" and layout.values.module is None:
+            raise ShapeError(
+                "color_by='module': the profile names no module for its nodes (no module "
+                "column or frame attribute); use 'name'"
+            )
+
+    @staticmethod
+    def _color_keys(layout: FlameLayout, color_by: str) -> np.ndarray:
+        """What each node's colour is hashed from (its name or module)."""
+        module = layout.values.module
+        if color_by == "module" and module is not None:
+            named = np.array([m is not None for m in module], dtype=bool)
+            return np.where(named, module, layout.values.names).astype(object)
+        return layout.values.names
+
+
+def _check_choice(what: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ShapeError(f"{what}={value!r}: expected one of {', '.join(map(repr, choices))}")
+
+
+def _metric_choices(data: Any) -> list[str]:
+    """The metrics the page offers: the inclusive ones, then exclusive ones (drawn by
+    their inclusive partner)."""
+    out = [str(m) for m in data.inc_metrics] + [str(m) for m in data.exc_metrics]
+    return [m for m in dict.fromkeys(out) if m != "ts"]

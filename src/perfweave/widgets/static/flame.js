@@ -1,0 +1,724 @@
+// src/lib/dom.js
+function h(tag, { cls, text, attrs, title } = {}, children = []) {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== void 0) node.textContent = text;
+  if (title !== void 0) node.title = title;
+  if (attrs) for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const child of children) node.append(child);
+  return node;
+}
+function button(label, onClick, { cls = "", title, action } = {}) {
+  const b = h("button", { cls: `pw-btn ${cls}`.trim(), text: label, title });
+  b.type = "button";
+  if (action) b.dataset.action = action;
+  b.addEventListener("click", onClick);
+  return b;
+}
+function fillSelect(select, options, value) {
+  const same = select.options.length === options.length && options.every(([v, t], i) => select.options[i].value === v && select.options[i].textContent === t);
+  if (!same) {
+    select.replaceChildren(...options.map(([v, t]) => h("option", { text: t, attrs: { value: v } })));
+  }
+  if (value !== void 0) select.value = value;
+}
+
+// src/lib/banner.js
+var BANNERS = /* @__PURE__ */ new WeakMap();
+function errorBanner(model) {
+  const text = h("span", { cls: "pw-error-text" });
+  const el = (
+    /** @type {Banner} */
+    h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text])
+  );
+  el.append(button("\xD7", () => {
+    el.hidden = true;
+  }, { cls: "pw-error-close", title: "dismiss" }));
+  const put = (msg, local) => {
+    text.textContent = msg;
+    el.hidden = !msg;
+    if (local) el.dataset.local = "1";
+    else delete el.dataset.local;
+  };
+  const show = () => put(model.get("error") || "", false);
+  el.showLocal = (message) => put(message, Boolean(message));
+  model.on("change:error", show);
+  show();
+  let set = BANNERS.get(model);
+  if (!set) BANNERS.set(model, set = /* @__PURE__ */ new Set());
+  set.add(el);
+  return el;
+}
+function showLocal(model, message) {
+  const set = BANNERS.get(model);
+  if (!set) return 0;
+  let shown = 0;
+  for (const el of [...set]) {
+    if (!el.isConnected) {
+      set.delete(el);
+      continue;
+    }
+    if (message) el.showLocal(message);
+    else if (el.dataset.local) el.showLocal(model.get("error") || "");
+    shown++;
+  }
+  return shown;
+}
+
+// src/lib/columns.js
+var ARRAYS = {
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
+  float64: Float64Array
+};
+function bytesOf(view) {
+  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return src.slice().buffer;
+}
+var decoder = new TextDecoder("utf-8");
+function unpack(header, buffers) {
+  const out = {};
+  let i = 0;
+  for (const col of header) {
+    if (col.dtype === "str") {
+      const data = new Uint8Array(bytesOf(buffers[i]));
+      const ends = new Uint32Array(bytesOf(buffers[i + 1]));
+      const strings = new Array(ends.length);
+      let start = 0;
+      for (let k = 0; k < ends.length; k++) {
+        strings[k] = decoder.decode(data.subarray(start, ends[k]));
+        start = ends[k];
+      }
+      out[col.key] = strings;
+      i += 2;
+    } else {
+      const Arr = ARRAYS[col.dtype];
+      if (!Arr) throw new Error(`unknown column dtype ${col.dtype}`);
+      const arr = new Arr(bytesOf(buffers[i]));
+      arr.shape = col.shape;
+      out[col.key] = arr;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+// src/lib/request.js
+var DEFAULT_TIMEOUT_MS = 1e4;
+var KERNEL_GONE = "The Python kernel did not answer (it may have stopped or restarted); the view is unchanged.";
+var KernelTimeout = class extends Error {
+  /** @param {string} action @param {number} ms */
+  constructor(action, ms) {
+    super(KERNEL_GONE);
+    this.name = "KernelTimeout";
+    this.action = action;
+    this.ms = ms;
+  }
+};
+function channelName() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && c.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+if (typeof window !== "undefined" && !/** @type {any} */
+window.__pwKernelTimeoutQuiet) {
+  /** @type {any} */
+  window.__pwKernelTimeoutQuiet = true;
+  window.addEventListener("unhandledrejection", (ev) => {
+    if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
+  });
+}
+function columnsOf(msg, key, buffers) {
+  const holder = key === void 0 ? void 0 : msg[key];
+  return holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
+}
+var Channel = class {
+  /** @param {Model} model */
+  constructor(model) {
+    this.model = model;
+    this.name = channelName();
+    this.next = 1;
+    this.sent = 0;
+    this.waiting = /* @__PURE__ */ new Map();
+    this.timedOut = false;
+    this.pushed = [];
+    this.onMessage = (msg, buffers) => {
+      if (msg && msg.type === "push" && typeof msg.key === "string") {
+        const columns = columnsOf(msg, msg.key, buffers);
+        for (const fn of this.pushed) fn({ ...msg, columns });
+        return;
+      }
+      if (!msg || msg.type !== "response") return;
+      if (this.timedOut) {
+        this.timedOut = false;
+        showLocal(this.model, "");
+      }
+      const entry = this.waiting.get(msg.id);
+      if (!entry || entry.answer) return;
+      clearTimeout(entry.timer);
+      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
+      this.release();
+    };
+    model.on("msg:custom", this.onMessage);
+  }
+  /** Milliseconds a request waits: the model's `request_timeout` (seconds) or the default. */
+  get timeoutMs() {
+    const seconds = Number(this.model.get("request_timeout"));
+    return seconds > 0 ? seconds * 1e3 : DEFAULT_TIMEOUT_MS;
+  }
+  /**
+   * Send `action` with `args`; resolves with the response and its unpacked columns, rejects
+   * with a KernelTimeout when the kernel does not answer in time.
+   * @param {string} action
+   * @param {Record<string, any>} [args]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<Response>}
+   */
+  request(action, args = {}, options = {}) {
+    const id = this.next++;
+    const ms = options.timeoutMs ?? this.timeoutMs;
+    return new Promise((resolve, reject) => {
+      const fail = () => {
+        this.waiting.delete(id);
+        this.timedOut = true;
+        showLocal(this.model, KERNEL_GONE);
+        reject(new KernelTimeout(action, ms));
+        this.release();
+      };
+      const timer = setTimeout(fail, ms);
+      this.waiting.set(id, { resolve, key: options.columns, timer });
+      const seq = this.sent + 1;
+      try {
+        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
+        this.sent = seq;
+      } catch {
+        clearTimeout(timer);
+        fail();
+      }
+    });
+  }
+  /** Resolve the responses that came, in the order their requests were made, up to the
+   * first request still unanswered. */
+  release() {
+    for (const [id, entry] of this.waiting) {
+      if (!entry.answer) return;
+      this.waiting.delete(id);
+      entry.resolve(entry.answer);
+    }
+  }
+  /**
+   * Call `fn` with every message the kernel pushes unasked (columns unpacked).
+   * @param {(r: Response) => void} fn
+   */
+  onPush(fn) {
+    this.pushed.push(fn);
+  }
+  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
+  get pending() {
+    return this.waiting.size;
+  }
+  close() {
+    this.model.off("msg:custom", this.onMessage);
+    this.pushed = [];
+    for (const entry of this.waiting.values()) clearTimeout(entry.timer);
+    this.waiting.clear();
+  }
+};
+
+// src/flame/colors.js
+function hash(s) {
+  let h2 = 2166136261;
+  for (let i = 0; i < s.length; i++) {
+    h2 ^= s.charCodeAt(i);
+    h2 = Math.imul(h2, 16777619);
+  }
+  return h2 >>> 0;
+}
+function nameColor(key) {
+  const h2 = hash(key);
+  const v1 = (h2 & 255) / 255, v2 = (h2 >>> 8 & 255) / 255, v3 = (h2 >>> 16 & 255) / 255;
+  return [Math.round(215 + 40 * v1), Math.round(110 + 120 * v2), Math.round(40 + 50 * v3)];
+}
+function mix(a, b, t) {
+  const u = Math.max(0, Math.min(1, t));
+  const at = (k) => Math.round(a[k] + (b[k] - a[k]) * u);
+  return [at(0), at(1), at(2)];
+}
+var PALE = (
+  /** @type {[number, number, number]} */
+  [255, 241, 204]
+);
+var DEEP = (
+  /** @type {[number, number, number]} */
+  [189, 40, 30]
+);
+function shareColor(share) {
+  return mix(PALE, DEEP, Number.isFinite(share) ? share : 0);
+}
+var MORE = (
+  /** @type {[number, number, number]} */
+  [214, 39, 40]
+);
+var LESS = (
+  /** @type {[number, number, number]} */
+  [33, 102, 172]
+);
+var SAME = (
+  /** @type {[number, number, number]} */
+  [246, 246, 246]
+);
+var NOT_SIGNIFICANT = (
+  /** @type {[number, number, number]} */
+  [205, 205, 205]
+);
+function deltaColor(relative, significant) {
+  if (!significant) return NOT_SIGNIFICANT;
+  const r = Number.isFinite(relative) ? relative : 0;
+  return mix(SAME, r >= 0 ? MORE : LESS, Math.sqrt(Math.abs(r)));
+}
+function textOn(c) {
+  return 0.299 * c[0] + 0.587 * c[1] + 0.114 * c[2] < 140 ? "#fff" : "#111";
+}
+function css(c) {
+  return `rgb(${c[0]},${c[1]},${c[2]})`;
+}
+
+// src/flame/protocol.js
+var TRAITS = ["orientation", "color_by", "metric", "metrics", "title", "selected_node", "height"];
+var FRAMES_KEY = "frames";
+var CONTROLS = {
+  orientation: [["icicle", "icicle (root on top)"], ["flame", "flame (root at the bottom)"]],
+  color_by: [["name", "colour by name"], ["module", "colour by module"], ["exclusive", "colour by exclusive share"]]
+};
+
+// src/flame/controls.js
+function controls(model, act) {
+  const title = h("div", { cls: "pw-fl-title" });
+  const metric = h("select", { attrs: { "aria-label": "metric" } });
+  metric.addEventListener("change", () => act("set", { metric: metric.value }));
+  const orientation = h("select", { attrs: { "aria-label": "orientation" } });
+  orientation.addEventListener("change", () => act("set", { orientation: orientation.value }));
+  const colorBy = h("select", { attrs: { "aria-label": "colour" } });
+  colorBy.addEventListener("change", () => act("set", { color_by: colorBy.value }));
+  const search = h("input", { cls: "pw-fl-search", attrs: { type: "search", placeholder: "search (regex), Enter", "aria-label": "search" } });
+  search.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") act("search", { pattern: search.value });
+    if (ev.key === "Escape") {
+      search.value = "";
+      act("search", { pattern: "" });
+    }
+  });
+  const clear = button("\xD7", () => {
+    search.value = "";
+    act("search", { pattern: "" });
+  }, { title: "end the search", action: "clear-search" });
+  const found = h("span", { cls: "pw-fl-found" });
+  const toolbar = h("div", { cls: "pw-toolbar" }, [metric, orientation, colorBy, search, clear, found]);
+  const crumbs = h("div", { cls: "pw-fl-crumbs", attrs: { "aria-label": "zoom path" } });
+  const legend = h("div", { cls: "pw-fl-legend" });
+  function sync(f) {
+    title.textContent = model.get("title") || "";
+    const metrics = (
+      /** @type {string[]} */
+      model.get("metrics") || []
+    );
+    fillSelect(metric, metrics.map((m) => [m, m]), model.get("metric"));
+    fillSelect(orientation, CONTROLS.orientation, model.get("orientation"));
+    fillSelect(colorBy, CONTROLS.color_by, model.get("color_by"));
+    colorBy.hidden = Boolean(f && f.meta.compare);
+    if (!f) return;
+    const s = f.meta.search;
+    if (document.activeElement !== search) search.value = s.pattern;
+    found.textContent = s.text;
+    crumbs.replaceChildren(
+      button("all", () => act("zoom", { node: null }), { cls: "pw-fl-crumb", action: "zoom-out" }),
+      ...f.meta.path.flatMap((p, k) => [
+        h("span", { cls: "pw-fl-sep", text: "\u203A" }),
+        button(p.name, () => act("zoom", { node: p.node }), { cls: `pw-fl-crumb${k === f.meta.path.length - 1 ? " pw-fl-current" : ""}` })
+      ])
+    );
+    crumbs.hidden = f.meta.path.length === 0;
+    legend.replaceChildren(...legendItems(model, f));
+  }
+  return { title, toolbar, crumbs, legend, sync };
+}
+function swatch(c, text) {
+  const box = h("span", { cls: "pw-fl-swatch" });
+  box.style.background = css(c);
+  return h("span", { cls: "pw-fl-key" }, [box, text]);
+}
+function legendItems(model, f) {
+  const m = f.meta;
+  const unit = m.unit ? ` (${m.unit})` : "";
+  const width = h("span", { text: `width: ${m.metric}${unit}, inclusive${m.compare ? ", the larger side" : ""}` });
+  if (m.search.pattern) {
+    return [width, swatch([214, 60, 214], `matches /${m.search.pattern}/`), swatch([232, 232, 232], "other frames")];
+  }
+  if (m.compare) {
+    const out = [width, swatch(MORE, "a larger than b"), swatch(LESS, "b larger than a"), swatch(SAME, "equal")];
+    if (m.tested) out.push(swatch(NOT_SIGNIFICANT, "difference not significant"));
+    out.push(h("span", { cls: "pw-fl-test", text: m.test || "" }));
+    return out;
+  }
+  if (model.get("color_by") === "exclusive") {
+    return [width, swatch(shareColor(0), "0% exclusive"), swatch(shareColor(0.5), "50%"), swatch(shareColor(1), "100% of the frame is its own time")];
+  }
+  const what = model.get("color_by") === "module" ? "module" : "name";
+  return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` })];
+}
+
+// src/flame/state.js
+var ROW = 18;
+function framesOf(meta, cols) {
+  const n = cols.node.length;
+  const byDepth = [];
+  for (let i = 0; i < n; i++) {
+    const d = cols.depth[i];
+    (byDepth[d] || (byDepth[d] = [])).push(i);
+  }
+  for (const row of byDepth) if (row) row.sort((a, b) => cols.x0[a] - cols.x0[b]);
+  return { meta, cols, n, depth: byDepth.length, byDepth };
+}
+function frameAt(f, fx, depth) {
+  const row = f.byDepth[depth];
+  if (!row) return -1;
+  let lo = 0, hi = row.length - 1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    const i = row[mid];
+    if (fx < f.cols.x0[i]) hi = mid - 1;
+    else if (fx >= f.cols.x1[i]) lo = mid + 1;
+    else return i;
+  }
+  return -1;
+}
+
+// src/flame/draw.js
+var FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+var MATCH = (
+  /** @type {[number, number, number]} */
+  [214, 60, 214]
+);
+var FADED = (
+  /** @type {[number, number, number]} */
+  [232, 232, 232]
+);
+function frameColor(v, i) {
+  const f = (
+    /** @type {import("./state.js").Frames} */
+    v.frames
+  );
+  const c = f.cols;
+  if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
+  if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
+  if (v.model.get("color_by") === "exclusive") {
+    return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
+  }
+  return nameColor(c.key[i]);
+}
+function canvasWidth(v) {
+  return Math.max(200, Math.floor(v.root.clientWidth || 800));
+}
+function rowTop(v, depth) {
+  const f = v.frames;
+  const rows = f ? f.depth : 1;
+  return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
+}
+function clipped(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = lo + hi + 1 >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}\u2026`).width <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo >= 2 ? `${text.slice(0, lo)}\u2026` : "";
+}
+function draw(v) {
+  const t = performance.now();
+  const f = v.frames;
+  const canvas = v.canvas;
+  const width = canvasWidth(v);
+  const rows = f ? Math.max(f.depth, 1) : 1;
+  const height = rows * ROW;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  canvas.dataset.row = String(ROW);
+  const ctx = (
+    /** @type {CanvasRenderingContext2D} */
+    canvas.getContext("2d")
+  );
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  if (!f) return;
+  const c = f.cols;
+  const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
+  const selected = Number(v.model.get("selected_node"));
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  let outline = -1;
+  for (let i = 0; i < f.n; i++) {
+    const x = c.x0[i] * width;
+    const w = (c.x1[i] - c.x0[i]) * width;
+    if (w < 0.5) continue;
+    const y = rowTop(v, c.depth[i]);
+    const col = frameColor(v, i);
+    const node = Number(c.node[i]);
+    ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1;
+    ctx.fillStyle = css(col);
+    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
+    if (w > 28) {
+      const label = clipped(ctx, c.name[i], w - 7);
+      if (label) {
+        ctx.fillStyle = textOn(col);
+        ctx.fillText(label, x + 3, y + ROW / 2);
+      }
+    }
+    if (node === selected) outline = i;
+  }
+  ctx.globalAlpha = 1;
+  if (outline >= 0) {
+    ctx.strokeStyle = "#111";
+    ctx.lineWidth = 2;
+    const x = c.x0[outline] * width;
+    ctx.strokeRect(x + 1, rowTop(v, c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
+  }
+  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
+}
+
+// src/lib/format.js
+function exact(v) {
+  if (typeof v === "bigint") return v.toString();
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Infinity) return "inf";
+  if (v === -Infinity) return "-inf";
+  return String(v);
+}
+function percent(v, total) {
+  const x = Number(v);
+  if (!total || !Number.isFinite(x)) return "";
+  const p = 100 * x / total;
+  if (p !== 0 && Math.abs(p) < 0.05) return p > 0 ? "<0.1%" : ">-0.1%";
+  return Math.abs(p) >= 9.95 ? `${p.toFixed(0)}%` : `${p.toFixed(1)}%`;
+}
+function grouped(v) {
+  const text = typeof v === "string" ? v : exact(v);
+  return /^-?\d{4,}$/.test(text) ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : text;
+}
+var BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
+var MAX_DECIMALS = 6;
+function columnText(v, fmt) {
+  const unit = fmt.unit || "";
+  const tail = !unit ? "" : BARE_PREFIXES.includes(unit) ? unit : ` ${unit}`;
+  if (typeof v === "bigint" && fmt.scale === 1 && fmt.decimals === 0 && !fmt.exponent) {
+    return `${grouped(v)}${tail}`;
+  }
+  const x = Number(v);
+  if (Number.isNaN(x)) return "\u2013";
+  if (!Number.isFinite(x)) return x > 0 ? "inf" : "-inf";
+  if (x === 0) return `0${tail}`;
+  const y = x / fmt.scale;
+  if (fmt.exponent) return `${y.toExponential(fmt.decimals)}${tail}`;
+  let decimals = fmt.decimals;
+  if (Number(Math.abs(y).toFixed(decimals)) === 0) {
+    decimals = 1 - Math.floor(Math.log10(Math.abs(y)));
+    if (decimals > MAX_DECIMALS) return `${y.toExponential(1)}${tail}`;
+  }
+  const [whole, frac] = y.toFixed(decimals).split(".");
+  const sign = whole.startsWith("-") ? "-" : "";
+  const digits = sign ? whole.slice(1) : whole;
+  return `${sign}${digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",")}${frac ? `.${frac}` : ""}${tail}`;
+}
+
+// src/flame/tooltip.js
+function pText(p) {
+  if (!Number.isFinite(p)) return "\u2013";
+  return p < 1e-4 ? p.toExponential(1) : p.toFixed(4);
+}
+function tooltipLines(f, i) {
+  const c = f.cols, m = f.meta, fmt = m.format;
+  const value = c.value[i];
+  const lines = [c.name[i]];
+  const ofTotal = percent(value, m.total);
+  const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
+  if (m.compare) {
+    lines.push(`a: ${columnText(c.value_a[i], fmt)}   b: ${columnText(c.value_b[i], fmt)}`);
+    const rel = Number.isFinite(c.relative[i]) ? ` (${(100 * c.relative[i]).toFixed(1)}% of the larger)` : "";
+    lines.push(`\u0394 a \u2212 b: ${columnText(c.delta[i], fmt)}${rel}`);
+    if (m.tested) {
+      const verdict = c.significant[i] ? "significant" : "not significant";
+      lines.push(`p = ${pText(c.p_value[i])}, q = ${pText(c.q_value[i])} (${verdict}), n = ${c.n_a[i]} / ${c.n_b[i]}`);
+    } else {
+      lines.push("no test: one sample per side");
+    }
+    lines.push(`width: the larger side, ${ofTotal} of the total${zoomed}`);
+  } else {
+    lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`);
+    lines.push(`exclusive: ${columnText(c.exclusive[i], fmt)}`);
+  }
+  return lines;
+}
+function showTooltip(tip, f, i, x, y, width) {
+  if (!f || i < 0) {
+    tip.hidden = true;
+    return;
+  }
+  const lines = tooltipLines(f, i);
+  tip.replaceChildren(...lines.map((text, k) => h("div", { cls: k ? "" : "pw-fl-tip-name", text })));
+  tip.hidden = false;
+  tip.dataset.node = String(f.cols.node[i]);
+  const left = Math.min(x + 14, Math.max(0, width - 340));
+  tip.style.left = `${left}px`;
+  tip.style.top = `${y + 16}px`;
+}
+
+// src/flame/events.js
+function frameUnder(v, ev) {
+  const f = v.frames;
+  if (!f) return -1;
+  const box = v.canvas.getBoundingClientRect();
+  const x = ev.clientX - box.left, y = ev.clientY - box.top;
+  const row = Math.floor(y / ROW);
+  const depth = v.model.get("orientation") === "flame" ? f.depth - 1 - row : row;
+  return frameAt(f, x / canvasWidth(v), depth);
+}
+function listen(v) {
+  const move = (ev) => {
+    const i = frameUnder(v, ev);
+    v.hover = i;
+    const box = v.canvas.getBoundingClientRect();
+    showTooltip(v.tooltip, v.frames, i, ev.clientX - box.left, ev.clientY - box.top, canvasWidth(v));
+    v.canvas.style.cursor = i >= 0 ? "pointer" : "default";
+  };
+  const leave = () => {
+    v.hover = -1;
+    showTooltip(v.tooltip, null, -1, 0, 0, 0);
+  };
+  const click = async (ev) => {
+    const i = frameUnder(v, ev);
+    if (i < 0 || !v.frames) return;
+    const node = Number(v.frames.cols.node[i]);
+    await v.act("select", { node });
+    await v.act("zoom", { node });
+  };
+  v.canvas.addEventListener("mousemove", move);
+  v.canvas.addEventListener("mouseleave", leave);
+  v.canvas.addEventListener("click", click);
+  return () => {
+    v.canvas.removeEventListener("mousemove", move);
+    v.canvas.removeEventListener("mouseleave", leave);
+    v.canvas.removeEventListener("click", click);
+  };
+}
+
+// src/flame/index.js
+function render({ model, el }) {
+  const t0 = performance.now();
+  const channel = new Channel(model);
+  const root = h("div", { cls: "pw-flame" });
+  el.append(root);
+  let busy = 0;
+  const v = {
+    model,
+    root,
+    canvas: (
+      /** @type {HTMLCanvasElement} */
+      h("canvas", { cls: "pw-fl-canvas" })
+    ),
+    tooltip: h("div", { cls: "pw-fl-tooltip", attrs: { role: "tooltip" } }),
+    frames: null,
+    hover: -1,
+    act
+  };
+  v.tooltip.hidden = true;
+  const ui = controls(model, act);
+  const plot = h("div", { cls: "pw-fl-plot" }, [v.canvas, v.tooltip]);
+  const banner = errorBanner(model);
+  root.append(ui.title, ui.toolbar, banner, ui.crumbs, plot, ui.legend);
+  const setHeight = () => {
+    plot.style.maxHeight = `${Number(model.get("height")) || 420}px`;
+  };
+  setHeight();
+  const stale = () => (model.get("view_version") || 0) > (v.frames ? v.frames.meta.version : -1);
+  async function act(action, args = {}) {
+    const t = performance.now();
+    busy++;
+    let reply;
+    const wantsFrames = action !== "select";
+    try {
+      reply = await channel.request(action, wantsFrames ? { ...args, width: canvasWidth(v) } : args, { columns: FRAMES_KEY });
+    } catch (err) {
+      ui.sync(v.frames);
+      return { ok: false, error: String(err) };
+    } finally {
+      busy--;
+    }
+    if (reply.columns) accept(reply);
+    else ui.sync(v.frames);
+    root.dataset.lastAction = action;
+    root.dataset.lastMs = (performance.now() - t).toFixed(1);
+    if (!busy && stale()) fetchFrames();
+    return reply;
+  }
+  function accept(reply) {
+    v.frames = framesOf(reply.meta, reply.columns);
+    ui.sync(v.frames);
+    draw(v);
+    root.dataset.version = String(reply.meta.version);
+    root.dataset.zoom = String(reply.meta.zoom);
+    root.dataset.shown = String(reply.meta.shown);
+    root.dataset.search = reply.meta.search.pattern;
+  }
+  async function fetchFrames() {
+    const reply = await act("frames");
+    if (!root.dataset.ready && (reply.ok || model.get("error"))) {
+      root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
+      root.dataset.ready = "1";
+    }
+  }
+  const onChange = () => {
+    ui.sync(v.frames);
+    draw(v);
+  };
+  const onVersion = () => {
+    if (!busy && stale()) fetchFrames();
+  };
+  const unlisten = listen(v);
+  let lastWidth = 0;
+  const resize = new ResizeObserver(() => {
+    const w = canvasWidth(v);
+    if (Math.abs(w - lastWidth) < 2) return;
+    lastWidth = w;
+    if (v.frames) draw(v);
+  });
+  resize.observe(root);
+  for (const k of TRAITS) model.on(`change:${k}`, onChange);
+  model.on("change:height", setHeight);
+  model.on("change:view_version", onVersion);
+  ui.sync(null);
+  requestAnimationFrame(() => fetchFrames());
+  return () => {
+    channel.close();
+    resize.disconnect();
+    unlisten();
+    for (const k of TRAITS) model.off(`change:${k}`, onChange);
+    model.off("change:height", setHeight);
+    model.off("change:view_version", onVersion);
+  };
+}
+var index_default = { render };
+export {
+  index_default as default
+};
