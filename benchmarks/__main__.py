@@ -18,6 +18,7 @@ PARTS = (
     "ensemble",
     "models",
     "counts",
+    "counts_sites",
     "classes",
     "merge",
     "widgets",

@@ -59,3 +59,30 @@ def test_bad_comm_data(tmp_path):
     with pytest.raises(ParseError) as info:
         read_comm_data(p)
     assert info.value.line == 3
+
+
+def test_plain_and_odd_spacing_read_the_same_times(tmp_path, monkeypatch):
+    """Plain files (one time per line) take pandas' C parser, others the checked
+    per-section path: the same table either way, and the plain path is really taken."""
+    import perfweave.counts.timings as timings
+
+    src = WRF / "alltoallv_late_arrival_times.rank0_comm0_job5471563.md"
+    plain = read_timings(src)
+    odd = tmp_path / src.name
+    odd.write_text(src.read_text().replace("\n0.0", "\n 0.0", 5))  # a few leading spaces
+    assert read_timings(odd).equals(plain)
+    taken = []
+    real = timings._plain_times
+    monkeypatch.setattr(timings, "_plain_times", lambda *a: taken.append(real(*a)) or taken[-1])
+    read_timings(src)
+    read_timings(odd)
+    assert taken[0] is not None and taken[1] is None
+
+
+def test_a_header_that_is_no_call_number_is_named_with_its_line(tmp_path):
+    # header lines are counted only on this error now (counting each was quadratic)
+    p = tmp_path / "alltoallv_execution_times.rank0_comm0_job0.md"
+    p.write_text("FORMAT_VERSION: 9\n\n# Call 0\n0.1\n\n# Call x1\n0.2\n")
+    with pytest.raises(ParseError) as info:
+        read_timings(p)
+    assert info.value.line == 6 and "'# Call <integer>'" in str(info.value)

@@ -281,15 +281,17 @@ class _Tree:
         exclusive values (the sites' own, 0 on inner frames), the inclusive sums (NaN
         where any value below is NaN) and ``site`` (-1 on inner frames)."""
         width = site_values["calls"].shape[1]
-        dense = {}
-        for metric, v in site_values.items():
-            exc = np.zeros((self.n_nodes, width))
-            np.add.at(exc, self.site_node, v)  # two stacks may share a leaf: one site
-            dense[metric] = exc
-        inc = {m: v.copy() for m, v in dense.items()}
+        exc = np.zeros((self.n_nodes, len(METRICS), width))
+        exc[self.site_node] = np.stack([site_values[m] for m in METRICS], axis=1)
+        inc = exc.reshape(self.n_nodes, -1).copy()
         for level in reversed(_levels(self.depth)[1:]):  # deepest first; NaN propagates
-            for v in inc.values():
-                np.add.at(v, self.parent[level], v[level])
+            order = level[np.argsort(self.parent[level], kind="stable")]
+            par = self.parent[order]
+            first = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+            inc[par[first]] += np.add.reduceat(inc[order], first, axis=0)
+        inc = inc.reshape(exc.shape)
+        dense = {m: exc[:, k] for k, m in enumerate(METRICS)}
+        inc = {m: inc[:, k] for k, m in enumerate(METRICS)}
         node, rank = np.nonzero(inc["calls"] > 0)
         site = np.full(self.n_nodes, -1, dtype=np.int64)
         site[self.site_node] = np.arange(self.n_sites)
@@ -411,7 +413,7 @@ def _timing_runs(timings: pd.DataFrame) -> pd.DataFrame:
             arr = np.asarray(values.array, dtype=object)
         change[1:] |= arr[1:] != arr[:-1]
     start = np.flatnonzero(change)
-    runs = timings[cols].iloc[start].reset_index(drop=True)
+    runs = timings.iloc[start][cols].reset_index(drop=True)  # rows first: no column copies
     runs["collective"] = runs["collective"].astype(str).str.lower().astype(object)
     runs["measure"] = runs["measure"].astype(str)
     for col in ("lead_rank", "comm", "call"):
@@ -509,40 +511,44 @@ def _site_sums(
         ranks = comms.maps[k] if comms.maps[k].size else np.zeros(1, dtype=np.int64)
         sums["calls"][s, ranks] += count
         covered["calls"][s, ranks] += count
-    # bytes: a group's bytes per rank, times the site's calls in it, on their communicator
+    # bytes: per communicator, (site x group) call counts times (group x rank) bytes
     have = group >= 0
-    triples, n = np.unique(
-        np.stack([site[have], group[have], comm[have]]), axis=1, return_counts=True
-    )
-    per_group: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    for (s, g, k), count in zip(triples.T.tolist(), n.tolist()):
-        if g not in per_group:
-            per_group[g] = rank_bytes(profile.groups[g])
-        sent, received = per_group[g]
+    sums_of: dict = {}  # rank sums of each distinct matrix, once
+    for k in np.unique(comm[have]).tolist():
+        mine = have & (comm == k)
+        groups, slot = np.unique(group[mine], return_inverse=True)
+        made = np.zeros((n_sites, groups.size))
+        np.add.at(made, (site[mine], slot), 1.0)
         ranks = comms.maps[k]
-        sums["bytes_sent"][s, ranks] += count * sent.astype(np.float64)
-        sums["bytes_received"][s, ranks] += count * received.astype(np.float64)
-        covered["bytes_sent"][s, ranks] += count
+        both = [rank_bytes(profile.groups[g], sums_of) for g in groups.tolist()]
+        for side, metric in enumerate(("bytes_sent", "bytes_received")):
+            per_rank = np.stack([pair[side] for pair in both]).astype(np.float64)
+            if per_rank.shape[1] != ranks.size:
+                raise FormatError(
+                    f"calls of {comms.describe(k)} have counts of {per_rank.shape[1]} ranks, "
+                    f"its location file {ranks.size}"
+                )
+            sums[metric][:, ranks] += made @ per_rank
+        covered["bytes_sent"][:, ranks] += made.sum(axis=1).astype(np.int64)[:, None]
     covered["bytes_received"] = covered["bytes_sent"]
-    # times: each timing row to its call's site and its rank
+    # times: each timing row to its measure, its call's site and its rank, in one pass
+    # (the runs cover the rows in order)
     if not runs.empty:
         joined = runs.merge(calls[[*_KEY, "site", "_comm"]], on=_KEY, how="left")
-        seconds = profile.timings["seconds"].to_numpy(dtype=np.float64)
-        comm_rank = profile.timings["rank"].to_numpy(dtype=np.int64)
-        start = joined["start"].to_numpy()
+        slot = joined["measure"].map({m: k for k, m in enumerate(_MEASURES)}).to_numpy()
         length = (joined["stop"] - joined["start"]).to_numpy()
-        for measure, metric in _MEASURES.items():
-            mine = (joined["measure"] == measure).to_numpy()
-            if not mine.any():
-                continue
-            rows = _run_rows(start[mine], length[mine])
-            row_site = np.repeat(joined["site"].to_numpy()[mine], length[mine])
-            row_comm = np.repeat(joined["_comm"].to_numpy()[mine], length[mine])
-            flat = row_site * width + _map_ranks(comms, row_comm, comm_rank[rows])
-            sums[metric] += np.bincount(
-                flat, weights=seconds[rows], minlength=n_sites * width
-            ).reshape(shape)
-            covered[metric] += np.bincount(flat, minlength=n_sites * width).reshape(shape)
+        key = np.repeat(slot * n_sites + joined["site"].to_numpy(), length)
+        rank = profile.timings["rank"].to_numpy(dtype=np.int64)
+        if comms.mapped.any():
+            rank = _map_ranks(comms, np.repeat(joined["_comm"].to_numpy(), length), rank)
+        flat = key * width + rank
+        seconds = profile.timings["seconds"].to_numpy(dtype=np.float64)
+        size = len(_MEASURES) * n_sites * width
+        total = np.bincount(flat, weights=seconds, minlength=size).reshape(-1, *shape)
+        count = np.bincount(flat, minlength=size).reshape(-1, *shape)
+        for k, metric in enumerate(_MEASURES.values()):
+            sums[metric] += total[k]
+            covered[metric] += count[k]
     return sums, covered
 
 
@@ -555,12 +561,6 @@ def _with_gaps(
         m: np.where(covered[m] < expected, np.nan, v) if m != "calls" else v
         for m, v in sums.items()
     }
-
-
-def _run_rows(start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """The row numbers ``start[i] .. start[i] + length[i] - 1`` of each run, run after run."""
-    offsets = np.repeat(start - np.cumsum(length) + length, length)
-    return offsets + np.arange(offsets.size, dtype=np.int64)
 
 
 def _map_ranks(comms: _Comms, comm: np.ndarray, rank: np.ndarray) -> np.ndarray:

@@ -150,13 +150,22 @@ def message_totals(stats: pd.DataFrame) -> pd.Series:
     return pd.Series(data, dtype="int64")
 
 
-def rank_bytes(group) -> tuple[np.ndarray, np.ndarray]:
+def rank_bytes(group, sums: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Bytes each communicator rank sends and receives in one call of a CallGroup: its
     row's counts times the datatype size (times the communicator size for a single-count
-    row: Alltoall, Allgatherv's send side)."""
+    row: Alltoall, Allgatherv's send side). ``sums``, a dict the caller keeps, holds each
+    matrix's rank sums so that groups sharing a matrix sum it once."""
     g = group
-    sent = g.send.rank_sums() * g.send_datatype_size * _multiplicity(g.send, g.comm_size)
-    recv = g.recv.rank_sums() * g.recv_datatype_size * _multiplicity(g.recv, g.comm_size)
+
+    def rank_sums(m: CountMatrix) -> np.ndarray:
+        if sums is None:
+            return m.rank_sums()
+        if id(m) not in sums:
+            sums[id(m)] = (m, m.rank_sums())  # the matrix too: its id stays its own
+        return sums[id(m)][1]
+
+    sent = rank_sums(g.send) * g.send_datatype_size * _multiplicity(g.send, g.comm_size)
+    recv = rank_sums(g.recv) * g.recv_datatype_size * _multiplicity(g.recv, g.comm_size)
     return sent, recv
 
 

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
 from pathlib import Path
@@ -68,15 +69,23 @@ def read_timings(path: str | os.PathLike[str]) -> pd.DataFrame:
         raise ParseError(
             str(p), "'# Call <n>' before the times", line=line, found=leading.strip()[:40]
         )
+    fast = _plain_times(text, start, headers)
     calls, times = [], []
     for k, h in enumerate(headers):
-        call_id = read_uint(
-            h.group(1),
-            path=str(p),
-            line=text.count("\n", 0, h.start()) + 1,
-            expected="'# Call <integer>'",
-            found=h.group(0),
-        )
+        digits = h.group(1)
+        if digits.isascii() and digits.isdigit() and len(digits) <= 18:  # below MAX_ID
+            call_id = int(digits)
+        else:  # its line is counted only here: counting per header is quadratic in the file
+            call_id = read_uint(
+                digits,
+                path=str(p),
+                line=text.count("\n", 0, h.start()) + 1,
+                expected="'# Call <integer>'",
+                found=h.group(0),
+            )
+        if fast is not None:
+            calls.append(np.full(fast[1][k], call_id, dtype=np.int64))
+            continue
         body = text[h.end() : headers[k + 1].start() if k + 1 < len(headers) else len(text)]
         try:
             values = np.array(body.split(), dtype=np.float64)
@@ -90,8 +99,10 @@ def read_timings(path: str | os.PathLike[str]) -> pd.DataFrame:
             ) from None
         calls.append(np.full(values.size, call_id, dtype=np.int64))
         times.append(values)
+    if fast is not None:
+        times = [fast[0]]
     call = np.concatenate(calls) if calls else np.zeros(0, dtype=np.int64)
-    rank = np.concatenate([np.arange(t.size) for t in times]) if times else call.copy()
+    rank = _ranks([c.size for c in calls])
     n = call.size
     return pd.DataFrame(
         {
@@ -105,6 +116,63 @@ def read_timings(path: str | os.PathLike[str]) -> pd.DataFrame:
             "seconds": np.concatenate(times) if times else np.zeros(0),
         }
     )
+
+
+def _plain_times(
+    text: str, start: int, headers: list[re.Match]
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """All times of a file as the profiler writes them (one number per line, ``# Call``
+    lines, blank lines) read by pandas' C parser, and the number of times after each
+    header; None for anything else (the caller's checked path then names the bad line)."""
+    body = text[start:]
+    n_headers = len(headers)
+    if (
+        not body.isascii()
+        or any(c in body for c in "\t\r\f\v")
+        or body.count("#") != n_headers
+        or body.count(" ") != sum(h.group(0).count(" ") for h in headers)  # only in headers
+    ):
+        return None
+    raw = np.frombuffer(body.encode("ascii"), dtype=np.uint8)
+    newlines = np.flatnonzero(raw == ord("\n"))
+    line_start = np.concatenate(([0], newlines + 1))
+    line_end = np.append(newlines, raw.size)
+    filled = line_end > line_start
+    first = (
+        np.where(filled, raw[np.minimum(line_start, max(raw.size - 1, 0))], 0)
+        if raw.size
+        else filled
+    )
+    header = filled & (first == ord("#"))
+    value = filled & ~header
+    section = np.cumsum(header) - 1
+    if bool((section[value] < 0).any()):
+        return None
+    counts = np.bincount(section[value], minlength=n_headers)
+    try:
+        times = pd.read_csv(
+            io.StringIO(body),
+            header=None,
+            names=["seconds"],
+            comment="#",
+            skip_blank_lines=True,
+            dtype=np.float64,
+            engine="c",
+        )["seconds"].to_numpy()
+    except (ValueError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    if times.size != int(counts.sum()):
+        return None
+    return times, counts
+
+
+def _ranks(sizes: list[int]) -> np.ndarray:
+    """``0 .. size-1`` for each section, section after section."""
+    lengths = np.asarray(sizes, dtype=np.int64)
+    if lengths.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(starts, lengths)
 
 
 def _is_float(token: str) -> bool:
