@@ -15,6 +15,7 @@ import pytest
 
 from perfweave.ensemble import Ensemble
 from perfweave.errors import ShapeError
+from tests.ensemble._thicket_match import our_paths, their_paths
 
 pytestmark = pytest.mark.peer("thicket")
 
@@ -118,3 +119,65 @@ def test_statsframe_has_thickets_dataframe_and_tree(quartz_files):
     ens.stats(["Avg time/rank"], stats=["max"])
     assert held is not ens.statsframe
     assert held.tree("twice", color=False) == ens.statsframe.tree("twice", color=False)
+
+
+def _two_builds(quartz_files, lassen_files, runs):
+    """Runs ``runs`` (directory names) of both sizes, from the quartz and lassen builds."""
+    q = [f for f in quartz_files if any(f"/O3/{r}/" in f for r in runs)]
+    lc = [f for f in lassen_files if "block_128" in f and any(f"/{r}/" in f for r in runs)]
+    return q, lc
+
+
+def test_profiles_are_in_thickets_order(quartz_files, lassen_files):
+    tk = _thicket().Thicket
+    for files in (quartz_files, lassen_files, list(reversed(quartz_files))):
+        th = tk.from_caliperreader(files, disable_tqdm=True)
+        ens = Ensemble.from_files(files)
+        theirs = [th.profile_mapping[p] for p in th.metadata.index]
+        assert [ens.profile_mapping[p] for p in ens.profiles] == theirs
+        assert ens.metadata["file"].tolist() == theirs
+        # ens.tree(metric) shows the profile th.tree(metric) shows
+        assert_same_tree(ens.tree("Avg time/rank", color=False), th.tree("Avg time/rank"))
+    both = Ensemble.concat([Ensemble.from_files(lassen_files), Ensemble.from_files(quartz_files)])
+    th = tk.concat_thickets(
+        [tk.from_caliperreader(f, disable_tqdm=True) for f in (lassen_files, quartz_files)]
+    )
+    assert [both.profile_mapping[p] for p in both.profiles] == [
+        th.profile_mapping[p] for p in th.metadata.index
+    ]
+
+
+@pytest.mark.parametrize("runs", [("1",), ("1", "2", "3", "4")])
+def test_columns_concat_without_key_pairs_runs_as_thicket(quartz_files, lassen_files, runs):
+    q, lc = _two_builds(quartz_files, lassen_files, runs)
+    n = len(q)
+    assert len(lc) == n == len(runs) + 1
+    tk = _thicket().Thicket
+    theirs = tk.concat_thickets(
+        [tk.from_caliperreader(f, disable_tqdm=True) for f in (q, lc)],
+        axis="columns",
+        headers=["Quartz", "Lassen"],
+    )
+    ours = Ensemble.concat(
+        [Ensemble.from_files(q), Ensemble.from_files(lc)],
+        axis="columns",
+        headers=["Quartz", "Lassen"],
+    )
+    assert ours.profiles == list(range(n))
+    for i in range(n):
+        assert ours.profile_mapping[i] == {
+            h: theirs.profile_mapping[(i, h)] for h in ("Quartz", "Lassen")
+        }
+    size = ("Quartz", "ProblemSizeRunParam"), ("Lassen", "ProblemSizeRunParam")
+    assert (ours.metadata[list(size)].to_numpy() == theirs.metadata[list(size)].to_numpy()).all()
+    # a statistic over both headers: under ('Union statistics', ...), Thicket's values
+    a, b = ("Quartz", "Avg time/rank"), ("Lassen", "Avg time/rank")
+    name = ours.correlate(a, b)
+    _thicket().stats.correlation_nodewise(theirs, column1=a, column2=b, correlation="pearson")
+    assert name == ("Union statistics", "Avg time/rank_vs_Avg time/rank pearson")
+    paths = their_paths(theirs)
+    want = {paths[n]: v for n, v in theirs.statsframe.dataframe[name].items()}
+    got = dict(zip(our_paths(ours.graph), ours.statsframe[name]))
+    assert got.keys() == want.keys()
+    for path, v in want.items():
+        assert (math.isnan(v) and math.isnan(got[path])) or got[path] == pytest.approx(v)

@@ -26,7 +26,7 @@ from perfweave.calltree.graph import Graph
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble import _processes, _table
 from perfweave.ensemble.ensemble import Ensemble
-from perfweave.ensemble.profiles import profile_ids
+from perfweave.ensemble.profiles import profile_ids, source_order
 from perfweave.errors import (
     FormatError,
     ParallelReadWarning,
@@ -82,10 +82,12 @@ def _assemble(
     meta_rows: list[dict],
     labels: list[str],
     fill: bool = True,
+    order: list[int] | None = None,
 ) -> Ensemble:
-    """Union the graphs once, lay the tables out densely, build metadata and stats."""
+    """Union the graphs once, lay the tables out densely, build metadata and stats;
+    profiles in ``order`` (positions), by default sorted by id."""
     union, maps = union_distinct([gf.graph for gf in gfs])
-    order = _sort_order(ids)
+    order = _sort_order(ids) if order is None else order
     pos_of = np.empty(len(ids), INT)
     pos_of[order] = np.arange(len(ids), dtype=INT)
     sorted_ids = [ids[i] for i in order]
@@ -315,7 +317,10 @@ def from_files(
         raise ParseError(files[0], f"at least one readable profile; none was ({errors[0][1]})")
     meta_rows = [{**gf.metadata, "file": path} for gf, path in zip(gfs, labels)]
     ids = profile_ids(meta_rows, labels, None, profile_key)
-    ens = _assemble(gfs, ids, meta_rows, labels, fill_perfdata)
+    # ids of perfweave's own (hashes) say nothing of order: Thicket's order of the files;
+    # ids the user chose with profile_key are put in their order
+    order = source_order(labels) if profile_key is None else None
+    ens = _assemble(gfs, ids, meta_rows, labels, fill_perfdata, order)
     ens.errors = errors
     return ens.intersection() if intersection else ens
 

@@ -18,7 +18,7 @@ from perfweave.calltree.graph import Graph
 from perfweave.ensemble import _table
 from perfweave.ensemble.build import _ordered_union, _sort_order
 from perfweave.ensemble.ensemble import Ensemble
-from perfweave.ensemble.profiles import check_unique
+from perfweave.ensemble.profiles import check_unique, source_order
 from perfweave.errors import MetadataError, ShapeError
 
 INT = np.int64
@@ -78,7 +78,10 @@ def _concat_index(ensembles: list[Ensemble], levels: list[str], fill: bool = Tru
             sources.append(e.profile_mapping.get(pid, f"ensemble #{k}, profile {pid!r}"))
     check_unique(ids, sources)
     union, maps = Graph.union_all([e.graph for e in ensembles])
-    order = _sort_order(ids)
+    files = [f for e in ensembles for f in _files(e)]
+    # ensembles whose profiles are in Thicket's order of their files stay so; others by id
+    in_file_order = all(_in_file_order(e) for e in ensembles)
+    order = source_order(files) if in_file_order else _sort_order(ids)
     sorted_ids = pd.Index([ids[i] for i in order])
     level = ensembles[0].profile_level
     df = _table.stack(
@@ -112,10 +115,28 @@ def _concat_index(ensembles: list[Ensemble], levels: list[str], fill: bool = Tru
     )
 
 
+def _files(e: Ensemble) -> list[Any]:
+    """The file each profile was read from (None where unknown)."""
+    if "file" not in e.metadata.columns:
+        return [None] * len(e)
+    return [f if isinstance(f, str) else None for f in e.metadata["file"].tolist()]
+
+
+def _in_file_order(e: Ensemble) -> bool:
+    """Whether every profile was read from a file and they are in Thicket's order."""
+    files = _files(e)
+    if not all(isinstance(f, str) for f in files):
+        return False
+    return len(e) < 2 or source_order(files) == list(range(len(e)))
+
+
 def _match_keys(
     ensembles: list[Ensemble], headers: list[Hashable], metadata_key: str | None
 ) -> tuple[list[dict], pd.Index]:
-    """Profile id -> match key for every ensemble, and the sorted common keys."""
+    """Profile id -> match key for every ensemble, and the sorted common keys. Without
+    ``metadata_key`` the key is the profile's position: profiles read from files are in
+    Thicket's order (:func:`perfweave.ensemble.profiles.source_order`), so the same runs
+    are paired as Thicket pairs them."""
     keymaps: list[dict] = []
     if metadata_key is None:
         sizes = {len(e) for e in ensembles}

@@ -14,7 +14,6 @@ import pandas as pd
 
 from perfweave.calltree.graph import Graph
 from perfweave.ensemble import _table
-from perfweave.ensemble.build import _sort_order
 from perfweave.ensemble.ensemble import Ensemble, _is_missing, new_statsframe
 from perfweave.errors import ShapeError, require
 
@@ -97,7 +96,7 @@ def from_thicket(th: Any) -> Ensemble:
     extra = list(df.index.names[2:])
     node_ids = _node_ids(df.index, pos_of, pos)
     profiles = th.metadata.index if len(th.metadata) else df.index.unique(level)
-    sorted_profiles = pd.Index(profiles).take(_sort_order(list(profiles)))
+    sorted_profiles = pd.Index(profiles)  # the Thicket's order of its profiles
     prof_pos = sorted_profiles.get_indexer(df.index.get_level_values(level))
     if extra:
         table = df.reset_index(level=extra).reset_index(drop=True)

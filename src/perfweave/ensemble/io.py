@@ -19,7 +19,6 @@ import pandas as pd
 from perfweave.calltree.graph import Graph
 from perfweave.calltree.readers._common import load_json, to_int
 from perfweave.ensemble import _table
-from perfweave.ensemble.build import _sort_order
 from perfweave.ensemble.ensemble import Ensemble, new_statsframe
 from perfweave.errors import GraphError, ParseError, ShapeError
 
@@ -111,8 +110,8 @@ def from_json(text_or_path: str | os.PathLike) -> Ensemble:
         meta = meta.set_index(level)
     else:
         meta = pd.DataFrame(index=pd.Index(pd.unique(df[level])))
-    profiles = list(meta.index)
-    sorted_profiles = pd.Index([profiles[i] for i in _sort_order(profiles)])
+    # profiles in the order written (Thicket's and perfweave's own order of them)
+    sorted_profiles = pd.Index(list(meta.index))
     prof_pos = sorted_profiles.get_indexer(df[level])
     if (prof_pos < 0).any():
         bad = df[level].to_numpy()[prof_pos < 0][0]

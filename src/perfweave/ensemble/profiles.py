@@ -26,6 +26,17 @@ def profile_hash(metadata: Mapping[str, Any]) -> int:
     return int(hashlib.md5(text.encode("utf-8")).hexdigest()[:15], 16)
 
 
+def source_order(sources: Sequence[str]) -> list[int]:
+    """Positions of profiles read from ``sources`` in Thicket's order of them.
+
+    Thicket orders profiles by its id of each, the first 11 hex digits of the md5 of the
+    path as it was given (``Thicket.profile_hasher``); perfweave orders files so too, so
+    that ``profiles[0]`` is the same run and pairing by position pairs the same runs.
+    """
+    keys = [int(hashlib.md5(str(s).encode("utf-8")).hexdigest()[:11], 16) for s in sources]
+    return sorted(range(len(keys)), key=lambda i: (keys[i], str(sources[i])))
+
+
 def _plain(v: Any) -> Any:
     if isinstance(v, np.generic):
         return v.item()

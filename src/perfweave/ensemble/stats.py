@@ -201,7 +201,9 @@ def correlate(ens: Ensemble, metric: Any, against: Any, method: str = "pearson")
             y = pd.DataFrame(y).rank(axis=1).to_numpy()
         r = _pearson_rows(x, y, valid)
     name = f"{_plain(metric)}_vs_{_plain(against)} {method}"
-    if isinstance(metric, tuple):
+    if isinstance(metric, tuple) and isinstance(against, tuple) and metric[0] != against[0]:
+        name = ("Union statistics", name)  # two headers' columns: Thicket's header
+    elif isinstance(metric, tuple):
         name = (*metric[:-1], name)
     _set(ens, {name: r})
     return name
