@@ -65,13 +65,13 @@ function swatch(c, text) {
 /** @param {Model} model @param {Frames} f @returns {HTMLElement[]} */
 function legendItems(model, f) {
   const m = f.meta;
-  const unit = m.unit ? ` (${m.unit})` : "";
-  const width = h("span", { text: `width: ${m.metric}${unit}, inclusive${m.compare ? ", the larger side" : ""}` });
+  const width = h("span", { text: `width: inclusive ${m.metric}${m.compare ? " of the larger side" : ""} (the whole: ${m.total_text})` });
   if (m.search.pattern) {
     return [width, swatch([214, 60, 214], `matches /${m.search.pattern}/`), swatch([232, 232, 232], "other frames")];
   }
   if (m.compare) {
-    const out = [width, swatch(MORE, "a larger than b"), swatch(LESS, "b larger than a"), swatch(SAME, "equal")];
+    const [a, b] = m.labels || ["a", "b"];
+    const out = [width, swatch(MORE, `${a} larger`), swatch(LESS, `${b} larger`), swatch(SAME, "equal")];
     if (m.tested) out.push(swatch(NOT_SIGNIFICANT, "difference not significant"));
     out.push(h("span", { cls: "pw-fl-test", text: m.test || "" }));
     return out;

@@ -23,8 +23,7 @@ export function listen(v) {
   const move = (ev) => {
     const i = frameUnder(v, ev);
     v.hover = i;
-    const box = v.canvas.getBoundingClientRect();
-    showTooltip(v.tooltip, v.frames, i, ev.clientX - box.left, ev.clientY - box.top, canvasWidth(v));
+    showTooltip(v.tooltip, v.frames, i, ev.clientX, ev.clientY, window.innerWidth);
     v.canvas.style.cursor = i >= 0 ? "pointer" : "default";
   };
   const leave = () => {

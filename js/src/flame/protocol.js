@@ -6,7 +6,7 @@ export const TRAITS = ["orientation", "color_by", "metric", "metrics", "title", 
 
 /** Synced traits the page reads but does not redraw on (`view_version` asks for frames).
  * The contract's own traits (`error`, `request_timeout`) are WidgetBase's. */
-export const READ_ONLY = ["view_version"];
+export const READ_ONLY = ["view_version", "zoom_node", "search_pattern"];
 
 /** Requests the page sends (Python's `_actions`). */
 export const ACTIONS = ["frames", "zoom", "search", "select", "set"];

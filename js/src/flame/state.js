@@ -16,6 +16,8 @@
  * @property {boolean} compare
  * @property {string} [test] the comparison's test and threshold
  * @property {boolean} [tested]
+ * @property {[string, string]} [labels] the two sides' names
+ * @property {string} total_text the total in the values' format
  */
 
 /**

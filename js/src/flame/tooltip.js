@@ -24,9 +24,10 @@ export function tooltipLines(f, i) {
   const ofTotal = percent(value, m.total);
   const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
   if (m.compare) {
-    lines.push(`a: ${columnText(c.value_a[i], fmt)}   b: ${columnText(c.value_b[i], fmt)}`);
+    const [a, b] = m.labels || ["a", "b"];
+    lines.push(`${a}: ${columnText(c.value_a[i], fmt)}   ${b}: ${columnText(c.value_b[i], fmt)}`);
     const rel = Number.isFinite(c.relative[i]) ? ` (${(100 * c.relative[i]).toFixed(1)}% of the larger)` : "";
-    lines.push(`Δ a − b: ${columnText(c.delta[i], fmt)}${rel}`);
+    lines.push(`Δ ${a} − ${b}: ${columnText(c.delta[i], fmt)}${rel}`);
     if (m.tested) {
       const verdict = c.significant[i] ? "significant" : "not significant";
       lines.push(`p = ${pText(c.p_value[i])}, q = ${pText(c.q_value[i])} (${verdict}), n = ${c.n_a[i]} / ${c.n_b[i]}`);
@@ -42,7 +43,7 @@ export function tooltipLines(f, i) {
 }
 
 /**
- * Show the tooltip for frame `i` near (x, y), or hide it (i < 0).
+ * Show the tooltip for frame `i` near the window point (x, y), or hide it (i < 0).
  * @param {HTMLElement} tip @param {Frames | null} f @param {number} i
  * @param {number} x @param {number} y @param {number} width
  */
@@ -55,7 +56,9 @@ export function showTooltip(tip, f, i, x, y, width) {
   tip.replaceChildren(...lines.map((text, k) => h("div", { cls: k ? "" : "pw-fl-tip-name", text })));
   tip.hidden = false;
   tip.dataset.node = String(f.cols.node[i]);
-  const left = Math.min(x + 14, Math.max(0, width - 340));
+  // fixed to the window, so a short plot never clips it
+  const left = Math.min(x + 14, Math.max(0, width - 350));
+  const top = y + 16 + 90 > window.innerHeight ? y - 16 - tip.offsetHeight : y + 16;
   tip.style.left = `${left}px`;
-  tip.style.top = `${y + 16}px`;
+  tip.style.top = `${Math.max(0, top)}px`;
 }

@@ -72,6 +72,9 @@ class FlameGraph(WidgetBase):
     #: the node clicked last (-1: none); observe it to follow clicks (pw.link does)
     selected_node = traitlets.Int(-1).tag(sync=True)
     height = traitlets.Int(420).tag(sync=True)
+    #: the zoomed node (-1: the whole graph) and the search's pattern, for observers
+    zoom_node = traitlets.Int(-1).tag(sync=True)
+    search_pattern = traitlets.Unicode("").tag(sync=True)
 
     def __init__(
         self,
@@ -81,6 +84,7 @@ class FlameGraph(WidgetBase):
         statistic: str = "mean",
         compare: Any = None,
         alpha: float = 0.05,
+        labels: tuple[str, str] = ("a", "b"),
         orientation: str = "icicle",
         color_by: str = "name",
         height: int = 420,
@@ -90,6 +94,9 @@ class FlameGraph(WidgetBase):
         compare = as_core(compare) if compare is not None else None
         self._data, self._compare = data, compare
         self._statistic, self._alpha = statistic, alpha
+        if len(labels) != 2:
+            raise ShapeError(f"labels names the two sides of a comparison, not {labels!r}")
+        self._labels = (str(labels[0]), str(labels[1]))
         layout = flame_layout(data, metric, statistic, compare, alpha)
         _check_choice("orientation", orientation, ORIENTATIONS)
         _check_choice("color_by", color_by, COLOR_BY)
@@ -169,16 +176,18 @@ class FlameGraph(WidgetBase):
 
     # ------------------------------------------------------------------ actions
     def _apply_zoom(self, node: Any) -> None:
-        self._zoom = None if node is None else self._layout.node_id(node)
-        if self._found is not None:
-            self._found = self._layout.search(self._found.pattern, self._zoom)
+        zoom = None if node is None else self._layout.node_id(node)
+        found = self._found
+        if found is not None:
+            found = self._layout.search(found.pattern, zoom)
+        self._zoom, self._found = zoom, found
+        self.zoom_node = -1 if zoom is None else zoom
 
     def _apply_search(self, pattern: str | None) -> FlameSearch | None:
-        if not pattern:
-            self._found = None
-            return None
-        self._found = self._layout.search(pattern, self._zoom)
-        return self._found
+        found = self._layout.search(pattern, self._zoom) if pattern else None
+        self._found = found
+        self.search_pattern = found.pattern if found is not None else ""
+        return found
 
     def _apply_select(self, node: Any) -> None:
         self.selected_node = -1 if node is None else self._layout.node_id(node)
@@ -284,6 +293,7 @@ class FlameGraph(WidgetBase):
             "zoom_value": float(values.inclusive[z]) if z is not None else total,
             "path": [{"node": int(p), "name": str(values.names[p])} for p in path],
             "total": total,
+            "total_text": column_format(values.inclusive, values.unit).text(total),
             "format": fmt,
             "unit": values.unit,
             "metric": values.metric,
@@ -295,6 +305,7 @@ class FlameGraph(WidgetBase):
         if layout.comparison is not None:
             meta["test"] = layout.comparison.test
             meta["tested"] = layout.comparison.tested
+            meta["labels"] = list(self._labels)
         return meta
 
     def _search_meta(self) -> dict[str, Any]:
@@ -320,12 +331,13 @@ class FlameGraph(WidgetBase):
 
     def _set_layout_traits(self) -> None:
         values = self._layout.values
-        unit = f" in {values.unit}" if values.unit else ""
         self.metric = values.metric
         if self._layout.comparison is not None:
-            self.title = f"{values.metric}{unit}, a against b — {values.how}"
+            a, b = self._labels
+            how = values.how.replace("a: ", f"{a}: ", 1).replace("; b: ", f"; {b}: ", 1)
+            self.title = f"{values.metric}: {a} against {b} — {how}"
         else:
-            self.title = f"{values.metric}{unit} — {values.how}" if values.how else values.metric
+            self.title = f"{values.metric} — {values.how}" if values.how else values.metric
 
     @staticmethod
     def _check_color(layout: FlameLayout, color_by: str) -> None:

@@ -358,13 +358,13 @@ function swatch(c, text) {
 }
 function legendItems(model, f) {
   const m = f.meta;
-  const unit = m.unit ? ` (${m.unit})` : "";
-  const width = h("span", { text: `width: ${m.metric}${unit}, inclusive${m.compare ? ", the larger side" : ""}` });
+  const width = h("span", { text: `width: inclusive ${m.metric}${m.compare ? " of the larger side" : ""} (the whole: ${m.total_text})` });
   if (m.search.pattern) {
     return [width, swatch([214, 60, 214], `matches /${m.search.pattern}/`), swatch([232, 232, 232], "other frames")];
   }
   if (m.compare) {
-    const out = [width, swatch(MORE, "a larger than b"), swatch(LESS, "b larger than a"), swatch(SAME, "equal")];
+    const [a, b] = m.labels || ["a", "b"];
+    const out = [width, swatch(MORE, `${a} larger`), swatch(LESS, `${b} larger`), swatch(SAME, "equal")];
     if (m.tested) out.push(swatch(NOT_SIGNIFICANT, "difference not significant"));
     out.push(h("span", { cls: "pw-fl-test", text: m.test || "" }));
     return out;
@@ -554,9 +554,10 @@ function tooltipLines(f, i) {
   const ofTotal = percent(value, m.total);
   const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
   if (m.compare) {
-    lines.push(`a: ${columnText(c.value_a[i], fmt)}   b: ${columnText(c.value_b[i], fmt)}`);
+    const [a, b] = m.labels || ["a", "b"];
+    lines.push(`${a}: ${columnText(c.value_a[i], fmt)}   ${b}: ${columnText(c.value_b[i], fmt)}`);
     const rel = Number.isFinite(c.relative[i]) ? ` (${(100 * c.relative[i]).toFixed(1)}% of the larger)` : "";
-    lines.push(`\u0394 a \u2212 b: ${columnText(c.delta[i], fmt)}${rel}`);
+    lines.push(`\u0394 ${a} \u2212 ${b}: ${columnText(c.delta[i], fmt)}${rel}`);
     if (m.tested) {
       const verdict = c.significant[i] ? "significant" : "not significant";
       lines.push(`p = ${pText(c.p_value[i])}, q = ${pText(c.q_value[i])} (${verdict}), n = ${c.n_a[i]} / ${c.n_b[i]}`);
@@ -579,9 +580,10 @@ function showTooltip(tip, f, i, x, y, width) {
   tip.replaceChildren(...lines.map((text, k) => h("div", { cls: k ? "" : "pw-fl-tip-name", text })));
   tip.hidden = false;
   tip.dataset.node = String(f.cols.node[i]);
-  const left = Math.min(x + 14, Math.max(0, width - 340));
+  const left = Math.min(x + 14, Math.max(0, width - 350));
+  const top = y + 16 + 90 > window.innerHeight ? y - 16 - tip.offsetHeight : y + 16;
   tip.style.left = `${left}px`;
-  tip.style.top = `${y + 16}px`;
+  tip.style.top = `${Math.max(0, top)}px`;
 }
 
 // src/flame/events.js
@@ -598,8 +600,7 @@ function listen(v) {
   const move = (ev) => {
     const i = frameUnder(v, ev);
     v.hover = i;
-    const box = v.canvas.getBoundingClientRect();
-    showTooltip(v.tooltip, v.frames, i, ev.clientX - box.left, ev.clientY - box.top, canvasWidth(v));
+    showTooltip(v.tooltip, v.frames, i, ev.clientX, ev.clientY, window.innerWidth);
     v.canvas.style.cursor = i >= 0 ? "pointer" : "default";
   };
   const leave = () => {

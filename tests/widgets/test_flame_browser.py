@@ -1,0 +1,178 @@
+"""FlameGraph in a real browser (Voila + headless Chromium): drawing, hover, click-zoom, the
+breadcrumb, search and a comparison of two RAJAPerf ensembles. The kernel writes the
+widget's Python state to a JSON file on every change, so the test checks that the page and
+Python agree; screenshots go to tests/artifacts/."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.widgets.browser import (
+    PageWatch,
+    Server,
+    canvas_is_blank,
+    eventually,
+    open_in_voila,
+    save_screenshot,
+    wait_state,
+    write_notebook,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from playwright.sync_api import Locator, Page
+
+pytestmark = pytest.mark.browser
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+READY = ".pw-flame[data-ready='1']"
+
+STATE_HOOK = """
+import json
+
+def watch(fg, path):
+    def dump(_=None):
+        f = fg.frames
+        state = {
+            "zoom": fg.zoom_node, "selected": fg.selected_node, "search": fg.search_pattern,
+            "error": fg.error, "version": fg.view_version, "metric": fg.metric,
+            "frames": [[int(n), str(a), int(d), float(x0), float(x1)] for n, a, d, x0, x1
+                       in zip(f["node"], f["name"], f["depth"], f["x0"], f["x1"])],
+            "match": [int(n) for n in f["node"][f["match"]]],
+            "search_text": (fg._search_meta()["text"]),
+        }
+        with open(path, "w") as out:
+            json.dump(state, out)
+    fg.observe(dump, names=["zoom_node", "selected_node", "search_pattern", "error", "view_version"])
+    dump()
+    return fg
+"""
+
+
+def _frame_point(widget: Locator, frame: list, state: dict) -> tuple[float, float]:
+    """Page coordinates of the middle of a frame ``[node, name, depth, x0, x1]``."""
+    canvas = widget.locator("canvas.pw-fl-canvas")
+    box = canvas.bounding_box()
+    assert box is not None
+    row = float(canvas.get_attribute("data-row"))
+    _, _, depth, x0, x1 = frame
+    return box["x"] + box["width"] * (x0 + x1) / 2, box["y"] + row * (depth + 0.5)
+
+
+def _named(state: dict, name: str) -> list:
+    return next(f for f in state["frames"] if f[1] == name)
+
+
+def test_draw_hover_zoom_breadcrumb_and_search(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    nb = tmp_path / "flame.ipynb"
+    write_notebook(
+        nb,
+        [
+            "import perfweave as pw",
+            STATE_HOOK,
+            f"gf = pw.read({str(DATA / 'hatchet/caliper-lulesh-json/lulesh-annotation-profile.json')!r})",
+            f"fg = watch(pw.FlameGraph(gf), {str(nb.with_suffix('.state.json'))!r})\nfg",
+        ],
+    )
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1200, "height": 900})
+    widget = open_in_voila(page, server.url(), READY)
+    state = wait_state(nb, lambda s: len(s["frames"]) > 0)
+    canvas = widget.locator("canvas.pw-fl-canvas")
+    assert not canvas_is_blank(canvas)
+    assert "time (inc)" in widget.locator(".pw-fl-title").inner_text()
+    assert "mean over 8 ranks" in widget.locator(".pw-fl-title").inner_text()
+    save_screenshot(widget, "flame_voila_lulesh")
+
+    # hover: the name, the inclusive value in the column's format and its share
+    leap = _named(state, "LagrangeLeapFrog")
+    page.mouse.move(*_frame_point(widget, leap, state))
+    tip = widget.locator(".pw-fl-tooltip")
+    tip.wait_for(state="visible")
+    assert tip.get_attribute("data-node") == str(leap[0])
+    text = tip.inner_text()
+    assert text.startswith("LagrangeLeapFrog")
+    assert "inclusive:" in text and "% of the total" in text and "exclusive:" in text
+    save_screenshot(page, "flame_voila_hover")
+
+    # click: selects and zooms; Python holds the same
+    elements = _named(state, "LagrangeElements")
+    page.mouse.click(*_frame_point(widget, elements, state))
+    state = wait_state(nb, lambda s: s["zoom"] == elements[0] and s["selected"] == elements[0])
+    eventually(
+        lambda: widget.get_attribute("data-zoom") == str(elements[0]), "the page never zoomed"
+    )
+    crumbs = widget.locator(".pw-fl-crumbs .pw-btn").all_inner_texts()
+    assert crumbs == ["all", "main", "LagrangeLeapFrog", "LagrangeElements"]
+    zoomed = _named(state, "LagrangeElements")
+    assert (zoomed[3], zoomed[4]) == (0.0, 1.0)
+    page.mouse.move(*_frame_point(widget, _named(state, "CalcEnergyForElems"), state))
+    tip.wait_for(state="visible")
+    assert "of the zoomed frame" in tip.inner_text()
+    save_screenshot(page, "flame_voila_zoomed")
+
+    # the breadcrumb zooms back out
+    widget.locator(".pw-fl-crumbs .pw-btn", has_text="all").click()
+    wait_state(nb, lambda s: s["zoom"] == -1)
+    eventually(lambda: widget.get_attribute("data-zoom") == "-1", "the page never zoomed out")
+
+    # search: the matches highlighted and their share said, as Python has it
+    box = widget.locator(".pw-fl-search")
+    box.fill("Calc")
+    box.press("Enter")
+    state = wait_state(nb, lambda s: s["search"] == "Calc")
+    eventually(
+        lambda: widget.locator(".pw-fl-found").inner_text() == state["search_text"],
+        lambda: f"the page says {widget.locator('.pw-fl-found').inner_text()!r}",
+    )
+    assert "of the total" in state["search_text"] and state["match"]
+    assert "matches /Calc/" in widget.locator(".pw-fl-legend").inner_text()
+    save_screenshot(widget, "flame_voila_search")
+
+    # a bad regular expression: the banner says so and the highlight stays
+    box.fill("Calc(")
+    box.press("Enter")
+    banner = widget.locator(".pw-error")
+    banner.wait_for(state="visible")
+    assert "bad regular expression" in banner.inner_text()
+    assert widget.locator(".pw-fl-found").inner_text() == state["search_text"]
+    save_screenshot(widget, "flame_voila_bad_search")
+
+
+def test_two_ensembles_compared(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    raja = DATA / "thicket/rajaperf"
+    nb = tmp_path / "compare.ipynb"
+    write_notebook(
+        nb,
+        [
+            "import glob\nimport perfweave as pw",
+            STATE_HOOK,
+            f"a = pw.Ensemble.from_files(sorted(glob.glob({str(raja / 'quartz/gcc10.3.1_1048576')!r} + '/**/*.cali', recursive=True)))\n"
+            f"b = pw.Ensemble.from_files(sorted(glob.glob({str(raja / 'lassen/clang10.0.1_nvcc10.2.89_1048576')!r} + '/**/*block_128.cali', recursive=True)))",
+            f"fg = watch(pw.FlameGraph(a, compare=b, labels=('quartz', 'lassen')), {str(nb.with_suffix('.state.json'))!r})\nfg",
+        ],
+    )
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1200, "height": 900})
+    widget = open_in_voila(page, server.url(), READY)
+    state = wait_state(nb, lambda s: len(s["frames"]) > 0)
+    assert not canvas_is_blank(widget.locator("canvas.pw-fl-canvas"))
+    legend = widget.locator(".pw-fl-legend").inner_text()
+    assert "Welch's t-test" in legend and "q < 0.05" in legend and "not significant" in legend
+    basic = _named(state, "Basic")
+    page.mouse.move(*_frame_point(widget, basic, state))
+    tip = widget.locator(".pw-fl-tooltip")
+    tip.wait_for(state="visible")
+    text = tip.inner_text()
+    assert "quartz:" in text and "lassen:" in text and "Δ quartz − lassen" in text
+    assert "n = 4 / 10" in text
+    assert "quartz larger" in legend
+    assert "(significant)" in text
+    save_screenshot(page, "flame_voila_compare")
