@@ -14,11 +14,10 @@ A file that is no JSON document but holds one object per line is read as JSON Li
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from perfweave.ensemble.extrap._experiment import Experiment, coordinate, number
+from perfweave.ensemble.extrap._experiment import Experiment, coordinate, number, parse_json
 from perfweave.ensemble.extrap.jsonlines import looks_like_lines, read_jsonlines
 from perfweave.errors import ParseError
 
@@ -28,14 +27,11 @@ def read_json(path: str | Path) -> Experiment:
     name = str(path)
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        error = ParseError(
-            name, "a JSON document", line=exc.lineno, position=f"column {exc.colno}", found=exc.msg
-        )
+        data = parse_json(text, name, "a JSON document")
+    except ParseError:
         if looks_like_lines(text) and text.count("\n") > 1:
             return read_jsonlines(path)
-        raise error from None
+        raise
     if not isinstance(data, dict):
         raise ParseError(name, "a JSON object with 'parameters' and 'measurements'", found=data)
     exp = Experiment(name)
@@ -136,10 +132,10 @@ def _read_ids(exp: Experiment, data: dict) -> None:
         picked = []
         for key, items in lists.items():
             raw = _key(m, key, (int, float, str), name, pos["position"])
-            k = int(number(raw, name, key, pos)) - 1
-            if not 0 <= k < len(items):
+            k = number(raw, name, key, pos) - 1
+            if not (0 <= k < len(items) and k == int(k)):
                 raise ParseError(name, f"{key} from 1 to {len(items)}", found=raw, **pos)
-            picked.append(items[k])
+            picked.append(items[int(k)])
         point, callpath, metric = picked
         value = number(
             _key(m, "value", (int, float, str), name, pos["position"]), name, "value", pos

@@ -14,7 +14,6 @@ those of the first line; a later line needs a value of each (more keys are ignor
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from perfweave.ensemble.extrap._experiment import (
     Experiment,
     coordinate,
     number,
+    parse_json,
 )
 from perfweave.errors import ParseError
 
@@ -56,13 +56,7 @@ def _read(path: str | Path, talpas: bool) -> Experiment:
                 continue
             where = {"line": line_no}
             text = line.replace(";", ",") if talpas else line
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ParseError(
-                    name, f"{kind} (one JSON object per line)", found=exc.msg,
-                    line=line_no, position=f"column {exc.colno}",
-                ) from None  # fmt: skip
+            data = parse_json(text, name, f"{kind} (one JSON object per line)", line_no)
             if not isinstance(data, dict):
                 raise ParseError(name, f"{kind}: a JSON object", found=data, **where)
             params = _field(data, params_key, dict, name, where)

@@ -13,13 +13,13 @@ Extra-P's default modeler does.
 
 from __future__ import annotations
 
-import json
 import zipfile
+import zlib
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from perfweave.ensemble.extrap._experiment import Experiment, coordinate
+from perfweave.ensemble.extrap._experiment import Experiment, coordinate, parse_json
 from perfweave.errors import ParseError
 
 DATA_FILE = "experiment.json"
@@ -40,16 +40,12 @@ def read_saved(path: str | Path) -> tuple[Experiment, dict[tuple[str, str], dict
                     name, f"an Extra-P experiment (a ZIP archive holding {DATA_FILE})",
                     found=f"members {archive.namelist()[:5]}",
                 ) from None  # fmt: skip
-    except zipfile.BadZipFile as exc:
+    # a damaged archive fails in zipfile, zlib or the file system: all say the file is bad
+    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError,
+            RuntimeError, ValueError) as exc:  # fmt: skip
         raise ParseError(name, "an Extra-P experiment (a ZIP archive)", found=str(exc)) from None
-    try:
-        data = json.loads(raw.decode("utf-8", errors="replace"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            f"{name}/{DATA_FILE}", "a JSON document", line=exc.lineno,
-            position=f"column {exc.colno}", found=exc.msg,
-        ) from None  # fmt: skip
     where = f"{name}/{DATA_FILE}"
+    data = parse_json(raw.decode("utf-8", errors="replace"), where, "a JSON document")
     if not isinstance(data, dict) or "Extra-P" not in data:
         raise ParseError(where, "an object with the key 'Extra-P' (its version)", found=data)
     exp = Experiment(name)
