@@ -40,6 +40,8 @@ def read_saved(path: str | Path) -> tuple[Experiment, dict[tuple[str, str], dict
                     name, f"an Extra-P experiment (a ZIP archive holding {DATA_FILE})",
                     found=f"members {archive.namelist()[:5]}",
                 ) from None  # fmt: skip
+    except ParseError:
+        raise
     # a damaged archive fails in zipfile, zlib or the file system: all say the file is bad
     except (zipfile.BadZipFile, zlib.error, OSError, EOFError, NotImplementedError,
             RuntimeError, ValueError) as exc:  # fmt: skip
