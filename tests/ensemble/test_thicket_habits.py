@@ -15,7 +15,7 @@ import pytest
 
 from perfweave.ensemble import Ensemble
 from perfweave.errors import ShapeError
-from tests.ensemble._thicket_match import our_paths, their_paths
+from tests.ensemble._thicket_match import by_path, our_paths, their_paths
 
 pytestmark = pytest.mark.peer("thicket")
 
@@ -181,3 +181,31 @@ def test_columns_concat_without_key_pairs_runs_as_thicket(quartz_files, lassen_f
     assert got.keys() == want.keys()
     for path, v in want.items():
         assert (math.isnan(v) and math.isnan(got[path])) or got[path] == pytest.approx(v)
+
+
+def test_groupby_agg_and_aggregate_thicket_as_thicket(quartz_files, lassen_files):
+    import numpy as np
+
+    files = [f for f in quartz_files + lassen_files if "1048576" in f and "block_256" not in f]
+    tk = _thicket().Thicket
+    th = tk.from_caliperreader(files, disable_tqdm=True)
+    ens = Ensemble.from_files(files)
+    by = "cluster"
+    theirs = th.groupby(by).agg(np.mean, disable_tqdm=True)
+    ours = ens.groupby(by).agg(np.mean, disable_tqdm=True)
+    assert ours.profiles == theirs.metadata.index.tolist() == ["lassen", "quartz"]
+    cols = ["Avg time/rank_mean", "Total time_mean", "Reps_mean"]
+    want = by_path(theirs.dataframe[cols], their_paths(theirs), by).dropna()
+    mine = by_path(ours.dataframe[cols], our_paths(ours.graph), by).dropna()
+    assert mine.index.equals(want.index) and len(want) > 100
+    np.testing.assert_allclose(mine.to_numpy(), want.to_numpy(), rtol=1e-12)
+    # one group folded, by Thicket's name
+    g_ours, g_theirs = ens.groupby(by), th.groupby(by)
+    one = g_ours.aggregate_thicket(g_ours["quartz"], np.mean)
+    two = g_theirs.aggregate_thicket(g_theirs["quartz"], np.mean)
+    assert one.profiles == ["quartz"]
+    root_ours = one.dataframe.xs(0, level="node")["Avg time/rank_mean"].iloc[0]
+    root_theirs = two.dataframe.xs(two.graph.roots[0], level="node")["Avg time/rank_mean"].iloc[0]
+    assert root_ours == pytest.approx(root_theirs)
+    with pytest.raises(TypeError, match="takes an Ensemble"):
+        g_ours.aggregate_thicket(two, np.mean)

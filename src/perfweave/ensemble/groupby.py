@@ -8,8 +8,8 @@ does: per node, the numeric performance columns of a group's profiles are aggreg
 keep their first value, and the metadata of a group's profiles collapse column by column
 to their common value (or the set of their distinct values). The result's profile level
 is named after the ``by`` column and holds its values (tuples under ``profile`` for
-several columns; Thicket cannot aggregate those); ``profile_mapping`` lists every group's
-sources. The whole fold is one pandas groupby over the performance table.
+several columns, where Thicket makes one index level per column); ``profile_mapping``
+lists every group's sources. The whole fold is one pandas groupby over the performance table.
 """
 
 from __future__ import annotations
@@ -34,11 +34,19 @@ class GroupBy(dict):
         self.by = by
         self._source = source
 
-    def agg(self, func: Any) -> Ensemble:
+    def agg(self, func: Any, disable_tqdm: bool = False) -> Ensemble:
         """One ensemble with one profile per group (see the module docstring). ``func``
         is a function or its name (``np.mean``, ``"median"``), a list of them, or a dict
-        ``column -> function(s)`` choosing the columns."""
+        ``column -> function(s)`` choosing the columns. ``disable_tqdm`` is accepted for
+        Thicket's calls; the fold is one pandas groupby and shows no progress bar."""
         return aggregate(self._source, self.by, func)
+
+    def aggregate_thicket(self, tk: Ensemble, func: Any) -> Ensemble:
+        """One group's ensemble (``tk``, a value of this dict) folded into one profile,
+        as :meth:`agg` folds each group (Thicket's name)."""
+        if not isinstance(tk, Ensemble):
+            raise TypeError(f"aggregate_thicket takes an Ensemble, not a {type(tk).__name__}")
+        return aggregate(tk, self.by, func)
 
 
 def _function_name(f: Any) -> str:
