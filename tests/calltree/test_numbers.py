@@ -16,7 +16,6 @@ import pytest
 
 import perfweave as pw
 from perfweave.calltree.numbers import (
-    ColumnFormat,
     axis_labels,
     axis_ticks,
     column_format,
