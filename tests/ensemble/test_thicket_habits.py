@@ -209,3 +209,31 @@ def test_groupby_agg_and_aggregate_thicket_as_thicket(quartz_files, lassen_files
     assert root_ours == pytest.approx(root_theirs)
     with pytest.raises(TypeError, match="takes an Ensemble"):
         g_ours.aggregate_thicket(two, np.mean)
+
+
+def test_thickets_names_for_reading_and_statistics(quartz_files):
+    import numpy as np
+
+    import perfweave.ensemble.stats as pws
+
+    tt = _thicket()
+    th = tt.Thicket.from_caliperreader(quartz_files, disable_tqdm=True)
+    ens = Ensemble.from_caliperreader(quartz_files, disable_tqdm=True)
+    assert [ens.profile_mapping[p] for p in ens.profiles] == [
+        th.profile_mapping[p] for p in th.metadata.index
+    ]
+    cols = ["Avg time/rank"]
+    for fn in ("mean", "median", "std", "variance", "minimum", "maximum", "percentiles"):
+        assert getattr(pws, fn)(ens, columns=cols) == getattr(tt.stats, fn)(th, columns=cols)
+    names = pws.correlation_nodewise(ens, "Min time/rank", "Max time/rank", "spearman")
+    assert names == tt.stats.correlation_nodewise(
+        th, column1="Min time/rank", column2="Max time/rank", correlation="spearman"
+    )
+    paths = their_paths(th)
+    theirs = th.statsframe.dataframe.drop(columns="name")
+    theirs.index = [paths[n] for n in theirs.index]
+    theirs = theirs.sort_index()
+    ours = ens.statsframe.drop(columns="name")
+    ours.index = our_paths(ens.graph)
+    ours = ours.sort_index()[theirs.columns]
+    np.testing.assert_allclose(ours.to_numpy(float), theirs.to_numpy(float), rtol=1e-12)

@@ -131,6 +131,26 @@ class Ensemble(Analyses):
         )
 
     @classmethod
+    def from_caliperreader(
+        cls,
+        filename_or_caliperreader: str | Sequence[str],
+        intersection: bool = False,
+        fill_perfdata: bool = True,
+        disable_tqdm: bool = False,
+        **options: Any,
+    ) -> Ensemble:
+        """Thicket's ``from_caliperreader``: :meth:`from_files` with the ``.cali`` reader
+        (a list of files, a glob or a directory); ``disable_tqdm`` hides the progress bar."""
+        return cls.from_files(
+            filename_or_caliperreader,
+            reader="cali",
+            intersection=intersection,
+            fill_perfdata=fill_perfdata,
+            progress=False if disable_tqdm else None,
+            **options,
+        )
+
+    @classmethod
     def from_timeseries(
         cls,
         path: str | os.PathLike[str] | Any,

@@ -264,3 +264,61 @@ def _kendall_rows(x: np.ndarray, y: np.ndarray, valid: np.ndarray) -> np.ndarray
         tau = s / np.sqrt(untied_x * untied_y)
     tau[(valid.sum(axis=1) < 2) | (untied_x == 0) | (untied_y == 0)] = np.nan
     return np.clip(tau, -1.0, 1.0)
+
+
+# ---------------------------------------------------------------------- Thicket's names
+# ``thicket.stats.<function>(th, columns=[...])`` as functions of an ensemble, so a
+# tutorial's cells run as written; each adds its columns to ``ens.statsframe`` and returns
+# their names, as :meth:`Ensemble.stats` does.
+
+
+def mean(ens: Ensemble, columns: Sequence[Any] | None = None) -> list[Any]:
+    """``<column>_mean`` per node (Thicket's ``stats.mean``)."""
+    return compute_stats(ens, columns, ["mean"])
+
+
+def median(ens: Ensemble, columns: Sequence[Any] | None = None) -> list[Any]:
+    """``<column>_median`` per node (Thicket's ``stats.median``)."""
+    return compute_stats(ens, columns, ["median"])
+
+
+def std(ens: Ensemble, columns: Sequence[Any] | None = None) -> list[Any]:
+    """``<column>_std``, the sample standard deviation (Thicket's ``stats.std``)."""
+    return compute_stats(ens, columns, ["std"])
+
+
+def variance(ens: Ensemble, columns: Sequence[Any] | None = None) -> list[Any]:
+    """``<column>_var``, the sample variance (Thicket's ``stats.variance``)."""
+    return compute_stats(ens, columns, ["var"])
+
+
+def minimum(ens: Ensemble, columns: Sequence[Any] | None = None) -> list[Any]:
+    """``<column>_min`` per node (Thicket's ``stats.minimum``)."""
+    return compute_stats(ens, columns, ["min"])
+
+
+def maximum(ens: Ensemble, columns: Sequence[Any] | None = None) -> list[Any]:
+    """``<column>_max`` per node (Thicket's ``stats.maximum``)."""
+    return compute_stats(ens, columns, ["max"])
+
+
+def percentiles(
+    ens: Ensemble,
+    columns: Sequence[Any] | None = None,
+    percentiles: Sequence[float] = (0.25, 0.5, 0.75),
+) -> list[Any]:
+    """``<column>_percentiles_<q*100>`` per node (Thicket's ``stats.percentiles``)."""
+    return compute_stats(ens, columns, [], percentiles)
+
+
+def correlation_nodewise(
+    ens: Ensemble, column1: Any = None, column2: Any = None, correlation: str = "pearson"
+) -> list[Any]:
+    """Per-node correlation of two columns (Thicket's ``stats.correlation_nodewise``):
+    :meth:`Ensemble.correlate`, its one column name in a list."""
+    if column1 is None or column2 is None:
+        raise ShapeError(
+            f"correlation_nodewise needs column1 and column2 (performance columns: "
+            f"{ens.performance_cols[:12]})"
+        )
+    return [correlate(ens, column1, column2, correlation)]
