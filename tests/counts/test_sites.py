@@ -276,3 +276,27 @@ def test_a_location_file_of_another_size_is_a_format_error(copy_dir):
     loc.write_text(loc.read_text().replace("COMM_WORLD ranks: 1-3", "COMM_WORLD ranks: 1-4"))
     with pytest.raises(FormatError, match="lists 4 ranks, but the counts or timings"):
         pc.read(d).call_sites()
+
+
+def test_calls_of_nodes_and_groups_of_calls_answer_a_linked_heatmap(wrf):
+    gf, _ = weave_with_gaps(wrf)
+    prof = pc.read(wrf)
+    table = gf.metadata["call_sites"]
+    calls, lead, label = pc.calls_of_nodes(gf, [int(table.loc[5, "node"])])
+    want = next(b for b in prof.backtraces if b.path.endswith(table.loc[5, "traces"])).calls
+    assert np.array_equal(calls, want) and lead == 0
+    assert label == f"call site 5 ({table.loc[5, 'caller']})"
+    root = int(gf.graph.root_ids[0])
+    assert pc.calls_of_nodes(gf, [root])[2] == "call sites 0-9"
+    groups = prof.groups_of_calls(calls)
+    stats = prof.stats()
+    for row in groups.itertuples():
+        g = prof.call_groups(0)[row.group]
+        assert row.calls == np.isin(g.calls, calls).sum() and row.n_calls == g.n_calls
+        mine = stats[stats["call"].isin(np.intersect1d(g.calls, calls))]
+        assert row.bytes_sent == mine["send_bytes"].sum()
+    assert groups.attrs["bytes_sent"] == stats["send_bytes"].sum()
+    assert prof.groups_of_calls([10**6]).empty
+    pc.check_same_profile(gf, prof)  # the same profile: no error
+    with pytest.raises(MetadataError, match="not of this profile"):
+        pc.check_same_profile(gf, pc.read(expected("alltoall_simple_c")))

@@ -60,6 +60,8 @@ from perfweave.counts.profile import (
 )
 from perfweave.counts.ranklist import format_ranklist, parse_ranklist
 from perfweave.counts.sites import (
+    calls_of_nodes,
+    check_same_profile,
     nodes_of_sites,
     site_groups,
     sites_of_calls,
@@ -80,6 +82,8 @@ from perfweave.counts.timings import read_comm_data, read_locations, read_timing
 read_counts = read  # the name perfweave re-exports (perfweave.read reads calltrees)
 
 __all__ = [
+    "calls_of_nodes",
+    "check_same_profile",
     "Backtrace",
     "BacktraceContext",
     "StackFrame",

@@ -296,6 +296,34 @@ class CountsProfile:
                 return g
         raise MetadataError(f"lead rank {self._rank(rank)} has no call {call}")
 
+    def groups_of_calls(
+        self, calls: Sequence[int] | np.ndarray, rank: int | None = None
+    ) -> pd.DataFrame:
+        """The call groups of a lead rank that hold any of ``calls``, by first call: ``group``
+        (index into ``call_groups(rank)``), ``calls`` (how many of ``calls`` it holds),
+        ``n_calls`` (all its calls), ``bytes_sent`` and ``bytes_received`` (of the calls it
+        holds, summed over ranks). ``attrs`` holds the lead rank's totals over all its calls
+        (``bytes_sent``, ``bytes_received``), so a share is one division."""
+        from perfweave.counts.stats import rank_bytes
+
+        gs = self.call_groups(rank)
+        wanted = np.asarray(calls, dtype=np.int64)
+        records = []
+        total_sent = total_received = 0.0
+        sums: dict = {}
+        for k, g in enumerate(gs):
+            sent, received = (float(x.sum()) for x in rank_bytes(g, sums))
+            total_sent += sent * g.n_calls
+            total_received += received * g.n_calls
+            held = int(np.isin(g.calls, wanted).sum())
+            if held:
+                records.append((k, held, g.n_calls, sent * held, received * held))
+        out = pd.DataFrame.from_records(
+            records, columns=["group", "calls", "n_calls", "bytes_sent", "bytes_received"]
+        )
+        out.attrs.update(bytes_sent=total_sent, bytes_received=total_received)
+        return out
+
     def patterns(self, rank: int | None = None, job: int | None = None):
         """Communication patterns of a lead rank (see :func:`perfweave.counts.detect_patterns`)."""
         from perfweave.counts.patterns import detect_patterns

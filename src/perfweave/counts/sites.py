@@ -33,8 +33,9 @@ Besides the GraphFrame's rows, ``metadata["call_sites"]`` has one row per call s
 node, caller frame, trace files, lead ranks, calls, communicators, call groups and totals)
 and ``metadata["site_calls"]`` one row per call (``collective, lead_rank, call, comm, site,
 group``: ``group`` indexes ``profile.groups``, -1 without counts); :func:`sites_of_nodes`,
-:func:`nodes_of_sites`, :func:`sites_of_calls` and :func:`site_groups` answer the
-questions a linked view asks with them, on the woven frame or any frame derived from it.
+:func:`nodes_of_sites`, :func:`sites_of_calls`, :func:`site_groups` and
+:func:`calls_of_nodes` answer the questions a linked view asks with them, on the woven frame
+or any frame derived from it.
 """
 
 from __future__ import annotations
@@ -60,6 +61,8 @@ __all__ = [
     "METRICS",
     "NO_BACKTRACE",
     "WRAPPERS",
+    "calls_of_nodes",
+    "check_same_profile",
     "nodes_of_sites",
     "site_groups",
     "sites_of_calls",
@@ -194,6 +197,49 @@ def site_groups(gf: GraphFrame, sites: Iterable[int]) -> pd.DataFrame:
         lead_rank=("lead_rank", "first"), calls=("call", "size"), first_call=("call", "min")
     )
     return out.reset_index().sort_values("first_call", kind="stable").reset_index(drop=True)
+
+
+def calls_of_nodes(
+    gf: GraphFrame, nodes: Iterable[int], lead_rank: int | None = None
+) -> tuple[np.ndarray, int, str] | None:
+    """The calls made from the call sites at or below ``nodes``, of one lead rank
+    (``lead_rank`` when the sites made calls there, else the first that did), and a label
+    naming the sites (``call site 5 (wrf.exe [0x3314863])``, ``call sites 2, 5``); None
+    when no call site is at or below the nodes."""
+    sites = sites_of_nodes(gf, nodes)
+    if not sites.size:
+        return None
+    table = _site_calls(gf)
+    mine = table[np.isin(table["site"].to_numpy(), sites)]
+    leads = np.unique(mine["lead_rank"].to_numpy())
+    lead = int(lead_rank) if lead_rank is not None and lead_rank in leads else int(leads[0])
+    calls = np.sort(mine["call"].to_numpy()[mine["lead_rank"].to_numpy() == lead])
+    if sites.size == 1:
+        sites_table = gf.metadata.get("call_sites")
+        caller = (
+            f" ({sites_table.loc[int(sites[0]), 'caller']})"
+            if isinstance(sites_table, pd.DataFrame) and int(sites[0]) in sites_table.index
+            else ""
+        )
+        return calls, lead, f"call site {int(sites[0])}{caller}"
+    return calls, lead, f"call sites {format_ranklist(sites)}"
+
+
+def check_same_profile(gf: GraphFrame, profile: CountsProfile) -> None:
+    """Raise :class:`~perfweave.errors.MetadataError` unless ``gf`` is a call-site tree
+    whose counted calls are all in ``profile`` (a view linking the two relies on it)."""
+    table = _site_calls(gf)
+    counted = table[table["group"].to_numpy() >= 0][_KEY]
+    known = _counted_calls(profile)[_KEY]
+    both = counted.merge(known, on=_KEY, how="left", indicator=True)
+    missing = both[both["_merge"] == "left_only"]
+    if len(missing):
+        r = missing.iloc[0]
+        raise MetadataError(
+            f"the call sites are not of this profile: call {int(r['call'])} of lead rank "
+            f"{int(r['lead_rank'])} ({r['collective']}) has counts in the call-site tree but "
+            f"not in the profile ({len(missing)} such calls)"
+        )
 
 
 def _site_calls(gf: GraphFrame) -> pd.DataFrame:

@@ -1,10 +1,21 @@
-"""``pw.link(explorer, flame)``: a CalltreeExplorer and a FlameGraph that follow each other.
+"""``pw.link(a, b)``: two views that follow each other.
 
-A click in one selects the node and reveals it in the other: the explorer opens the path to
-it, selects it and scrolls to it (``reveal``); the flame graph zooms out if the node lies
-outside its zoom and outlines it (``FlameGraph.reveal``). The two may show different graphs
-(the explorer after a filter or squash, a flame graph of a comparison's union): a node is
-found in the other view by its **call path**, the names from its root down to it.
+- A CalltreeExplorer and a FlameGraph: a click in one selects the node and reveals it in
+  the other: the explorer opens the path to it, selects it and scrolls to it (``reveal``);
+  the flame graph zooms out if the node lies outside its zoom and outlines it
+  (``FlameGraph.reveal``). The two may show different graphs (the explorer after a filter
+  or squash, a flame graph of a comparison's union): a node is found in the other view by
+  its **call path**, the names from its root down to it.
+- A CalltreeExplorer of call sites (``CountsProfile.call_sites()``) and a
+  CountMatrixHeatmap of the same profile: selecting nodes in the explorer shows the calls
+  made from the call sites at or below them in the heatmap (``show_calls``: their call
+  groups, their share of the bytes); picking a call group or a block in the heatmap selects
+  and reveals the call sites of its calls in the explorer. Sites are found by the frame's
+  ``site`` column and ``metadata["site_calls"]`` (:mod:`perfweave.counts.sites`), so the
+  explorer may show the tree filtered or squashed.
+
+One mechanism: each link observes the two views' Python traits and acts on the other view
+through its public methods, ignoring the changes it causes itself.
 """
 
 from __future__ import annotations
@@ -87,19 +98,75 @@ class Link:
             self._busy = False
 
 
-def link(explorer: Any, flame: Any) -> Link:
-    """Link a CalltreeExplorer and a FlameGraph (either order): a click in one selects the
-    node and reveals it in the other."""
+class CallSiteLink(Link):
+    """The link between an explorer of call sites and a heatmap of their profile
+    (:func:`link`); ``unlink()`` ends it."""
+
+    def __init__(self, explorer: Any, heatmap: Any) -> None:
+        from perfweave.counts.sites import check_same_profile
+
+        check_same_profile(explorer.graphframe, heatmap.profile)
+        self.explorer, self.heatmap = explorer, heatmap
+        self._busy = False
+        explorer.observe(self._from_explorer, names=["selected_nodes"])
+        heatmap.observe(self._from_heatmap, names=["group_index", "lead_rank", "selection_state"])
+
+    def unlink(self) -> None:
+        self.explorer.unobserve(self._from_explorer, names=["selected_nodes"])
+        self.heatmap.unobserve(
+            self._from_heatmap, names=["group_index", "lead_rank", "selection_state"]
+        )
+
+    def _from_explorer(self, change: dict) -> None:
+        from perfweave.counts.sites import calls_of_nodes
+
+        if self._busy:
+            return
+        if not change["new"]:
+            self._quietly(self.heatmap.clear_focus)
+            return
+        chosen = calls_of_nodes(self.explorer.graphframe, change["new"], self.heatmap.lead_rank)
+        if chosen is not None:
+            calls, lead, label = chosen
+            self._quietly(lambda: self.heatmap.show_calls(calls, lead_rank=lead, label=label))
+
+    def _from_heatmap(self, change: dict) -> None:
+        from perfweave.counts.sites import nodes_of_sites, sites_of_calls
+
+        group = self.heatmap.call_group
+        if (
+            self._busy
+            or group is None
+            or (change["name"] == "selection_state" and not change["new"])
+        ):
+            return
+        shown = self.explorer.graphframe
+        sites = sites_of_calls(
+            shown, group.calls, lead_rank=self.heatmap.lead_rank, collective=group.collective
+        )
+        nodes = nodes_of_sites(shown, sites)
+        if len(nodes):
+            self._quietly(lambda: self.explorer.reveal(nodes.tolist()))
+
+
+def link(a: Any, b: Any) -> Link:
+    """Link two views (either order): a CalltreeExplorer and a FlameGraph (a click in one
+    selects the node and reveals it in the other), or a CalltreeExplorer of call sites and
+    the CountMatrixHeatmap of their profile (a call site selects its calls in the heatmap; a
+    call group picked in the heatmap selects and reveals its call sites)."""
     from perfweave.widgets.explorer import CalltreeExplorer
     from perfweave.widgets.flame import FlameGraph
+    from perfweave.widgets.heatmap import CountMatrixHeatmap
 
-    if isinstance(explorer, FlameGraph) and isinstance(flame, CalltreeExplorer):
-        explorer, flame = flame, explorer
-    if not (isinstance(explorer, CalltreeExplorer) and isinstance(flame, FlameGraph)):
-        from perfweave.errors import ShapeError
+    if isinstance(b, CalltreeExplorer) and not isinstance(a, CalltreeExplorer):
+        a, b = b, a
+    if isinstance(a, CalltreeExplorer) and isinstance(b, FlameGraph):
+        return Link(a, b)
+    if isinstance(a, CalltreeExplorer) and isinstance(b, CountMatrixHeatmap):
+        return CallSiteLink(a, b)
+    from perfweave.errors import ShapeError
 
-        raise ShapeError(
-            "link joins a CalltreeExplorer and a FlameGraph, not "
-            f"{type(explorer).__name__} and {type(flame).__name__}"
-        )
-    return Link(explorer, flame)
+    raise ShapeError(
+        "link joins a CalltreeExplorer and a FlameGraph or a CountMatrixHeatmap, not "
+        f"{type(a).__name__} and {type(b).__name__}"
+    )

@@ -292,10 +292,12 @@ class CalltreeExplorer(WidgetBase):
 
     def reveal(self, node: Any) -> CalltreeExplorer:
         """Open the path to ``node`` (an id of :attr:`graphframe`, a Node or a name), select
-        it and scroll the page to its row (a linked view pointing at a call path)."""
+        it and scroll the page to its row (a linked view pointing at a call path). A list of
+        nodes opens the paths to all of them, selects them and scrolls to the first."""
 
         def run() -> None:
-            vid = self._vids(node)[:1]
+            one = isinstance(node, (int, np.integer, str, Node))
+            vid = self._vids(node)[:1] if one else self._vids(node)
             self._rows.expand_to(vid)
             self._selected[:] = False
             self._selected[self._rows.node[vid]] = True

@@ -139,6 +139,7 @@ class CountMatrixHeatmap(WidgetBase):
         self._stack: list[dict] = []
         self._selection: dict | None = None
         self._info_cache: dict[tuple, Any] = {}
+        self._focus: dict | None = None
         self._agg = BlockAggregator()
         self._fallback = ""
         super().__init__(load_errors=errors, height=height, lead_ranks=profile.ranks)
@@ -204,6 +205,13 @@ class CountMatrixHeatmap(WidgetBase):
         """The aggregated view as sent (values, edges, marginals)."""
         return self._blocks
 
+    @property
+    def focus(self) -> dict | None:
+        """The calls shown with :meth:`show_calls`: ``label``, ``lead_rank``, ``calls`` and
+        ``groups`` (the core's :meth:`~perfweave.counts.CountsProfile.groups_of_calls`);
+        None when none are."""
+        return None if self._focus is None else dict(self._focus)
+
     # ------------------------------------------------------------------ controls
     def set_lead_rank(self, rank: int) -> CountMatrixHeatmap:
         return self._do(lambda: self._set_lead(rank))
@@ -260,6 +268,25 @@ class CountMatrixHeatmap(WidgetBase):
         def run() -> None:
             self._selection = None
             self.selection_state = {}
+
+        return self._do(run)
+
+    def show_calls(
+        self, calls: Any, lead_rank: int | None = None, label: str = "the selected calls"
+    ) -> CountMatrixHeatmap:
+        """Show the call groups that hold ``calls`` of a lead rank (default: the one shown):
+        the first of them unless the group shown is one, and the note under the title says
+        how many of the calls each group holds and their share of the lead rank's bytes (a
+        linked call site, :func:`perfweave.widgets.link`). ``clear_focus()`` ends it."""
+        return self._do(lambda: self._focus_on(calls, lead_rank, label))
+
+    def clear_focus(self) -> CountMatrixHeatmap:
+        """Stop showing the calls of :meth:`show_calls`."""
+
+        def run() -> None:
+            self._focus = None
+            if self._blocks is not None:
+                self._aggregate()
 
         return self._do(run)
 
@@ -331,12 +358,13 @@ class CountMatrixHeatmap(WidgetBase):
             self._blocks,
             list(self._stack),
             self._selection,
+            self._focus,
         )
         try:
             with self.hold_sync():
                 fn()
         except Exception:
-            traits, self._units, self._blocks, self._stack, self._selection = saved
+            traits, self._units, self._blocks, self._stack, self._selection, self._focus = saved
             with self.hold_sync():
                 for k, v in traits.items():
                     self.set_trait(k, v)
@@ -478,8 +506,55 @@ class CountMatrixHeatmap(WidgetBase):
             notes.append("sums exceed 2**63 - 1: values are float64 (rounded)")
         elif not b.sums_exact:
             notes.append("marginal sums exceed 2**63 - 1: they are float64 (rounded)")
+        if self._focus is not None:
+            notes.insert(0, self._focus_note())
         self.note = "; ".join(notes)
         self.view_version += 1
+
+    def _focus_on(self, calls: Any, lead_rank: Any, label: Any) -> None:
+        try:
+            wanted = np.unique(np.asarray(calls, dtype=np.int64).reshape(-1))
+        except (TypeError, ValueError):
+            raise ShapeError(f"calls must be call ids (integers), not {calls!r}") from None
+        rank = self.lead_rank if lead_rank is None else lead_rank
+        if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
+            raise ShapeError(f"lead rank must be an integer, not {rank!r}")
+        table = self._profile.groups_of_calls(wanted, int(rank))  # MetadataError: no such rank
+        if table.empty:
+            raise MetadataError(
+                f"no call group of lead rank {int(rank)} holds {_plural(wanted.size, 'call')} "
+                f"{format_ranklist(wanted)}"
+            )
+        self._focus = {
+            "label": str(label),
+            "lead_rank": int(rank),
+            "calls": wanted,
+            "groups": table,
+        }
+        if int(rank) != self.lead_rank:
+            self._set_lead(int(rank))
+        if self.group_index not in set(table["group"].tolist()):
+            self._set_group(int(table["group"].iloc[0]))
+        else:
+            self._aggregate()
+
+    def _focus_note(self) -> str:
+        """What the note says of the calls shown with show_calls."""
+        f = self._focus
+        t = f["groups"]
+        n, k = int(t["calls"].sum()), len(t)
+        sent = t["bytes_sent"].sum() / t.attrs["bytes_sent"] if t.attrs["bytes_sent"] else 0.0
+        text = (
+            f"{f['label']}: {_plural(n, 'call')} in {_plural(k, 'call group')}, {sent:.1%} of "
+            f"the bytes lead rank {f['lead_rank']} sends"
+        )
+        if self.lead_rank != f["lead_rank"]:
+            return text + f" (lead rank {self.lead_rank} is shown)"
+        mine = t[t["group"] == self.group_index]
+        if mine.empty:
+            return text + "; the group shown holds none of them"
+        held, of = int(mine["calls"].iloc[0]), int(mine["n_calls"].iloc[0])
+        return text + f"; the group shown: {held:,} of its {_plural(of, 'call')}"
 
     def _row_labels(self, edges: np.ndarray) -> list[str]:
         u = self._units
