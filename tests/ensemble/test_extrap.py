@@ -145,6 +145,7 @@ def test_cube_set_models_exclusive_values_papi_included():
     assert sorted(ens.metadata["x"]) == [1, 10, 25, 50, 100, 250, 500, 1000, 2000]
     assert {"time", "PAPI_FP_OPS", "PAPI_FP_OPS (inc)", "time (inc)"} <= set(ens.dataframe)
     assert "PAPI_FP_OPS" in ens.exc_metrics and ens.unit_of("time") == "s"
+    assert ens.default_metric == "time"  # exclusive, what Extra-P models
     paths = _callpaths(ens)
     main, children = (
         paths["main"],

@@ -41,6 +41,13 @@ def register(subparsers) -> None:
     )
     cmd.add_argument("--metric", help="metric to model (default: the default metric)")
     cmd.add_argument("--format", help="the input format (detected when left out)")
+    cmd.add_argument(
+        "--extrap",
+        action="store_true",
+        help="read the one path as an Extra-P experiment (its text, JSON, JSON Lines or "
+        "Talpas file, a directory of Cube experiments, a .extra-p file; --format names "
+        "which when detection should not decide)",
+    )
     cmd.add_argument("--agg", default="mean", choices=("mean", "median", "min", "max"))
     cmd.add_argument("--top", type=int, default=20, help="show this many call paths (0: all)")
     cmd.add_argument(
@@ -59,14 +66,19 @@ def _models(args: argparse.Namespace) -> int:
 
     if args.top < 0:
         raise ShapeError(f"--top {args.top}: expected a count >= 0")
-    # a file that is not a profile (a directory's README.md) is skipped with one warning
-    # line naming it, as Ensemble.from_files(on_error="skip") does
-    ens = Ensemble.from_files(
-        args.paths[0] if len(args.paths) == 1 else args.paths,
-        reader=args.format,
-        progress=False,
-        on_error="skip",
-    )
+    if args.extrap:  # one Extra-P experiment: a profile per point and repetition
+        if len(args.paths) != 1:
+            raise ShapeError(f"--extrap reads one experiment, not {len(args.paths)} paths")
+        ens = Ensemble.from_extrap(args.paths[0], format=args.format)
+    else:
+        # a file that is not a profile (a directory's README.md) is skipped with one
+        # warning line naming it, as Ensemble.from_files(on_error="skip") does
+        ens = Ensemble.from_files(
+            args.paths[0] if len(args.paths) == 1 else args.paths,
+            reader=args.format,
+            progress=False,
+            on_error="skip",
+        )
     metric = args.metric or ens.default_metric
     params = _params(args.param, ens.metadata.columns)
     target = _target(args.target, params)

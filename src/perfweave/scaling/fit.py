@@ -460,11 +460,18 @@ def _assemble(hyp, c0, c1, rss, smape, ar2, n, enough, below_one, index) -> pd.D
     return out
 
 
-def few_note(k: int, param: str | None = None) -> str:
-    """The ``note`` of a model fitted on ``k`` < 5 distinct values (of ``param``)."""
-    s = "s" if k != 1 else ""
-    of = f"value{s} of {param!r}" if param is not None else f"parameter value{s}"
-    return f"fitted on {k} distinct {of}; Extra-P asks for at least {MIN_POINTS}"
+def few_note(k: int | list[tuple[int, str]]) -> str:
+    """The ``note`` of a model fitted on fewer than 5 distinct values: ``k`` of the one
+    parameter, or (count, name) of each parameter that has too few."""
+    if isinstance(k, (int, np.integer)):
+        s = "s" if k != 1 else ""
+        what = f"{k} distinct parameter value{s}"
+    else:
+        (n0, p0), *more = k
+        what = f"{n0} distinct value{'s' if n0 != 1 else ''} of {p0!r}" + "".join(
+            f", {n} of {p!r}" for n, p in more
+        )
+    return f"fitted on {what}; Extra-P asks for at least {MIN_POINTS}"
 
 
 def warn_few(count: int, total: int, fewest: int, stacklevel: int) -> None:

@@ -406,10 +406,13 @@ def _assemble(
             stacklevel=4,
         )
     few = has_model[:, None] & (counts < MIN_POINTS)
-    if few.any():
-        for j in range(k):
-            rows = np.flatnonzero(few[:, j])
-            note[rows] = _joined(note[rows], [few_note(c, names[j]) for c in counts[rows, j]])
+    if few.any():  # one sentence per model: "fitted on 3 distinct values of 'x', 4 of 'y'"
+        rows = np.flatnonzero(few.any(axis=1))
+        said = [
+            few_note([(int(counts[i, j]), names[j]) for j in range(k) if few[i, j]])
+            for i in rows.tolist()
+        ]
+        note[rows] = _joined(note[rows], said)
         warn_few(int(few.any(axis=1).sum()), F, int(counts[few].min()), stacklevel=5)
     cols: dict[str, Any] = {"c0": c0}
     for i, s in enumerate(subs):

@@ -14,7 +14,7 @@ repetitions (``repetition`` 1, 2, ... in order of the ``.r`` number, then the pa
 Every file is read with perfweave's Cube reader, then as Extra-P's Cube reader does:
 
 - **exclusive values**: every metric is modelled on its exclusive values (Extra-P asks
-  pycubexr for them); a metric Cube stores inclusively only (``PAPI_*`` counters) gets its
+  pycubexr for them; the default metric is ``time``, not ``time (inc)``); a metric Cube stores inclusively only (``PAPI_*`` counters) gets its
   exclusive column, inclusive minus the children's (``PAPI_FP_OPS`` beside
   ``PAPI_FP_OPS (inc)``);
 - **locations**: each node's value is the mean over the run's locations (ranks and
@@ -143,9 +143,11 @@ def _location_values(gf: GraphFrame, scaling: str) -> GraphFrame:
     else:
         table = gf.dataframe[metrics].reindex(pd.RangeIndex(len(gf.graph), name="node"))
     table.insert(0, "name", gf.graph.frames["name"].to_numpy())
-    return GraphFrame(
-        gf.graph, table, gf.exc_metrics, gf.inc_metrics, gf.default_metric, {}, gf.units
-    )
+    # the default metric is the exclusive one, what Extra-P models ("time", not "time (inc)")
+    default = gf.default_metric
+    if default.endswith(" (inc)") and default[: -len(" (inc)")] in gf.exc_metrics:
+        default = default[: -len(" (inc)")]
+    return GraphFrame(gf.graph, table, gf.exc_metrics, gf.inc_metrics, default, {}, gf.units)
 
 
 def _paths(gf: GraphFrame) -> list[tuple]:
