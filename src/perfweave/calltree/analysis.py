@@ -314,9 +314,9 @@ def hot_path(
     inclusive values), else the default metric. Values are :func:`node_values`.
     """
     if metric is None:
-        from perfweave.calltree.graphframe import _inclusive_name
+        from perfweave.calltree.graphframe import inclusive_name
 
-        inc = _inclusive_name(gf.default_metric)
+        inc = inclusive_name(gf.default_metric)
         metric = inc if inc in gf.dataframe.columns else gf.default_metric
     value = _node_values(gf, metric_list(gf, metric, "hot_path"))[0][metric].to_numpy()
     value = np.where(np.isnan(value), -np.inf, value)

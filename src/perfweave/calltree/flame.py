@@ -46,8 +46,7 @@ import pandas as pd
 
 from perfweave.calltree.display import node_names
 from perfweave.calltree.graph import Graph, Node
-from perfweave.calltree.graphframe import GraphFrame
-from perfweave.calltree.graphframe import _inclusive_name as inclusive_name
+from perfweave.calltree.graphframe import GraphFrame, inclusive_name
 from perfweave.calltree.ranks import (
     profile_means,
     rank_cells,

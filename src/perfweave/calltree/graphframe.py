@@ -290,7 +290,7 @@ class GraphFrame:
         """
         if not self.exc_metrics:
             return self
-        names = [_inclusive_name(m) for m in self.exc_metrics]
+        names = [inclusive_name(m) for m in self.exc_metrics]
         sums = subgraph_sums(self.graph, self.dataframe, list(self.exc_metrics))
         df = self.dataframe.copy()
         for exc, inc in zip(self.exc_metrics, names):
@@ -589,7 +589,9 @@ _OPS = {
 }
 
 
-def _inclusive_name(exc: str) -> str:
+def inclusive_name(exc: str) -> str:
+    """The inclusive partner of exclusive metric ``exc``: ``x (exc)`` pairs with ``x``,
+    any other ``x`` with ``x (inc)``."""
     return exc[: -len("(exc)")].strip() if exc.endswith("(exc)") else f"{exc} (inc)"
 
 

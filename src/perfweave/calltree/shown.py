@@ -25,8 +25,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from perfweave.calltree._inclusive import subgraph_sums
-from perfweave.calltree.graphframe import GraphFrame
-from perfweave.calltree.graphframe import _inclusive_name as inclusive_name
+from perfweave.calltree.graphframe import GraphFrame, inclusive_name
 
 #: metric columns that hold a point in time, not an amount: never summed into an inclusive
 #: column, never a view's default column (a trace event's start ``ts``, which Hatchet lists

@@ -33,8 +33,8 @@ from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graphframe import (
     GraphFrame,
     _combine_duplicates,
-    _inclusive_name,
     _reindex_nodes,
+    inclusive_name,
 )
 from perfweave.calltree.path_query import is_path_query, path_query
 from perfweave.ensemble import _table
@@ -106,8 +106,8 @@ def keep_nodes(ens: Ensemble, keep: np.ndarray, update_inclusive_columns: bool =
 def _inclusive_label(metric: Any) -> Any:
     """``x (inc)`` for ``x``; ``(header, x (inc))`` in a columns-concat table."""
     if isinstance(metric, tuple):
-        return (*metric[:-1], _inclusive_name(metric[-1]))
-    return _inclusive_name(metric)
+        return (*metric[:-1], inclusive_name(metric[-1]))
+    return inclusive_name(metric)
 
 
 def _dense_rows(ens: Ensemble, old_of_new: np.ndarray) -> pd.DataFrame:
