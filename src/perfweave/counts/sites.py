@@ -157,10 +157,12 @@ def sites_of_nodes(gf: GraphFrame, nodes: Iterable[int]) -> np.ndarray:
     if nodes.size and (nodes.min() < 0 or nodes.max() >= len(graph)):
         bad = int(nodes[(nodes < 0) | (nodes >= len(graph))][0])
         raise MetadataError(f"no node {bad}: the tree's nodes are 0..{len(graph) - 1}")
+    from perfweave.calltree._forest import level_order
+
     below = np.zeros(len(graph), bool)
     below[nodes] = True
     parent = graph.parent
-    for level in _levels(graph.depth)[1:]:  # top-down: below a chosen node if its parent is
+    for level in level_order(graph.depth)[1:]:  # top-down: below a chosen node if its parent is
         below[level] |= below[parent[level]]
     site = _site_column(gf)
     return np.unique(site[below[gf.node_ids()] & (site >= 0)])
@@ -258,15 +260,6 @@ def _site_column(gf: GraphFrame) -> np.ndarray:
     return gf.dataframe["site"].to_numpy(dtype=np.int64)
 
 
-def _levels(depth: np.ndarray) -> list[np.ndarray]:
-    """Node ids by depth, shallowest first."""
-    if depth.size == 0:
-        return []
-    order = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
-    return [order[bounds[d] : bounds[d + 1]] for d in range(len(bounds) - 1)]
-
-
 # ---------------------------------------------------------------------- stacks and the tree
 def _stack(trace: Backtrace, wrappers: str) -> list[dict]:
     """The frames of a trace, outermost first, as frame attributes."""
@@ -326,11 +319,13 @@ class _Tree:
         """Rows per (node, rank) where a call below the node took part on the rank: the
         exclusive values (the sites' own, 0 on inner frames), the inclusive sums (NaN
         where any value below is NaN) and ``site`` (-1 on inner frames)."""
+        from perfweave.calltree._forest import level_order
+
         width = site_values["calls"].shape[1]
         exc = np.zeros((self.n_nodes, len(METRICS), width))
         exc[self.site_node] = np.stack([site_values[m] for m in METRICS], axis=1)
         inc = exc.reshape(self.n_nodes, -1).copy()
-        for level in reversed(_levels(self.depth)[1:]):  # deepest first; NaN propagates
+        for level in reversed(level_order(self.depth)[1:]):  # deepest first; NaN propagates
             order = level[np.argsort(self.parent[level], kind="stable")]
             par = self.parent[order]
             first = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
