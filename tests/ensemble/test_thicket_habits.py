@@ -237,3 +237,52 @@ def test_thickets_names_for_reading_and_statistics(quartz_files):
     ours.index = our_paths(ens.graph)
     ours = ours.sort_index()[theirs.columns]
     np.testing.assert_allclose(ours.to_numpy(float), theirs.to_numpy(float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("key", [None, "cluster"])
+def test_from_statsframes_as_thicket(quartz_files, lassen_files, key):
+    import numpy as np
+
+    import perfweave.ensemble.stats as pws
+
+    tt = _thicket()
+    cols = ["Avg time/rank"]
+    th = [tt.Thicket.from_caliperreader(f, disable_tqdm=True) for f in (quartz_files, lassen_files)]
+    ens = [Ensemble.from_caliperreader(f, disable_tqdm=True) for f in (quartz_files, lassen_files)]
+    for t, e, extra in zip(th, ens, ("std", "maximum")):
+        for fn in ("mean", extra):
+            getattr(tt.stats, fn)(t, columns=cols)
+            getattr(pws, fn)(e, columns=cols)
+    theirs = tt.Thicket.from_statsframes(th, metadata_key=key, disable_tqdm=True)
+    ours = Ensemble.from_statsframes(ens, metadata_key=key, disable_tqdm=True)
+    level = key or "profile"
+    assert ours.profiles == theirs.metadata.index.tolist()
+    assert ours.profile_level == level == theirs.dataframe.index.names[1]
+    assert {p: sorted(f) for p, f in ours.profile_mapping.items()} == {
+        p: sorted(f) for p, f in theirs.profile_mapping.items()
+    }
+    stats = [c for c in theirs.dataframe.columns if c != "name"]
+    assert sorted(ours.performance_cols) == sorted(stats)
+    want = by_path(theirs.dataframe[stats], their_paths(theirs), level)
+    mine = by_path(ours.dataframe[stats], our_paths(ours.graph), level)
+    assert mine.index.equals(want.index) and len(want) == 2 * 74
+    np.testing.assert_allclose(mine.to_numpy(float), want.to_numpy(float), rtol=1e-12)
+    for col in ("user", "cluster", "ProblemSizeRunParam", "variant"):
+        if col in theirs.metadata:
+            assert ours.metadata[col].tolist() == theirs.metadata[col].tolist()
+    assert_same_tree(
+        ours.tree("Avg time/rank_mean", color=False), theirs.tree("Avg time/rank_mean")
+    )
+
+
+def test_from_statsframes_refuses_what_thicket_guesses(quartz_files, lassen_files):
+    from perfweave.errors import MetadataError
+
+    ens = [Ensemble.from_files(f) for f in (quartz_files, lassen_files)]
+    # Thicket warns and names the profile after the first value; one name per input here
+    with pytest.raises(MetadataError, match=r"ensemble #0 has 2 values of 'ProblemSizeRunParam'"):
+        Ensemble.from_statsframes(ens, metadata_key="ProblemSizeRunParam")
+    with pytest.raises(MetadataError, match=r"ensembles #0 and #1 both have user='mckinsey'"):
+        Ensemble.from_statsframes(ens, metadata_key="user")
+    with pytest.raises(MetadataError, match="ensemble #0 has no metadata 'nope'"):
+        Ensemble.from_statsframes(ens, "nope")

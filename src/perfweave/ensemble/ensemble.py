@@ -213,6 +213,22 @@ class Ensemble(Analyses):
             fill_perfdata=fill_perfdata,
         )
 
+    @classmethod
+    def from_statsframes(
+        cls,
+        ensembles: Sequence[Ensemble],
+        metadata_key: str | None = None,
+        disable_tqdm: bool = False,
+    ) -> Ensemble:
+        """Thicket's ``from_statsframes``: one profile per ensemble, its ``statsframe``
+        as performance data (ids ``0..n-1``, or each ensemble's one value of
+        ``metadata_key``); metadata collapsed per ensemble. ``disable_tqdm`` is accepted
+        for Thicket's calls (no progress bar is shown). See
+        :mod:`perfweave.ensemble.from_stats`."""
+        from perfweave.ensemble.from_stats import from_statsframes
+
+        return from_statsframes(ensembles, metadata_key)
+
     @staticmethod
     def concat(
         ensembles: Sequence[Ensemble],
