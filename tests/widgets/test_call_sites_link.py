@@ -102,6 +102,24 @@ def test_a_call_group_in_the_heatmap_selects_and_reveals_its_call_sites(linked, 
     assert ex.selected_nodes
 
 
+def test_groups_of_the_calls_shown_are_browsed_and_another_group_ends_them(linked, wrf):
+    _, sites, ex, hm, _ = linked
+    root = int(sites.graph.root_ids[0])
+    ex.select([root])  # every call: all four groups hold some
+    hm.set_call_group(1)
+    assert ex.selected_nodes == [root] and hm.focus is not None
+    assert f"the group shown: {hm.call_group.n_calls:,} of its" in hm.note
+    table = sites.metadata["call_sites"]
+    ex.select([int(table.loc[7, "node"])])  # one group only
+    k = next(i for i in range(len(hm.group_labels)) if i != hm.group_index)
+    hm.set_call_group(k)  # a group of none of its calls: the tree follows the heatmap
+    assert hm.focus is None and "call site" not in hm.note
+    calls = set(hm.call_group.calls.tolist())
+    traces = _trace_calls(wrf)
+    want = {int(table.loc[s, "node"]) for s in table.index if traces[s] & calls}
+    assert set(ex.selected_nodes) == want
+
+
 def test_the_link_follows_a_filtered_tree_and_ends_with_unlink(linked):
     _, sites, ex, hm, link = linked
     ex.filter("`calls (inc)` >= 100")  # the sites of one call each are gone, nodes renumbered

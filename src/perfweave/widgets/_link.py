@@ -10,7 +10,8 @@
   CountMatrixHeatmap of the same profile: selecting nodes in the explorer shows the calls
   made from the call sites at or below them in the heatmap (``show_calls``: their call
   groups, their share of the bytes); picking a call group or a block in the heatmap selects
-  and reveals the call sites of its calls in the explorer. Sites are found by the frame's
+  and reveals the call sites of its calls in the explorer (and ends ``show_calls``), except
+  that picking another group of the calls shown only moves through them. Sites are found by the frame's
   ``site`` column and ``metadata["site_calls"]`` (:mod:`perfweave.counts.sites`), so the
   explorer may show the tree filtered or squashed.
 
@@ -108,14 +109,14 @@ class CallSiteLink(Link):
         check_same_profile(explorer.graphframe, heatmap.profile)
         self.explorer, self.heatmap = explorer, heatmap
         self._busy = False
+        self._shown = (heatmap.lead_rank, heatmap.group_index)
         explorer.observe(self._from_explorer, names=["selected_nodes"])
-        heatmap.observe(self._from_heatmap, names=["group_index", "lead_rank", "selection_state"])
+        # the view's version moves once a change is complete (a group's trait moves first)
+        heatmap.observe(self._from_heatmap, names=["view_version", "selection_state"])
 
     def unlink(self) -> None:
         self.explorer.unobserve(self._from_explorer, names=["selected_nodes"])
-        self.heatmap.unobserve(
-            self._from_heatmap, names=["group_index", "lead_rank", "selection_state"]
-        )
+        self.heatmap.unobserve(self._from_heatmap, names=["view_version", "selection_state"])
 
     def _from_explorer(self, change: dict) -> None:
         from perfweave.counts.sites import calls_of_nodes
@@ -133,18 +134,26 @@ class CallSiteLink(Link):
     def _from_heatmap(self, change: dict) -> None:
         from perfweave.counts.sites import nodes_of_sites, sites_of_calls
 
+        shown = (self.heatmap.lead_rank, self.heatmap.group_index)
+        moved, self._shown = shown != self._shown, shown
         group = self.heatmap.call_group
-        if (
-            self._busy
-            or group is None
-            or (change["name"] == "selection_state" and not change["new"])
-        ):
+        picked = moved if change["name"] == "view_version" else bool(change["new"])
+        if self._busy or group is None or not picked:
             return
-        shown = self.explorer.graphframe
+        focus = self.heatmap.focus
+        if focus is not None:
+            if (
+                change["name"] == "view_version"
+                and focus["lead_rank"] == shown[0]
+                and shown[1] in set(focus["groups"]["group"].tolist())
+            ):
+                return  # browsing the groups of the calls shown: the tree keeps its selection
+            self._quietly(self.heatmap.clear_focus)
+        tree = self.explorer.graphframe
         sites = sites_of_calls(
-            shown, group.calls, lead_rank=self.heatmap.lead_rank, collective=group.collective
+            tree, group.calls, lead_rank=self.heatmap.lead_rank, collective=group.collective
         )
-        nodes = nodes_of_sites(shown, sites)
+        nodes = nodes_of_sites(tree, sites)
         if len(nodes):
             self._quietly(lambda: self.explorer.reveal(nodes.tolist()))
 
