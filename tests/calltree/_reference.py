@@ -71,3 +71,17 @@ def by_path(gf, metric: str) -> dict[tuple, float]:
         if not pd.isna(v):
             out[(by_id[idx[0]], *idx[1:])] += v
     return dict(out)
+
+
+def name_paths(gf) -> list[tuple[str, ...]]:
+    """Each node's call path of names, root first, walked up parent by parent."""
+    names = gf.graph.frames["name"].tolist()
+    parent = gf.graph.parent
+    out = []
+    for n in range(len(gf.graph)):
+        path = [names[n]]
+        while parent[n] >= 0:
+            n = int(parent[n])
+            path.append(names[n])
+        out.append(tuple(reversed(path)))
+    return out

@@ -15,6 +15,7 @@ import perfweave as pw
 from perfweave.calltree.readers import detect
 from perfweave.cli import main
 from perfweave.errors import ParseError, SkippedInputWarning
+from tests.calltree._reference import name_paths
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speedscope-linux-perf"
 FILES = sorted(DATA.glob("*.txt"))
@@ -44,24 +45,10 @@ def _samples(path: Path) -> list[dict]:
     return out
 
 
-def _paths(gf) -> list[tuple[str, ...]]:
-    """Each node's call path of names, root first."""
-    names = gf.graph.frames["name"].tolist()
-    parent = gf.graph.parent
-    out = []
-    for n in range(len(gf.graph)):
-        path = [names[n]]
-        while parent[n] >= 0:
-            n = int(parent[n])
-            path.append(names[n])
-        out.append(tuple(reversed(path)))
-    return out
-
-
 def _by_path(gf, column: str) -> dict[tuple[str, ...], float]:
     """A column summed over a node's rows (all ranks and threads), by call path."""
     summed = gf.dataframe[column].groupby(level="node").sum()
-    paths = _paths(gf)
+    paths = name_paths(gf)
     return {paths[n]: float(v) for n, v in summed.items() if v}
 
 

@@ -15,6 +15,7 @@ import perfweave as pw
 from perfweave.calltree.readers import detect
 from perfweave.cli import main
 from perfweave.errors import ParseError
+from tests.calltree._reference import name_paths
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speedscope-json"
 EVENTED = [
@@ -26,25 +27,12 @@ INVALID = DATA / "invalid/out-of-order-events.json"
 SCHEMA = "https://www.speedscope.app/file-format-schema.json"
 
 
-def _paths(gf) -> list[tuple[str, ...]]:
-    names = gf.graph.frames["name"].tolist()
-    parent = gf.graph.parent
-    out = []
-    for n in range(len(gf.graph)):
-        path = [names[n]]
-        while parent[n] >= 0:
-            n = int(parent[n])
-            path.append(names[n])
-        out.append(tuple(reversed(path)))
-    return out
-
-
 def _by_path(gf, column: str, thread: int | None = None) -> dict[tuple[str, ...], float]:
     df = gf.dataframe
     if thread is not None:
         df = df.xs(thread, level="thread")
     summed = df[column].groupby(level="node").sum()
-    paths = _paths(gf)
+    paths = name_paths(gf)
     return {paths[n]: float(v) for n, v in summed.items() if v}
 
 
@@ -271,5 +259,5 @@ def test_cli_and_ensemble(tmp_path, capsys):
 def test_a_frame_closed_where_it_opened_stays_with_zero(tmp_path):
     doc = _doc([_evented([("O", 0, 0), ("O", 2, 1), ("C", 2, 1), ("C", 0, 3)], "none")])
     gf = pw.read(_write(tmp_path, doc))
-    assert _paths(gf) == [("A",), ("A", "C")]
+    assert name_paths(gf) == [("A",), ("A", "C")]
     assert gf.dataframe["weight (inc)"].tolist() == [3.0, 0.0]
