@@ -75,9 +75,17 @@ class GraphFrame:
         self.units = {str(k): str(v) for k, v in (units or {}).items()}
 
     # ------------------------------------------------------------------ readers
-    from_caliper = _reader(
-        "caliper", "Read a Caliper json-split file (cali-query -q 'format json-split')."
-    )
+    @classmethod
+    def from_caliper(
+        cls, filename_or_stream: Any, query: str | None = None, node_ordering: bool = True
+    ) -> GraphFrame:
+        """Read a Caliper json-split file (cali-query -q '... format json-split'), or a
+        ``.cali`` file natively. Hatchet's ``query`` (CalQL for cali-query) is refused
+        with an :class:`~perfweave.errors.OptionError` saying what to do instead."""
+        from perfweave.calltree.readers import caliper_json
+
+        return caliper_json.read(filename_or_stream, node_ordering=node_ordering, query=query)
+
     from_cali = _reader("cali", "Read a native Caliper .cali file (or a CaliperReader).")
     from_caliperreader = from_cali
     from_hpctoolkit = _reader(

@@ -33,7 +33,7 @@ from perfweave.calltree.readers._common import (
     load_json,
     node_order_key,
 )
-from perfweave.errors import ParseError
+from perfweave.errors import OptionError, ParseError
 
 INT = np.int64
 _SECTIONS = ("data", "columns", "column_metadata", "nodes")
@@ -60,14 +60,17 @@ def sniff(path: Path) -> bool:
     )
 
 
-def read(source: Any, node_ordering: bool = True, **_: Any):
+def read(source: Any, node_ordering: bool = True, query: str | None = None, **_: Any):
     """Read a json-split file (path, open stream, JSON text or parsed dict) into a GraphFrame.
 
     A ``.cali`` path is read natively (see :mod:`.cali`), where Hatchet would run cali-query.
 
     ``node_ordering`` (Hatchet's default True) orders siblings by the file's "Node order"
-    column where it has one; otherwise siblings follow frame order.
+    column where it has one; otherwise siblings follow frame order. ``query`` (Hatchet's
+    CalQL query for cali-query) is refused: see :func:`refuse_query`.
     """
+    if query:
+        refuse_query(source, query)
     if isinstance(source, (str, PathLike)) and str(source).endswith(".cali"):
         from perfweave.calltree.readers import cali  # a native file: no cali-query needed
 
@@ -85,6 +88,24 @@ def read(source: Any, node_ordering: bool = True, **_: Any):
             return from_dict(obj, name, node_ordering=node_ordering, _table=records)
     obj, name = load_json(source, "Caliper json-split")
     return from_dict(obj, name, node_ordering=node_ordering)
+
+
+def refuse_query(source: Any, query: Any) -> None:
+    """Raise :class:`OptionError` for a CalQL ``query``: Hatchet pipes a ``.cali`` file
+    through Caliper's ``cali-query`` program with it; perfweave runs no external program
+    and reads ``.cali`` files itself, so the message names what to do instead."""
+    name = str(source) if isinstance(source, (str, PathLike)) else type(source).__name__
+    if len(name) > 200:
+        name = name[:200] + "..."
+    raise OptionError(
+        f"from_caliper({name!r}, query={str(query)[:200]!r}): a CalQL query needs Caliper's "
+        "cali-query program, which perfweave does not run. Read the .cali file itself: "
+        f"GraphFrame.from_caliper({name!r}) (or from_caliperreader) reads every attribute "
+        "and metric natively; then choose rows with gf.filter(...) and columns from "
+        "gf.dataframe. Or run cali-query yourself, with the query ending in 'format "
+        'json-split\', e.g. cali-query -q "<query> format json-split" run.cali > run.json, '
+        "and read run.json with GraphFrame.from_caliper('run.json')."
+    )
 
 
 def _is_file(text: str) -> bool:
