@@ -21,6 +21,7 @@ BUNDLED = Path(datasets.__file__).parent / "examples" / "data"
 # bundled file or folder -> the copy under tests/data it must equal byte for byte
 COPIES = {
     "wrf_alltoallv": DATA / "counts" / "wrf_160ranks_niagara_job5471563",
+    "wrf_call_sites": DATA / "counts" / "wrf_all_calls",
     "rajaperf": DATA / "thicket" / "rajaperf",
     "mpi_scaling": DATA / "thicket" / "mpi_scaling_cali",
     "matmul_scaling": DATA / "extrap" / "cubeset" / "single_parameter",
@@ -214,3 +215,12 @@ def test_perf_script_and_hem_vignettes() -> None:
 def test_unknown_names_say_what_exists(call, value: str) -> None:
     with pytest.raises(PerfweaveError, match=rf"unknown .*{value}: expected one of '"):
         call()
+
+
+def test_wrf_call_sites_weave_every_call_with_communicator_0s_times() -> None:
+    prof = datasets.wrf_call_sites()
+    ref = pw.read_counts(DATA / "counts" / "wrf_all_calls", strict=True)
+    assert sum(g.n_calls for g in prof.groups) == sum(g.n_calls for g in ref.groups) == 964
+    assert len(prof.backtraces) == 10 and not prof.errors
+    times = pw.read_counts(DATA / "counts" / "wrf_160ranks_niagara_job5471563").timings
+    assert prof.timings.equals(times)  # the timing files of wrf_alltoallv

@@ -131,6 +131,15 @@ _CATALOG: tuple[_Dataset, ...] = (
         _CP_LICENSE,
     ),
     _Dataset(
+        "wrf_call_sites",
+        "CountsProfile",
+        "wrf_call_sites",
+        "WRF on 160 ranks: all 964 alltoallv calls (compact counts), the 10 backtraces of their "
+        "call sites, timings of communicator 0; profile.call_sites() weaves them",
+        f"{_CP} examples/result_task2_wrf_run-at-20210608-150432 @ d9f6f96",
+        _CP_LICENSE,
+    ),
+    _Dataset(
         "oprofile_session",
         "Path",
         "opsession_*.tar.gz",
@@ -305,6 +314,19 @@ def wrf_alltoallv() -> CountsProfile:
     return read_counts(_example_path("wrf_alltoallv"), strict=True)
 
 
+def wrf_call_sites() -> CountsProfile:
+    """The same WRF run with all 964 alltoallv calls (compact count files: 4 distinct
+    matrices), the backtraces of its 10 call sites and the execution and late-arrival times
+    of communicator 0 (those of :func:`wrf_alltoallv`; communicator 1's are not bundled, so
+    its call sites' times are NaN). ``call_sites()`` weaves them into a calltree."""
+    from perfweave.counts import read_counts, read_timings
+
+    profile = read_counts(_example_path("wrf_call_sites"), strict=True)
+    times = sorted(_example_path("wrf_alltoallv").glob("alltoallv_*_times.rank0_comm0_*.md"))
+    profile.timings = pd.concat([read_timings(p) for p in times], ignore_index=True)
+    return profile
+
+
 _extracted: dict[str, Path] = {}
 
 
@@ -382,4 +404,5 @@ __all__ = [
     "rajaperf",
     "rajaperf_files",
     "wrf_alltoallv",
+    "wrf_call_sites",
 ]

@@ -18,7 +18,7 @@ SHOWN: dict[str, dict[str, int]] = {
     },
     "01_calltrees": {"CalltreeExplorer": 1, "bqplot": 1},
     "02_ensembles": {"CalltreeExplorer": 1, "ScalingView": 1, "bqplot": 2},
-    "03_alltoallv_counts": {"CountMatrixHeatmap": 1, "bqplot": 2},
+    "03_alltoallv_counts": {"CountMatrixHeatmap": 2, "CalltreeExplorer": 1, "bqplot": 2},
     "04_opreport_classes": {"ClassPicker": 2, "bqplot": 1},
     "05_hem_merging": {"MergePanel": 1, "bqplot": 1},
 }
