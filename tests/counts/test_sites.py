@@ -6,9 +6,13 @@ import shutil
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import perfweave.counts as pc
+from perfweave.counts.backtraces import Backtrace, BacktraceContext, StackFrame
 from perfweave.counts.sites import NO_BACKTRACE
 from perfweave.errors import FormatError, MetadataError, ShapeError, UnmatchedCallsWarning
 from tests.counts._paths import WRF, WRF_ALL, expected
@@ -300,3 +304,97 @@ def test_calls_of_nodes_and_groups_of_calls_answer_a_linked_heatmap(wrf):
     pc.check_same_profile(gf, prof)  # the same profile: no error
     with pytest.raises(MetadataError, match="not of this profile"):
         pc.check_same_profile(gf, pc.read(expected("alltoall_simple_c")))
+
+
+# ---------------------------------------------------------------------- property: any stacks
+FRAMES = ["main", "solve", "exchange", "halo"]
+
+
+@st.composite
+def woven_inputs(draw):
+    stacks = draw(
+        st.lists(st.lists(st.sampled_from(FRAMES), min_size=1, max_size=4), min_size=1, max_size=5)
+    )
+    n_calls = draw(st.integers(min_value=len(stacks), max_value=12))
+    site_of_call = draw(
+        st.lists(st.integers(0, len(stacks) - 1), min_size=n_calls, max_size=n_calls)
+    )
+    site_of_call[: len(stacks)] = range(len(stacks))  # every stack makes a call
+    counts = draw(
+        st.lists(
+            st.lists(st.integers(0, 50), min_size=9, max_size=9), min_size=n_calls, max_size=n_calls
+        )
+    )
+    timed = draw(st.lists(st.booleans(), min_size=n_calls, max_size=n_calls))
+    return stacks, site_of_call, counts, timed
+
+
+def _profile(stacks, site_of_call, counts, timed):
+    calls = np.arange(len(site_of_call))
+    traces = []
+    for k, names in enumerate(stacks):
+        frames = [
+            StackFrame("liballtoallv_backtrace.so", "MPI_Alltoallv", 0x7D, 0x2AE, 0),
+            *(StackFrame("./app", name, 0x10, 0x400 + j, 0) for j, name in enumerate(names[::-1])),
+        ]
+        mine = calls[np.asarray(site_of_call) == k]
+        traces.append(
+            Backtrace(
+                f"alltoallv_backtrace_rank0_trace{k}.md",
+                "alltoallv",
+                0,
+                k,
+                None,
+                None,
+                tuple(frames),
+                (BacktraceContext(0, 0, 0, mine, 0),),
+            )
+        )
+    groups = []
+    for c, flat in enumerate(counts):
+        m = pc.CountMatrix.from_dense(np.asarray(flat, dtype=np.int64).reshape(3, 3))
+        groups.append(pc.CallGroup(0, 0, "Alltoallv", np.array([c]), 3, 4, 4, m, m))
+    rows = [(c, r, 0.5 + c + r) for c in calls if timed[c] for r in range(3)]
+    timings = pd.DataFrame(
+        {
+            "collective": pd.Series(["alltoallv"] * len(rows) * 2, dtype="string"),
+            "measure": pd.Series(
+                ["execution"] * len(rows) + ["late_arrival"] * len(rows), dtype="string"
+            ),
+            "lead_rank": 0,
+            "comm": 0,
+            "job": 0,
+            "call": [c for c, _, _ in rows] * 2,
+            "rank": [r for _, r, _ in rows] * 2,
+            "seconds": [s for _, _, s in rows] * 2,
+        }
+    )
+    return pc.CountsProfile(groups=groups, timings=timings, backtraces=traces)
+
+
+@given(woven_inputs())
+def test_any_stacks_weave_into_a_tree_whose_sums_are_the_profiles(inputs):
+    stacks, site_of_call, counts, timed = inputs
+    prof = _profile(*inputs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnmatchedCallsWarning)
+        gf = prof.call_sites()
+    table, calls = gf.metadata["call_sites"], gf.metadata["site_calls"]
+    assert len(table) == len({tuple(s) for s in stacks})  # equal stacks: one call site
+    assert calls["call"].is_unique and len(calls) == len(site_of_call)
+    df = gf.dataframe
+    root_rows = df.loc[list(gf.graph.root_ids)]
+    sent = sum(pc.rank_bytes(g)[0] for g in prof.groups)
+    got = root_rows.groupby(level="rank")["bytes_sent (inc)"].sum().to_numpy()
+    assert np.array_equal(got, sent.astype(float))
+    assert (root_rows.groupby(level="rank")["calls (inc)"].sum() == len(site_of_call)).all()
+    for node in range(len(gf.graph)):  # inclusive >= the children's, per rank
+        kids = list(gf.graph.children_of(node))
+        if kids:
+            mine = df.loc[node, "calls (inc)"]
+            below = df.loc[kids, "calls (inc)"].groupby(level="rank").sum()
+            assert (mine.reindex(below.index) >= below).all()
+    # a site's time is NaN exactly when one of its calls was not timed, never 0
+    untimed = {s for c, s in enumerate(calls.set_index("call")["site"]) if not timed[c]}
+    for site, rec in table.iterrows():
+        assert np.isnan(rec["time_max"]) == (site in untimed)
