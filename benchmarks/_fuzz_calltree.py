@@ -92,6 +92,25 @@ def _perfflowaspect(path: Path) -> object:
         return read(path, format="perfflowaspect", merge_calls=True)
 
 
+def _trace_event(path: Path) -> object:
+    """Any producer's trace: read per call (the PerfFlowAspect reader) and as calltrees by
+    the trace-event reader, frames by name and by name and args, then written (calls may
+    nest thousands deep: the literal JSON through perfweave's any-depth encoder)."""
+    import warnings
+
+    from perfweave.calltree import _deepjson
+    from perfweave.calltree.readers import read
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # unterminated arrays, unmatched B/E: named warnings
+        read(path, format="perfflowaspect")
+        read(path, format="trace-event", split_args=True)
+        gf = read(path, format="trace-event")
+    gf.tree(color=False, depth=50)
+    _deepjson.dumps(gf.to_literal())
+    return gf
+
+
 def _cube(path: Path) -> object:
     """A Cube 4 archive (Score-P .cubex) read through pycubexr."""
     import warnings
@@ -234,7 +253,7 @@ TARGETS: list[Target] = [
     Target(
         "trace-event",
         (SEEDS / "trace_values.json", *sorted(_SPEEDSCOPE.glob("*.json"))),
-        _perfflowaspect,
+        _trace_event,
     ),
     Target(
         "cube",

@@ -42,6 +42,8 @@ MULTI_RANK = {
     "cube-cpi": ("tests/data/cube/scorep-cpi-cubex", {}),  # 4 ranks, two call sites merged
     "cube-kripke": ("tests/data/cube/kripke.p8.d2.g32.r1", {}),  # 8 ranks, PAPI counters
     "cube-fastest": ("tests/data/cube/fastest.p16.size131072.r1", {}),  # 16 ranks
+    # 4 processes of 2 threads (and the PyTorch-shaped trace in test_trace_event.py)
+    "trace-event-multiprocess": ("tests/data/speedscope-trace-event/multiprocess.json", {}),
 }
 HOW = ("mean", "median", "min", "max", "sum")
 
@@ -69,6 +71,7 @@ FORMAT_OF = {
     "cube-cpi": "cube",
     "cube-kripke": "cube",
     "cube-fastest": "cube",
+    "trace-event-multiprocess": "trace-event",
 }
 
 _read: dict[str, pw.GraphFrame] = {}

@@ -37,6 +37,7 @@ SOURCES = {
     "cprofile": DATA / "hatchet/cprofile-hatchet-pstats/cprofile-cycle.pstats",
     "gprof-dot": DATA / "hatchet/gprof2dot-cpi/callgrind.dot.64042.0.1",
     "perfflowaspect": DATA / "hatchet-more/perfflowaspect-laghos/laghos_1iter.pfw",
+    "trace-event": DATA / "speedscope-trace-event/multiprocess.json",
     "perf-script": DATA / "speedscope-linux-perf/system-wide.linux-perf.txt",
     "speedscope": DATA / "speedscope-json/0.1.2/simple-sampled.speedscope.json",
 }

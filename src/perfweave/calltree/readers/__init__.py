@@ -30,6 +30,7 @@ FORMATS: dict[str, str] = {
     "cprofile": "cprofile",
     "gprof-dot": "gprof_dot",
     "perfflowaspect": "perfflowaspect",
+    "trace-event": "trace_event",
     "perf-script": "perf_script",
     "speedscope": "speedscope",
 }

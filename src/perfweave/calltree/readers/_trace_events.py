@@ -1,31 +1,44 @@
-"""Chrome trace events into calls: the rules of the trace-event reader, in one place.
+"""Chrome trace events into calls: the rules of the trace-event readers, in one place.
 
 An event is a JSON object; its phase ``ph`` says what it is. ``X`` is a complete call
-(``ts`` and ``dur``), ``B``/``E`` begin and end one, ``C`` carries counters; events of any
-other phase (or none) are not calls and are not checked. Per event of a call:
+(``ts`` and ``dur``), ``B``/``E`` begin and end one; these make calls. ``M`` (metadata),
+``C`` (counters) and every other phase are not calls: the readers use ``M`` and ``C``
+where they say so and count the rest; their values are not checked. In an event of a call:
 
-* ``name``: a string (an ``E`` may leave it out); ``pid``, ``tid``: an integer (int64) or
-  a string (PyTorch names CUDA streams). Anything else is a ParseError naming the event.
+* ``name``: a string; a ``B`` or ``X`` without one (or ``null``) is ``(unnamed)``, as
+  speedscope names it; an ``E`` may leave it out. ``pid``, ``tid``: an integer (int64) or
+  a string (PyTorch's older exports name processes ``"CPU functions"``). Anything else is
+  a ParseError naming the event.
 * ``ts``, ``dur`` (microseconds): a JSON number, or a string holding one as a JSON number
   is written (``"12"``, ``"1.5e3"``: Perfetto reads these, to keep precision a double would
-  lose); never ``true``/``false`` or another string. Finite; ``dur`` at least 0.
+  lose); never ``true``/``false`` or another string. Finite; ``dur`` at least 0. An ``X``
+  without ``dur`` lasts its ``tdur`` (thread time), or 0 without that either.
 
-``B``/``E`` pairs, per (pid, tid) in file order, with a stack (speedscope's rules, see
-``docs/calltree-readers.md``): an ``E`` closes the open ``B`` on top; an ``E`` with nothing
-open, or whose name differs from the top's, is ignored (SkippedInputWarning naming it); an
-``E`` without a name closes the top. ``B`` events still open at the end of the trace (the
-run stopped inside them) are closed at the last time a call of their thread began or ended
-(IncompleteInputWarning naming them), so they may last 0 s; they hold the calls that end
-at that time, as they did while open.
+Calls are made per thread (pid, tid): each ``X`` is a call from ``ts`` to ``ts + dur``;
+``B``/``E`` pairs are matched in time order by speedscope's rules
+(:mod:`._trace_pairs`); ignored ``E`` events are named in a SkippedInputWarning. ``B``
+events never ended (the trace stops inside them) close at the last time a call of their
+thread began or ended (IncompleteInputWarning naming them), so they may last 0 s.
 
-Well-formed threads are paired all at once by nesting depth; a thread whose depths show an
-ignored ``E`` is replayed with the stack, once.
+How calls nest (:func:`nest_calls`): a call's parent is the innermost call of its thread
+that holds it. Where times are equal, two orders are offered:
+
+* ``"speedscope"`` (the trace-event reader): calls begin in speedscope's order (at one
+  time the ``B`` events in file order, then the ``X`` events, longer first, then in file
+  order) and end innermost first; a call of no length ends as it begins, after the calls
+  that end at that time; a call never ended holds every call ending when it closes. So an
+  ``X`` that starts with its caller at the same microsecond is its callee.
+* ``"hatchet"`` (the PerfFlowAspect reader, Hatchet's result): two ``X`` events that share
+  a start or an end are not nested; ``B``/``E`` calls nest as the pairing opened and closed
+  them; an ``X`` counts as begun before and ended after a ``B``/``E`` call at the same time.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -33,27 +46,25 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import infer_dtype
 
+from perfweave.calltree._forest import merge_groups
+from perfweave.calltree._intervals import nest
 from perfweave.calltree.readers._common import is_int64
+from perfweave.calltree.readers._trace_pairs import pair
 from perfweave.errors import IncompleteInputWarning, ParseError, SkippedInputWarning
 
+INT = np.int64
 #: a string holding a number, written as JSON writes numbers
 _NUMBER_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+#: a string holding an integer id
+_INT_TEXT = re.compile(r"-?(?:0|[1-9][0-9]*)")
 #: events named in a warning (the count says how many more)
 _SHOWN = 5
 #: half of a UTF-16 pair, alone: what a "\\ud800" escape decodes to; no UTF-8 text holds it
 _SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def decode(raw: bytes) -> tuple[str, str]:
-    """UTF-8 text (universal newlines) and where the first byte that is not UTF-8 was
-    ("" if none): such bytes are replaced with U+FFFD."""
-    try:
-        text, replaced = raw.decode("utf-8"), ""
-    except UnicodeDecodeError as exc:
-        text = raw.decode("utf-8", errors="replace")
-        line = raw.count(b"\n", 0, exc.start) + 1
-        replaced = f"line {line}, byte {exc.start}"
-    return text.replace("\r\n", "\n").replace("\r", "\n"), replaced
+#: the name speedscope gives a call event without one
+UNNAMED = "(unnamed)"
+#: phases that make calls
+CALL_PHASES = ("X", "B", "E")
 
 
 def mend_surrogates(values: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -69,105 +80,66 @@ def mend_surrogates(values: np.ndarray) -> tuple[np.ndarray, bool]:
     return out[code], True
 
 
-def calls(events: list[dict], file: Path) -> pd.DataFrame:
-    """One row per call, in the order the calls returned (X events and E events are written
-    then; calls never ended last): ``name``, ``ts_us``, ``dur_us``, ``end_us``, ``pid``,
-    ``tid``, ``ph`` ("X"), the nesting ties ``start_tie``/``end_tie`` for
-    :func:`perfweave.calltree._intervals.nest` and ``event``, the index of the event that
-    named the call. ``events`` are dicts."""
-    n = len(events)
-    ph = phases(events)
-    at = np.flatnonzero((ph == "X") | (ph == "B") | (ph == "E"))
-    kind = ph[at]
-    name = names(column(events, "name"), at, kind == "E", events, file)
-    pid = ids(column(events, "pid"), at, events, "pid", file)
-    tid = ids(column(events, "tid"), at, events, "tid", file)
-    ts = times(column(events, "ts"), at, events, "ts", file)
-    x = np.flatnonzero(kind == "X")
-    end_x = ts[x] + _durations(column(events, "dur"), at[x], ts[x], events, file)
-    thread = codes(pid, tid)
-    be = np.flatnonzero(kind != "X")
-    pairs = pair(kind[be] == "B", thread[be], name[be], at[be], file)
-    b = be[pairs.begin]
-    e = np.where(pairs.end >= 0, be[np.maximum(pairs.end, 0)], -1)
-    # a call never ended closes at the last time a call of its thread began or ended
-    last = np.full(int(thread.max(initial=-1)) + 1, -np.inf)
-    for where, when in ((x, end_x), (x, ts[x]), (b, ts[b]), (e[e >= 0], ts[e[e >= 0]])):
-        np.maximum.at(last, thread[where], when)
-    end_b = np.where(e >= 0, ts[np.maximum(e, 0)], last[thread[b]])
-    if (end_b < ts[b]).any():
-        j = int(np.flatnonzero(end_b < ts[b])[0])
-        k = int(at[e[j]])
+# ---------------------------------------------------------------------- events -> columns
+def phases(events: list, file: Path) -> np.ndarray:
+    """The phase of each event: its ``ph`` where that is a one-letter string, else "" (no
+    phase, or not a string). Events that are not JSON objects are a ParseError."""
+    try:
+        ph = column(events, "ph")
+    except TypeError:
+        k = next(i for i, e in enumerate(events) if not isinstance(e, dict))
         raise ParseError(
-            file,
-            f"an E event no earlier than its B (event {int(at[b[j]])}, ts {ts[b[j]]:g})",
-            position=f"event {k}",
-            found=events[k],
-        )
-    row, none = np.r_[x, b], np.zeros(len(x), np.int64)
-    e_event = at[np.maximum(e, 0)]
-    out = pd.DataFrame(
-        {
-            "name": name[row],
-            "ts_us": ts[row],
-            "dur_us": np.r_[end_x - ts[x], end_b - ts[b]],
-            "end_us": np.r_[end_x, end_b],
-            "pid": pid[row],
-            "tid": tid[row],
-            "ph": "X",
-            # X events share one tie; B/E calls keep file order (begun earlier and ended
-            # later: the outer one); a call never ended holds those ending when it closes
-            "start_tie": np.r_[none, 1 + at[b]],
-            "end_tie": np.r_[none, np.where(e >= 0, e_event - n - 1, pairs.close_rank)],
-            "event": at[row],
-            "order": np.r_[at[x], np.where(e >= 0, e_event, n + pairs.close_rank)],
-        }
-    )
-    return out.sort_values("order", kind="stable").drop(columns="order").reset_index(drop=True)
+            file, "trace events as JSON objects", position=f"event {k}", found=events[k]
+        ) from None
+    try:
+        code, distinct = pd.factorize(ph)
+    except TypeError:  # an unhashable ph (a list or an object)
+        return np.array([_phase(v) for v in ph], dtype="<U1")
+    letters = np.array([_phase(v) for v in distinct] + [""], dtype="<U1")
+    return letters[code]  # code -1 (null) takes the last: ""
 
 
-def phases(events: list[dict]) -> np.ndarray:
-    """The phase of each event: "X", "B", "E", "C", or "" for any other (or none)."""
-    known = ("X", "B", "E", "C")
-    return np.fromiter(
-        (v if type(v) is str and v in known else "" for v in column(events, "ph")),
-        dtype="<U1",
-        count=len(events),
-    )
+def _phase(value: Any) -> str:
+    return value if type(value) is str and len(value) == 1 else ""
+
+
+def column(events: list[dict], key: str) -> np.ndarray:
+    """The values of ``key`` of every event (None where absent), as an object array.
+    Raises TypeError where an event is not a dict."""
+    return np.fromiter(map(dict.get, events, repeat(key)), dtype=object, count=len(events))
+
+
+def other_phases(ph: np.ndarray) -> dict[str, int]:
+    """How many events of each phase that makes no call (``""``: none or not a string)."""
+    kinds, counts = np.unique(ph[~np.isin(ph, CALL_PHASES)], return_counts=True)
+    return {str(k): int(c) for k, c in zip(kinds, counts)}
+
+
+def normal_ids(values: np.ndarray) -> np.ndarray:
+    """pids or tids with strings that hold an integer (``"7695"``) as that integer, so that
+    events writing one id both ways (speedscope reads both as the number) agree."""
+    if values.dtype != object:
+        return values
+    code, distinct = pd.factorize(values)
+    out = np.empty(len(distinct), dtype=object)
+    out[:] = [_as_int(v) for v in distinct]
+    return out[code]
+
+
+def _as_int(value: Any) -> Any:
+    if type(value) is str and _INT_TEXT.fullmatch(value):
+        number = int(value)
+        return number if is_int64(number) else value
+    return value
 
 
 def codes(*columns: np.ndarray) -> np.ndarray:
     """One integer per distinct row of the columns (integers or strings, mixed allowed)."""
-    code = np.zeros(len(columns[0]), np.int64)
+    code = np.zeros(len(columns[0]), INT)
     for col in columns:
         c, uniques = pd.factorize(col)
         code = pd.factorize(code * (len(uniques) + 1) + c)[0]
-    return code.astype(np.int64)
-
-
-def _durations(
-    values: np.ndarray, at: np.ndarray, start: np.ndarray, events: list[dict], file: Path
-) -> np.ndarray:
-    """``dur`` of the X events ``at``: a number of at least 0 that ends the call within the
-    range of a double."""
-    dur = times(values, at, events, "dur", file)
-    with np.errstate(over="ignore"):
-        bad = (dur < 0) | ~np.isfinite(start + dur)
-    if bad.any():
-        j = int(np.flatnonzero(bad)[0])
-        expected = (
-            "a duration of at least 0"
-            if dur[j] < 0
-            else "a duration that ends the call (ts + dur) within the range of a double"
-        )
-        k = int(at[j])
-        raise ParseError(file, expected, position=f"event {k}", found=events[k])
-    return dur
-
-
-def column(events: list[dict], key: str) -> np.ndarray:
-    """The values of ``key`` of every event (None where absent), as an object array."""
-    return np.fromiter((e.get(key) for e in events), dtype=object, count=len(events))
+    return code.astype(INT)
 
 
 def _found(events: list[dict], k: int, key: str) -> object:
@@ -178,12 +150,9 @@ def _found(events: list[dict], k: int, key: str) -> object:
     return ("true" if value else "false") if isinstance(value, bool) else value
 
 
-def times(
-    values: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Path
-) -> np.ndarray:
-    """Microseconds (float64) of ``key`` for the events ``at``; ParseError on the first
-    value that is not a finite number (see the module docstring)."""
-    vals = values[at]
+def times(vals: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Path) -> np.ndarray:
+    """Microseconds (float64) from ``vals``, the values of ``key`` of the events ``at``;
+    ParseError on the first that is not a finite number (see the module docstring)."""
     out = None
     if infer_dtype(vals, skipna=False) in ("integer", "floating", "mixed-integer-float"):
         try:
@@ -218,14 +187,14 @@ def number(value: Any) -> float:
     return float("nan")
 
 
-def ids(values: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Path) -> np.ndarray:
-    """``pid``/``tid`` of the events ``at``: int64 where all are integers, else objects
-    (integers and strings); ParseError on the first that is neither."""
-    vals = values[at]
+def ids(vals: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Path) -> np.ndarray:
+    """``pid``/``tid`` from ``vals``, the values of ``key`` of the events ``at``: int64 where
+    all are integers, else objects (integers and strings); ParseError on the first that is
+    neither."""
     kind = infer_dtype(vals, skipna=False)
     if kind == "integer":
         try:
-            return vals.astype(np.int64)
+            return vals.astype(INT)
         except OverflowError:
             pass
     elif kind == "string":
@@ -243,14 +212,14 @@ def ids(values: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: 
 
 
 def names(
-    values: np.ndarray, at: np.ndarray, optional: np.ndarray, events: list[dict], file: Path
+    vals: np.ndarray, at: np.ndarray, is_end: np.ndarray, events: list[dict], file: Path
 ) -> np.ndarray:
-    """``name`` of the events ``at``: strings; None allowed where ``optional`` (E events)."""
-    vals = values[at]
+    """``name`` from ``vals``, the names of the events ``at``: strings; a B or X without
+    one is ``(unnamed)``, an E without one None; ParseError on any other value."""
     if infer_dtype(vals, skipna=False) == "string":
         return vals
-    ok = np.fromiter((type(v) is str for v in vals), dtype=bool, count=len(vals))
-    ok |= optional & np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
+    missing = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
+    ok = missing | np.fromiter((type(v) is str for v in vals), dtype=bool, count=len(vals))
     if not ok.all():
         k = int(at[np.flatnonzero(~ok)[0]])
         raise ParseError(
@@ -259,118 +228,180 @@ def names(
             position=f"event {k}",
             found=_found(events, k, "name"),
         )
+    vals = vals.copy()
+    vals[missing & ~is_end] = UNNAMED
     return vals
 
 
-# ---------------------------------------------------------------------- B/E pairs
-class Pairs:
-    """Calls made of B/E events: positions (into the B/E arrays) of each call's B and E
-    (-1 for a call still open at the end), and the nesting ties of those calls."""
+def _durations(at: np.ndarray, start: np.ndarray, events: list[dict], file: Path) -> np.ndarray:
+    """Microseconds each X event ``at`` lasts: its ``dur``, else its ``tdur``, else 0; a
+    number of at least 0 that ends the call within the range of a double."""
+    dur = np.zeros(len(at))
+    rest = np.arange(len(at))
+    for key in ("dur", "tdur"):
+        given = column_at(events, key, at[rest])
+        has = given != None  # noqa: E711 (elementwise, on an object array)
+        if (~has).any():  # null or absent: a null is a value (not a number), absent is not
+            none = np.flatnonzero(~has)
+            has[none] = [key in events[k] for k in at[rest[none]].tolist()]
+        if has.any():
+            dur[rest[has]] = times(given[has], at[rest[has]], events, key, file)
+        rest = rest[~has]
+        if not len(rest):
+            break
+    with np.errstate(over="ignore"):
+        bad = (dur < 0) | ~np.isfinite(start + dur)
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        expected = (
+            "a duration of at least 0"
+            if dur[j] < 0
+            else "a duration that ends the call (ts + dur) within the range of a double"
+        )
+        k = int(at[j])
+        raise ParseError(file, expected, position=f"event {k}", found=events[k])
+    return dur
 
-    def __init__(self, begin: np.ndarray, end: np.ndarray, close_rank: np.ndarray) -> None:
-        self.begin, self.end = begin, end
-        #: for calls open at the end: 1 for the innermost, 2 for the one holding it, ...
-        self.close_rank = close_rank
 
-
-def pair(
-    is_begin: np.ndarray, thread: np.ndarray, name: np.ndarray, event: np.ndarray, file: Path
-) -> Pairs:
-    """Match the B/E events (in file order; ``thread`` codes, ``name`` of each, ``event``
-    its index in the file) by the rules in the module docstring.
-
-    All at once by nesting depth: within a thread whose depth never goes below 0, the
-    events of one depth alternate B, E, B, E, ... and each B/E neighbour pair is what the
-    stack pairs, unless their names differ. A thread where either happens is replayed."""
-    n = len(is_begin)
-    by_thread = np.argsort(thread, kind="stable")
-    t = thread[by_thread]
-    step = np.where(is_begin[by_thread], 1, -1)
-    after = np.cumsum(step)
-    first = np.r_[True, t[1:] != t[:-1]]
-    offset = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    after = after - (after[offset] - step[offset])  # the running depth within each thread
-    depth = np.empty(n, np.int64)
-    depth[by_thread] = np.where(is_begin[by_thread], after - 1, after)
-    below_zero = np.zeros(n, bool)
-    below_zero[by_thread] = after < 0
-    # within (thread, depth), file order: B, E, B, E, ... where no E went below the bottom
-    order = np.lexsort((np.arange(n), depth, thread))
-    same = np.r_[
-        (thread[order][1:] == thread[order][:-1]) & (depth[order][1:] == depth[order][:-1])
-    ]
-    b_here = is_begin[order]
-    closes = np.r_[b_here[:-1] & ~b_here[1:] & same, False] if n else np.zeros(0, bool)
-    begin, end = order[closes], order[np.flatnonzero(closes) + 1]
-    e_name = name[end]
-    renamed = pd.notna(e_name) & (e_name != name[begin])
-    odd = np.unique(np.r_[thread[below_zero], thread[begin[renamed]]])
-    keep = ~np.isin(thread[begin], odd)
-    begin, end = begin[keep], end[keep]
-    paired = np.zeros(n, bool)
-    paired[begin] = paired[end] = True
-    open_b = np.flatnonzero(is_begin & ~paired & ~np.isin(thread, odd))
-    close_rank = _close_ranks(open_b, thread, depth)
-    ignored: list[tuple[int, int]] = []
-    if len(odd):
-        rb, re_, ro, rr, ignored = _replay(is_begin, thread, name, odd)
-        begin, end = np.r_[begin, rb], np.r_[end, re_]
-        open_b, close_rank = np.r_[open_b, ro], np.r_[close_rank, rr]
-    if ignored:
-        _warn_ignored(ignored, name, event, file)
-    if len(open_b):
-        _warn_open(open_b, name, event, file)
-    return Pairs(
-        np.r_[begin, open_b].astype(np.int64),
-        np.r_[end, np.full(len(open_b), -1)].astype(np.int64),
-        np.r_[np.zeros(len(begin), np.int64), close_rank].astype(np.int64),
+# ---------------------------------------------------------------------- calls
+def calls(
+    events: list[dict], ph: np.ndarray, file: Path, *, split_args: bool = False
+) -> dict[str, np.ndarray]:
+    """One row per call (columns as arrays), in begin order per thread: ``name``, ``ts_us``, ``dur_us``,
+    ``end_us``, ``pid``, ``tid``, ``thread`` (a code per pid/tid), ``event`` (the index of the event that began the call), ``kind`` (0: an X event, 1: a
+    B/E pair, 2: a B never ended), ``seq`` (for B/E calls, the order the pairing closed
+    them), ``begin_pos`` (the call's place in its thread's begin order) and, with
+    ``split_args``, ``args`` (the begin event's args as JSON text, "" without). ``ph`` are
+    the events' phases (:func:`phases`). ``events`` are dicts."""
+    at = np.flatnonzero(np.isin(ph, CALL_PHASES))
+    kind = ph[at]
+    is_end = kind == "E"
+    name = names(column_at(events, "name", at), at, is_end, events, file)
+    pid = ids(column_at(events, "pid", at), at, events, "pid", file)
+    tid = ids(column_at(events, "tid", at), at, events, "tid", file)
+    ts = times(column_at(events, "ts", at), at, events, "ts", file)
+    x = np.flatnonzero(kind == "X")
+    dur_x = _durations(at[x], ts[x], events, file)
+    thread = codes(normal_ids(pid), normal_ids(tid))
+    be = np.flatnonzero(kind != "X")
+    pairs = pair(
+        kind[be] == "B",
+        thread[be],
+        ts[be],
+        name[be],
+        lambda p: _keys(events, at[be[p]], name[be[p]]),
+        at[be],
     )
+    if pairs.ignored:
+        _warn_ignored(pairs.ignored, name[be], at[be], file)
+    b = be[pairs.begin]
+    ended = pairs.end >= 0
+    e = be[pairs.end[ended]]
+    # a call never ended closes at the last time a call of its thread began or ended
+    last = np.full(int(thread.max(initial=-1)) + 1, -np.inf)
+    for where, when in ((x, ts[x] + dur_x), (x, ts[x]), (b, ts[b]), (e, ts[e])):
+        np.maximum.at(last, thread[where], when)
+    end_b = last[thread[b]]
+    end_b[ended] = ts[e]
+    never = b[~ended]
+    if len(never):
+        _warn_open(at[never], name[never], file)
+    row = np.r_[x, b]
+    out = {
+        "name": name[row],
+        "ts_us": ts[row],
+        "dur_us": np.r_[dur_x, end_b - ts[b]],
+        "end_us": np.r_[ts[x] + dur_x, end_b],
+        "pid": pid[row],
+        "tid": tid[row],
+        "thread": thread[row],
+        "event": at[row],
+        "kind": np.r_[np.zeros(len(x), INT), np.where(ended, 1, 2)],
+        "seq": np.r_[np.full(len(x), -1, INT), pairs.seq],
+    }
+    if split_args:
+        out["args"] = _args_text(events, out["event"])
+    # begin order per thread: time; B events (file order) before X events (longer first)
+    is_x = out["kind"] == 0
+    order = np.lexsort(
+        (out["event"], np.where(is_x, -out["dur_us"], 0.0), is_x, out["ts_us"], out["thread"])
+    )
+    out = {k: v[order] for k, v in out.items()}
+    out["begin_pos"] = np.arange(len(order), dtype=INT)
+    return out
 
 
-def _close_ranks(open_b: np.ndarray, thread: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """1 for the innermost of a thread's calls open at the end, 2 for the next, ..."""
-    if not len(open_b):
-        return np.zeros(0, np.int64)
-    top = pd.Series(depth[open_b]).groupby(thread[open_b]).transform("max").to_numpy()
-    return (top - depth[open_b] + 1).astype(np.int64)
+def column_at(events: list[dict], key: str, at: np.ndarray) -> np.ndarray:
+    """The values of ``key`` of the events ``at`` (None where absent), as an object array."""
+    if len(at) == len(events):
+        return column(events, key)
+    return np.fromiter((events[k].get(key) for k in at.tolist()), dtype=object, count=len(at))
 
 
-def _replay(is_begin, thread, name, odd):
-    """The stack machine over the threads ``odd`` (whose depths went wrong), one pass:
-    pairs, calls open at the end with their close ranks, and ignored E events (position,
-    open B or -1)."""
-    begins, ends, still_open, ranks, ignored = [], [], [], [], []
-    todo = np.flatnonzero(np.isin(thread, odd))
-    todo = todo[np.argsort(thread[todo], kind="stable")]  # by thread, file order within
-    stack: list[int] = []
-
-    def close_thread() -> None:
-        still_open.extend(stack)
-        ranks.extend(range(len(stack), 0, -1))
-        stack.clear()
-
-    current = None
-    for p, t in zip(todo.tolist(), thread[todo].tolist()):
-        if t != current:
-            close_thread()
-            current = t
-        if is_begin[p]:
-            stack.append(p)
-        elif not stack:
-            ignored.append((p, -1))
-        elif name[p] is not None and name[p] != name[stack[-1]]:
-            ignored.append((p, stack[-1]))
-        else:
-            begins.append(stack.pop())
-            ends.append(p)
-    close_thread()
-    as_int = lambda x: np.asarray(x, np.int64)  # noqa: E731
-    return as_int(begins), as_int(ends), as_int(still_open), as_int(ranks), ignored
+def _keys(events: list[dict], at: np.ndarray, name: np.ndarray) -> list[str]:
+    """speedscope's key of each event ``at``: its name (``(unnamed)`` without one), and its
+    args as compact JSON after a space where it has them."""
+    out = []
+    for k, n in zip(at.tolist(), name.tolist()):
+        args = events[k].get("args")
+        text = n or UNNAMED
+        out.append(text if args is None else f"{text} {_json(args)}")
+    return out
 
 
+def _json(value: Any) -> str:
+    """Compact JSON text of an args value (keys in the file's order, as JavaScript's
+    JSON.stringify writes them); a value nested past what Python writes is shown cut."""
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    except (RecursionError, ValueError):
+        return "{...}"
+
+
+def _args_text(events: list[dict], at: np.ndarray) -> np.ndarray:
+    """The args of each event ``at`` as compact JSON text, "" where it has none."""
+    out = np.empty(len(at), dtype=object)
+    out[:] = ["" if (a := events[k].get("args")) is None else _json(a) for k in at.tolist()]
+    return out
+
+
+# ---------------------------------------------------------------------- nesting
+def nest_calls(table: dict[str, np.ndarray], ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """Parent (row, -1 for a root) and depth of each call of :func:`calls`' table, with
+    equal times ordered as ``ties`` says ("speedscope" or "hatchet", module docstring)."""
+    kind, pos = table["kind"], table["begin_pos"]
+    n = len(kind)
+    ts, end = table["ts_us"], table["end_us"]
+    if ties == "speedscope":
+        # ends at one time: calls with length innermost first, then calls of no length in
+        # begin order (each ends as it begins), then calls never ended, innermost first
+        zero = (end == ts) & (kind != 2)
+        end_tie = np.where(kind == 2, 3 * n - 1 - pos, np.where(zero, n + pos, n - 1 - pos))
+        start_tie = pos
+    elif ties == "hatchet":
+        seq = table["seq"]
+        be = kind != 0
+        start_tie = np.where(be, 1 + pos, 0)
+        end_tie = np.where(kind == 1, seq - (3 * n + 1), np.where(kind == 2, n - pos, 0))
+    else:
+        raise ValueError(f"ties: 'speedscope' or 'hatchet', not {ties!r}")
+    return nest(table["thread"], ts, end, start_tie, end_tie)
+
+
+def call_paths(parent: np.ndarray, level: np.ndarray, frame: np.ndarray) -> np.ndarray:
+    """A node id per call: calls with the same path of frames share one
+    (:func:`perfweave.calltree._forest.merge_groups`). Where no two calls with the same
+    frame share a parent nothing merges, and each call is its own node: one pass instead
+    of one per level (or about log2(depth) over all calls, in a deep trace)."""
+    if not len(parent) or len(pd.unique(parent * (int(frame.max()) + 1) + frame)) == len(parent):
+        return np.arange(len(parent), dtype=INT)
+    return merge_groups(parent, level, frame)
+
+
+# ---------------------------------------------------------------------- warnings
 def _warn_ignored(ignored: list[tuple[int, int]], name, event, file: Path) -> None:
     shown = []
-    for p, top in sorted(ignored)[:_SHOWN]:
+    for p, top in sorted(ignored, key=lambda pt: event[pt[0]])[:_SHOWN]:
         why = "nothing open" if top < 0 else f"the open call is {name[top]!r} (event {event[top]})"
         shown.append(f"event {event[p]} {name[p]!r} ({why})")
     more = f" and {len(ignored) - _SHOWN} more" if len(ignored) > _SHOWN else ""
@@ -380,17 +411,84 @@ def _warn_ignored(ignored: list[tuple[int, int]], name, event, file: Path) -> No
             + ", ".join(shown)
             + more
         ),
-        stacklevel=6,
+        stacklevel=5,
     )
 
 
-def _warn_open(open_b: np.ndarray, name, event, file: Path) -> None:
-    shown = ", ".join(f"event {event[p]} {name[p]!r}" for p in np.sort(open_b)[:_SHOWN])
-    more = f" and {len(open_b) - _SHOWN} more" if len(open_b) > _SHOWN else ""
+def _warn_open(event: np.ndarray, name: np.ndarray, file: Path) -> None:
+    order = np.argsort(event, kind="stable")
+    shown = ", ".join(f"event {event[p]} {name[p]!r}" for p in order[:_SHOWN])
+    more = f" and {len(event) - _SHOWN} more" if len(event) > _SHOWN else ""
     warnings.warn(
         IncompleteInputWarning(
-            f"{file}: {len(open_b)} calls never end (B events without their E: the trace stops "
+            f"{file}: {len(event)} calls never end (B events without their E: the trace stops "
             f"inside them); closed at the last time of their thread: {shown}{more}"
         ),
-        stacklevel=6,
+        stacklevel=5,
     )
+
+
+# ---------------------------------------------------------------------- text
+_ESCAPES = "escapes of lone surrogates such as \\ud800 (no characters)"
+
+
+def mend_text(calls: dict[str, np.ndarray], replaced: str, file: Path, stacklevel: int) -> None:
+    """Names, string pids/tids (and args) as text every output can write: lone surrogates
+    (``\\ud800`` escapes, no character) replaced with U+FFFD as undecodable bytes already
+    were (``replaced`` says where the first was); one warning naming the calls."""
+    reasons = [f"bytes that are not UTF-8 (the first at {replaced})"] if replaced else []
+    columns = [c for c in ("name", "pid", "tid", "args") if c in calls]
+    for col in columns:
+        mended, changed = mend_surrogates(calls[col])
+        if changed:
+            calls[col] = mended
+            if not reasons or reasons[-1] != _ESCAPES:
+                reasons.append(_ESCAPES)
+    if not reasons:
+        return
+    hit = np.zeros(len(calls["name"]), bool)
+    for col in columns:
+        values = calls[col]
+        if values.dtype == object:
+            hit |= np.fromiter(
+                (type(v) is str and "\ufffd" in v for v in values), bool, len(values)
+            )
+    where = np.flatnonzero(hit)
+    where = where[np.argsort(calls["event"][where], kind="stable")]
+    shown = ", ".join(f"event {calls['event'][k]} {calls['name'][k]!r}" for k in where[:5])
+    more = f" and {len(where) - 5} more" if len(where) > 5 else ""
+    warnings.warn(
+        SkippedInputWarning(
+            f"{file}: {' and '.join(reasons)} were replaced with U+FFFD"
+            + (f"; calls changed: {shown}{more}" if len(where) else "")
+        ),
+        stacklevel=stacklevel + 1,
+    )
+
+
+def plain(meta: dict, file: Path, where: str) -> dict:
+    """Metadata as flat scalars (nested values as JSON text); a value nested deeper than
+    JSON text is written (about 1,000 levels) is a ParseError naming ``where`` and the key.
+    Lone surrogates in keys and text become U+FFFD (one warning)."""
+    out = {}
+    for k, v in meta.items():
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            out[k] = v
+            continue
+        try:
+            out[k] = json.dumps(v)
+        except RecursionError:
+            raise ParseError(
+                file,
+                f"{where} values nested at most about 1,000 levels",
+                position=f"{where} key {k!r}",
+                found=v,
+            ) from None
+    keys, keys_changed = mend_surrogates(np.array(list(out), dtype=object))
+    values, values_changed = mend_surrogates(np.array(list(out.values()), dtype=object))
+    if keys_changed or values_changed:
+        warnings.warn(
+            SkippedInputWarning(f"{file}: in {where}, {_ESCAPES} were replaced with U+FFFD"),
+            stacklevel=4,
+        )
+    return dict(zip(keys.tolist(), values.tolist()))

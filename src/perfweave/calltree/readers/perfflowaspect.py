@@ -15,16 +15,15 @@ the callees') the exclusive one. ``ts`` is when a call began: a column, never a 
 ``merge_calls=True`` merges the calls of one call path into one node with ``calls``,
 ``time (inc)`` and ``time`` (exclusive) instead: the calltree form. Several files of one
 run (a directory or a list of paths, one file per rank) read into one frame with a
-``rank`` level (files in name order). Which events make calls, and how B/E pairs match, is
-:mod:`._trace_events`; nesting is :func:`perfweave.calltree._intervals.nest` (linear in
-the depth). Bytes that are not UTF-8 are replaced with U+FFFD and an
+``rank`` level (files in name order). Which events make calls, how B/E pairs match (in
+time order, by speedscope's rules) and how calls nest (with Hatchet's ties) is
+:mod:`._trace_events`, shared with the general trace-event reader (:mod:`.trace_event`,
+which reads any producer's trace as a calltree per process and thread). Bytes that are not UTF-8 are replaced with U+FFFD and an
 :class:`~perfweave.errors.SkippedInputWarning` names the calls whose names changed.
 """
 
 from __future__ import annotations
 
-import json
-import re
 import warnings
 from collections.abc import Sequence
 from os import PathLike
@@ -34,32 +33,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree import _deepjson
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree._forest import merge_groups
-from perfweave.calltree._intervals import nest
 from perfweave.calltree.readers import _trace_events as te
-from perfweave.calltree.readers._common import read_input
-from perfweave.errors import ParseError, SkippedInputWarning, UnterminatedTraceWarning
+from perfweave.calltree.readers import _trace_json
+from perfweave.errors import ParseError, UnterminatedTraceWarning
 
 _SUFFIX = ".pfw"
 
 
 def sniff(path: Path) -> bool:
+    """A ``.pfw`` file, or a directory holding some (other trace-event JSON is read by the
+    general trace-event reader, :mod:`.trace_event`)."""
     if path.is_dir():
         return any(path.glob(f"*{_SUFFIX}"))
-    if not path.is_file():
-        return False
-    if path.suffix == _SUFFIX:
-        return True
-    with open(path, "rb") as f:
-        head = f.read(4096).lstrip()
-    return (
-        head[:1] in (b"[", b"{")
-        and b'"ph"' in head
-        and b'"ts"' in head
-        and (head[:1] == b"[" or b'"traceEvents"' in head)
-    )
+    return path.is_file() and path.suffix == _SUFFIX
 
 
 def read(
@@ -78,22 +65,20 @@ def read(
     tables, metadata = [], {}
     for rank, file in enumerate(files):
         events, meta, replaced = _load(file)
-        table = _calls(events, file, scan_cpu_mem)
-        _mend_text(table, replaced, file)
-        table["rank"] = rank
+        ph = te.phases(events, file)
+        table = te.calls(events, ph, file)
+        if scan_cpu_mem:
+            _usage(table, events, ph, file)
+        te.mend_text(table, replaced, file, stacklevel=3)
+        table["rank"] = np.full(len(table["name"]), rank, np.int64)
         tables.append(table)
-        metadata = metadata or _plain(meta, file)
-    calls = pd.concat(tables, ignore_index=True) if len(tables) > 1 else tables[0]
-    if not len(calls):
+        metadata = metadata or te.plain(meta, file, "otherData")
+    calls = {k: np.concatenate([t[k] for t in tables]) for k in tables[0]}
+    if not len(calls["name"]):
         raise ParseError(files[0], "at least one complete call (X event or B/E pair)", found="none")
-    thread = te.codes(calls["rank"].to_numpy(), calls["pid"].to_numpy(), calls["tid"].to_numpy())
-    parent, level = nest(
-        thread,
-        calls["ts_us"].to_numpy(),
-        calls["end_us"].to_numpy(),
-        calls["start_tie"].to_numpy(),
-        calls["end_tie"].to_numpy(),
-    )
+    if len(tables) > 1:  # threads of different files are different threads
+        calls["thread"] = te.codes(calls["rank"], calls["thread"])
+    parent, level = te.nest_calls(calls, "hatchet")
     meta_out = {"perfflowaspect": [str(f) for f in files], **metadata}
     if merge_calls:
         return _merged(calls, parent, level, len(files) > 1, meta_out, files[0])
@@ -119,31 +104,10 @@ def _files(path) -> list[Path]:
 def _load(file: Path) -> tuple[list, dict, str]:
     """Events and ``otherData`` of one trace, and where bytes that are not UTF-8 were
     replaced ("" if none); an unterminated array is closed (warning)."""
-    text, replaced = te.decode(read_input(file, "PerfFlowAspect trace"))
-    try:
-        data, closed = _parse(text, file), False
-    except json.JSONDecodeError as exc:
-        try:
-            data, closed = _parse(_close(text), file), True
-        except json.JSONDecodeError:
-            raise ParseError(
-                file,
-                "trace-event JSON (an array of events or an object with traceEvents)",
-                line=exc.lineno,
-                position=f"column {exc.colno}",
-                found=exc.msg,
-            ) from exc
-    if isinstance(data, dict) and isinstance(data.get("traceEvents"), list):
-        events, other = data["traceEvents"], data.get("otherData", {})
-        meta = other if isinstance(other, dict) else {"otherData": other}
-    elif isinstance(data, list):
-        events, meta = data, {}
-    else:
-        raise ParseError(
-            file,
-            "an array of events or an object with a traceEvents array",
-            found=f"a JSON {type(data).__name__}",
-        )
+    data, closed, replaced = _trace_json.load(file, "PerfFlowAspect trace")
+    events, rest = _trace_json.split(data, file)
+    other = rest.get("otherData", {})
+    meta = other if isinstance(other, dict) else {"otherData": other}
     if closed:
         warnings.warn(
             UnterminatedTraceWarning(
@@ -155,103 +119,13 @@ def _load(file: Path) -> tuple[list, dict, str]:
     return events, meta, replaced
 
 
-def _mend_text(calls: pd.DataFrame, replaced: str, file: Path) -> None:
-    """Names (and string pids/tids) as text every output can write: lone surrogates
-    (``\\ud800`` escapes, no character) replaced with U+FFFD as undecodable bytes already
-    were (``replaced`` says where the first was); one warning naming the calls."""
-    reasons = [f"bytes that are not UTF-8 (the first at {replaced})"] if replaced else []
-    for col in ("name", "pid", "tid"):
-        mended, changed = te.mend_surrogates(calls[col].to_numpy())
-        if changed:
-            calls[col] = mended
-            if not reasons or reasons[-1] != _ESCAPES:
-                reasons.append(_ESCAPES)
-    if not reasons:
-        return
-    text = calls["name"].astype(str) + calls["pid"].astype(str) + calls["tid"].astype(str)
-    hit = calls[text.str.contains("\ufffd", regex=False)]
-    shown = ", ".join(f"event {e} {m!r}" for e, m in zip(hit["event"][:5], hit["name"][:5]))
-    more = f" and {len(hit) - 5} more" if len(hit) > 5 else ""
-    warnings.warn(
-        SkippedInputWarning(
-            f"{file}: {' and '.join(reasons)} were replaced with U+FFFD"
-            + (f"; calls changed: {shown}{more}" if len(hit) else "")
-        ),
-        stacklevel=3,
-    )
-
-
-_ESCAPES = "escapes of lone surrogates such as \\ud800 (no characters)"
-
-
-def _parse(text: str, file: Path):
-    """JSON of any depth (see ``_deepjson``); a number too long for Python (over 4,300
-    digits) is a ParseError."""
-    try:
-        return _deepjson.loads(text)
-    except json.JSONDecodeError:
-        raise
-    except ValueError as exc:
-        raise ParseError(
-            file, "trace-event JSON with numbers Python can read", found=str(exc)
-        ) from None
-
-
-def _close(text: str) -> str:
-    """The text of an unterminated trace with its array (and object) closed."""
-    text = re.sub(r",\s*$", "", text.rstrip())
-    if text.lstrip().startswith("{"):
-        return text + ("" if text.endswith("]") else "]") + "}"
-    return text + "]"
-
-
-def _plain(meta: dict, file: Path) -> dict:
-    """Adiak metadata as flat scalars (nested objects such as walltime as JSON text); a
-    value nested deeper than JSON text is written (about 1,000 levels) is a ParseError.
-    Lone surrogates in keys and text become U+FFFD, as in names (one warning)."""
-    out = {}
-    for k, v in meta.items():
-        if isinstance(v, (str, int, float, bool)) or v is None:
-            out[k] = v
-            continue
-        try:
-            out[k] = json.dumps(v)
-        except RecursionError:
-            raise ParseError(
-                file,
-                "otherData values nested at most about 1,000 levels",
-                position=f"otherData key {k!r}",
-                found=v,
-            ) from None
-    keys, keys_changed = te.mend_surrogates(np.array(list(out), dtype=object))
-    values, values_changed = te.mend_surrogates(np.array(list(out.values()), dtype=object))
-    if keys_changed or values_changed:
-        warnings.warn(
-            SkippedInputWarning(f"{file}: in otherData, {_ESCAPES} were replaced with U+FFFD"),
-            stacklevel=4,
-        )
-    return dict(zip(keys.tolist(), values.tolist()))
-
-
-# ---------------------------------------------------------------------- events -> calls
-def _calls(events: list, file: Path, scan_cpu_mem: bool) -> pd.DataFrame:
-    """One row per call (see :func:`._trace_events.calls`), with the usage columns."""
-    if not all(isinstance(e, dict) for e in events):
-        k = next(i for i, e in enumerate(events) if not isinstance(e, dict))
-        raise ParseError(
-            file, "trace events as JSON objects", position=f"event {k}", found=events[k]
-        )
-    out = te.calls(events, file)
-    if scan_cpu_mem:
-        counters = np.flatnonzero(te.phases(events) == "C")
-        ts = te.times(te.column(events, "ts"), counters, events, "ts", file)
-        _usage(out, ts, te.column(events, "args")[counters], file)
-    return out
-
-
-def _usage(calls: pd.DataFrame, ts: np.ndarray, args: np.ndarray, file: Path) -> None:
+# ---------------------------------------------------------------------- counters
+def _usage(calls: dict[str, np.ndarray], events: list[dict], ph: np.ndarray, file: Path) -> None:
     """Hatchet's ``scan_cpu_mem``: usage from the non-zero counter event at each call's
     start (the last one of a timestamp wins), 0 where there is none or it is not a number."""
+    counters = np.flatnonzero(ph == "C")
+    ts = te.times(te.column_at(events, "ts", counters), counters, events, "ts", file)
+    args = te.column_at(events, "args", counters)
     if not len(ts):
         raise ParseError(file, "counter events (ph 'C') for scan_cpu_mem", found="none")
 
@@ -268,7 +142,7 @@ def _usage(calls: pd.DataFrame, ts: np.ndarray, args: np.ndarray, file: Path) ->
         }
     )
     usage = usage[(usage["memory"] != 0) | (usage["cpu"] != 0)].drop_duplicates("ts", keep="last")
-    at = usage.set_index("ts").reindex(calls["ts_us"].to_numpy())
+    at = usage.set_index("ts").reindex(calls["ts_us"])
     calls["usage_memory"] = at["memory"].fillna(0).to_numpy()
     calls["usage_cpu"] = at["cpu"].fillna(0).to_numpy()
 
@@ -285,29 +159,30 @@ def _exclusive(parent: np.ndarray, inclusive: np.ndarray) -> np.ndarray:
 def _per_call(calls, parent, ranks, scan_cpu_mem, metadata, path):
     """Hatchet's form: one node per call; ``dur`` inclusive, ``dur (exc)`` exclusive, ``ts``
     a column (a point in time is no amount: never a metric)."""
-    ts, dur = calls["ts_us"].to_numpy() * 1e-6, calls["dur_us"].to_numpy() * 1e-6
+    n = len(calls["name"])
+    ts, dur = calls["ts_us"] * 1e-6, calls["dur_us"] * 1e-6
     frames = {
-        "name": calls["name"].to_numpy(),
-        "type": np.full(len(calls), "function", object),
+        "name": calls["name"],
+        "type": np.full(n, "function", object),
         "ts": ts,
         "dur": dur,
     }
     data = {
-        "name": calls["name"].to_numpy(),
+        "name": calls["name"],
         "ts": ts,
         "dur": dur,
         "dur (exc)": _exclusive(parent, dur),
-        "pid": calls["pid"].to_numpy(),
-        "tid": calls["tid"].to_numpy(),
-        "ph": calls["ph"].to_numpy(),
+        "pid": calls["pid"],
+        "tid": calls["tid"],
+        "ph": np.full(n, "X", object),
     }
     if scan_cpu_mem:
         for col in ("usage_memory", "usage_cpu"):
-            frames[col] = data[col] = calls[col].to_numpy()
-    table = pd.DataFrame(data)
-    table["node"] = np.arange(len(calls))
+            frames[col] = data[col] = calls[col]
+    data["node"] = np.arange(n)
     if ranks:
-        table["rank"] = calls["rank"].to_numpy()
+        data["rank"] = calls["rank"]
+    table = pd.DataFrame(data)
     exc = ["dur (exc)"] + (["usage_memory", "usage_cpu"] if scan_cpu_mem else [])
     return build_graphframe(
         pd.DataFrame(frames),
@@ -324,14 +199,14 @@ def _per_call(calls, parent, ranks, scan_cpu_mem, metadata, path):
 
 def _merged(calls, parent, level, ranks, metadata, path):
     """One node per call path: calls, inclusive and exclusive seconds per (node[, rank])."""
-    n = len(calls)
+    n = len(calls["name"])
     name_code, _ = pd.factorize(calls["name"])
-    path_id = merge_groups(parent, level, name_code)  # the calls of one path: one node
+    path_id = te.call_paths(parent, level, name_code)  # the calls of one path: one node
     first = np.unique(path_id, return_index=True)[1]  # a call of each node
     node_parent = np.where(parent[first] >= 0, path_id[np.maximum(parent[first], 0)], -1)
-    dur = calls["dur_us"].to_numpy() * 1e-6
+    dur = calls["dur_us"] * 1e-6
     exclusive = _exclusive(parent, dur)
-    rank = calls["rank"].to_numpy() if ranks else np.zeros(n, np.int64)
+    rank = calls["rank"] if ranks else np.zeros(n, np.int64)
     rows = pd.DataFrame(
         {"node": path_id, "rank": rank, "time (inc)": dur, "time": exclusive, "calls": 1}
     )
@@ -342,7 +217,7 @@ def _merged(calls, parent, level, ranks, metadata, path):
     )
     if not ranks:
         table = table.drop(columns="rank")
-    frames = pd.DataFrame({"name": calls["name"].to_numpy()[first], "type": "function"})
+    frames = pd.DataFrame({"name": calls["name"][first], "type": "function"})
     return build_graphframe(
         frames,
         table,
