@@ -8,7 +8,7 @@ import pytest
 
 from perfweave.ensemble import Ensemble
 from perfweave.errors import MetadataError, ShapeError
-from perfweave.scaling import fit_models
+from perfweave.scaling import fit_models, predict
 from perfweave.scaling.fit import FewParameterValues
 
 from .conftest import THICKET
@@ -127,3 +127,84 @@ def test_rank_rows_follow_the_one_reduction_rule():
     for node in range(len(graph)):
         for child in graph.children_of(node):
             assert value[child] <= value[node] * (1 + 1e-12), (node, child)
+
+
+def _extrap_value(row, x):
+    """Extra-P's model (mpi_scaling_extrap.csv) at ``x``."""
+    from fractions import Fraction
+
+    poly, log = float(Fraction(str(row["poly"]))), float(Fraction(str(row["log"])))
+    return row["c0"] + row["c1"] * x**poly * np.log2(x) ** log
+
+
+def test_model_cells_eval_as_thickets_model_wrapper_and_extrap(mpi):
+    """Thicket's habit: ``statsframe.dataframe.at[node, '<metric>_extrap-model'].eval(x)``;
+    the values are Extra-P 4.2's models' (tests/data/scaling/mpi_scaling_extrap.csv)."""
+    from tests.conftest import DATA
+
+    ens = mpi.copy()
+    ens.models(METRIC, PARAM)
+    extrap = pd.read_csv(DATA / "scaling" / "mpi_scaling_extrap.csv")
+    extrap = extrap[extrap["metric"] == METRIC].set_index("node")
+    column = ens.statsframe.dataframe[f"{METRIC}_extrap-model"]
+    xs = np.array([27.0, 343.0, 512.0, 4096.0])
+    assert len(extrap) == len(column) == 45
+    for node, cell in column.items():
+        want = extrap.loc[node]
+        assert ens.statsframe.loc[node, "name"] == want["name"]
+        assert cell.param_name == PARAM
+        assert cell.eval(512) == pytest.approx(_extrap_value(want, 512.0), rel=1e-6, abs=1e-12)
+        np.testing.assert_allclose(cell.eval(xs), _extrap_value(want, xs), rtol=1e-6, atol=1e-12)
+    # still the model text: it prints, compares and is written to JSON as before
+    assert column[2] == "1.92e-05 + 9.09e-09 * p^(9/4)" and isinstance(column[2], str)
+    assert f"{METRIC}_extrap-model" in ens.to_json()
+
+
+def test_model_cell_display_draws_the_model_over_the_measured_points(mpi):
+    import matplotlib  # the plot extra, in the test extra too
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ens = mpi.copy()
+    ens.models(METRIC, PARAM)
+    cell = ens.statsframe.dataframe.at[2, f"{METRIC}_extrap-model"]
+    fig, ax = cell.display(RSS=True)
+    try:
+        curve, points = ax.get_lines()
+        x = curve.get_xdata()
+        assert x[0] == 27 and x[-1] == pytest.approx(1.5 * 343)
+        np.testing.assert_allclose(curve.get_ydata(), cell.eval(x))
+        # the points: each size's value of the node, from the performance table itself
+        measured = ens.dataframe.xs(2, level="node")[METRIC].groupby(ens.metadata[PARAM]).mean()
+        np.testing.assert_allclose(points.get_xdata(), measured.index.to_numpy(float))
+        np.testing.assert_allclose(points.get_ydata(), measured.to_numpy())
+        assert points.get_label() == "MPI_Allreduce"
+        assert curve.get_label() == f"1.92e-05 + 9.09e-09 * p^(9/4) ({cell.model.quality})"
+        assert ax.get_xlabel() == PARAM and ax.get_ylabel() == f"{METRIC} (s)"
+        rss = [t.get_text() for t in ax.texts]
+        assert rss == [f"RSS = {cell.model.rss:.6g}"]
+        # past the largest size, the 90 % range of a new measurement, never below zero
+        (band,) = ax.collections
+        ys = np.concatenate([p.vertices[:, 1] for p in band.get_paths()])
+        assert ys.min() >= 0 and ys.max() > cell.eval(1.5 * 343)
+    finally:
+        plt.close(fig)
+    fig, ax = cell.display(False)  # Thicket's positional RSS
+    assert len(ax.texts) == 0
+    plt.close(fig)
+
+
+def test_model_cells_of_several_parameters_evaluate_and_refuse_a_plot(mpi):
+    meta = mpi.metadata.copy()
+    meta["q"] = [1.0, 2.0, 1.0, 2.0, 1.0]
+    ens = mpi._replace(metadata=meta)
+    with pytest.warns(FewParameterValues):
+        fits = ens.models(METRIC, [PARAM, "q"])
+    cell = ens.statsframe.at[2, f"{METRIC}_extrap-model"]
+    assert cell == fits.loc[2, "model"] and cell.param_name == [PARAM, "q"]
+    point = {PARAM: 512.0, "q": 2.0}
+    assert cell.eval(point) == pytest.approx(predict(fits.loc[[2]], point).iloc[0], rel=1e-12)
+    assert np.isfinite(cell.eval(point))
+    with pytest.raises(ShapeError, match=r"one parameter; this one has 2 \(mpi.world.size, q\)"):
+        cell.display()

@@ -6,7 +6,8 @@ Each node's metric values (one per profile; rank/thread rows averaged first, as 
 multi-parameter models), with :func:`perfweave.scaling.fit_models`. The models also go into
 the statistics table under the column names Thicket's Extra-P bridge uses, so Thicket users
 find them: ``<metric>_extrap-model`` (the model text), ``<metric>_RSS_extrap-model``,
-``<metric>_SMAPE_extrap-model``, ``<metric>_AR2_extrap-model``.
+``<metric>_SMAPE_extrap-model``, ``<metric>_AR2_extrap-model``; the model cells are
+text that also has Thicket's ``eval``/``display`` (:mod:`perfweave.ensemble.model_cells`).
 """
 
 from __future__ import annotations
@@ -122,6 +123,7 @@ def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
 
 def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.DataFrame:
     """See :meth:`Ensemble.models`."""
+    from perfweave.ensemble.model_cells import ModelSet, model_cells
     from perfweave.scaling import fit_models
 
     if is_param_list(ens, param) and len(param) == 1:
@@ -132,10 +134,11 @@ def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.Data
     fits.index = pd.Index(np.arange(len(ens.graph), dtype=INT), name="node")
     names = ens.graph.frames["name"].to_numpy() if "name" in ens.graph.frames else None
     fits.insert(0, "name", names)
+    cells = model_cells(ModelSet(fits, x, Y, param, metric, ens.unit_of(metric), agg))
     _stats._set(
         ens,
         {
-            _name(metric, MODEL_TAG): fits["model"].to_numpy(),
+            _name(metric, MODEL_TAG): cells,
             _name(metric, "_RSS" + MODEL_TAG): fits["rss"].to_numpy(),
             _name(metric, "_SMAPE" + MODEL_TAG): fits["smape"].to_numpy(),
             _name(metric, "_AR2" + MODEL_TAG): fits["ar2"].to_numpy(),
