@@ -44,6 +44,8 @@ MULTI_RANK = {
     "cube-fastest": ("tests/data/cube/fastest.p16.size131072.r1", {}),  # 16 ranks
     # 4 processes of 2 threads (and the PyTorch-shaped trace in test_trace_event.py)
     "trace-event-multiprocess": ("tests/data/speedscope-trace-event/multiprocess.json", {}),
+    # perf record -a: samples of 2 processes (pid -> rank, tid -> thread)
+    "perf-script-system-wide": ("tests/data/speedscope-linux-perf/system-wide.linux-perf.txt", {}),
 }
 HOW = ("mean", "median", "min", "max", "sum")
 
@@ -56,6 +58,8 @@ NO_RANK_DATA = {
     "pyinstrument": "one Python process, one row per node",
     "cprofile": "one Python process, one row per node",
     "gprof-dot": "one process, one row per node",
+    "speedscope": "speedscope's bundled sample files hold one profile (one thread) each; "
+    "several profiles as threads are tested in test_speedscope.py",
 }
 FORMAT_OF = {
     "hpctoolkit4-gamess": "hpctoolkit4",
@@ -72,6 +76,7 @@ FORMAT_OF = {
     "cube-kripke": "cube",
     "cube-fastest": "cube",
     "trace-event-multiprocess": "trace-event",
+    "perf-script-system-wide": "perf-script",
 }
 
 _read: dict[str, pw.GraphFrame] = {}
