@@ -173,7 +173,12 @@ def test_export_of_the_tour(tmp_path: Path, static_server: str, page, page_watch
     scaling = page.locator(".pw-scaling").first
     scaling.locator(".pw-hcell", has_text="growth").wait_for()
     scaling.locator(".pw-scaling-chart path.line").first.wait_for()
-    assert scaling.locator(".pw-scaling-chart .dot").count() == 5
+    # one dot per run of the tour's study (matmul: 9 sizes, the warm-up unticked)
+    import perfweave as pw
+
+    assert scaling.locator(".pw-scaling-chart .dot").count() == len(
+        pw.datasets.matmul_scaling().profiles
+    )
     page.locator(".pw-picker .pw-pt-row", has_text="perl").first.wait_for()
     assert page.locator(".pw-merge-panel .pw-merge-scatter .dot").count() > 100
     assert page.locator(".pw-error:visible").count() == 0

@@ -250,7 +250,11 @@ def _written(text: str, seconds: list[float]) -> None:
     found = re.findall(r"(-?[\d,]+(?:\.(\d+))?) (s|ms|µs|ns)\b", text)
     assert len(found) == len(seconds), text
     assert len({unit for _, _, unit in found}) == 1, text
-    assert len({len(d) for n, d, _ in found if n != "0"}) == 1, text
+    # a value below the column's resolution keeps two significant digits of its own
+    # (0.049 s beside 4.9 s), never reads as 0
+    assert (
+        len({len(d) for n, d, _ in found if n != "0" and not re.fullmatch(r"0\.0+\d{1,2}", n)}) <= 1
+    ), text
     for (number, decimals, unit), want in zip(found, seconds):
         step = TIME_UNITS[unit]
         assert (
