@@ -61,7 +61,11 @@ def read(
     (exclusive seconds), instead of one node per call. ``scan_cpu_mem`` (as Hatchet):
     add ``usage_memory`` and ``usage_cpu`` from the counter event at each call's start.
     """
-    files = _files(path)
+    with _trace_json.no_cycle_collection():
+        return _read(_files(path), merge_calls, scan_cpu_mem)
+
+
+def _read(files: list[Path], merge_calls: bool, scan_cpu_mem: bool):
     tables, metadata = [], {}
     for rank, file in enumerate(files):
         events, meta, replaced = _load(file)
@@ -69,7 +73,7 @@ def read(
         table = te.calls(events, ph, file)
         if scan_cpu_mem:
             _usage(table, events, ph, file)
-        te.mend_text(table, replaced, file, stacklevel=3)
+        te.mend_text(table, replaced, file, stacklevel=4)
         table["rank"] = np.full(len(table["name"]), rank, np.int64)
         tables.append(table)
         metadata = metadata or te.plain(meta, file, "otherData")
@@ -114,7 +118,7 @@ def _load(file: Path) -> tuple[list, dict, str]:
                 f"{file}: the event array is not closed (the run died or is still running); "
                 f"read its {len(events)} complete events"
             ),
-            stacklevel=4,
+            stacklevel=5,
         )
     return events, meta, replaced
 

@@ -71,7 +71,11 @@ def read(path: str | Path, split_args: bool = False, **_: Any):
 
     ``split_args``: frames by name and args (speedscope's frames), not by name alone.
     """
-    file = Path(path)
+    with _trace_json.no_cycle_collection():
+        return _read(Path(path), split_args)
+
+
+def _read(file: Path, split_args: bool):
     data, closed, replaced = _trace_json.load(file, "trace-event JSON")
     events, rest = _trace_json.split(data, file)
     if closed:
@@ -80,7 +84,7 @@ def read(path: str | Path, split_args: bool = False, **_: Any):
                 f"{file}: the event array is not closed (the run died or is still running); "
                 f"read its {len(events)} complete events"
             ),
-            stacklevel=3,
+            stacklevel=4,
         )
     ph = te.phases(events, file)
     processes, threads = _names(events, ph)
@@ -94,7 +98,7 @@ def read(path: str | Path, split_args: bool = False, **_: Any):
     calls = te.calls(events, ph, file, split_args=split_args)
     if not len(calls["name"]):
         raise ParseError(file, "at least one call (an X event or a B event)", found="none")
-    te.mend_text(calls, replaced, file, stacklevel=3)
+    te.mend_text(calls, replaced, file, stacklevel=4)
     parent, level = te.nest_calls(calls, "speedscope")
     return _calltree(calls, parent, level, split_args, processes, threads, metadata, file)
 
@@ -220,7 +224,7 @@ def _sampled(doc: dict, ph, processes, threads, metadata, file):
                 f"{file}: read the samples of the file (it has samples and stackFrames, as "
                 f"speedscope reads it); its {n_calls} B, E and X events were left out"
             ),
-            stacklevel=4,
+            stacklevel=5,
         )
     frames, node_parent, rows = _trace_samples.sampled_rows(doc, file)
     cells = _levels(rows.pop("pid").to_numpy(), rows.pop("tid").to_numpy(), processes, threads)
