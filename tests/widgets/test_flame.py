@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import perfweave as pw
@@ -195,7 +196,7 @@ def test_colour_by_exclusive_share_and_by_module():
     _, cols = page.ask("frames", width=800)
     first = cpi.dataframe.groupby(level="node")["module"].first()
     for node, name, key in zip(cols["node"], cols["name"], cols["key"]):
-        assert key == (first[node] if first[node] is not None else name)
+        assert key == (name if pd.isna(first[node]) else first[node])
     assert len(set(cols["key"])) < len(set(cols["name"]))
     page.ask("set", color_by="exclusive", width=800)
     assert fg.color_by == "exclusive" and fg.error == ""
