@@ -109,8 +109,10 @@ def test_app_serves_the_tour_by_default(perfweave_app, page, page_watch: PageWat
         pytest.skip(f"skipped: the tour notebook {tour} is not in this checkout yet")
     server = perfweave_app(None)
     open_in_voila(page, server.url(), ".pw-merge-panel .pw-merge-status", timeout=180)
-    # one run, the ensemble, and the ScalingView's explorer
-    assert page.locator(".pw-explorer[data-ready='1']").count() == 3
+    # one run, the ensemble, and the ScalingView's explorer: each draws when its first
+    # rows arrive, in no fixed order after the merge panel's status (wait, then count)
+    page.locator(".pw-explorer[data-ready='1']").nth(2).wait_for()
+    assert page.locator(".pw-explorer").count() == 3
     page.locator(".pw-scaling .pw-scaling-chart path.line").first.wait_for()
     page.locator(".pw-heatmap[data-ready='1']").first.wait_for()
     page.locator(".pw-picker .pw-pt-row").first.wait_for()
