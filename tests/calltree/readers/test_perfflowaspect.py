@@ -443,7 +443,7 @@ def test_escapes_that_are_no_characters_are_replaced_and_named(tmp_path, capsys)
     assert "f\ufffd" in capsys.readouterr().out
 
 
-# B/E pairs follow speedscope's import rules (../shared/data/profilers/README.md, rules 3-6),
+# B/E pairs follow speedscope's import rules (docs/calltree-readers.md, "B/E pairs follow speedscope's import"),
 # in the per-call form (format="perfflowaspect"; tests/calltree/readers/test_trace_event.py
 # reads the same files as calltrees)
 def test_an_end_of_another_name_is_ignored():

@@ -1,5 +1,5 @@
 """Chrome trace-event JSON from any producer (format ``trace-event``): speedscope's sample
-traces read by the rules its importer follows (../shared/data/profilers/README.md), PyTorch-
+traces read by the rules its importer follows (docs/calltree-readers.md, "B/E pairs follow speedscope's import"), PyTorch-
 and Perfetto-shaped traces, metadata events, sampled stacks, and the B/E pairing in time
 order checked against the rules written out plainly.
 
@@ -211,7 +211,7 @@ def test_back_to_back_calls_of_one_function_stay_two_calls(tmp_path, form):
 
 # ------------------------------------------------------------------ the pairing, property
 def _reference_pairs(events):
-    """The queues of ../shared/data/profilers/README.md (rules 3-6), written plainly: per
+    """The queues of docs/calltree-readers.md ("B/E pairs follow speedscope's import"), written plainly: per
     thread, begins and ends each in (ts, file) order; the earlier front first; at equal ts
     the end first unless it is the front begin's own end (same key, and the B earlier in
     the file or the E unable to close the top); of the ends at the front's ts, one with the
