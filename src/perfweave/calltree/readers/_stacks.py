@@ -40,6 +40,19 @@ def stack_entries(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return parent, depth, stack, leaf
 
 
+def merged_nodes(
+    parent: np.ndarray, depth: np.ndarray, frame: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entries merged into call-path nodes (the same frame under the same parent node):
+    each entry's node, each node's first entry, and each node's parent node (-1: a root)."""
+    node = merge_groups(parent, depth, frame)
+    n_nodes = int(node.max()) + 1 if len(node) else 0
+    first = np.full(n_nodes, len(node), INT)
+    np.minimum.at(first, node, np.arange(len(node), dtype=INT))
+    up = parent[first]
+    return node, first, np.where(up >= 0, node[np.maximum(up, 0)], -1)
+
+
 def call_path_rows(
     parent: np.ndarray,
     depth: np.ndarray,
@@ -53,12 +66,7 @@ def call_path_rows(
     columns ``node``, ``cell`` and one per key of ``values`` (each an array over the
     entries), one row per (node, cell) that has an entry, ordered by node then cell.
     """
-    node = merge_groups(parent, depth, frame)
-    n_nodes = int(node.max()) + 1 if len(node) else 0
-    first = np.full(n_nodes, len(node), INT)
-    np.minimum.at(first, node, np.arange(len(node), dtype=INT))
-    up = parent[first]
-    node_parent = np.where(up >= 0, node[np.maximum(up, 0)], -1)
+    node, first, node_parent = merged_nodes(parent, depth, frame)
     node_frame = frame[first]
     n_cells = int(cell.max()) + 1 if len(cell) else 1
     key = node * n_cells + cell

@@ -24,9 +24,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree._forest import merge_groups
 from perfweave.calltree._intervals import depth_of
 from perfweave.calltree.readers import _trace_events as te
+from perfweave.calltree.readers._stacks import merged_nodes
 from perfweave.errors import ParseError
 
 INT = np.int64
@@ -70,12 +70,7 @@ def sampled_rows(doc: dict, file: Path):
     # frames reached by one path of (name, category): one node
     depth = depth_of(parent)
     frame_code = te.codes(name, category)
-    node_of = merge_groups(parent, depth, frame_code)
-    n_nodes = int(node_of.max()) + 1 if len(node_of) else 0
-    first = np.full(n_nodes, len(node_of), INT)
-    np.minimum.at(first, node_of, np.arange(len(node_of), dtype=INT))
-    up = parent[first]
-    node_parent = np.where(up >= 0, node_of[np.maximum(up, 0)], -1)
+    node_of, first, node_parent = merged_nodes(parent, depth, frame_code)
     table = pd.DataFrame({"name": name[first], "type": "function", "category": category[first]})
     has = leaf >= 0  # a sample whose stack is empty belongs to no frame
     cell_code, _ = pd.factorize(thread[has])
