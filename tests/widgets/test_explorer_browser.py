@@ -482,9 +482,13 @@ def test_ranks_spread_imbalance_and_top_ranks(
     expect_text(tip, f"here: rank {int(values.idxmax())}")
     save_screenshot(widget, "explorer_voila_ranks_hover")
     # one header click: the children of every open row by imbalance, largest first
+    drawn = int(widget.get_attribute("data-actions") or 0)
     header.click()
     wait_state(nb, lambda s: s["row_count"] > 0)
     expect_attr(header, "aria-sort", "descending")
+    # the sorted rows drawn before the next click (under load a click on "main" landed on
+    # the row that the sorted reply then drew there)
+    expect_attr(widget, "data-actions", str(drawn + 1))
     # selecting a row lists its top ranks, largest first
     row_named(widget, "main").click()
     wait_state(nb, lambda s: s["selected"] == [node])
