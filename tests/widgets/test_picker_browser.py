@@ -132,10 +132,38 @@ def wait_dom(page: Page, check: Callable[[], bool], timeout: float = 20.0) -> No
         page.wait_for_timeout(50)
 
 
+def settled(page: Page, table: Locator) -> None:
+    """Wait until the table has drawn its latest reply and no redraw came for a moment.
+
+    A header drawn by one reply is replaced by the next (the column page fitted to the width
+    follows the first rows); a click on the header being replaced can reach no handler.
+    """
+
+    def mark() -> tuple[str | None, str | None]:
+        return table.get_attribute("data-version"), table.get_attribute("data-drawn")
+
+    wait_dom(page, lambda: mark()[1] is not None and mark()[0] == mark()[1])
+    last, quiet = mark(), 0
+    while quiet < 5:
+        page.wait_for_timeout(60)
+        now = mark()
+        quiet = quiet + 1 if now == last and now[0] == now[1] else 0
+        last = now
+
+
+def sort_by(page: Page, table: Locator, column: str, nb: Path, check: Callable) -> dict:
+    """Click a header once the table has settled; the state once Python has sorted."""
+    settled(page, table)
+    table.locator(f".pw-pt-hsub[data-column='{column}']").click()
+    return wait_state(nb, check)
+
+
 def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     """Spec, merge toggles, an axis conflict, the inverted view: DOM and Python agree."""
     state = wait_state(nb, lambda s: s["rows"] > 0)
-    assert class_headers(widget) == sorted(state["names"])
+    # Python's state is written before the page draws it
+    wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
+    wait_dom(page, lambda: images_shown(widget) != [])
     assert images_shown(widget) == state["images"][: len(images_shown(widget))]
 
     # merge toggle off -> opreport's axis conflict in the banner; nothing changes: the
@@ -246,13 +274,11 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
 
     # a header click sorts in Python (a second click flips the direction); page and Python agree
     col = f"{state['names'][0]} samples"
-    head = widget.locator(f".pw-pt-hsub[data-column='{col}']")
-    head.click()
-    state = wait_state(nb, lambda s: s["sort"] == [col, True])
+    report = widget.locator(".pw-picker-reportlist")
+    state = sort_by(page, report, col, nb, lambda s: s["sort"] == [col, True])
     wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
-    assert "▼" in widget.locator(f".pw-pt-hsub[data-column='{col}']").inner_text()
-    widget.locator(f".pw-pt-hsub[data-column='{col}']").click()
-    state = wait_state(nb, lambda s: s["sort"] == [col, False])
+    wait_dom(page, lambda: "▼" in report.locator(f".pw-pt-hsub[data-column='{col}']").inner_text())
+    state = sort_by(page, report, col, nb, lambda s: s["sort"] == [col, False])
     wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
     # the chart draws one bar per top image of the class picked beside it
     wait_dom(page, lambda: widget.locator(".pw-picker-chart rect.bar").count() > 0)
@@ -281,8 +307,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     assert ["/usr/bin/perl", "/usr/bin/perl"] in state["inverted"]
     # sorted by a header click, then filtered: page and Python agree
     col = f"{state['names'][0]} samples"
-    inv.locator(f".pw-pt-hsub[data-column='{col}']").click()
-    state = wait_state(nb, lambda s: s["inv_sort"] == [col, True])
+    state = sort_by(page, inv, col, nb, lambda s: s["inv_sort"] == [col, True])
     wait_dom(
         page, lambda: inverted_shown(widget) == state["inverted"][: len(inverted_shown(widget))]
     )
