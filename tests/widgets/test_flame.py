@@ -19,7 +19,7 @@ from perfweave.calltree.numbers import column_format
 from perfweave.errors import GraphError, QueryError, ShapeError
 from perfweave.widgets._base import WidgetBase
 from perfweave.widgets._transport import unpack
-from perfweave.widgets.flame import FlameGraph
+from perfweave.widgets.flame import COMPARE_COLUMNS, FRAME_COLUMNS, FlameGraph
 
 JS = Path(__file__).parents[2] / "js" / "src" / "flame"
 DATA = Path(__file__).parents[1] / "data"
@@ -82,7 +82,7 @@ def test_the_protocol_is_the_same_on_both_sides():
         WidgetBase.class_trait_names(sync=True)
     )
     assert set(_const("TRAITS")) | set(_const("READ_ONLY")) == own
-    assert _const("ACTIONS") == list(FlameGraph._actions)
+    assert list(_const("ACTIONS")) == list(FlameGraph._actions)
     from perfweave.widgets.flame import COLOR_BY, ORIENTATIONS
 
     controls = _const("CONTROLS")
@@ -94,7 +94,7 @@ def test_the_page_gets_the_frames_one_pixel_wide_with_exact_values(lulesh):
     fg = FlameGraph(lulesh)
     page = Page(fg)
     reply, cols = page.ask("frames", width=300)
-    assert reply["ok"] and list(cols) == _const("FRAME_COLUMNS")
+    assert reply["ok"] and list(cols) == list(FRAME_COLUMNS)
     assert ((cols["x1"] - cols["x0"]) >= 1 / 300).all()
     layout = fg.layout
     wide = (layout.x1 - layout.x0) >= 1 / 300
@@ -230,7 +230,8 @@ def test_compare_two_ensembles_colours_by_a_tested_difference(rajaperf):
     fg = FlameGraph(a, compare=b)
     page = Page(fg)
     reply, cols = page.ask("frames", width=1000)
-    assert list(cols) == _const("FRAME_COLUMNS") + _const("COMPARE_COLUMNS")
+    assert list(cols) == [*FRAME_COLUMNS, *COMPARE_COLUMNS]
+    assert list(cols) == _const("ACTIONS")["frames"]["columns"]
     meta = reply["meta"]
     assert meta["compare"] and meta["tested"]
     assert "Welch" in meta["test"] and "q < 0.05" in meta["test"]
@@ -240,3 +241,13 @@ def test_compare_two_ensembles_colours_by_a_tested_difference(rajaperf):
     assert frames["significant"].any() and not frames["significant"].all()
     with pytest.raises(ShapeError, match="two GraphFrames or two Ensembles"):
         FlameGraph(a, compare=pw.read(str(DATA / "hatchet/hpctoolkit-cpi-database")))
+
+
+def test_a_request_with_an_argument_the_protocol_does_not_declare_is_refused(lulesh):
+    fg = FlameGraph(lulesh)
+    page = Page(fg)
+    page.ask("frames", width=300)
+    reply, cols = page.ask("zoom", node=1, shell="rm -rf /")
+    assert not reply["ok"] and "takes node, width; not shell" in reply["error"]
+    assert fg.error == reply["error"] and fg.zoom_node == -1  # nothing changed
+    assert cols is not None and len(cols["node"]) > 0  # the unchanged view is answered

@@ -8,7 +8,7 @@ import { CONTROLS } from "./protocol.js";
 
 /**
  * @param {Model} model
- * @param {(action: string, args?: Record<string, any>) => Promise<any>} act
+ * @param {import("./state.js").View["act"]} act
  */
 export function controls(model, act) {
   const title = h("div", { cls: "pw-fl-title" });

@@ -7,10 +7,10 @@ import { Channel } from "../lib/request.js";
 import { controls } from "./controls.js";
 import { canvasWidth, draw } from "./draw.js";
 import { listen } from "./events.js";
-import { FRAMES_KEY, TRAITS } from "./protocol.js";
+import { ACTIONS, TRAITS } from "./protocol.js";
 import { framesOf } from "./state.js";
 
-/** @param {{model: any, el: HTMLElement}} args */
+/** @param {{model: import("./protocol.js").WidgetModel, el: HTMLElement}} args */
 function render({ model, el }) {
   const t0 = performance.now();
   const channel = new Channel(model);
@@ -40,16 +40,16 @@ function render({ model, el }) {
 
   /**
    * Send a request; frames in the reply are drawn (a failed one answers the unchanged view).
-   * @param {string} action
+   * @param {keyof typeof ACTIONS} action
    * @param {Record<string, any>} [args]
    */
   async function act(action, args = {}) {
     const t = performance.now();
     busy++;
     let reply;
-    const wantsFrames = action !== "select";
+    const { key } = ACTIONS[action];
     try {
-      reply = await channel.request(action, wantsFrames ? { ...args, width: canvasWidth(v) } : args, { columns: FRAMES_KEY });
+      reply = await channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
     } catch (err) {
       ui.sync(v.frames); // no answer (the kernel is gone): the last view stays as it was
       return { ok: false, error: String(err) };
@@ -94,7 +94,7 @@ function render({ model, el }) {
     if (v.frames) draw(v);
   });
   resize.observe(root);
-  for (const k of TRAITS) model.on(`change:${k}`, onChange);
+  for (const k of Object.keys(TRAITS)) model.on(`change:${k}`, onChange);
   model.on("change:height", setHeight);
   model.on("change:view_version", onVersion);
   ui.sync(null);
@@ -104,7 +104,7 @@ function render({ model, el }) {
     channel.close();
     resize.disconnect();
     unlisten();
-    for (const k of TRAITS) model.off(`change:${k}`, onChange);
+    for (const k of Object.keys(TRAITS)) model.off(`change:${k}`, onChange);
     model.off("change:height", setHeight);
     model.off("change:view_version", onVersion);
   };

@@ -1,27 +1,177 @@
-// The page/kernel protocol of FlameGraph, written once for the page; a Python test
-// (tests/widgets/test_flame.py) checks it against perfweave/widgets/flame.py.
+// The page/kernel protocol of FlameGraph: generated from perfweave.widgets.flame by
+// `python -m perfweave.widgets._protocol`; do not edit (tests/widgets/test_protocols.py
+// checks it is fresh and that this folder keeps to it).
 
-/** Synced traits the page redraws its controls on. */
-export const TRAITS = ["orientation", "color_by", "metric", "metrics", "title", "selected_node", "height"];
+/** The synced traits of FlameGraph and their types (the contract's own, `error`
+ * and `request_timeout`, are WidgetBase's).
+ * @typedef {{ color_by: string, height: number, metric: string, metrics: string[], orientation: string, search_pattern: string, selected_node: number, title: string, view_version: number, zoom_node: number }} Traits */
+/** The page's model, typed by the traits.
+ * @typedef {import("../lib/types.js").TypedModel<Traits>} WidgetModel */
 
-/** Synced traits the page reads but does not redraw on (`view_version` asks for frames).
- * The contract's own traits (`error`, `request_timeout`) are WidgetBase's. */
-export const READ_ONLY = ["view_version", "zoom_node", "search_pattern"];
+/** Synced traits the page redraws on, and their types. */
+export const TRAITS = {
+  "color_by": "string",
+  "height": "number",
+  "metric": "string",
+  "metrics": "string[]",
+  "orientation": "string",
+  "selected_node": "number",
+  "title": "string"
+};
 
-/** Requests the page sends (Python's `_actions`). */
-export const ACTIONS = ["frames", "zoom", "search", "select", "set"];
+/** Synced traits the page reads but does not redraw on. */
+export const READ_ONLY = {
+  "search_pattern": "string",
+  "view_version": "number",
+  "zoom_node": "number"
+};
 
-/** The reply key holding the frames' binary columns, and the columns it holds. */
-export const FRAMES_KEY = "frames";
-export const FRAME_COLUMNS = ["node", "name", "key", "depth", "x0", "x1", "value", "exclusive", "match"];
-/** The columns a comparison adds. */
-export const COMPARE_COLUMNS = [
-  "value_a", "value_b", "delta", "relative", "p_value", "q_value", "significant", "n_a", "n_b",
-];
+/** The requests the page may send: their arguments, and the reply key holding the
+ * binary columns with the columns it holds. */
+export const ACTIONS = {
+  "frames": {
+    "args": [
+      "width"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  },
+  "zoom": {
+    "args": [
+      "node",
+      "width"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  },
+  "search": {
+    "args": [
+      "pattern",
+      "width"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  },
+  "select": {
+    "args": [
+      "node"
+    ],
+    "key": "",
+    "columns": []
+  },
+  "set": {
+    "args": [
+      "width",
+      "metric",
+      "orientation",
+      "color_by"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  }
+};
 
-/** The page's option controls and their choices (Python's ORIENTATIONS and COLOR_BY).
+/** The page's option controls and their choices ([value, label]).
  * @type {Record<string, [string, string][]>} */
 export const CONTROLS = {
-  orientation: [["icicle", "icicle (root on top)"], ["flame", "flame (root at the bottom)"]],
-  color_by: [["name", "colour by name"], ["module", "colour by module"], ["exclusive", "colour by exclusive share"]],
+  "orientation": [
+    [
+      "icicle",
+      "icicle (root on top)"
+    ],
+    [
+      "flame",
+      "flame (root at the bottom)"
+    ]
+  ],
+  "color_by": [
+    [
+      "name",
+      "colour by name"
+    ],
+    [
+      "module",
+      "colour by module"
+    ],
+    [
+      "exclusive",
+      "colour by exclusive share"
+    ]
+  ]
 };

@@ -37,7 +37,7 @@
  * @property {HTMLElement} tooltip
  * @property {Frames | null} frames
  * @property {number} hover frame index under the pointer (-1: none)
- * @property {(action: string, args?: Record<string, any>) => Promise<any>} act
+ * @property {(action: keyof typeof import("./protocol.js").ACTIONS, args?: Record<string, any>) => Promise<any>} act
  */
 
 /** Height of one row of frames, CSS pixels. */

@@ -35,6 +35,7 @@ an :class:`ErrorBanner`, the same banner the anywidgets draw (``js/src/lib/banne
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import pathlib
@@ -46,6 +47,7 @@ import ipywidgets as widgets
 import traitlets
 
 from perfweave.errors import PerfweaveError, ShapeError
+from perfweave.widgets._protocol import Protocol
 
 STATIC = pathlib.Path(__file__).parent / "static"
 _log = logging.getLogger(__name__)
@@ -89,15 +91,30 @@ class ContractMixin(traitlets.HasTraits):
     _syncing = False
 
     def _guard(self, fn: Callable[[], Any]) -> Any:
-        """Run a Python-side action: clear ``error`` on success; on a PerfweaveError show its
-        message and re-raise it (the caller gets the ``perfweave.errors`` exception)."""
+        """Run a Python-side action: clear ``error`` on success; on a PerfweaveError put the
+        synced traits back as they were, show its message and re-raise it (the caller gets the
+        ``perfweave.errors`` exception)."""
+        before = self._synced_state()
         try:
             result = fn()
         except PerfweaveError as exc:
+            self._roll_back(before)
             self._failed(exc)
             raise
         self._succeeded()
         return result
+
+    def _synced_state(self) -> dict[str, Any]:
+        """The synced traits' values (what a failed action puts back)."""
+        return {n: getattr(self, n) for n in self.trait_names(sync=True) if n != "error"}
+
+    def _roll_back(self, before: dict[str, Any]) -> None:
+        """Put back the synced traits a failed action changed before it raised."""
+        changed = {n: v for n, v in before.items() if getattr(self, n) is not v}
+        if changed:
+            with self.hold_trait_notifications():
+                for name, value in changed.items():
+                    self.set_trait(name, value)
 
     def _from_control(self, fn: Callable[[], Any]) -> Any:
         """Run what a control or the page asked for: as :meth:`_guard`, but any failure ends in
@@ -108,11 +125,13 @@ class ContractMixin(traitlets.HasTraits):
         set to Python's value is no new action, and must not clear the message just shown)."""
         if self._syncing:
             return None
+        before = self._synced_state()
         try:
             result = fn()
         except Exception as exc:  # a control must never leave the widget unusable
             if not isinstance(exc, PerfweaveError):
                 _log.exception("widget action failed")
+            self._roll_back(before)
             self._failed(exc)
             result = None
         else:
@@ -143,6 +162,20 @@ class ContractMixin(traitlets.HasTraits):
     def _succeeded(self) -> None:
         self.last_exception = None
         self.error = ""
+
+
+def action(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Make a public widget method an action, the one path every widget's actions take:
+    it runs (checks first, then asks the widget's study), and on a PerfweaveError the synced
+    traits are put back, the banner shows the message and the Python caller gets the error.
+    Returns the widget, so that actions chain."""
+
+    @functools.wraps(fn)
+    def run(self: ContractMixin, *args: Any, **kwargs: Any) -> Any:
+        self._guard(lambda: fn(self, *args, **kwargs))
+        return self
+
+    return run
 
 
 def _default_timeout() -> float:
@@ -212,12 +245,19 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
     #: seconds the page waits for an answer before it says the kernel did not answer
     request_timeout = traitlets.Float(DEFAULT_REQUEST_TIMEOUT).tag(sync=True)
 
-    #: action name -> method name; the only names a browser request can call
+    #: the page/kernel protocol (``_protocol.py``): the only requests a page can make
+    _protocol: ClassVar[Protocol | None] = None
+    #: action name -> method name, from ``_protocol``; the only names a browser request can call
     _actions: ClassVar[dict[str, str]] = {}
     #: True once a page has sent a request (a page shows this widget)
     _seen = False
     #: True while a page's request is answered (the response carries the new view)
     _answering = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("_protocol") is not None:
+            cls._actions = cls._protocol.methods()
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("request_timeout", _default_timeout())
@@ -251,6 +291,7 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
             method = self._actions.get(action) if isinstance(action, str) else None
             if method is None or not isinstance(args, dict):
                 raise PerfweaveError(f"unknown request {action!r}")
+            self._check_args(action, args)
             payload, out = getattr(self, method)(**args)
         except Exception as exc:  # any failure ends in a banner and a usable widget
             if not isinstance(exc, PerfweaveError):
@@ -260,6 +301,18 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
         finally:
             self._answering = False
         self.send({"type": "response", "id": rid, **payload}, out)
+
+    def _check_args(self, action: str, args: dict) -> None:
+        """Refuse an argument the protocol does not declare for ``action``."""
+        if self._protocol is None:
+            return
+        allowed = self._protocol.actions[action].args
+        unknown = sorted(str(k) for k in args if k not in allowed)
+        if unknown:
+            raise PerfweaveError(
+                f"request {action!r} takes {', '.join(allowed) or 'no arguments'}; "
+                f"not {', '.join(unknown)}"
+            )
 
     def _push(self, key: str, payload: dict, buffers: list) -> None:
         """Send the page a changed view unasked (after a change made from Python), so that

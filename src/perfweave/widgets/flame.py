@@ -5,12 +5,13 @@ The layout (which rectangle goes where, zoom, search, the comparison and its tes
 node, the search, the selected node, the metric, orientation and colouring), answers the
 page's requests with the frames at least one pixel wide as binary columns, and keeps the
 widget contract (``WidgetBase``: a failed action changes nothing and shows in the banner).
-The page's protocol is written once in ``js/src/flame/protocol.js``.
+The page's protocol is declared once, in ``_protocol`` below (``js/src/flame/protocol.js`` is
+generated from it).
 """
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -20,11 +21,25 @@ from perfweave.calltree.flame import FlameLayout, FlameSearch, flame_layout
 from perfweave.calltree.numbers import column_format
 from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
+from perfweave.widgets._protocol import Action, Protocol
 from perfweave.widgets._source import as_core
 from perfweave.widgets._transport import pack
 
-#: the reply key of the frames' binary columns
+#: the reply key of the frames' binary columns, the columns and those a comparison adds
 FRAMES_KEY = "frames"
+FRAME_COLUMNS = ("node", "name", "key", "depth", "x0", "x1", "value", "exclusive", "match")
+COMPARE_COLUMNS = (
+    "value_a",
+    "value_b",
+    "delta",
+    "relative",
+    "p_value",
+    "q_value",
+    "significant",
+    "n_a",
+    "n_b",
+)
+_FRAMES = (*FRAME_COLUMNS, *COMPARE_COLUMNS)
 ORIENTATIONS = ("icicle", "flame")
 COLOR_BY = ("name", "module", "exclusive")
 #: widest canvas a page may ask frames for (pixels), and the default
@@ -53,13 +68,38 @@ class FlameGraph(WidgetBase):
     _esm = static_file("flame.js")
     _css = static_file("flame.css")
 
-    _actions: ClassVar[dict[str, str]] = {
-        "frames": "_on_frames",
-        "zoom": "_on_zoom",
-        "search": "_on_search",
-        "select": "_on_select",
-        "set": "_on_set",
-    }
+    _protocol = Protocol(
+        folder="flame",
+        actions={
+            "frames": Action(
+                "_on_frames", "Drawing the flame graph", ("width",), FRAMES_KEY, _FRAMES
+            ),
+            "zoom": Action("_on_zoom", "Zooming in", ("node", "width"), FRAMES_KEY, _FRAMES),
+            "search": Action(
+                "_on_search", "Searching names", ("pattern", "width"), FRAMES_KEY, _FRAMES
+            ),
+            "select": Action("_on_select", "Selecting", ("node",)),
+            "set": Action(
+                "_on_set",
+                "Changing this control",
+                ("width", "metric", "orientation", "color_by"),
+                FRAMES_KEY,
+                _FRAMES,
+            ),
+        },
+        read_only=("view_version", "zoom_node", "search_pattern"),
+        controls={
+            "orientation": (
+                ("icicle", "icicle (root on top)"),
+                ("flame", "flame (root at the bottom)"),
+            ),
+            "color_by": (
+                ("name", "colour by name"),
+                ("module", "colour by module"),
+                ("exclusive", "colour by exclusive share"),
+            ),
+        },
+    )
 
     #: bumped on every change made from Python: the page asks for the frames again
     view_version = traitlets.Int(0).tag(sync=True)

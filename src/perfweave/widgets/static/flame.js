@@ -293,11 +293,158 @@ function css(c) {
 }
 
 // src/flame/protocol.js
-var TRAITS = ["orientation", "color_by", "metric", "metrics", "title", "selected_node", "height"];
-var FRAMES_KEY = "frames";
+var TRAITS = {
+  "color_by": "string",
+  "height": "number",
+  "metric": "string",
+  "metrics": "string[]",
+  "orientation": "string",
+  "selected_node": "number",
+  "title": "string"
+};
+var ACTIONS = {
+  "frames": {
+    "args": [
+      "width"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  },
+  "zoom": {
+    "args": [
+      "node",
+      "width"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  },
+  "search": {
+    "args": [
+      "pattern",
+      "width"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  },
+  "select": {
+    "args": [
+      "node"
+    ],
+    "key": "",
+    "columns": []
+  },
+  "set": {
+    "args": [
+      "width",
+      "metric",
+      "orientation",
+      "color_by"
+    ],
+    "key": "frames",
+    "columns": [
+      "node",
+      "name",
+      "key",
+      "depth",
+      "x0",
+      "x1",
+      "value",
+      "exclusive",
+      "match",
+      "value_a",
+      "value_b",
+      "delta",
+      "relative",
+      "p_value",
+      "q_value",
+      "significant",
+      "n_a",
+      "n_b"
+    ]
+  }
+};
 var CONTROLS = {
-  orientation: [["icicle", "icicle (root on top)"], ["flame", "flame (root at the bottom)"]],
-  color_by: [["name", "colour by name"], ["module", "colour by module"], ["exclusive", "colour by exclusive share"]]
+  "orientation": [
+    [
+      "icicle",
+      "icicle (root on top)"
+    ],
+    [
+      "flame",
+      "flame (root at the bottom)"
+    ]
+  ],
+  "color_by": [
+    [
+      "name",
+      "colour by name"
+    ],
+    [
+      "module",
+      "colour by module"
+    ],
+    [
+      "exclusive",
+      "colour by exclusive share"
+    ]
+  ]
 };
 
 // src/flame/controls.js
@@ -657,9 +804,9 @@ function render({ model, el }) {
     const t = performance.now();
     busy++;
     let reply;
-    const wantsFrames = action !== "select";
+    const { key } = ACTIONS[action];
     try {
-      reply = await channel.request(action, wantsFrames ? { ...args, width: canvasWidth(v) } : args, { columns: FRAMES_KEY });
+      reply = await channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
     } catch (err) {
       ui.sync(v.frames);
       return { ok: false, error: String(err) };
@@ -705,7 +852,7 @@ function render({ model, el }) {
     if (v.frames) draw(v);
   });
   resize.observe(root);
-  for (const k of TRAITS) model.on(`change:${k}`, onChange);
+  for (const k of Object.keys(TRAITS)) model.on(`change:${k}`, onChange);
   model.on("change:height", setHeight);
   model.on("change:view_version", onVersion);
   ui.sync(null);
@@ -714,7 +861,7 @@ function render({ model, el }) {
     channel.close();
     resize.disconnect();
     unlisten();
-    for (const k of TRAITS) model.off(`change:${k}`, onChange);
+    for (const k of Object.keys(TRAITS)) model.off(`change:${k}`, onChange);
     model.off("change:height", setHeight);
     model.off("change:view_version", onVersion);
   };
