@@ -21,6 +21,7 @@ from perfweave.calltree.numbers import (
     column_format,
     format_column,
     linear_ticks,
+    log_ticks,
     spaced_ticks,
 )
 from perfweave.calltree.shown import with_inclusive
@@ -120,6 +121,25 @@ def test_axis_labels_name_their_unit():
     assert linear_ticks(0, 2700) == [0, 500, 1000, 1500, 2000, 2500]
     # vertical labels keep their height apart
     assert spaced_ticks([1, 2, 3], ["1", "2", "3"], (1, 3), 40, label_px=13) == [0, 2]
+
+
+def test_log_ticks_step_by_the_decades_they_span():
+    """Powers of 10 over more than 3 decades, 1-2-5 steps over 1 to 3, 1..9 within one;
+    every tick inside the span; nothing where fewer than two fit."""
+    # five decades of a scaling chart's times (1e-5 s .. 2 s): one tick per power of 10
+    assert log_ticks(1.3e-5, 2.1) == [1e-4, 1e-3, 1e-2, 0.1, 1.0]
+    assert log_ticks(27, 4096) == [50, 100, 200, 500, 1000, 2000]  # 2.2 decades
+    assert log_ticks(0.35, 0.95) == [0.4, 0.5, 0.6, 0.7, 0.8, 0.9]  # within one
+    assert log_ticks(3, 3.5) == [] and log_ticks(0, 10) == [] and log_ticks(5, 1) == []
+    rng = np.random.default_rng(3)
+    for lo, width in zip(10.0 ** rng.uniform(-9, 9, 200), rng.uniform(0.05, 8, 200)):
+        hi = lo * 10**width
+        ticks = log_ticks(lo, hi)
+        assert all(lo <= t <= hi for t in ticks) and ticks == sorted(set(ticks))
+        mantissas = {round(t / 10 ** math.floor(math.log10(t)), 6) for t in ticks}
+        allowed = {1.0} if width > 3 else {1.0, 2.0, 5.0} if width > 1 else set(range(1, 10))
+        assert mantissas <= set(map(float, allowed)), (lo, hi, ticks)
+        assert len(ticks) >= 2 or width < 1
 
 
 @pytest.mark.parametrize("unit", ["s", "ms", "µs", "ns", "B", "flop", ""])

@@ -24,7 +24,8 @@ notations (``68.16 s`` above ``0.00 s``, never ``68.16`` above ``2.56e-4``):
 (the explorer's page applies the same :meth:`ColumnFormat.spec` with ``columnText`` in
 ``js/src/lib/format.js``). A linear chart axis follows the same rule (:func:`axis_labels`),
 with as many decimals as its ticks need; a log axis writes each tick in its own step; an
-axis leaves out ticks whose labels would collide (:func:`axis_ticks`).
+axis leaves out ticks whose labels would collide (:func:`axis_ticks`). Round ticks come
+from one place: :func:`linear_ticks` (1-2-5 steps) and :func:`log_ticks` (decades).
 """
 
 from __future__ import annotations
@@ -187,6 +188,21 @@ def linear_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
     step = next(m * power for m in (1, 2, 5, 10) if (hi - lo) / (m * power) <= count + 1)
     first = math.ceil(lo / step - 1e-9)
     return [float(f"{k * step:.12g}") for k in range(first, int(math.floor(hi / step + 1e-9)) + 1)]
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Ticks of a log axis inside ``lo``..``hi`` (both above 0): the powers of 10 when the
+    span covers more than 3 decades, 1, 2 and 5 times them over 1 to 3 decades, 1 to 9
+    times them within one (d3's own ticks crowd a span of a few decades: 2, 1, 900m,
+    800m, ...). Empty when fewer than two fit (the caller then marks the ends)."""
+    if not (np.isfinite(lo) and np.isfinite(hi)) or lo <= 0 or hi < lo:
+        return []
+    decades = math.log10(hi / lo)
+    steps = (1,) if decades > 3 else (1, 2, 5) if decades > 1 else tuple(range(1, 10))
+    powers = range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+    inside = [float(f"{m * 10.0**k:.6g}") for k in powers for m in steps]
+    inside = [t for t in inside if lo <= t <= hi]
+    return inside if len(inside) >= 2 else []
 
 
 def axis_ticks(
