@@ -14,21 +14,31 @@ import { needsKernel } from "./needs_kernel.js";
 const REPLIES_TYPE = "application/vnd.perfweave.replies+json";
 const STATE_TYPE = "application/vnd.jupyter.widget-state+json";
 const VIEW_TYPE = "application/vnd.jupyter.widget-view+json";
-const factories = new Map(); // module name -> [deps, factory], run at first use
+/** @typedef {(...deps: any[]) => any} Factory an AMD module's factory */
+/** @typedef {{ payload: Record<string, any>, buffers: string[] }} Recorded a reply kept at export */
+/** @typedef {import("@jupyter-widgets/base").WidgetModel} WidgetModel */
+
+/** @type {Map<string, [string[], Factory]>} module name -> [deps, factory], run at first use */
+const factories = new Map();
+/** @type {Map<string, any>} */
 const modules = new Map();
+/** @type {Record<string, Record<string, Recorded>> | null} model id -> action -> reply */
 let replies = null;
 
 /** An AMD `define` that registers a module under `name`. Its factory runs when the module is
  * first needed (after the page loaded: bqscales reads document.body when it runs). */
+/** @param {string} name */
 function define(name) {
+  /** @param {string[] | Factory} deps @param {Factory} [factory] */
   const amd = (deps, factory) => {
-    if (typeof deps === "function") [deps, factory] = [[], deps];
-    factories.set(name, [deps, factory]);
+    if (typeof deps === "function") factories.set(name, [[], deps]);
+    else if (factory) factories.set(name, [deps, factory]);
   };
   amd.amd = {};
   return amd;
 }
 
+/** @param {string} name @returns {any} */
 function load(name) {
   if (name === "@jupyter-widgets/base") return base;
   if (!modules.has(name)) {
@@ -39,21 +49,25 @@ function load(name) {
   return modules.get(name);
 }
 
+/** @param {string} b64 */
 function decode(b64) {
   const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
   return new DataView(bytes.buffer);
 }
 
+/** @param {string} type */
 function scriptJson(type) {
   const tag = document.querySelector(`script[type="${type}"]`);
-  return tag ? JSON.parse(tag.textContent) : null;
+  return tag ? JSON.parse(tag.textContent || "null") : null;
 }
 
-/** Answer a widget's request from the replies recorded when the notebook was exported. */
+/** Answer a widget's request from the replies recorded when the notebook was exported.
+ * @param {WidgetModel} model @param {{ id: number, action: string }} request */
 function replay(model, request) {
-  replies = replies || scriptJson(REPLIES_TYPE) || {};
-  const recorded = (replies[model.model_id] || {})[request.action];
+  const saved = (replies = replies || scriptJson(REPLIES_TYPE) || {});
+  const recorded = (saved[model.model_id] || {})[request.action];
   let message;
+  /** @type {DataView[]} */
   let buffers = [];
   if (recorded) {
     message = { ...recorded.payload, type: "response", id: request.id };
@@ -67,6 +81,7 @@ function replay(model, request) {
 }
 
 const send = base.WidgetModel.prototype.send;
+/** @this {WidgetModel} @param {any} content @param {any} [callbacks] @param {any} [buffers] */
 base.WidgetModel.prototype.send = function (content, callbacks, buffers) {
   if (this.comm) return send.call(this, content, callbacks, buffers);
   if (content && content.type === "request") replay(this, content);
@@ -76,10 +91,13 @@ base.WidgetModel.prototype.send = function (content, callbacks, buffers) {
 // class pw-composite, see widgets/_base.py CompositeBase) asks Python for every change. On
 // this page its change goes nowhere: the control snaps back to the saved state and the
 // composite's banner says why, in the person's words.
-const composites = new Map(); // model of a control -> model of the composite holding it
+/** @type {Map<WidgetModel, WidgetModel>} model of a control -> the composite holding it */
+const composites = new Map();
 
-/** Note every model below each composite of the page (once the state is loaded). */
+/** Note every model below each composite of the page (once the state is loaded).
+ * @param {WidgetModel[]} models */
 function findComposites(models) {
+  /** @param {WidgetModel} model @param {WidgetModel} top */
   const below = (model, top) => {
     for (const child of model.get("children") || []) {
       if (child && !composites.has(child)) {
@@ -94,6 +112,7 @@ function findComposites(models) {
 }
 
 const saveChanges = base.WidgetModel.prototype.save_changes;
+/** @this {WidgetModel} @param {any} [callbacks] */
 base.WidgetModel.prototype.save_changes = function (callbacks) {
   const top = this.comm ? undefined : composites.get(this);
   if (!top) return saveChanges.call(this, callbacks);
@@ -101,12 +120,13 @@ base.WidgetModel.prototype.save_changes = function (callbacks) {
   setTimeout(() => this.set(saved), 0); // the control shows the saved state again
   for (const view of Object.values(top.views || {})) {
     Promise.resolve(view).then((v) => {
-      const banner = v && v.el && v.el.querySelector(".pw-error");
+      const banner = /** @type {any} */ (v && v.el && v.el.querySelector(".pw-error"));
       if (banner && typeof banner.showLocal === "function") banner.showLocal(needsKernel("control"));
     });
   }
 };
 
+/** @param {string} name */
 function loader(name) {
   return new Promise((resolve) => resolve(load(name)));
 }
@@ -135,7 +155,7 @@ async function render() {
   document.body.dataset.widgetViews = String(tags.length);
 }
 
-window.perfweaveEmbed = { define, render };
+/** @type {any} */ (window).perfweaveEmbed = { define, render };
 const start = () =>
   render().catch((error) => {
     console.error("perfweave export: widgets could not be drawn:", error);
