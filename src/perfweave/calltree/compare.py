@@ -11,15 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from perfweave.calltree.column_names import side_name
 from perfweave.calltree.graphframe import GraphFrame
-
-
-def side_name(metric: str, side: str) -> str:
-    """``time`` -> ``time [a]``, ``time (inc)`` -> ``time [a] (inc)`` (so the inclusive name
-    of a side's exclusive column is that side's inclusive column)."""
-    if metric.endswith(" (inc)"):
-        return f"{metric[: -len(' (inc)')]} [{side}] (inc)"
-    return f"{metric} [{side}]"
 
 
 def side_by_side(a: GraphFrame, b: GraphFrame) -> GraphFrame:

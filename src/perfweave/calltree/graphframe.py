@@ -17,6 +17,7 @@ import pandas as pd
 from perfweave.calltree import path_query, query
 from perfweave.calltree._inclusive import subgraph_sums
 from perfweave.calltree._row_filter import row_mask
+from perfweave.calltree.column_names import inclusive_name
 from perfweave.calltree.graph import Graph, Node
 from perfweave.errors import QueryError, ShapeError
 
@@ -595,12 +596,6 @@ _OPS = {
     "multiply": lambda x, y: x * y,
     "divide": lambda x, y: x / y,
 }
-
-
-def inclusive_name(exc: str) -> str:
-    """The inclusive partner of exclusive metric ``exc``: ``x (exc)`` pairs with ``x``,
-    any other ``x`` with ``x (inc)``."""
-    return exc[: -len("(exc)")].strip() if exc.endswith("(exc)") else f"{exc} (inc)"
 
 
 def _describe(predicate: Any) -> str:
