@@ -31,8 +31,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from perfweave.counts._count_text import parse_count_text, rows_to_matrix
 from perfweave.counts._fields import MAX_CALLS, MAX_DATATYPE_SIZE, MAX_RANKS, read_uint
-from perfweave.counts._rows import parse_count_text, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
 from perfweave.counts.ranklist import (
     expand_spans,

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfweave.counts._count_text import ascii_bytes, block_to_matrix, rows_to_matrix
 from perfweave.counts._fields import MAX_DATATYPE_SIZE, MAX_RANKS, read_uint
 from perfweave.counts._parallel import map_files
-from perfweave.counts._rows import ascii_bytes, block_to_matrix, rows_to_matrix
 from perfweave.counts.matrix import CountMatrix
 from perfweave.errors import ParseError, PerfweaveError
 

@@ -1,4 +1,4 @@
-"""The count-text parser behind compact and per-call files (perfweave.counts._rows)."""
+"""The count-text parser behind compact and per-call files (perfweave.counts._count_text)."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from perfweave.counts import _rows
-from perfweave.counts._rows import block_to_matrix, rows_to_matrix
+from perfweave.counts import _count_text
+from perfweave.counts._count_text import block_to_matrix, rows_to_matrix
 from perfweave.errors import ParseError
 
 INT64_MAX = np.iinfo(np.int64).max
 
 
 def _runs(data: bytes):
-    return _rows._digit_runs(np.frombuffer(data, dtype=np.uint8))
+    return _count_text._digit_runs(np.frombuffer(data, dtype=np.uint8))
 
 
 def test_digit_runs_values_ends_and_newlines():
@@ -74,7 +74,7 @@ def test_rows_parse_to_their_integers(matrix, gaps, edge, chunk):
         edge + "".join(f"{v}{gaps[j % len(gaps)]}" for j, v in enumerate(r)).rstrip() + edge
         for r in matrix
     ]
-    with patch.object(_rows, "_CHUNK_BYTES", chunk):
+    with patch.object(_count_text, "_CHUNK_BYTES", chunk):
         got = rows_to_matrix(rows, len(matrix[0]), path="x", first_line=1, expected="w")
     assert got.dtype == np.int64 and got.flags.c_contiguous
     assert got.tolist() == matrix
