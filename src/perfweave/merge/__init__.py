@@ -4,7 +4,9 @@ A processor reads only ``n_pmcs`` hardware event monitors (HEMs) per run, so mea
 HEMs takes several subexperiments; HRM (anchor-rank merge) and MUCH (correlation-preserving
 merge through a multivariate Gaussian copula) rebuild one table as if every HEM had been
 read in the same runs. Reimplements the R package mergingTools 1.0.1 and adds run planning
-(pair covering designs).
+(pair covering designs). :class:`MergeStudy` holds one study of a set of subexperiments (the
+merge on show, why another is not available, a pair of HEMs, a run design): what MergePanel
+and ``perfweave merge`` show.
 """
 
 from perfweave.merge.bounds import (
@@ -34,13 +36,17 @@ from perfweave.merge.much import (
 )
 from perfweave.merge.quantiles import quantile_type2
 from perfweave.merge.settings import MergeSettings
+from perfweave.merge.study import HrmDetails, MergeStudy, Unavailable
 from perfweave.merge.subexperiments import Subexperiments, process_raw_experiments
 from perfweave.merge.vignette import VIGNETTE_N_PMCS, load_vignette
 
 __all__ = [
     "DEFAULT_MOVES",
     "DEP_LVL_RANGE",
+    "HrmDetails",
     "MergeSettings",
+    "MergeStudy",
+    "Unavailable",
     "check_dep_lvl",
     "drop_reasons",
     "VIGNETTE_N_PMCS",

@@ -5,7 +5,9 @@ on hover), each cell is colored on a diverging red-white-blue scale from ``-top`
 ``+top`` and, while cells are large enough, shows its value in black or white, whichever
 reads on that color. A click on a cell sets :attr:`CorrelationMatrix.selected`; a matrix
 that cannot be computed shows one "not available: why" line (:meth:`unavailable`) instead
-of a grid. The values travel as one float64 buffer (row-major), never as a JSON list.
+of a grid. The values travel as one float64 buffer (row-major), never as a JSON list. The
+page sends no request (a click sets ``selected``); its protocol is declared in ``_protocol``
+(``js/src/matrix/protocol.js`` is generated from it).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import traitlets
 
+from perfweave.errors import ShapeError
 from perfweave.widgets._base import WidgetBase, static_file
+from perfweave.widgets._protocol import Protocol
 
 #: most characters of an abbreviated HEM name
 ABBREV_WIDTH = 16
@@ -50,6 +54,9 @@ class CorrelationMatrix(WidgetBase):
     _esm = static_file("matrix.js")
     _css = static_file("matrix.css")
 
+    #: no requests: a click sets ``selected``; the page redraws on every trait
+    _protocol = Protocol(folder="matrix", actions={})
+
     #: full HEM names (hover) and their abbreviations (labels), row order = column order
     names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -70,12 +77,30 @@ class CorrelationMatrix(WidgetBase):
         self._quiet = False
         self.observe(self._on_selected, "selected")
 
+    @traitlets.validate("selected")
+    def _check_selected(self, proposal: dict) -> list[int]:
+        cell = [int(v) for v in proposal["value"]]
+        n = len(self.names)
+        if cell and (len(cell) != 2 or not all(0 <= v < n for v in cell)):
+            raise ShapeError(f"cell {cell} is not [row, column] of this {n} x {n} matrix")
+        return cell
+
+    @traitlets.validate("top")
+    def _check_top(self, proposal: dict) -> float:
+        top = float(proposal["value"])
+        if not (np.isfinite(top) and top > 0):
+            raise ShapeError(f"the color scale's top must be a positive number, not {top}")
+        return top
+
     def show(self, matrix: np.ndarray, names: Sequence[str], title: str, top: float) -> None:
         """Draw ``matrix`` (n x n) labelled by ``names`` on the scale -top..+top."""
         values = np.ascontiguousarray(matrix, dtype="<f8")
         names = [str(n) for n in names]
         if values.shape != (len(names), len(names)):
-            raise ValueError(f"a {len(names)}-HEM matrix needs {len(names)}^2 values")
+            raise ShapeError(
+                f"a {len(names)}-HEM matrix needs {len(names)} x {len(names)} values, "
+                f"not {values.shape}"
+            )
         with self.hold_sync():
             self.names = names
             self.labels = abbreviate(names)
@@ -94,8 +119,10 @@ class CorrelationMatrix(WidgetBase):
             self._set_selected([])
 
     def mark_cell(self, i: int | None, j: int | None) -> None:
-        """Outline cell (i, j) (None: no cell), without calling :attr:`on_pick`."""
-        self._set_selected([] if i is None or j is None else [int(i), int(j)])
+        """Outline cell (i, j) (None, or a matrix not available: no cell), without calling
+        :attr:`on_pick`."""
+        none = i is None or j is None or not self.names
+        self._set_selected([] if none else [int(i), int(j)])
 
     def matrix(self) -> np.ndarray:
         """The values drawn (n x n; empty when not available)."""

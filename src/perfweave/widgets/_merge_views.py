@@ -14,10 +14,26 @@ import bqplot as bq
 import ipywidgets as widgets
 import numpy as np
 
+from perfweave.calltree.numbers import linear_ticks
+from perfweave.merge.study import HrmDetails
+
 #: colors of "merged" and "pooled" in every chart (merged first)
 MERGED_COLOR = "#1f77b4"
 POOLED_COLOR = "#ff7f0e"
 CHOSEN_COLOR = "#d62728"
+
+
+def _ticks(lo: float, hi: float, count: int = 5) -> np.ndarray:
+    """Round tick values inside [lo, hi] (bqplot puts its own at the padded domain's edges,
+    -0.027 on a percent axis)."""
+    return np.asarray(linear_ticks(lo, hi, count), dtype=float)
+
+
+def simulation_ticks(n: int) -> np.ndarray:
+    """Simulation numbers 1..n as ticks: 1, then round numbers clear of it (1, 20, ..., 100)."""
+    ticks = [t for t in linear_ticks(1.0, float(max(n, 1))) if t == int(t) and t > 1]
+    step = ticks[1] - ticks[0] if len(ticks) > 1 else 1.0
+    return np.array([1.0, *(t for t in ticks if t - 1 >= step / 2)])
 
 
 def title_html(text: str) -> str:
@@ -118,6 +134,60 @@ class LinesView:
             stroke_width=1.5,
         )
 
+    def show_scores(self, scores: np.ndarray, chosen: int) -> None:
+        """MUCH's score of every simulation, the chosen one marked (numbered from 1)."""
+        scores = np.asarray(scores, dtype=float)
+        with self.x.hold_sync():  # simulations 1..n: integer ticks inside the data
+            self.x.min, self.x.max = 1.0, float(max(len(scores), 2))
+        # an explicit y domain: bqplot kept the placeholder's 0..1 domain after the data
+        # changed, which flattened scores of ~1e-3 onto the axis
+        lo, hi = float(np.nanmin(scores)), float(np.nanmax(scores))
+        pad = (hi - lo) * 0.08 or abs(hi) * 0.1 or 1e-12
+        with self.y.hold_sync():
+            self.y.min, self.y.max = max(lo - pad, 0.0), hi + pad
+        self.figure.axes[1].tick_values = _ticks(self.y.min, self.y.max)
+        ticks = simulation_ticks(len(scores))
+        if not np.array_equal(self.figure.axes[0].tick_values, ticks):
+            self.figure.axes[0].tick_values = ticks
+        with self.lines.hold_sync():
+            self.lines.x = np.arange(1, len(scores) + 1, dtype=float)
+            self.lines.y = scores
+            self.lines.colors = ["#7f7f7f"]
+            self.lines.labels = ["score"]
+        with self.point.hold_sync():
+            self.point.x = np.array([chosen + 1.0])
+            self.point.y = np.array([float(scores[chosen])])
+            self.point.names = np.array([f"chosen #{chosen + 1}"])
+        self.figure.title = f"score (MSE to target) of {len(scores)} simulations"
+
+    def show_anchor(self, details: HrmDetails) -> bool:
+        """HRM: the anchor's pooled readings as a cumulative curve (% of readings <= x) and
+        the quantiles the merge took (dots); False when no reading is finite."""
+        curve_x, curve_y = details.pooled_curve()
+        if len(curve_x) == 0:
+            return False
+        lo, hi = float(curve_x[0]), float(curve_x[-1])
+        hi = hi if hi > lo else lo + 1.0
+        with self.x.hold_sync():
+            self.x.min, self.x.max = lo, hi
+        with self.y.hold_sync():
+            self.y.min, self.y.max = 0.0, 100.0
+        self.figure.axes[0].tick_values = _ticks(lo, hi, 4)
+        self.figure.axes[1].tick_values = _ticks(0.0, 100.0)
+        self.figure.axes[0].label = details.anchor
+        with self.lines.hold_sync():
+            self.lines.x, self.lines.y = curve_x, curve_y
+            self.lines.colors = ["#7f7f7f"]
+            self.lines.labels = ["pooled"]
+        taken_x, taken_y = details.taken()
+        with self.point.hold_sync():
+            self.point.x, self.point.y = taken_x, taken_y
+            self.point.names = np.full(len(taken_x), "")
+            self.point.colors = [MERGED_COLOR] * len(taken_x)
+        n = int(np.isfinite(np.asarray(details.pooled, dtype=float)).sum())
+        self.figure.title = f"{n} pooled readings, quantiles taken (dots)"
+        return True
+
     def show_pair(self, x: np.ndarray, merged: np.ndarray, pooled: np.ndarray) -> None:
         """Merged and pooled shares over the same bins (the x axis spans the bins)."""
         x = np.asarray(x, dtype=float)
@@ -125,11 +195,11 @@ class LinesView:
             with self.x.hold_sync():
                 self.x.min, self.x.max = float(x[0]), float(x[-1])
             # round ticks inside the domain: none sits on the edge, half cut off
-            self.figure.axes[0].tick_values = value_ticks(float(x[0]), float(x[-1]), 4)
+            self.figure.axes[0].tick_values = _ticks(float(x[0]), float(x[-1]), 4)
         top = max(float(np.max(merged, initial=0.0)), float(np.max(pooled, initial=0.0)))
         with self.y.hold_sync():  # explicit: bqplot kept stale domains (see the scores)
             self.y.min, self.y.max = 0.0, (top * 1.08) or 1.0
-        self.figure.axes[1].tick_values = value_ticks(0.0, self.y.max)
+        self.figure.axes[1].tick_values = _ticks(0.0, self.y.max)
         for mark, y in ((self.lines, merged), (self.pooled, pooled)):
             with mark.hold_sync():
                 mark.x = np.asarray(x, dtype=float)
@@ -177,51 +247,10 @@ class ScatterView:
             pad = (hi - lo) * 0.04 or 1.0
             with scale.hold_sync():
                 scale.min, scale.max = lo - pad, hi + pad
-            axis.tick_values = value_ticks(lo - pad, hi + pad, 4)  # inside: none cut off
+            axis.tick_values = _ticks(lo - pad, hi + pad, 4)  # inside: none cut off
         with self.mark.hold_sync():
             self.mark.x = x
             self.mark.y = y
         self.x_axis.label = x_name
         self.y_axis.label = y_name
         self.figure.title = f"merged runs (r = {r:.3f})"
-
-
-def value_ticks(lo: float, hi: float, n: int = 5) -> np.ndarray:
-    """About ``n`` round tick values inside [lo, hi] (0, 1.5, 3, 4.5, 6 for 0..6.9): bqplot
-    puts its ticks at the padded domain's edges (-0.027 on a percent axis)."""
-    if not hi > lo:
-        return np.array([lo])
-    raw = (hi - lo) / n
-    mag = 10 ** np.floor(np.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    first = np.ceil(lo / step - 1e-9) * step
-    return np.round(np.arange(first, hi + step * 1e-9, step), 12) + 0.0  # no -0
-
-
-def index_ticks(n: int) -> np.ndarray:
-    """Tick values 1..n at a round step (1, 20, 40, ..., 100 for n = 100)."""
-    if n <= 1:
-        return np.array([1.0])
-    raw = (n - 1) / 5
-    mag = 10 ** np.floor(np.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
-    step = max(1.0, float(np.ceil(step)))
-    ticks = np.arange(step, n + 0.5, step)
-    ticks = ticks[ticks - 1 >= step / 2]  # keep 1 clear of the next tick
-    return np.concatenate([[1.0], ticks])
-
-
-def shares(merged: np.ndarray, pooled: np.ndarray, bins: int = 40):
-    """Percent of merged runs and of pooled readings in each of common bins (centres, 2 x
-    bins): unlike a density (1e-7 per cycle) a share reads directly off the axis."""
-    merged = np.asarray(merged, dtype=float)
-    pooled = np.asarray(pooled, dtype=float)
-    both = np.concatenate([merged, pooled])
-    lo, hi = float(np.min(both)), float(np.max(both))
-    if hi <= lo:
-        hi = lo + 1.0
-    edges = np.linspace(lo, hi, bins + 1)
-    a, _ = np.histogram(merged, edges)
-    b, _ = np.histogram(pooled, edges)
-    centres = (edges[:-1] + edges[1:]) / 2
-    return centres, np.vstack([100 * a / max(len(merged), 1), 100 * b / max(len(pooled), 1)])

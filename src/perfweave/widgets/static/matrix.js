@@ -43,14 +43,7 @@ function errorBanner(model) {
   return el;
 }
 
-// src/lib/columns.js
-function bytesOf(view) {
-  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  return src.slice().buffer;
-}
-var decoder = new TextDecoder("utf-8");
-
-// src/matrix/index.js
+// src/matrix/colors.js
 var RDBU = [
   "#67001f",
   "#b2182b",
@@ -64,10 +57,6 @@ var RDBU = [
   "#2166ac",
   "#053061"
 ];
-var VALUE_CELL = 30;
-var SIDE = 210;
-var MIN_CELL = 12;
-var MAX_CELL = 36;
 function rgb(hex) {
   const n = parseInt(hex.slice(1), 16);
   return [n >> 16 & 255, n >> 8 & 255, n & 255];
@@ -86,59 +75,56 @@ function cellColor(v, top) {
   const onWhite = 1.05 / (lum + 0.05), onBlack = (lum + 0.05) / 0.05;
   return { bg: `rgb(${c[0]},${c[1]},${c[2]})`, light: onWhite > onBlack };
 }
-function floats(data) {
-  if (!data) return new Float64Array(0);
-  return new Float64Array(bytesOf(data instanceof DataView ? data : new DataView(data)));
+
+// src/matrix/draw.js
+var VALUE_CELL = 30;
+var SIDE = 210;
+var MIN_CELL = 12;
+var MAX_CELL = 36;
+function cellText(v) {
+  return Number.isFinite(v) ? (Math.abs(v) < 5e-3 ? 0 : v).toFixed(2) : "\u2013";
 }
-function render({ model, el }) {
-  const title = h("div", { cls: "pw-matrix-title" });
-  const note = h("div", { cls: "pw-matrix-note" });
-  const grid = h("div", { cls: "pw-matrix-grid", attrs: { role: "grid" } });
-  const root = h("div", { cls: "pw-matrix" }, [errorBanner(model), title, note, grid]);
-  el.append(root);
-  function draw() {
-    const names = model.get("names") || [];
-    const labels = model.get("labels") || [];
-    const values = floats(model.get("values"));
-    const top = model.get("top") || 1;
-    const n = names.length;
-    title.textContent = model.get("title") || "";
-    note.textContent = model.get("note") || "";
-    note.hidden = !note.textContent;
-    grid.hidden = !n || n * n !== values.length;
-    root.dataset.n = String(n);
-    if (grid.hidden) {
-      grid.replaceChildren();
-      return;
-    }
-    const size = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(SIDE / n)));
-    const showValues = size >= VALUE_CELL;
-    grid.style.gridTemplateColumns = `max-content repeat(${n}, ${size}px)`;
-    grid.style.setProperty("--pw-cell", `${size}px`);
-    const cells = [h("div", { cls: "pw-matrix-corner" })];
-    for (let j = 0; j < n; j++) {
-      cells.push(h("div", { cls: "pw-matrix-col", text: labels[j] || names[j], title: names[j] }));
-    }
-    const sel = model.get("selected") || [];
-    for (let i = 0; i < n; i++) {
-      cells.push(h("div", { cls: "pw-matrix-row", text: labels[i] || names[i], title: names[i] }));
-      for (let j = 0; j < n; j++) {
-        const v = values[i * n + j];
-        const { bg, light } = cellColor(v, top);
-        const shown = Number.isFinite(v) ? (Math.abs(v) < 5e-3 ? 0 : v).toFixed(2) : "\u2013";
-        const cell = h("div", {
-          cls: "pw-matrix-cell" + (light ? " pw-light" : ""),
-          text: showValues ? shown : "",
-          title: `${names[i]} \xD7 ${names[j]}: ${Number.isFinite(v) ? v.toFixed(3) : "no value"}`,
-          attrs: { role: "gridcell", "data-row": String(i), "data-col": String(j) }
-        });
-        cell.style.background = bg;
-        if (sel.length === 2 && sel[0] === i && sel[1] === j) cell.classList.add("pw-picked");
-        cells.push(cell);
-      }
-    }
-    grid.replaceChildren(...cells);
+function draw(view, s) {
+  const { names, labels, values, top, selected } = s;
+  const n = names.length;
+  view.title.textContent = s.title;
+  view.note.textContent = s.note;
+  view.note.hidden = !s.note;
+  view.grid.hidden = !n || n * n !== values.length;
+  view.root.dataset.n = String(n);
+  if (view.grid.hidden) {
+    view.grid.replaceChildren();
+    return;
   }
+  const size = Math.max(MIN_CELL, Math.min(MAX_CELL, Math.floor(SIDE / n)));
+  const showValues = size >= VALUE_CELL;
+  view.grid.style.gridTemplateColumns = `max-content repeat(${n}, ${size}px)`;
+  view.grid.style.setProperty("--pw-cell", `${size}px`);
+  const cells = [h("div", { cls: "pw-matrix-corner" })];
+  for (let j = 0; j < n; j++) {
+    cells.push(h("div", { cls: "pw-matrix-col", text: labels[j] || names[j], title: names[j] }));
+  }
+  for (let i = 0; i < n; i++) {
+    cells.push(h("div", { cls: "pw-matrix-row", text: labels[i] || names[i], title: names[i] }));
+    for (let j = 0; j < n; j++) {
+      const v = values[i * n + j];
+      const { bg, light } = cellColor(v, top);
+      const cell = h("div", {
+        cls: "pw-matrix-cell" + (light ? " pw-light" : ""),
+        text: showValues ? cellText(v) : "",
+        title: `${names[i]} \xD7 ${names[j]}: ${Number.isFinite(v) ? v.toFixed(3) : "no value"}`,
+        attrs: { role: "gridcell", "data-row": String(i), "data-col": String(j) }
+      });
+      cell.style.background = bg;
+      if (selected.length === 2 && selected[0] === i && selected[1] === j) cell.classList.add("pw-picked");
+      cells.push(cell);
+    }
+  }
+  view.grid.replaceChildren(...cells);
+}
+
+// src/matrix/events.js
+function listen(model, grid) {
   const onClick = (ev) => {
     const target = (
       /** @type {HTMLElement | null} */
@@ -153,16 +139,73 @@ function render({ model, el }) {
     model.save_changes();
   };
   grid.addEventListener("click", onClick);
-  const events = ["change:names", "change:values", "change:top", "change:title", "change:note", "change:selected"];
-  for (const e of events) model.on(e, draw);
-  draw();
+  return () => grid.removeEventListener("click", onClick);
+}
+
+// src/matrix/protocol.js
+var TRAITS = {
+  "labels": "string[]",
+  "names": "string[]",
+  "note": "string",
+  "selected": "number[]",
+  "title": "string",
+  "top": "number",
+  "values": "DataView"
+};
+
+// src/lib/columns.js
+function bytesOf(view) {
+  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return src.slice().buffer;
+}
+var decoder = new TextDecoder("utf-8");
+
+// src/matrix/state.js
+function floats(data) {
+  if (!data) return new Float64Array(0);
+  return new Float64Array(bytesOf(data instanceof DataView ? data : new DataView(data)));
+}
+function readState(model) {
+  return {
+    names: model.get("names") || [],
+    labels: model.get("labels") || [],
+    values: floats(model.get("values")),
+    top: model.get("top") || 1,
+    title: model.get("title") || "",
+    note: model.get("note") || "",
+    selected: model.get("selected") || []
+  };
+}
+
+// src/matrix/index.js
+function render({ model, el }) {
+  const view = {
+    title: h("div", { cls: "pw-matrix-title" }),
+    note: h("div", { cls: "pw-matrix-note" }),
+    grid: h("div", { cls: "pw-matrix-grid", attrs: { role: "grid" } }),
+    root: h("div", { cls: "pw-matrix" })
+  };
+  view.root.append(errorBanner(model), view.title, view.note, view.grid);
+  el.append(view.root);
+  let queued = false;
+  const redraw = () => {
+    if (queued) return;
+    queued = true;
+    queueMicrotask(() => {
+      queued = false;
+      draw(view, readState(model));
+    });
+  };
+  const events = Object.keys(TRAITS).map((name) => `change:${name}`);
+  for (const e of events) model.on(e, redraw);
+  const stop = listen(model, view.grid);
+  draw(view, readState(model));
   return () => {
-    for (const e of events) model.off(e, draw);
-    grid.removeEventListener("click", onClick);
+    for (const e of events) model.off(e, redraw);
+    stop();
   };
 }
 var index_default = { render };
 export {
-  cellColor,
   index_default as default
 };

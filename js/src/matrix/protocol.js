@@ -1,0 +1,27 @@
+// The page/kernel protocol of CorrelationMatrix: generated from perfweave.widgets._matrix by
+// `python -m perfweave.widgets._protocol`; do not edit (tests/widgets/test_protocols.py
+// checks it is fresh and that this folder keeps to it).
+
+/** The synced traits of CorrelationMatrix and their types (the contract's own, `error`
+ * and `request_timeout`, are WidgetBase's).
+ * @typedef {{ labels: string[], names: string[], note: string, selected: number[], title: string, top: number, values: DataView }} Traits */
+/** The page's model, typed by the traits.
+ * @typedef {import("../lib/types.js").TypedModel<Traits>} WidgetModel */
+
+/** Synced traits the page redraws on, and their types. */
+export const TRAITS = {
+  "labels": "string[]",
+  "names": "string[]",
+  "note": "string",
+  "selected": "number[]",
+  "title": "string",
+  "top": "number",
+  "values": "DataView"
+};
+
+/** Synced traits the page reads but does not redraw on. */
+export const READ_ONLY = {};
+
+/** The requests the page may send: their arguments, and the reply key holding the
+ * binary columns with the columns it holds. */
+export const ACTIONS = {};
