@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from perfweave.calltree.node_lookup import find_node
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling import _study_chart, _study_runs, _study_views
 from perfweave.scaling._study_chart import GroupCurve
@@ -185,20 +186,8 @@ class ScalingStudy:
 
     def node_id(self, node: Any) -> int:
         """The ensemble's node id of ``node``: an id, a Node, or a name only one node has;
-        else a ShapeError naming it."""
-        n = len(self.names)
-        if isinstance(node, (int, np.integer)) and not isinstance(node, bool):
-            if 0 <= int(node) < n:
-                return int(node)
-            raise ShapeError(f"no node {node} (the ensemble has nodes 0..{n - 1})")
-        if hasattr(node, "nid"):
-            return self.node_id(int(node.nid))
-        hits = np.flatnonzero(self.names == str(node))
-        if len(hits) == 1:
-            return int(hits[0])
-        if not len(hits):
-            raise ShapeError(f"no node named {node!r}")
-        raise ShapeError(f"{len(hits)} nodes are named {node!r}: give a node id ({hits[:5]})")
+        else a GraphError naming it (:func:`perfweave.calltree.node_lookup.find_node`)."""
+        return find_node(self.names, node, "the ensemble")
 
     @property
     def focused(self) -> int:
