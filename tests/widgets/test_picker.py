@@ -30,6 +30,8 @@ from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.report import column_labels
 from perfweave.cli._classes import run
 from perfweave.errors import AxisConflict, FormatError, ShapeError, SpecError
+from perfweave.widgets._picker_table import MAX_WINDOW, ReportTable
+from perfweave.widgets._transport import unpack
 from perfweave.widgets.picker import ClassPicker, short_names
 
 DATA = Path(__file__).parent.parent / "data" / "classes"
@@ -73,6 +75,20 @@ def assert_same(picker: ClassPicker, session: Path, spec, merge="", xdep=False):
     status, out2, _ = cli_argv(argv[2:])
     assert status == 0 and out2 == out
     assert [i.image for i in picker.inverted] == [i.image for i in invert(expected)]
+
+
+def page_rows(table) -> list[list[str]]:
+    """The key cells of every row of a picker table as its page receives them: the reply to
+    the page's ``rows`` request from the top (names as text, in the order shown)."""
+    sent: list = []
+    table.send = lambda content, buffers=None: sent.append((content, buffers or []))
+    request = {"type": "request", "id": 1, "action": "rows", "args": {"count": MAX_WINDOW}}
+    table._on_msg(table, request, [])
+    ((reply, buffers),) = sent
+    assert reply["ok"] and reply["rows"]["total"] <= MAX_WINDOW  # every row in one window
+    columns = unpack(reply["rows"]["columns"], buffers)
+    keys = [columns[f"k{i}"] for i in range(len(table.key_labels))]
+    return [list(row) for row in zip(*keys)]
 
 
 def cli_argv(argv):
@@ -325,15 +341,15 @@ def test_inverted_tab_sort_filter_and_page_rows(sessions):
         picker.inverted_table()
     )
     assert (
-        picker._inv_table.rows_shown()
+        page_rows(picker._inv_table)
         == picker.inverted_table()[["binary", "application"]].values.tolist()
     )
     col = f"{picker.classes.names[0]} samples"
     payload, _ = picker._inv_table._sort(col)  # a header click on the inverted table
-    assert payload["ok"] and picker._sorts["inverted"] == (col, True)
+    assert payload["ok"] and picker.study.sorts["inverted"] == (col, True)
     values = picker.inverted_table()[col].tolist()
     assert values == sorted(values, reverse=True)
-    assert picker._sorts["report"] is None  # the report keeps its own order
+    assert picker.study.sorts["report"] is None  # the report keeps its own order
     picker._inv_filter.value = "libc"
     shown = picker.inverted_table()
     assert len(shown) and shown["binary"].str.contains("libc").all()
@@ -388,8 +404,8 @@ def test_names_are_escaped(tmp_path):
     picker.show("classes").show("inverted")  # both tabs are drawn when opened
     assert "<img" not in picker._classes_html.value and "<b>" not in picker._classes_html.value
     # the tables set every name as text in the page: the raw name goes as data
-    assert "<img src=x onerror=alert(1)>" in str(picker._table.rows_shown())
-    assert "<img src=x onerror=alert(1)>" in str(picker._inv_table.rows_shown())
+    assert "<img src=x onerror=alert(1)>" in str(page_rows(picker._table))
+    assert "<img src=x onerror=alert(1)>" in str(page_rows(picker._inv_table))
 
 
 @pytest.mark.skipif(os.name != "posix", reason="non-UTF-8 file names")
@@ -405,7 +421,7 @@ def test_non_utf8_paths(sessions, tmp_path):
     os.rename(app, bad)
     picker = ClassPicker(dst)
     assert picker.error == "", picker.error
-    shown = str(picker._table.rows_shown())
+    shown = str(page_rows(picker._table))
     assert "caf\ufffd" in shown
     shown.encode("utf-8")  # sendable to the browser
 
@@ -425,8 +441,8 @@ def test_header_click_sorts(sessions):
     values = picker.table_view()[col].tolist()
     assert values == sorted(values, reverse=True)
     picker._table._sort(col)  # a second click flips the direction
-    assert picker._sorts["report"] == (col, False) and not picker._table.sort_descending
-    keys = [r[1] for r in picker._table.rows_shown()]
+    assert picker.study.sorts["report"] == (col, False) and not picker._table.sort_descending
+    keys = [r[1] for r in page_rows(picker._table)]
     assert keys == [str(v) for v in picker.table_view()["image"]]
 
 
@@ -442,7 +458,7 @@ def test_perf_report_output_with_and_without_sample_counts():
     path = PERF / "report_fields_sample_period.txt"  # perf report with Samples columns
     expected = arrange(perf_report_specs(read_perf_report(path)), "all")
     picker = ClassPicker(path, merge="all")
-    assert picker._source.kind == "perf" and picker.error == ""
+    assert picker.study.source.kind == "perf" and picker.error == ""
     assert picker.classes.names == expected.names
     pd.testing.assert_frame_equal(picker.report, report(expected))
     # Overhead only, saved with the '$ perf report ...' line that wrote it: classes, no report
@@ -484,7 +500,7 @@ def test_sample_spec_records_source():
     path = DATA / "synthetic_sessions" / "sample_files_sep.txt"
     specs = read_listing(path).specs()
     picker = ClassPicker(specs, merge="cpu,tgid")
-    assert picker._source.kind == "table"
+    assert picker.study.source.kind == "table"
     assert picker.classes.names == arrange(specs, "cpu,tgid").names
 
 
@@ -549,8 +565,8 @@ def test_selection_per_distinct_value_equals_the_spec_mask(sessions, words, xdep
     """The picker tests event/numeric tags once per distinct value: same rows as mask()."""
     picker = ClassPicker(sessions["sep"], merge="all")
     spec = ProfileSpec.parse(words)
-    table = picker._source.table(["current"])
-    got = picker._source.mask(spec, ["current"], exclude_dependent=xdep)
+    table = picker.study.source.table(["current"])
+    got = picker.study.source.mask(spec, ["current"], exclude_dependent=xdep)
     assert got.tolist() == spec.mask(table, exclude_dependent=xdep).tolist()
 
 
@@ -562,7 +578,7 @@ def test_session_archive_opens_like_its_directory(sessions):
     as perf script text and fail with binary bytes in the message)."""
     archive = ARCHIVES / "opsession_sep.tar.gz"
     picker = ClassPicker(archive, merge="cpu,tgid")
-    assert picker.error == "" and picker._source.kind == "session"
+    assert picker.error == "" and picker.study.source.kind == "session"
     assert_same(picker, sessions["sep"], [], "cpu,tgid")
     # the command shown names the archive, and runs
     assert f"--session-dir={archive}" in shlex.split(picker.command_line)
@@ -617,3 +633,24 @@ def test_an_axis_that_cannot_be_shown_changes_nothing(sessions):
     assert picker.error == "" and picker.axis == "cpu" and picker._axis_box.value == "cpu"
     assert picker.spec == ["event:CPU_CLK_UNHALTED"]
     assert str(picker.merge) == "tgid" and picker._toggles["tgid"].value
+
+
+def test_report_table_kind_and_height_are_checked():
+    table = ReportTable(kind="inverted")
+    with pytest.raises(ShapeError, match="one of \\('report', 'inverted'\\), not 'classes'"):
+        table.kind = "classes"
+    with pytest.raises(ShapeError, match="positive number of pixels, not 0"):
+        table.height = 0
+    assert (table.kind, table.height) == ("inverted", 340)
+
+
+def test_the_chart_axis_ticks_whole_round_sample_counts(sessions):
+    picker = ClassPicker(sessions["sep"], merge="cpu,tgid")
+    axis = picker._chart.axes[1]
+    ticks = [float(t) for t in axis.tick_values]
+    top = max(picker._chart.marks[0].y)
+    assert ticks[0] == 0 and ticks[-1] <= top < ticks[-1] + (ticks[1] - ticks[0])
+    steps = {b - a for a, b in zip(ticks, ticks[1:])}
+    (step,) = steps  # evenly spaced
+    assert step.is_integer() and str(int(step)).strip("0") in ("1", "2", "5")
+    assert 3 <= len(ticks) <= 7

@@ -4,9 +4,12 @@
 
 /** @type {Record<string, string>} request action -> what the person tried */
 export const ACTIONS = {
+  "cols": "Showing more classes",
   "frames": "Drawing the flame graph",
+  "rows": "Showing more rows",
   "search": "Searching names",
   "select": "Selecting",
   "set": "Changing this control",
+  "sort": "Sorting",
   "zoom": "Zooming in"
 };

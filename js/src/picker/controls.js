@@ -2,7 +2,7 @@
 // are shown, and the table's note.
 import { button, h } from "../lib/dom.js";
 
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
 /** @typedef {import("./state.js").RowWindow} RowWindow */
 
 /**

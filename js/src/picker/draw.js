@@ -3,7 +3,7 @@
 import { h } from "../lib/dom.js";
 import { keyLabels } from "./state.js";
 
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
 /** @typedef {import("./state.js").RowWindow} RowWindow */
 
 export const ROW_H = 22;

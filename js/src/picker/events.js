@@ -1,9 +1,10 @@
 // Talking to the kernel: rows and class pages asked for as the person scrolls, turns a page
 // or clicks a header, and the windows Python pushes after each change. Replies carry their
-// columns under the named key "rows" (perfweave/widgets/_base.py).
+// columns under the key the protocol names (./protocol.js, perfweave/widgets/_base.py).
 import { Channel } from "../lib/request.js";
+import { ACTIONS } from "./protocol.js";
 
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
 /** @typedef {import("./state.js").WindowReply} WindowReply */
 
 const FETCH_BEFORE = 60;
@@ -29,7 +30,7 @@ export class TableRequests {
 
   /**
    * Ask for the window around the rows in view (`action`: "rows" or "cols").
-   * @param {string} action @param {Record<string, any>} [extra]
+   * @param {"rows" | "cols"} action @param {Record<string, any>} [extra]
    */
   async fetch(action, extra = {}) {
     if (this.fetching) { this.again = true; return; }
@@ -37,7 +38,7 @@ export class TableRequests {
     try {
       const [first] = this.range();
       const start = Math.max(0, first - FETCH_BEFORE);
-      const reply = await this.channel.request(action, { start, count: FETCH_COUNT, ...extra }, { columns: "rows" });
+      const reply = await this.channel.request(action, { start, count: FETCH_COUNT, ...extra }, { columns: ACTIONS[action].key });
       this.accept(/** @type {any} */ (reply), reply.columns || {});
     } finally {
       this.fetching = false;
@@ -53,7 +54,7 @@ export class TableRequests {
 
   /** A header click: sort by `column` in Python, from the top. @param {string} column */
   sort(column) {
-    return this.channel.request("sort", { column, start: 0, count: FETCH_COUNT }, { columns: "rows" })
+    return this.channel.request("sort", { column, start: 0, count: FETCH_COUNT }, { columns: ACTIONS.sort.key })
       .then((reply) => this.accept(/** @type {any} */ (reply), reply.columns || {}));
   }
 

@@ -1,20 +1,22 @@
 // ClassPicker report table: a virtual list of rows and one page of class columns, over
 // binary row windows that Python pushes after each change (and sends on scroll). See
-// perfweave/widgets/_picker_table.py. Modules: state (the window held), draw (grid and
-// cells), controls (the page bar), events (requests and pushes).
+// perfweave/widgets/_picker_table.py; the protocol is in ./protocol.js (generated). Modules:
+// state (the window held), draw (grid and cells), controls (the page bar), events (requests
+// and pushes).
 import { errorBanner } from "../lib/banner.js";
 import { h } from "../lib/dom.js";
 import { VirtualRows } from "../lib/virtual.js";
 import { pageBar } from "./controls.js";
 import { drawHead, fillRow, keysWidth, layout, PCT_W, ROW_H, SAMPLES_W } from "./draw.js";
 import { TableRequests } from "./events.js";
+import { TRAITS } from "./protocol.js";
 import { holds, keyLabels, windowOf } from "./state.js";
 
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
 /** @typedef {import("./state.js").RowWindow} RowWindow */
 /** @typedef {import("./state.js").WindowReply} WindowReply */
 
-/** @param {{ model: Model, el: HTMLElement }} view */
+/** @param {{ model: import("./protocol.js").WidgetModel, el: HTMLElement }} view */
 function render({ model, el }) {
   const kind = model.get("kind") === "inverted" ? "pw-picker-invlist" : "pw-picker-reportlist";
   const root = h("div", { cls: `pw-picker-table ${kind}` });
@@ -80,11 +82,12 @@ function render({ model, el }) {
     root.dataset.receivedAt = String(performance.now());
     accept(/** @type {any} */ (pushed), pushed.columns || {});
   });
-  model.on("change:note", redrawHead);
+  // the traits the page redraws on (the others arrive with each window)
+  for (const k of Object.keys(TRAITS)) model.on(`change:${k}`, redrawHead);
   requests.fetch("rows");
   return () => {
     resize.disconnect();
-    model.off("change:note", redrawHead);
+    for (const k of Object.keys(TRAITS)) model.off(`change:${k}`, redrawHead);
     requests.close();
   };
 }

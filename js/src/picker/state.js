@@ -2,7 +2,7 @@
 // the kernel sent it (perfweave/widgets/_picker_table.py `_window`).
 
 /** @typedef {import("../lib/columns.js").NumericColumn} NumericColumn */
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
 
 /**
  * One window of rows: key names per key column, then samples and % per row x class.

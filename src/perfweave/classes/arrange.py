@@ -22,7 +22,7 @@ import pandas as pd
 
 from perfweave.classes._groups import codes_of, group_ids, int_bincount, rows_by_group
 from perfweave.classes.axis import class_longnames, identify_axis
-from perfweave.classes.merge_options import MergeOptions
+from perfweave.classes.opreport_merge import MergeOptions
 from perfweave.classes.spec import SPEC_COLUMNS, SampleSpec, specs_table
 from perfweave.classes.spec_codes import NUMERIC_FIELDS, SpecCodes
 from perfweave.errors import SpecError

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from perfweave.classes.merge_options import MergeOptions
+from perfweave.classes.opreport_merge import MergeOptions
 from perfweave.errors import AxisConflict
 
 AXES = ("event", "tgid", "tid", "cpu")

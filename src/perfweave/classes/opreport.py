@@ -13,8 +13,8 @@ from os import PathLike
 
 from perfweave.classes.archive import ArchiveLimits, session_archive
 from perfweave.classes.arrange import ProfileClasses, arrange
-from perfweave.classes.merge_options import MergeOptions
 from perfweave.classes.opreport_format import describe_classes, format_image_report
+from perfweave.classes.opreport_merge import MergeOptions
 from perfweave.classes.profile_spec import ProfileSpec
 from perfweave.classes.spec import parse_sample_paths, scan_session
 from perfweave.classes.summary import load_samples

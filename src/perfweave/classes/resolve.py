@@ -18,7 +18,7 @@ import numpy as np
 
 from perfweave.classes.arrange import arrange
 from perfweave.classes.axis import AXES
-from perfweave.classes.merge_options import MergeOptions
+from perfweave.classes.opreport_merge import MergeOptions
 from perfweave.classes.spec_codes import SpecCodes
 from perfweave.errors import AxisConflict, SpecError
 

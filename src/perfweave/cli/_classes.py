@@ -88,8 +88,8 @@ def _standalone_parser() -> argparse.ArgumentParser:
 def run(argv: Sequence[str], out=None, err=None) -> int:
     """Run the command on ``argv`` (options and specs in any order); return the exit status."""
     from perfweave.classes.archive import ArchiveLimits
-    from perfweave.classes.merge_options import MergeOptions
     from perfweave.classes.opreport import opreport
+    from perfweave.classes.opreport_merge import MergeOptions
 
     out = out or sys.stdout
     err = err or sys.stderr
@@ -122,18 +122,17 @@ def run(argv: Sequence[str], out=None, err=None) -> int:
 
 
 def _func(args: argparse.Namespace) -> int:
-    argv = [f"--session-dir={args.session_dir}"]
-    if args.merge:
-        argv.append(f"--merge={args.merge}")
-    if args.exclude_dependent:
-        argv.append("--exclude-dependent")
-    if args.verbose:
-        argv.append(f"--verbose={args.verbose}")
+    """The subcommand's arguments as the command line :func:`run` reads: the same
+    :func:`~perfweave.classes.opreport_argv` a ClassPicker shows as its command."""
+    from perfweave.classes.study import opreport_argv
+
+    options = [f"--verbose={args.verbose}"] if args.verbose else []
     if args.archive_max_bytes:
-        argv.append(f"--archive-max-bytes={args.archive_max_bytes}")
+        options.append(f"--archive-max-bytes={args.archive_max_bytes}")
     if args.archive_max_members:
-        argv.append(f"--archive-max-members={args.archive_max_members}")
-    return run(argv + list(args.rest))
+        options.append(f"--archive-max-members={args.archive_max_members}")
+    argv = opreport_argv(args.session_dir, args.rest, args.merge, args.exclude_dependent, options)
+    return run(argv)
 
 
 def register(subparsers) -> None:

@@ -1,11 +1,14 @@
 """The ClassPicker's report table: an anywidget over binary row windows.
 
-Python keeps the table's arrays and a row order (:class:`TableData`: a filter or a sort only
-reorders row positions); the browser shows a virtual list of rows
+Python keeps the table's arrays and a row order (the study's
+:class:`~perfweave.classes.ReportRows`: a filter or a sort only reorders row positions); the
+browser shows a virtual list of rows
 and one page of class columns at a time, and asks for the rows and classes in view. After
 every change Python pushes the first window itself (no round trip), so a redraw costs one
 message of at most ``MAX_WINDOW`` rows by ``PAGE`` classes whatever the table's size.
-Every name reaches the page as text (``textContent``), never as markup.
+Every name reaches the page as text (``textContent``), never as markup. The page's requests
+are declared once, in ``ReportTable._protocol`` (``js/src/picker/protocol.js`` is generated
+from it).
 """
 
 from __future__ import annotations
@@ -16,9 +19,11 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from perfweave.classes.report import ReportArrays
-from perfweave.classes.source import text
+from perfweave.classes import ReportRows, text
+from perfweave.classes.study import TABLES
+from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
+from perfweave.widgets._protocol import Action, Protocol
 from perfweave.widgets._transport import pack
 
 #: classes (each a samples and a % column) shown side by side
@@ -29,6 +34,10 @@ MAX_PAGE = 24
 MAX_WINDOW = 400
 #: rows pushed after a change (the browser asks for more when scrolled)
 FIRST_WINDOW = 80
+#: the reply key of a window's binary columns: ``k0``, ``k1``, ... the names of each key
+#: column (at most three: application, image, symbol), then samples and % (rows x classes)
+ROWS_KEY = "rows"
+_WINDOW = ("k0", "k1", "k2", "samples", "pct")
 
 
 class ReportTable(WidgetBase):
@@ -37,7 +46,7 @@ class ReportTable(WidgetBase):
     _esm = static_file("picker.js")
     _css = static_file("picker.css")
 
-    key_labels = traitlets.List().tag(sync=True)
+    key_labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     class_count = traitlets.Int(0).tag(sync=True)
     row_count = traitlets.Int(0).tag(sync=True)
     col_start = traitlets.Int(0).tag(sync=True)
@@ -48,15 +57,46 @@ class ReportTable(WidgetBase):
     #: "report" or "inverted" (the page marks the table with pw-picker-reportlist / -invlist)
     kind = traitlets.Unicode("report").tag(sync=True)
     #: the longest name of each key column, in characters (the page sizes columns by it)
-    key_chars = traitlets.List().tag(sync=True)
+    key_chars = traitlets.List(traitlets.Int()).tag(sync=True)
     #: what the two numbers under each class are called
-    value_labels = traitlets.List(["samples", "%"]).tag(sync=True)
+    value_labels = traitlets.List(traitlets.Unicode(), ["samples", "%"]).tag(sync=True)
 
     #: the column the rows are sorted by ("" in opreport's order), and the direction
     sort_column = traitlets.Unicode("").tag(sync=True)
     sort_descending = traitlets.Bool(True).tag(sync=True)
 
-    _actions = {"rows": "_rows", "cols": "_cols", "sort": "_sort"}  # noqa: RUF012
+    _protocol = Protocol(
+        folder="picker",
+        actions={
+            "rows": Action(
+                "_rows", "Showing more rows", ("start", "count", "version"), ROWS_KEY, _WINDOW
+            ),
+            "cols": Action(
+                "_cols",
+                "Showing more classes",
+                ("start", "count", "col_start", "page"),
+                ROWS_KEY,
+                _WINDOW,
+            ),
+            "sort": Action("_sort", "Sorting", ("column", "start", "count"), ROWS_KEY, _WINDOW),
+        },
+        # the page redraws its bar on a new note; every other trait it reads when a window
+        # arrives (Python pushes one after each change)
+        read_only=(
+            "class_count",
+            "col_start",
+            "height",
+            "key_chars",
+            "key_labels",
+            "kind",
+            "page",
+            "row_count",
+            "sort_column",
+            "sort_descending",
+            "value_labels",
+            "version",
+        ),
+    )
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)  # kind=, layout=
@@ -68,6 +108,38 @@ class ReportTable(WidgetBase):
         self._viewport = (0, FIRST_WINDOW)
         #: called with (column, descending) when a header is clicked (the picker sorts)
         self.on_sort: Any = None
+
+    @traitlets.validate("kind")
+    def _check_kind(self, proposal: dict) -> str:
+        value = proposal["value"]
+        if value not in TABLES:
+            raise ShapeError(f"a picker table is one of {TABLES}, not {value!r}")
+        return value
+
+    @traitlets.validate("height")
+    def _check_height(self, proposal: dict) -> int:
+        value = proposal["value"]
+        if value < 1:
+            raise ShapeError(f"the table's height is a positive number of pixels, not {value}")
+        return value
+
+    def show(
+        self,
+        rows: ReportRows | None,
+        order: np.ndarray | None = None,
+        sort: tuple[str, bool] | None = None,
+    ) -> None:
+        """Show rows ``order`` of a study's table (nothing when ``rows`` is None), sorted by
+        ``sort`` (column, descending; the header marks it), the two numbers under each
+        class named as the table names them."""
+        if rows is None:
+            self.set_data({}, [], np.zeros((0, 0), np.int64), np.zeros((0, 0)))
+            return
+        with self.hold_sync():
+            self.sort_column = sort[0] if sort else ""
+            self.sort_descending = sort[1] if sort else True
+            self.value_labels = list(rows.values)
+        self.set_data(rows.keys, rows.classes, rows.samples, rows.pct, order)
 
     def set_data(
         self,
@@ -97,11 +169,6 @@ class ReportTable(WidgetBase):
         self._viewport = (0, self._viewport[1])
         payload, buffers = self._window(0, FIRST_WINDOW)
         self._push("rows", payload, buffers)
-
-    def rows_shown(self) -> list[list[str]]:
-        """The key cells of every row (what the page lists, top to bottom)."""
-        rows = self._rows_at(0, self.row_count)
-        return [list(r) for r in zip(*(k[rows] for k in self._keys))] if self._keys else []
 
     def _rows_at(self, start: int, stop: int) -> np.ndarray | slice:
         return slice(start, stop) if self._order is None else self._order[start:stop]
@@ -156,103 +223,6 @@ def _as_text(values: np.ndarray) -> np.ndarray:
     codes, uniques = pd.factorize(np.asarray(values, dtype=object))
     shown = np.array([text(u) for u in uniques] + [""], dtype=object)
     return shown[codes]  # code -1 (a missing name) shows as ""
-
-
-class TableData:
-    """A report-shaped frame as arrays: key columns (names), then per class two numbers.
-
-    Built once per report (:meth:`of`); a filter or a sort only computes a row order
-    (:meth:`order`), and :meth:`frame` gives the rows as the flat DataFrame the table shows.
-    """
-
-    def __init__(
-        self,
-        keys: dict[str, np.ndarray],
-        classes: list[str],
-        samples: np.ndarray,
-        pct: np.ndarray,
-        values: tuple[str, str] = ("samples", "%"),
-    ) -> None:
-        self.keys = keys
-        self.classes = classes
-        self.samples = samples
-        self.pct = pct
-        self.values = values
-
-    @classmethod
-    def of(cls, frame: pd.DataFrame, values: tuple[str, str] = ("samples", "percent")) -> TableData:
-        """From a frame with a (class, value) column MultiIndex and names in its index."""
-        classes = [str(c) for c in dict.fromkeys(frame.columns.get_level_values(0))]
-        index = frame.index
-        keys = {
-            str(name): index.get_level_values(i).to_numpy(dtype=object)
-            for i, name in enumerate(index.names)
-        }
-        samples = frame.xs(values[0], axis=1, level=1).to_numpy(dtype=np.int64)
-        pct = frame.xs(values[1], axis=1, level=1).to_numpy(dtype=np.float64)
-        return cls(keys, classes, samples, pct, (values[0], "%"))
-
-    @classmethod
-    def of_arrays(cls, rep: ReportArrays) -> TableData:
-        """From the core's report arrays (names from the index levels, used as they are)."""
-        index = rep.index
-        keys = {
-            str(name): index.get_level_values(i).to_numpy(dtype=object)
-            for i, name in enumerate(index.names)
-        }
-        return cls(keys, [str(c) for c in rep.labels], rep.samples, rep.percent)
-
-    def __len__(self) -> int:
-        return len(self.samples)
-
-    def columns(self) -> list[str]:
-        """Column names as the flat table has them: keys, then ``"<class> <value>"``."""
-        a, b = self.values
-        out = list(self.keys)
-        for c in self.classes:
-            out += [f"{c} {a}", f"{c} {b}"]
-        return out
-
-    def order(self, needle: str = "", sort: tuple[str, bool] | None = None) -> np.ndarray:
-        """Row positions kept by the filter ``needle`` (case-insensitive, in any key), sorted
-        by ``(column, descending)`` (stable: ties keep the report's order)."""
-        rows = np.arange(len(self), dtype=np.int64)
-        if needle:
-            low = needle.lower()
-            hit = np.zeros(len(self), dtype=bool)
-            for values in self.keys.values():
-                codes, uniques = pd.factorize(values)
-                found = np.array([low in text(u).lower() for u in uniques] + [False])
-                hit |= found[codes]
-            rows = rows[hit]
-        if sort is not None:
-            col, desc = sort
-            key = self._sort_key(col)
-            if key is not None:
-                k = key[rows]
-                rows = rows[np.argsort(-k if desc else k, kind="stable")]
-        return rows
-
-    def _sort_key(self, column: str) -> np.ndarray | None:
-        if column in self.keys:
-            return pd.factorize(self.keys[column], sort=True)[0].astype(np.float64)
-        a, b = self.values
-        for j, c in enumerate(self.classes):
-            if column == f"{c} {a}":
-                return self.samples[:, j].astype(np.float64)
-            if column == f"{c} {b}":
-                return self.pct[:, j]
-        return None
-
-    def frame(self, rows: np.ndarray | None = None) -> pd.DataFrame:
-        """The rows (all, or ``rows``) as a flat DataFrame with :meth:`columns`."""
-        rows = np.arange(len(self)) if rows is None else rows
-        data: dict[str, Any] = {k: v[rows] for k, v in self.keys.items()}
-        a, b = self.values
-        for j, c in enumerate(self.classes):
-            data[f"{c} {a}"] = self.samples[rows, j]
-            data[f"{c} {b}"] = self.pct[rows, j]
-        return pd.DataFrame(data, columns=self.columns())
 
 
 def _longest(names: np.ndarray) -> int:

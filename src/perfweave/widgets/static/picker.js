@@ -457,6 +457,59 @@ var Channel = class {
   }
 };
 
+// src/picker/protocol.js
+var TRAITS = {
+  "note": "string"
+};
+var ACTIONS = {
+  "rows": {
+    "args": [
+      "start",
+      "count",
+      "version"
+    ],
+    "key": "rows",
+    "columns": [
+      "k0",
+      "k1",
+      "k2",
+      "samples",
+      "pct"
+    ]
+  },
+  "cols": {
+    "args": [
+      "start",
+      "count",
+      "col_start",
+      "page"
+    ],
+    "key": "rows",
+    "columns": [
+      "k0",
+      "k1",
+      "k2",
+      "samples",
+      "pct"
+    ]
+  },
+  "sort": {
+    "args": [
+      "column",
+      "start",
+      "count"
+    ],
+    "key": "rows",
+    "columns": [
+      "k0",
+      "k1",
+      "k2",
+      "samples",
+      "pct"
+    ]
+  }
+};
+
 // src/picker/events.js
 var FETCH_BEFORE = 60;
 var FETCH_COUNT = 200;
@@ -475,7 +528,7 @@ var TableRequests = class {
   }
   /**
    * Ask for the window around the rows in view (`action`: "rows" or "cols").
-   * @param {string} action @param {Record<string, any>} [extra]
+   * @param {"rows" | "cols"} action @param {Record<string, any>} [extra]
    */
   async fetch(action, extra = {}) {
     if (this.fetching) {
@@ -486,7 +539,7 @@ var TableRequests = class {
     try {
       const [first] = this.range();
       const start = Math.max(0, first - FETCH_BEFORE);
-      const reply = await this.channel.request(action, { start, count: FETCH_COUNT, ...extra }, { columns: "rows" });
+      const reply = await this.channel.request(action, { start, count: FETCH_COUNT, ...extra }, { columns: ACTIONS[action].key });
       this.accept(
         /** @type {any} */
         reply,
@@ -507,7 +560,7 @@ var TableRequests = class {
   }
   /** A header click: sort by `column` in Python, from the top. @param {string} column */
   sort(column) {
-    return this.channel.request("sort", { column, start: 0, count: FETCH_COUNT }, { columns: "rows" }).then((reply) => this.accept(
+    return this.channel.request("sort", { column, start: 0, count: FETCH_COUNT }, { columns: ACTIONS.sort.key }).then((reply) => this.accept(
       /** @type {any} */
       reply,
       reply.columns || {}
@@ -585,11 +638,11 @@ function render({ model, el }) {
       pushed.columns || {}
     );
   });
-  model.on("change:note", redrawHead);
+  for (const k of Object.keys(TRAITS)) model.on(`change:${k}`, redrawHead);
   requests.fetch("rows");
   return () => {
     resize.disconnect();
-    model.off("change:note", redrawHead);
+    for (const k of Object.keys(TRAITS)) model.off(`change:${k}`, redrawHead);
     requests.close();
   };
 }

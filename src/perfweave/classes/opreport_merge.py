@@ -1,4 +1,6 @@
-"""opreport's ``--merge`` options: which differences between sample files to ignore."""
+"""opreport's ``--merge`` options (:class:`MergeOptions`): which differences between sample
+files to ignore. Named for the command whose option it is; the `merge/` package is
+another thing (merging hardware-event subexperiments)."""
 
 from __future__ import annotations
 
