@@ -251,3 +251,48 @@ def test_a_request_with_an_argument_the_protocol_does_not_declare_is_refused(lul
     assert not reply["ok"] and "takes node, width; not shell" in reply["error"]
     assert fg.error == reply["error"] and fg.zoom_node == -1  # nothing changed
     assert cols is not None and len(cols["node"]) > 0  # the unchanged view is answered
+
+
+def test_at_scale_draws_the_prediction_and_marks_the_guesses():
+    ens = pw.datasets.mpi_scaling()
+    fg = FlameGraph.at_scale(ens, "mpi.world.size", target=4096)
+    assert fg.title.startswith("Avg time/rank — predicted at mpi.world.size = 4,096 (not run;")
+    page = Page(fg)
+    reply, cols = page.ask("frames", width=800)
+    quality = fg.layout.values.quality[cols["node"][cols["node"] >= 0]]
+    guess = cols["guess"][cols["node"] >= 0]
+    np.testing.assert_array_equal(guess, np.isin(quality, ("poor", "")))
+    assert guess.any() and not guess.all() and reply["meta"]["predicted"]
+    # another metric refits; a bad one is refused and the view stays
+    reply, _ = page.ask("set", metric="Max time/rank")
+    assert reply["ok"] and fg.metric == "Max time/rank"
+    reply, _ = page.ask("set", metric="nope")
+    assert not reply["ok"] and "no metric 'nope'" in fg.error and fg.metric == "Max time/rank"
+    with pytest.raises(ShapeError, match="needs target="):
+        FlameGraph.at_scale(ens, "mpi.world.size")
+
+
+def test_frames_narrower_than_a_pixel_are_sent_gathered(rajaperf):
+    quartz, _ = rajaperf
+    fg = FlameGraph(quartz)
+    reply, cols = Page(fg).ask("frames", width=1000)
+    gathered = cols["node"] < 0
+    runs = fg.layout.narrow(min_width=1 / 1000)
+    assert gathered.sum() == len(runs) > 0
+    np.testing.assert_array_equal(cols["hidden"][gathered], runs["hidden"])
+    np.testing.assert_allclose(cols["value"][gathered], runs["value"])
+    assert all(
+        n.startswith("… ") and n.endswith(" hidden") for n in np.asarray(cols["name"])[gathered]
+    )
+    assert reply["meta"]["shown"] == (~gathered).sum()
+
+
+def test_groups_of_one_ensemble(rajaperf):
+    quartz, lassen = rajaperf
+    both = pw.Ensemble.from_files(list(quartz.metadata["file"]) + list(lassen.metadata["file"]))
+    fg = FlameGraph(both, groups=("cluster", "quartz", "lassen"))
+    assert fg.title.startswith("Avg time/rank: cluster = quartz against cluster = lassen — ")
+    assert "cluster = lassen: mean over 10 profiles" in fg.title
+    assert fg.frames["significant"].any()
+    with pytest.raises(ShapeError, match="no profile has cluster = 'sierra'"):
+        FlameGraph(both, groups=("cluster", "quartz", "sierra"))

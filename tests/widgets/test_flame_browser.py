@@ -176,3 +176,42 @@ def test_two_ensembles_compared(
     assert "quartz larger" in legend
     assert "(significant)" in text
     save_screenshot(page, "flame_voila_compare")
+
+
+def test_the_flame_at_a_scale_not_yet_run(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """The MPI scaling study (27 to 343 ranks) predicted at 4,096 ranks: the title says it is
+    a prediction, guesses are hatched and said so on hover, and narrow frames are gathered."""
+    nb = tmp_path / "flame_scale.ipynb"
+    write_notebook(
+        nb,
+        [
+            "import perfweave as pw",
+            STATE_HOOK,
+            "ens = pw.datasets.mpi_scaling()",
+            "fg = watch(pw.FlameGraph.at_scale(ens, 'mpi.world.size', target=4096), "
+            f"{str(nb.with_suffix('.state.json'))!r})\nfg",
+        ],
+    )
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1200, "height": 700})
+    widget = open_in_voila(page, server.url(), READY)
+    state = wait_state(nb, lambda s: len(s["frames"]) > 0)
+    assert not canvas_is_blank(widget.locator("canvas.pw-fl-canvas"))
+    title = widget.locator(".pw-fl-title").inner_text()
+    assert "predicted at mpi.world.size = 4,096 (not run" in title
+    legend = widget.locator(".pw-fl-legend").inner_text()
+    assert "poorly fitted model or none: a guess" in legend
+    save_screenshot(widget, "flame_voila_at_scale")
+    # hover a hatched frame: the tooltip says it is a guess
+    guessed = [f for f in state["frames"] if f[4] - f[3] > 0.02]
+    said = []
+    tip = widget.locator(".pw-fl-tooltip")
+    for frame in guessed:
+        page.mouse.move(*_frame_point(widget, frame, state))
+        tip.wait_for(state="visible")
+        eventually(lambda f=frame: tip.get_attribute("data-node") == str(f[0]), "no tooltip")
+        said.append(tip.inner_text())
+    assert any("a guess" in t for t in said) and any("predicted by its model" in t for t in said)
+    save_screenshot(page, "flame_voila_at_scale_hover")

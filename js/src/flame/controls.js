@@ -1,6 +1,7 @@
 // The toolbar (metric, orientation, colouring, search), the breadcrumb and the legend.
 import { button, fillSelect, h } from "../lib/dom.js";
 import { css, LESS, MORE, NOT_SIGNIFICANT, SAME, shareColor } from "./colors.js";
+import { GATHERED } from "./draw.js";
 import { CONTROLS } from "./protocol.js";
 
 /** @typedef {import("./state.js").Frames} Frames */
@@ -62,6 +63,12 @@ function swatch(c, text) {
   return h("span", { cls: "pw-fl-key" }, [box, text]);
 }
 
+/** A legend key with the hatching of a guessed frame. @param {string} text */
+function hatched(text) {
+  const box = h("span", { cls: "pw-fl-swatch pw-fl-hatched" });
+  return h("span", { cls: "pw-fl-key" }, [box, text]);
+}
+
 /** @param {Model} model @param {Frames} f @returns {HTMLElement[]} */
 function legendItems(model, f) {
   const m = f.meta;
@@ -76,9 +83,14 @@ function legendItems(model, f) {
     out.push(h("span", { cls: "pw-fl-test", text: m.test || "" }));
     return out;
   }
+  const extra = [];
+  if (f.cols.hidden && Array.prototype.some.call(f.cols.node, (/** @type {number} */ n) => n < 0)) {
+    extra.push(swatch(GATHERED, "frames narrower than a pixel, gathered"));
+  }
+  if (m.predicted) extra.push(hatched("poorly fitted model or none: a guess"));
   if (model.get("color_by") === "exclusive") {
-    return [width, swatch(shareColor(0), "0% exclusive"), swatch(shareColor(0.5), "50%"), swatch(shareColor(1), "100% of the frame is its own time")];
+    return [width, swatch(shareColor(0), "0% exclusive"), swatch(shareColor(0.5), "50%"), swatch(shareColor(1), "100% of the frame is its own time"), ...extra];
   }
   const what = model.get("color_by") === "module" ? "module" : "name";
-  return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` })];
+  return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` }), ...extra];
 }

@@ -9,6 +9,8 @@ import { ROW } from "./state.js";
 const FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
 const MATCH = /** @type {[number, number, number]} */ ([214, 60, 214]);
 const FADED = /** @type {[number, number, number]} */ ([232, 232, 232]);
+/** The colour of a frame that gathers frames narrower than a pixel. */
+export const GATHERED = /** @type {[number, number, number]} */ ([200, 200, 200]);
 
 /**
  * The colour of frame `i`.
@@ -18,6 +20,7 @@ const FADED = /** @type {[number, number, number]} */ ([232, 232, 232]);
 export function frameColor(v, i) {
   const f = /** @type {import("./state.js").Frames} */ (v.frames);
   const c = f.cols;
+  if (c.node[i] < 0) return GATHERED;
   if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
   if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
   if (v.model.get("color_by") === "exclusive") {
@@ -48,6 +51,24 @@ function clipped(ctx, text, room) {
     else hi = mid - 1;
   }
   return lo >= 2 ? `${text.slice(0, lo)}…` : "";
+}
+
+/** Diagonal strokes over a frame: a prediction from a poorly fitted model (or none).
+ * @param {CanvasRenderingContext2D} ctx @param {number} x @param {number} y @param {number} w */
+export function hatch(ctx, x, y, w) {
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x, y, w, ROW - 1);
+  ctx.clip();
+  ctx.strokeStyle = "rgba(0, 0, 0, 0.45)";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let k = x - ROW; k < x + w; k += 5) {
+    ctx.moveTo(k, y + ROW);
+    ctx.lineTo(k + ROW, y);
+  }
+  ctx.stroke();
+  ctx.restore();
 }
 
 /** Draw every frame (and the selection's outline). @param {View} v */
@@ -84,6 +105,7 @@ export function draw(v) {
     ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1; // ancestors of the zoomed frame
     ctx.fillStyle = css(col);
     ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
+    if (c.guess[i]) hatch(ctx, x, y, Math.max(w - 1, 0.5));
     if (w > 28) {
       const label = clipped(ctx, c.name[i], w - 7);
       if (label) {

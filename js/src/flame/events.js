@@ -24,7 +24,7 @@ export function listen(v) {
     const i = frameUnder(v, ev);
     v.hover = i;
     showTooltip(v.tooltip, v.frames, i, ev.clientX, ev.clientY, window.innerWidth);
-    v.canvas.style.cursor = i >= 0 ? "pointer" : "default";
+    v.canvas.style.cursor = i >= 0 && v.frames && v.frames.cols.node[i] >= 0 ? "pointer" : "default";
   };
   const leave = () => {
     v.hover = -1;
@@ -35,6 +35,7 @@ export function listen(v) {
     const i = frameUnder(v, ev);
     if (i < 0 || !v.frames) return;
     const node = Number(v.frames.cols.node[i]);
+    if (node < 0) return; // frames gathered: their parent zooms in on them
     await v.act("select", { node });
     await v.act("zoom", { node });
   };

@@ -14,6 +14,7 @@
  * @property {number} shown frames sent (at least one pixel wide)
  * @property {{pattern: string, count: number, text: string}} search
  * @property {boolean} compare
+ * @property {boolean} [predicted] the values are predicted by models (hatched: a guess)
  * @property {string} [test] the comparison's test and threshold
  * @property {boolean} [tested]
  * @property {[string, string]} [labels] the two sides' names

@@ -20,9 +20,16 @@ function pText(p) {
 export function tooltipLines(f, i) {
   const c = f.cols, m = f.meta, fmt = m.format;
   const value = c.value[i];
-  const lines = [c.name[i]];
   const ofTotal = percent(value, m.total);
   const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
+  if (c.node[i] < 0) {
+    return [
+      `${c.hidden[i].toLocaleString("en-US")} frames, each narrower than a pixel`,
+      `together: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`,
+      "click the frame above them to zoom in and see them",
+    ];
+  }
+  const lines = [c.name[i]];
   if (m.compare) {
     const [a, b] = m.labels || ["a", "b"];
     lines.push(`${a}: ${columnText(c.value_a[i], fmt)}   ${b}: ${columnText(c.value_b[i], fmt)}`);
@@ -38,6 +45,9 @@ export function tooltipLines(f, i) {
   } else {
     lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`);
     lines.push(`exclusive: ${columnText(c.exclusive[i], fmt)}`);
+  }
+  if (m.predicted) {
+    lines.push(c.guess[i] ? "predicted by a poorly fitted model (or none): a guess" : "predicted by its model");
   }
   return lines;
 }

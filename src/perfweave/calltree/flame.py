@@ -86,6 +86,9 @@ class NodeValues:
     sample_noun: str
     #: each node's module (load module, library) where the data names one, else None
     module: np.ndarray | None = None
+    #: each node's model quality ("good", "fair", "poor", "" for no model) where the values
+    #: are predicted by models (:mod:`perfweave.scaling.flame`), else None
+    quality: np.ndarray | None = None
 
 
 def node_attribute(graph: Graph, dataframe: pd.DataFrame, column: str) -> np.ndarray | None:
@@ -189,9 +192,14 @@ def subtree_totals(graph: Graph, values: np.ndarray) -> np.ndarray:
 
 
 def _children_sum(graph: Graph, values: np.ndarray) -> np.ndarray:
+    """The sum of each node's children's values (rows of a vector or a matrix)."""
     parent = graph.parent
     has = parent >= 0
-    return np.bincount(parent[has], weights=values[has], minlength=len(graph))
+    if values.ndim == 1:
+        return np.bincount(parent[has], weights=values[has], minlength=len(graph))
+    out = np.zeros_like(values, dtype=float)
+    np.add.at(out, parent[has], values[has])
+    return out
 
 
 def _down_sum(graph: Graph, per_node: np.ndarray) -> np.ndarray:
@@ -286,6 +294,40 @@ def ensemble_values(ens: Ensemble, metric: Any = None, statistic: str = "mean") 
         "profiles",
         node_attribute(ens.graph, ens.dataframe, "module"),
     )
+
+
+@dataclass(frozen=True)
+class ExclusiveProfiles:
+    """An ensemble metric's exclusive value per node and profile, and what it is called.
+
+    ``inclusive`` is the inclusive metric a flame graph of it is drawn by, ``matrix``
+    (nodes x profiles, NaN where a profile lacks the node) the exclusive values: the
+    metric's exclusive partner where the ensemble has one, else each profile's inclusive
+    value minus its children's (never below 0), so that summing them up again gives the
+    inclusive values back."""
+
+    inclusive: str
+    matrix: np.ndarray
+    unit: str
+
+
+def exclusive_profiles(ens: Ensemble, metric: Any = None) -> ExclusiveProfiles:
+    """The exclusive values per profile of ``metric`` (an inclusive or exclusive metric;
+    default: the ensemble's default), the input of a flame graph predicted by models."""
+    _check_tree(ens.graph)
+    perf = ens.performance_cols
+    inc, derived_from = _pick_inclusive(
+        perf, [m for m in ens.inc_metrics if m in perf], ens.exc_metrics, ens.default_metric, metric
+    )
+    n, profiles = len(ens.graph), list(ens.profiles)
+    exc = derived_from or _exclusive_partner(inc, ens.exc_metrics, perf)
+    if exc is not None:
+        matrix = profile_means(ens.dataframe, n, profiles, exc)
+    else:
+        incl = profile_means(ens.dataframe, n, profiles, inc)
+        children = _children_sum(ens.graph, np.nan_to_num(incl, nan=0.0))
+        matrix = np.where(np.isnan(incl), np.nan, np.maximum(incl - children, 0.0))
+    return ExclusiveProfiles(inc, matrix, ens.unit_of(exc or inc))
 
 
 def node_values(data: Any, metric: Any = None, statistic: str = "mean") -> NodeValues:
@@ -444,9 +486,69 @@ class FlameLayout:
             "value": self.values.inclusive[nodes],
             "exclusive": self.values.exclusive[nodes],
         }
+        if self.values.quality is not None:
+            table["quality"] = self.values.quality[nodes]
         if self.comparison is not None:
             table.update(self.comparison.columns(nodes))
         return pd.DataFrame(table)
+
+    def narrow(self, zoom: Any = None, min_width: float = 0.0) -> pd.DataFrame:
+        """What :meth:`frames` with ``min_width`` leaves out, gathered: each run of
+        neighbouring sibling frames narrower than ``min_width`` under a frame that is drawn
+        becomes one frame (``x0, x1`` from the run's first to its last, ``value`` and
+        ``exclusive`` summed, ``hidden`` the nodes its subtrees hold, ``parent`` the drawn
+        frame's node), kept where the run together is at least ``min_width`` wide: a person
+        sees that something is there and how much."""
+        columns = ("parent", "depth", "x0", "x1", "value", "exclusive", "hidden")
+        if min_width <= 0:
+            return pd.DataFrame({c: [] for c in columns})
+        shown = self.frames(zoom=zoom)
+        nodes = shown["node"].to_numpy()
+        x0, x1 = shown["x0"].to_numpy(), shown["x1"].to_numpy()
+        narrow = (x1 - x0) < min_width
+        if zoom is not None:
+            narrow[: len(self.path(zoom))] = False
+        n = len(self.graph)
+        drawn = np.zeros(n, dtype=bool)
+        drawn[nodes[~narrow]] = True
+        parent = self.graph.parent[nodes]
+        top = narrow & (parent >= 0) & drawn[np.maximum(parent, 0)]
+        top |= narrow & (parent < 0)
+        if not top.any():
+            return pd.DataFrame({c: [] for c in columns})
+        ptr, idx = self.graph.children_csr()
+        rank = np.zeros(n, dtype=INT)
+        rank[idx] = np.arange(len(idx)) - np.repeat(ptr[:-1], np.diff(ptr))
+        roots = self.graph.root_ids
+        rank[roots] = np.arange(len(roots))
+        t_nodes, t_parent = nodes[top], parent[top]
+        t_rank = rank[t_nodes]
+        # preorder lists siblings in order: a run breaks at a new parent or a drawn sibling
+        breaks = np.ones(len(t_nodes), dtype=bool)
+        breaks[1:] = (t_parent[1:] != t_parent[:-1]) | (t_rank[1:] != t_rank[:-1] + 1)
+        run = np.cumsum(breaks) - 1
+        first = np.flatnonzero(breaks)
+        last = np.r_[first[1:], len(t_nodes)] - 1
+        size = sizes(self.graph)[t_nodes]
+        out = pd.DataFrame(
+            {
+                "parent": t_parent[first],
+                "depth": np.asarray(self.graph.depth, dtype=INT)[t_nodes[first]],
+                "x0": x0[top][first],
+                "x1": x1[top][last],
+                "value": np.bincount(run, weights=self.values.inclusive[t_nodes]),
+                "exclusive": np.bincount(
+                    run, weights=self._subtree_exclusive()[t_nodes]
+                ),
+                "hidden": np.bincount(run, weights=size).astype(INT),
+            }
+        )
+        return out[(out["x1"] - out["x0"]) >= min_width].reset_index(drop=True)
+
+    def _subtree_exclusive(self) -> np.ndarray:
+        """Each node's exclusive value summed over its subtree (what a gathered run of
+        hidden frames holds of its own)."""
+        return subtree_totals(self.graph, self.values.exclusive)
 
     def zoom(self, node: Any) -> pd.DataFrame:
         """``frames(zoom=node)``: the node's subtree filling the width."""
@@ -509,3 +611,90 @@ def flame_layout(
 def flame_frames(data: Any, metric: Any = None, statistic: str = "mean") -> pd.DataFrame:
     """The drawn rectangles of ``data``'s flame graph (:meth:`FlameLayout.frames`)."""
     return flame_layout(data, metric, statistic).frames()
+
+
+def split_groups(ens: Ensemble, groups: Any) -> tuple[Ensemble, Ensemble, tuple[str, str]]:
+    """Two groups of one ensemble's profiles, as two ensembles and their labels.
+
+    ``groups`` is ``(column, value_a, value_b)`` (the profiles whose metadata ``column``
+    holds each value) or two lists of profiles. An empty group is an error naming it, and so
+    are two groups of one profile each (no test of a difference is possible: compare the two
+    profiles with ``compare=`` to see the raw difference)."""
+    meta = ens.metadata
+    if isinstance(groups, tuple) and len(groups) == 3 and not isinstance(groups[0], list):
+        column, va, vb = groups
+        if column not in meta.columns:
+            cols = ", ".join(str(c) for c in list(meta.columns)[:15])
+            raise ShapeError(f"groups: no metadata column {column!r} (columns: {cols})")
+        sides = [list(meta.index[meta[column] == v]) for v in (va, vb)]
+        labels = (f"{column} = {va}", f"{column} = {vb}")
+        for side, value in zip(sides, (va, vb), strict=True):
+            if not side:
+                present = ", ".join(map(str, pd.unique(meta[column].dropna())[:15]))
+                raise ShapeError(
+                    f"groups: no profile has {column} = {value!r} (values: {present})"
+                )
+    elif isinstance(groups, (tuple, list)) and len(groups) == 2:
+        sides = [list(g) for g in groups]
+        labels = (f"{len(sides[0])} profiles", f"{len(sides[1])} profiles")
+        for k, side in enumerate(sides):
+            if not side:
+                raise ShapeError(f"groups: group {'ab'[k]} names no profile")
+            missing = [p for p in side if p not in meta.index]
+            if missing:
+                raise ShapeError(f"groups: {missing[0]!r} is not a profile of the ensemble")
+    else:
+        raise ShapeError(
+            "groups is (metadata column, value a, value b) or two lists of profiles, "
+            f"not {groups!r}"
+        )
+    if len(sides[0]) == 1 and len(sides[1]) == 1:
+        raise ShapeError(
+            "groups: each group holds one profile, so no difference can be tested; "
+            "compare the two profiles with compare= to see the raw difference"
+        )
+    return ens.filter_profile(sides[0]), ens.filter_profile(sides[1]), labels
+
+
+class MeasuredFlame:
+    """The flame graph of measured data: a GraphFrame or Ensemble, or two compared
+    (``compare=``, or ``groups=`` of one ensemble, :func:`split_groups`). :meth:`layout` lays
+    out one metric; a FlameGraph draws it. ``labels`` name the two sides of a comparison."""
+
+    def __init__(
+        self,
+        data: Any,
+        *,
+        statistic: str = "mean",
+        compare: Any = None,
+        groups: Any = None,
+        alpha: float = 0.05,
+        labels: tuple[str, str] | None = None,
+    ) -> None:
+        if groups is not None:
+            from perfweave.ensemble.ensemble import Ensemble
+
+            if compare is not None:
+                raise ShapeError("give compare= or groups=, not both")
+            if not isinstance(data, Ensemble):
+                raise ShapeError(f"groups= splits an Ensemble, not a {type(data).__name__}")
+            data, compare, group_labels = split_groups(data, groups)
+            labels = labels or group_labels
+        labels = labels or ("a", "b")
+        if len(labels) != 2:
+            raise ShapeError(f"labels names the two sides of a comparison, not {labels!r}")
+        self.data, self.compare = data, compare
+        self.statistic, self.alpha = statistic, alpha
+        self.labels = (str(labels[0]), str(labels[1]))
+
+    @property
+    def metrics(self) -> list[str]:
+        """The metrics a flame graph of the data can be drawn by: the inclusive ones, then
+        the exclusive ones (drawn by their inclusive partner)."""
+        out = [str(m) for m in self.data.inc_metrics] + [str(m) for m in self.data.exc_metrics]
+        return [m for m in dict.fromkeys(out) if m != "ts"]
+
+    def layout(self, metric: Any = None) -> FlameLayout:
+        """The laid-out flame graph of ``metric`` (default: the data's default)."""
+        return flame_layout(self.data, metric, self.statistic, self.compare, self.alpha)
+

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 import traitlets
 
-from perfweave.calltree.flame import FlameLayout, FlameSearch, flame_layout
+from perfweave.calltree.flame import FlameLayout, FlameSearch, MeasuredFlame
+from perfweave.scaling.flame import PredictedFlame
 from perfweave.calltree.numbers import column_format
 from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply, WidgetBase, static_file
@@ -27,7 +28,9 @@ from perfweave.widgets._transport import pack
 
 #: the reply key of the frames' binary columns, the columns and those a comparison adds
 FRAMES_KEY = "frames"
-FRAME_COLUMNS = ("node", "name", "key", "depth", "x0", "x1", "value", "exclusive", "match")
+FRAME_COLUMNS = (
+    "node", "name", "key", "depth", "x0", "x1", "value", "exclusive", "match", "hidden", "guess",
+)
 COMPARE_COLUMNS = (
     "value_a",
     "value_b",
@@ -123,21 +126,27 @@ class FlameGraph(WidgetBase):
         *,
         statistic: str = "mean",
         compare: Any = None,
+        groups: Any = None,
         alpha: float = 0.05,
-        labels: tuple[str, str] = ("a", "b"),
+        labels: tuple[str, str] | None = None,
         orientation: str = "icicle",
         color_by: str = "name",
         height: int = 420,
         **kwargs: Any,
     ) -> None:
-        data = as_core(data)
-        compare = as_core(compare) if compare is not None else None
-        self._data, self._compare = data, compare
-        self._statistic, self._alpha = statistic, alpha
-        if len(labels) != 2:
-            raise ShapeError(f"labels names the two sides of a comparison, not {labels!r}")
-        self._labels = (str(labels[0]), str(labels[1]))
-        layout = flame_layout(data, metric, statistic, compare, alpha)
+        if isinstance(data, (MeasuredFlame, PredictedFlame)):
+            source = data
+        else:
+            source = MeasuredFlame(
+                as_core(data),
+                statistic=statistic,
+                compare=as_core(compare) if compare is not None else None,
+                groups=groups,
+                alpha=alpha,
+                labels=labels,
+            )
+        self._source = source
+        layout = source.layout(metric)
         _check_choice("orientation", orientation, ORIENTATIONS)
         _check_choice("color_by", color_by, COLOR_BY)
         self._check_color(layout, color_by)
@@ -146,11 +155,30 @@ class FlameGraph(WidgetBase):
         self._zoom: int | None = None
         self._found: FlameSearch | None = None
         self._keys = self._color_keys(layout, color_by)
-        self.metrics = _metric_choices(data)
+        self.metrics = source.metrics
         self.set_trait("height", height)
         self.set_trait("orientation", orientation)
         self.set_trait("color_by", color_by)
         self._set_layout_traits()
+
+    @classmethod
+    def at_scale(
+        cls,
+        ensemble: Any,
+        param: Any,
+        metric: str | None = None,
+        target: float | None = None,
+        *,
+        agg: str = "mean",
+        **kwargs: Any,
+    ) -> FlameGraph:
+        """The flame graph of ``ensemble`` at ``param = target``, a scale perhaps not yet run:
+        each node's exclusive value predicted by its model over the runs, never below 0,
+        summed up again (:mod:`perfweave.scaling.flame`). Frames of poorly fitted nodes are
+        hatched; the title says the scale and that it is a prediction."""
+        if target is None:
+            raise ShapeError(f"at_scale needs target=, the {param} to predict at")
+        return cls(PredictedFlame(as_core(ensemble), param, target, agg), metric, **kwargs)
 
     # ------------------------------------------------------------------ public state
     @property
@@ -242,9 +270,7 @@ class FlameGraph(WidgetBase):
         _check_choice("color_by", color_by, COLOR_BY)
         layout = self._layout
         if "metric" in args and args["metric"] != self.metric:
-            layout = flame_layout(
-                self._data, args["metric"], self._statistic, self._compare, self._alpha
-            )
+            layout = self._source.layout(args["metric"])
         self._check_color(layout, color_by)
         found = self._found
         if found is not None and layout is not self._layout:
@@ -296,25 +322,34 @@ class FlameGraph(WidgetBase):
         except (TypeError, ValueError):
             raise ShapeError(f"width must be a number of pixels, not {width!r}") from None
         px = min(max(px, 1), MAX_WIDTH)
-        view = self._layout.frames(zoom=self._zoom, min_width=1.0 / px)
+        layout = self._layout
+        view = layout.frames(zoom=self._zoom, min_width=1.0 / px)
+        runs = layout.narrow(zoom=self._zoom, min_width=1.0 / px)
         nodes = view["node"].to_numpy()
+        k = len(runs)
+        guess = np.zeros(len(nodes), dtype=np.uint8)
+        if layout.values.quality is not None:
+            guess = np.isin(layout.values.quality[nodes], ("poor", "")).astype(np.uint8)
         columns: dict[str, Any] = {
-            "node": nodes.astype(np.int64),
-            "name": [str(s) for s in view["name"]],
-            "key": [str(s) for s in self._keys[nodes]],
-            "depth": view["depth"].to_numpy(dtype=np.int32),
-            "x0": view["x0"].to_numpy(dtype=float),
-            "x1": view["x1"].to_numpy(dtype=float),
-            "value": view["value"].to_numpy(dtype=float),
-            "exclusive": view["exclusive"].to_numpy(dtype=float),
-            "match": self._match_of(nodes).astype(np.uint8),
+            "node": np.r_[nodes, np.full(k, -1)].astype(np.int64),
+            "name": [str(s) for s in view["name"]] + [f"… {h:,} hidden" for h in runs["hidden"]],
+            "key": [str(s) for s in self._keys[nodes]] + [""] * k,
+            "depth": np.r_[view["depth"], runs["depth"]].astype(np.int32),
+            "x0": np.r_[view["x0"], runs["x0"]].astype(float),
+            "x1": np.r_[view["x1"], runs["x1"]].astype(float),
+            "value": np.r_[view["value"], runs["value"]].astype(float),
+            "exclusive": np.r_[view["exclusive"], runs["exclusive"]].astype(float),
+            "match": np.r_[self._match_of(nodes), np.zeros(k)].astype(np.uint8),
+            "hidden": np.r_[np.zeros(len(nodes)), runs["hidden"]].astype(np.int32),
+            "guess": np.r_[guess, np.zeros(k)].astype(np.uint8),
         }
-        if self._layout.comparison is not None:
-            for k in ("value_a", "value_b", "delta", "relative", "p_value", "q_value"):
-                columns[k] = view[k].to_numpy(dtype=float)
-            columns["significant"] = view["significant"].to_numpy(dtype=np.uint8)
-            columns["n_a"] = view["n_a"].to_numpy(dtype=np.int32)
-            columns["n_b"] = view["n_b"].to_numpy(dtype=np.int32)
+        if layout.comparison is not None:
+            nan = np.full(k, np.nan)
+            for c in ("value_a", "value_b", "delta", "relative", "p_value", "q_value"):
+                columns[c] = np.r_[view[c].to_numpy(dtype=float), nan]
+            columns["significant"] = np.r_[view["significant"], np.zeros(k)].astype(np.uint8)
+            columns["n_a"] = np.r_[view["n_a"], np.zeros(k)].astype(np.int32)
+            columns["n_b"] = np.r_[view["n_b"], np.zeros(k)].astype(np.int32)
         header, buffers = pack(columns)
         return {"ok": True, FRAMES_KEY: {"columns": header}, "meta": self._meta(len(nodes))}, (
             buffers
@@ -341,11 +376,12 @@ class FlameGraph(WidgetBase):
             "shown": shown,
             "search": self._search_meta(),
             "compare": layout.comparison is not None,
+            "predicted": layout.values.quality is not None,
         }
         if layout.comparison is not None:
             meta["test"] = layout.comparison.test
             meta["tested"] = layout.comparison.tested
-            meta["labels"] = list(self._labels)
+            meta["labels"] = list(self._source.labels)
         return meta
 
     def _search_meta(self) -> dict[str, Any]:
@@ -373,7 +409,7 @@ class FlameGraph(WidgetBase):
         values = self._layout.values
         self.metric = values.metric
         if self._layout.comparison is not None:
-            a, b = self._labels
+            a, b = self._source.labels
             how = values.how.replace("a: ", f"{a}: ", 1).replace("; b: ", f"; {b}: ", 1)
             self.title = f"{values.metric}: {a} against {b} — {how}"
         else:
@@ -400,10 +436,3 @@ class FlameGraph(WidgetBase):
 def _check_choice(what: str, value: Any, choices: tuple[str, ...]) -> None:
     if value not in choices:
         raise ShapeError(f"{what}={value!r}: expected one of {', '.join(map(repr, choices))}")
-
-
-def _metric_choices(data: Any) -> list[str]:
-    """The metrics the page offers: the inclusive ones, then exclusive ones (drawn by
-    their inclusive partner)."""
-    out = [str(m) for m in data.inc_metrics] + [str(m) for m in data.exc_metrics]
-    return [m for m in dict.fromkeys(out) if m != "ts"]

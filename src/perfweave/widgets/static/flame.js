@@ -292,6 +292,149 @@ function css(c) {
   return `rgb(${c[0]},${c[1]},${c[2]})`;
 }
 
+// src/flame/state.js
+var ROW = 18;
+function framesOf(meta, cols) {
+  const n = cols.node.length;
+  const byDepth = [];
+  for (let i = 0; i < n; i++) {
+    const d = cols.depth[i];
+    (byDepth[d] || (byDepth[d] = [])).push(i);
+  }
+  for (const row of byDepth) if (row) row.sort((a, b) => cols.x0[a] - cols.x0[b]);
+  return { meta, cols, n, depth: byDepth.length, byDepth };
+}
+function frameAt(f, fx, depth) {
+  const row = f.byDepth[depth];
+  if (!row) return -1;
+  let lo = 0, hi = row.length - 1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    const i = row[mid];
+    if (fx < f.cols.x0[i]) hi = mid - 1;
+    else if (fx >= f.cols.x1[i]) lo = mid + 1;
+    else return i;
+  }
+  return -1;
+}
+
+// src/flame/draw.js
+var FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+var MATCH = (
+  /** @type {[number, number, number]} */
+  [214, 60, 214]
+);
+var FADED = (
+  /** @type {[number, number, number]} */
+  [232, 232, 232]
+);
+var GATHERED = (
+  /** @type {[number, number, number]} */
+  [200, 200, 200]
+);
+function frameColor(v, i) {
+  const f = (
+    /** @type {import("./state.js").Frames} */
+    v.frames
+  );
+  const c = f.cols;
+  if (c.node[i] < 0) return GATHERED;
+  if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
+  if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
+  if (v.model.get("color_by") === "exclusive") {
+    return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
+  }
+  return nameColor(c.key[i]);
+}
+function canvasWidth(v) {
+  return Math.max(200, Math.floor(v.root.clientWidth || 800));
+}
+function rowTop(v, depth) {
+  const f = v.frames;
+  const rows = f ? f.depth : 1;
+  return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
+}
+function clipped(ctx, text, room) {
+  if (ctx.measureText(text).width <= room) return text;
+  let lo = 0, hi = text.length;
+  while (lo < hi) {
+    const mid = lo + hi + 1 >> 1;
+    if (ctx.measureText(`${text.slice(0, mid)}\u2026`).width <= room) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo >= 2 ? `${text.slice(0, lo)}\u2026` : "";
+}
+function hatch(ctx, x, y, w) {
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(x, y, w, ROW - 1);
+  ctx.clip();
+  ctx.strokeStyle = "rgba(0, 0, 0, 0.45)";
+  ctx.lineWidth = 1;
+  ctx.beginPath();
+  for (let k = x - ROW; k < x + w; k += 5) {
+    ctx.moveTo(k, y + ROW);
+    ctx.lineTo(k + ROW, y);
+  }
+  ctx.stroke();
+  ctx.restore();
+}
+function draw(v) {
+  const t = performance.now();
+  const f = v.frames;
+  const canvas = v.canvas;
+  const width = canvasWidth(v);
+  const rows = f ? Math.max(f.depth, 1) : 1;
+  const height = rows * ROW;
+  const dpr = window.devicePixelRatio || 1;
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(height * dpr);
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  canvas.dataset.row = String(ROW);
+  const ctx = (
+    /** @type {CanvasRenderingContext2D} */
+    canvas.getContext("2d")
+  );
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, width, height);
+  if (!f) return;
+  const c = f.cols;
+  const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
+  const selected = Number(v.model.get("selected_node"));
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  let outline = -1;
+  for (let i = 0; i < f.n; i++) {
+    const x = c.x0[i] * width;
+    const w = (c.x1[i] - c.x0[i]) * width;
+    if (w < 0.5) continue;
+    const y = rowTop(v, c.depth[i]);
+    const col = frameColor(v, i);
+    const node = Number(c.node[i]);
+    ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1;
+    ctx.fillStyle = css(col);
+    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
+    if (c.guess[i]) hatch(ctx, x, y, Math.max(w - 1, 0.5));
+    if (w > 28) {
+      const label = clipped(ctx, c.name[i], w - 7);
+      if (label) {
+        ctx.fillStyle = textOn(col);
+        ctx.fillText(label, x + 3, y + ROW / 2);
+      }
+    }
+    if (node === selected) outline = i;
+  }
+  ctx.globalAlpha = 1;
+  if (outline >= 0) {
+    ctx.strokeStyle = "#111";
+    ctx.lineWidth = 2;
+    const x = c.x0[outline] * width;
+    ctx.strokeRect(x + 1, rowTop(v, c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
+  }
+  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
+}
+
 // src/flame/protocol.js
 var TRAITS = {
   "color_by": "string",
@@ -318,6 +461,8 @@ var ACTIONS = {
       "value",
       "exclusive",
       "match",
+      "hidden",
+      "guess",
       "value_a",
       "value_b",
       "delta",
@@ -345,6 +490,8 @@ var ACTIONS = {
       "value",
       "exclusive",
       "match",
+      "hidden",
+      "guess",
       "value_a",
       "value_b",
       "delta",
@@ -372,6 +519,8 @@ var ACTIONS = {
       "value",
       "exclusive",
       "match",
+      "hidden",
+      "guess",
       "value_a",
       "value_b",
       "delta",
@@ -408,6 +557,8 @@ var ACTIONS = {
       "value",
       "exclusive",
       "match",
+      "hidden",
+      "guess",
       "value_a",
       "value_b",
       "delta",
@@ -503,6 +654,10 @@ function swatch(c, text) {
   box.style.background = css(c);
   return h("span", { cls: "pw-fl-key" }, [box, text]);
 }
+function hatched(text) {
+  const box = h("span", { cls: "pw-fl-swatch pw-fl-hatched" });
+  return h("span", { cls: "pw-fl-key" }, [box, text]);
+}
 function legendItems(model, f) {
   const m = f.meta;
   const width = h("span", { text: `width: inclusive ${m.metric}${m.compare ? " of the larger side" : ""} (the whole: ${m.total_text})` });
@@ -516,133 +671,16 @@ function legendItems(model, f) {
     out.push(h("span", { cls: "pw-fl-test", text: m.test || "" }));
     return out;
   }
+  const extra = [];
+  if (f.cols.hidden && Array.prototype.some.call(f.cols.node, (n) => n < 0)) {
+    extra.push(swatch(GATHERED, "frames narrower than a pixel, gathered"));
+  }
+  if (m.predicted) extra.push(hatched("poorly fitted model or none: a guess"));
   if (model.get("color_by") === "exclusive") {
-    return [width, swatch(shareColor(0), "0% exclusive"), swatch(shareColor(0.5), "50%"), swatch(shareColor(1), "100% of the frame is its own time")];
+    return [width, swatch(shareColor(0), "0% exclusive"), swatch(shareColor(0.5), "50%"), swatch(shareColor(1), "100% of the frame is its own time"), ...extra];
   }
   const what = model.get("color_by") === "module" ? "module" : "name";
-  return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` })];
-}
-
-// src/flame/state.js
-var ROW = 18;
-function framesOf(meta, cols) {
-  const n = cols.node.length;
-  const byDepth = [];
-  for (let i = 0; i < n; i++) {
-    const d = cols.depth[i];
-    (byDepth[d] || (byDepth[d] = [])).push(i);
-  }
-  for (const row of byDepth) if (row) row.sort((a, b) => cols.x0[a] - cols.x0[b]);
-  return { meta, cols, n, depth: byDepth.length, byDepth };
-}
-function frameAt(f, fx, depth) {
-  const row = f.byDepth[depth];
-  if (!row) return -1;
-  let lo = 0, hi = row.length - 1;
-  while (lo <= hi) {
-    const mid = lo + hi >> 1;
-    const i = row[mid];
-    if (fx < f.cols.x0[i]) hi = mid - 1;
-    else if (fx >= f.cols.x1[i]) lo = mid + 1;
-    else return i;
-  }
-  return -1;
-}
-
-// src/flame/draw.js
-var FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
-var MATCH = (
-  /** @type {[number, number, number]} */
-  [214, 60, 214]
-);
-var FADED = (
-  /** @type {[number, number, number]} */
-  [232, 232, 232]
-);
-function frameColor(v, i) {
-  const f = (
-    /** @type {import("./state.js").Frames} */
-    v.frames
-  );
-  const c = f.cols;
-  if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
-  if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
-  if (v.model.get("color_by") === "exclusive") {
-    return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
-  }
-  return nameColor(c.key[i]);
-}
-function canvasWidth(v) {
-  return Math.max(200, Math.floor(v.root.clientWidth || 800));
-}
-function rowTop(v, depth) {
-  const f = v.frames;
-  const rows = f ? f.depth : 1;
-  return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
-}
-function clipped(ctx, text, room) {
-  if (ctx.measureText(text).width <= room) return text;
-  let lo = 0, hi = text.length;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >> 1;
-    if (ctx.measureText(`${text.slice(0, mid)}\u2026`).width <= room) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo >= 2 ? `${text.slice(0, lo)}\u2026` : "";
-}
-function draw(v) {
-  const t = performance.now();
-  const f = v.frames;
-  const canvas = v.canvas;
-  const width = canvasWidth(v);
-  const rows = f ? Math.max(f.depth, 1) : 1;
-  const height = rows * ROW;
-  const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
-  canvas.dataset.row = String(ROW);
-  const ctx = (
-    /** @type {CanvasRenderingContext2D} */
-    canvas.getContext("2d")
-  );
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
-  if (!f) return;
-  const c = f.cols;
-  const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
-  const selected = Number(v.model.get("selected_node"));
-  ctx.font = FONT;
-  ctx.textBaseline = "middle";
-  let outline = -1;
-  for (let i = 0; i < f.n; i++) {
-    const x = c.x0[i] * width;
-    const w = (c.x1[i] - c.x0[i]) * width;
-    if (w < 0.5) continue;
-    const y = rowTop(v, c.depth[i]);
-    const col = frameColor(v, i);
-    const node = Number(c.node[i]);
-    ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1;
-    ctx.fillStyle = css(col);
-    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
-    if (w > 28) {
-      const label = clipped(ctx, c.name[i], w - 7);
-      if (label) {
-        ctx.fillStyle = textOn(col);
-        ctx.fillText(label, x + 3, y + ROW / 2);
-      }
-    }
-    if (node === selected) outline = i;
-  }
-  ctx.globalAlpha = 1;
-  if (outline >= 0) {
-    ctx.strokeStyle = "#111";
-    ctx.lineWidth = 2;
-    const x = c.x0[outline] * width;
-    ctx.strokeRect(x + 1, rowTop(v, c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
-  }
-  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
+  return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` }), ...extra];
 }
 
 // src/lib/format.js
@@ -697,9 +735,16 @@ function pText(p) {
 function tooltipLines(f, i) {
   const c = f.cols, m = f.meta, fmt = m.format;
   const value = c.value[i];
-  const lines = [c.name[i]];
   const ofTotal = percent(value, m.total);
   const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
+  if (c.node[i] < 0) {
+    return [
+      `${c.hidden[i].toLocaleString("en-US")} frames, each narrower than a pixel`,
+      `together: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`,
+      "click the frame above them to zoom in and see them"
+    ];
+  }
+  const lines = [c.name[i]];
   if (m.compare) {
     const [a, b] = m.labels || ["a", "b"];
     lines.push(`${a}: ${columnText(c.value_a[i], fmt)}   ${b}: ${columnText(c.value_b[i], fmt)}`);
@@ -715,6 +760,9 @@ function tooltipLines(f, i) {
   } else {
     lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`);
     lines.push(`exclusive: ${columnText(c.exclusive[i], fmt)}`);
+  }
+  if (m.predicted) {
+    lines.push(c.guess[i] ? "predicted by a poorly fitted model (or none): a guess" : "predicted by its model");
   }
   return lines;
 }
@@ -748,7 +796,7 @@ function listen(v) {
     const i = frameUnder(v, ev);
     v.hover = i;
     showTooltip(v.tooltip, v.frames, i, ev.clientX, ev.clientY, window.innerWidth);
-    v.canvas.style.cursor = i >= 0 ? "pointer" : "default";
+    v.canvas.style.cursor = i >= 0 && v.frames && v.frames.cols.node[i] >= 0 ? "pointer" : "default";
   };
   const leave = () => {
     v.hover = -1;
@@ -758,6 +806,7 @@ function listen(v) {
     const i = frameUnder(v, ev);
     if (i < 0 || !v.frames) return;
     const node = Number(v.frames.cols.node[i]);
+    if (node < 0) return;
     await v.act("select", { node });
     await v.act("zoom", { node });
   };
