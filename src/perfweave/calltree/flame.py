@@ -537,9 +537,7 @@ class FlameLayout:
                 "x0": x0[top][first],
                 "x1": x1[top][last],
                 "value": np.bincount(run, weights=self.values.inclusive[t_nodes]),
-                "exclusive": np.bincount(
-                    run, weights=self._subtree_exclusive()[t_nodes]
-                ),
+                "exclusive": np.bincount(run, weights=self._subtree_exclusive()[t_nodes]),
                 "hidden": np.bincount(run, weights=size).astype(INT),
             }
         )
@@ -631,9 +629,7 @@ def split_groups(ens: Ensemble, groups: Any) -> tuple[Ensemble, Ensemble, tuple[
         for side, value in zip(sides, (va, vb), strict=True):
             if not side:
                 present = ", ".join(map(str, pd.unique(meta[column].dropna())[:15]))
-                raise ShapeError(
-                    f"groups: no profile has {column} = {value!r} (values: {present})"
-                )
+                raise ShapeError(f"groups: no profile has {column} = {value!r} (values: {present})")
     elif isinstance(groups, (tuple, list)) and len(groups) == 2:
         sides = [list(g) for g in groups]
         labels = (f"{len(sides[0])} profiles", f"{len(sides[1])} profiles")
@@ -697,4 +693,3 @@ class MeasuredFlame:
     def layout(self, metric: Any = None) -> FlameLayout:
         """The laid-out flame graph of ``metric`` (default: the data's default)."""
         return flame_layout(self.data, metric, self.statistic, self.compare, self.alpha)
-

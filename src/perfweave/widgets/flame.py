@@ -18,9 +18,9 @@ import pandas as pd
 import traitlets
 
 from perfweave.calltree.flame import FlameLayout, FlameSearch, MeasuredFlame
-from perfweave.scaling.flame import PredictedFlame
 from perfweave.calltree.numbers import column_format
 from perfweave.errors import ShapeError
+from perfweave.scaling.flame import PredictedFlame
 from perfweave.widgets._base import Reply, WidgetBase, static_file
 from perfweave.widgets._protocol import Action, Protocol
 from perfweave.widgets._source import as_core
@@ -29,7 +29,17 @@ from perfweave.widgets._transport import pack
 #: the reply key of the frames' binary columns, the columns and those a comparison adds
 FRAMES_KEY = "frames"
 FRAME_COLUMNS = (
-    "node", "name", "key", "depth", "x0", "x1", "value", "exclusive", "match", "hidden", "guess",
+    "node",
+    "name",
+    "key",
+    "depth",
+    "x0",
+    "x1",
+    "value",
+    "exclusive",
+    "match",
+    "hidden",
+    "guess",
 )
 COMPARE_COLUMNS = (
     "value_a",
