@@ -63,17 +63,18 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", help="merged CSV (default: standard output)")
 
 
-def _subexperiments(args):
+def _study(args):
+    """The merge study of the raw CSV, its warnings (dropped columns) on standard error."""
     import warnings
 
-    from perfweave.merge import process_raw_experiments
+    from perfweave.merge import MergeStudy
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        subs = process_raw_experiments(args.csv, args.n_pmcs, min_mean=args.min_mean)
+        study = MergeStudy(args.csv, args.n_pmcs, min_mean=args.min_mean)
     for w in caught:
         print(f"perfweave merge: {w.message}", file=sys.stderr)
-    return subs
+    return study
 
 
 def _write(frame, out: str | None) -> None:
@@ -84,17 +85,20 @@ def _write(frame, out: str | None) -> None:
 
 
 def _hrm(args: argparse.Namespace) -> int:
-    from perfweave.merge import hrm_merge
+    from perfweave.merge import MergeSettings
 
-    _write(hrm_merge(_subexperiments(args), args.anchor), args.out)
+    study = _study(args).apply(MergeSettings("hrm", args.anchor))
+    _write(study.result, args.out)
     return 0
 
 
 def _much(args: argparse.Namespace) -> int:
+    # much_merge, not MergeStudy: the command line takes any n_sims and n_runs the core can
+    # merge (the study's settings keep a panel's slider ranges) and a fresh seed by default
     from perfweave.merge import much_merge
 
     result = much_merge(
-        _subexperiments(args),
+        _study(args).subexperiments,
         n_runs=args.n_runs,
         n_sims=args.n_sims,
         dep_lvl=args.dep_lvl,

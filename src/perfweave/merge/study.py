@@ -201,6 +201,9 @@ class MergeStudy:
     def _split(self, n_pmcs: int) -> Sequence[pd.DataFrame]:
         return process_raw_experiments(self._raw, n_pmcs, min_mean=self._min_mean)
 
+    #: what :meth:`_load` sets (a failed :meth:`set_n_pmcs` puts them back)
+    _LOADED = ("subexperiments", "n_pmcs", "anchors", "hems", "_much", "_correlated")
+
     def _load(self, subs: Sequence[pd.DataFrame], n_pmcs: int | None) -> None:
         self.subexperiments = subs
         self.n_pmcs = n_pmcs
@@ -208,21 +211,32 @@ class MergeStudy:
         self.anchors = common_hems(subs)
         #: every HEM, in order of first appearance
         self.hems = list(dict.fromkeys(str(c) for sub in subs for c in sub.columns))
-        self._merger = MuchMerger(subs)
-        self._correlation: pd.DataFrame | None = None
-        self.correlation_unavailable: Unavailable | None = None
-        pairs = never_read_pairs(subs)
-        try:  # pairs never read together: the core names them and raises
-            self._correlation = self._merger.correlation
-        except PerfweaveError as exc:
-            reason = (
-                f"{len(pairs)} HEM pair(s) never read in the same subexperiment"
-                if pairs
-                else str(exc)
-            )
-            self.correlation_unavailable = Unavailable(
-                "pooled correlation", reason, str(exc), tuple(pairs)
-            )
+        self._much: MuchMerger | None = None
+        #: the pooled correlation, or why there is none (computed on first use)
+        self._correlated: tuple[pd.DataFrame | None, Unavailable | None] | None = None
+
+    def _correlate(self) -> tuple[pd.DataFrame | None, Unavailable | None]:
+        if self._correlated is None:
+            try:  # pairs never read together: the core names them and raises
+                self._correlated = (self._merger.correlation, None)
+            except PerfweaveError as exc:
+                pairs = never_read_pairs(self.subexperiments)
+                reason = (
+                    f"{len(pairs)} HEM pair(s) never read in the same subexperiment"
+                    if pairs
+                    else str(exc)
+                )
+                why = Unavailable("pooled correlation", reason, str(exc), tuple(pairs))
+                self._correlated = (None, why)
+        return self._correlated
+
+    @property
+    def _merger(self) -> MuchMerger:
+        """MUCH's pipeline over the subexperiments, caching its intermediates (made on first
+        use: an HRM merge needs none of it)."""
+        if self._much is None:
+            self._much = MuchMerger(self.subexperiments)
+        return self._much
 
     @property
     def has_raw(self) -> bool:
@@ -232,7 +246,12 @@ class MergeStudy:
     @property
     def correlation(self) -> pd.DataFrame | None:
         """The pooled correlation of every HEM pair (None: :attr:`correlation_unavailable`)."""
-        return self._correlation
+        return self._correlate()[0]
+
+    @property
+    def correlation_unavailable(self) -> Unavailable | None:
+        """Why there is no pooled correlation of every HEM pair (None: there is one)."""
+        return self._correlate()[1]
 
     def set_n_pmcs(self, n_pmcs: int) -> MergeStudy:
         """Split the raw table again, ``n_pmcs`` HEMs per subexperiment, and merge with the
@@ -240,8 +259,7 @@ class MergeStudy:
         if self._raw is None:
             raise MergeError("n_pmcs can change only when the study got a raw table")
         n = check_int("n_pmcs", n_pmcs, 1)
-        old = (self.subexperiments, self.n_pmcs, self._merger)
-        old_state = (self._correlation, self.correlation_unavailable, self.anchors, self.hems)
+        old = {name: getattr(self, name) for name in self._LOADED}
         try:
             self._load(self._split(n), n)
             anchor = self.settings.anchor
@@ -249,8 +267,8 @@ class MergeStudy:
                 anchor = (self.anchors or [None])[0]
             self.apply(self.settings.with_(anchor=anchor))
         except PerfweaveError:
-            self.subexperiments, self.n_pmcs, self._merger = old
-            self._correlation, self.correlation_unavailable, self.anchors, self.hems = old_state
+            for name, value in old.items():
+                setattr(self, name, value)
             raise
         return self
 
@@ -339,9 +357,10 @@ class MergeStudy:
     def dropped(self) -> pd.DataFrame:
         """HEMs MUCH dropped as dependent at the dep_lvl of the result, the kept HEM that
         dropped each and their r (:func:`~perfweave.merge.drop_reasons`)."""
-        if self.settings.method != "much" or self._correlation is None:
+        cor, s = self.correlation, self.settings
+        if s.method != "much" or cor is None:
             return drop_reasons(pd.DataFrame(), 1.0)
-        return drop_reasons(self._correlation, self.settings.dep_lvl)
+        return drop_reasons(cor, s.dep_lvl)
 
     def achieved(self) -> np.ndarray:
         """The merged table's correlations over :attr:`names` (NaN for a constant HEM)."""
@@ -359,7 +378,7 @@ class MergeStudy:
         if isinstance(diag, MuchResult):
             return diag.target.to_numpy(dtype=float)
         names = self.names
-        cor = self._correlation
+        cor = self.correlation
         if cor is not None and all(n in cor.columns for n in names):
             return cor.loc[names, names].to_numpy(dtype=float)
         missing = self.correlation_unavailable
@@ -398,7 +417,7 @@ class MergeStudy:
         """The pooled readings of the merged columns ``names`` (a repeated HEM's copy,
         ``NAME.1``, has its HEM's readings)."""
         out: dict[str, np.ndarray] = {}
-        cached = self._merger.pooled if self._correlation is not None else {}
+        cached = self._merger.pooled if self.correlation is not None else {}
         hems = set(self.hems)
         for key in names:
             if key in cached:
