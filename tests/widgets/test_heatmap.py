@@ -352,7 +352,7 @@ def test_cached_column_work_gives_fresh_results():
 
 def test_warming_the_other_direction_changes_nothing_but_speed(wrf):
     h = CountMatrixHeatmap(wrf, max_cells=40)
-    h._agg.warm(h.call_group.recv, (0, 160), 40)  # what the page's first request starts
+    h.study.aggregator.warm(h.call_group.recv, (0, 160), 40)  # what the page's first request starts
     h.set_direction("recv").set_reduce("sum")
     v = h.view_state
     fresh = aggregate(h.matrix.rows, units_of(h.matrix), (0, 160), (0, 160), 40, 40, "sum")
@@ -426,3 +426,52 @@ def test_side_panel_statistics_are_the_cores(wrf):
         }
         got = dict(h.info["stats"])
         assert {k: got[k] for k in want} == want and len(got) == 7
+
+
+@pytest.mark.parametrize(
+    "name, bad, error",
+    [
+        ("direction", "x", "direction must be one of send, recv"),
+        ("unit", "parsecs", "unit must be one of"),
+        ("scale", "sqrt", "scale must be one of"),
+        ("reduce", "mean", "reduce must be one of"),
+        ("group_by", "host", "no location file names the hosts of call 0"),
+        ("lead_rank", 3, "no count data for lead rank 3"),
+        ("group_index", 4, "call group 4 out of range 0..3"),
+        ("max_cells", 901, "max_cells must be an integer 1..900"),
+        ("height", 0, "height must be a positive number"),
+        ("note", "hello", "note shows the heatmap's state"),
+        ("view_state", {"rows": [0, 1], "cols": [0, 1]}, "view_state shows the heatmap's"),
+        ("info", {}, "info shows the heatmap's state"),
+    ],
+)
+def test_every_public_trait_is_checked_and_a_bad_value_changes_nothing(wrf, name, bad, error):
+    h = CountMatrixHeatmap(wrf)
+    traits = [n for n in h.trait_names(sync=True) if n != "error"]
+    before = {n: getattr(h, n) for n in traits}
+    values = h.blocks().values.copy()
+    with pytest.raises(PerfweaveError, match=error):
+        setattr(h, name, bad)
+    assert error in h.error  # the banner says it too
+    assert {n: getattr(h, n) for n in traits} == before
+    assert (h.study.direction, h.study.group_index, h.study.max_cells) == ("send", 0, 512)
+    np.testing.assert_array_equal(h.blocks().values, values)
+
+
+def test_a_control_trait_set_from_python_changes_the_view_as_its_method_does(wrf):
+    by_trait = CountMatrixHeatmap(wrf)
+    by_trait.direction = "recv"
+    by_trait.group_index = 2
+    by_trait.group_by = "rows"
+    by_trait.reduce = "sum"
+    by_trait.max_cells = 16
+    by_method = CountMatrixHeatmap(wrf, max_cells=16)
+    by_method.set_direction("recv").set_call_group(2).set_group_by("rows").set_reduce("sum")
+    g = wrf.call_groups(0)[2]
+    assert by_trait.matrix is g.recv and by_trait.blocks().values.shape[0] <= 16
+    for name in ("values", "row_edges", "col_edges", "row_sum", "col_max", "row_labels"):
+        np.testing.assert_array_equal(
+            getattr(by_trait.blocks(), name), getattr(by_method.blocks(), name), err_msg=name
+        )
+    assert by_trait.info == by_method.info and by_trait.info["calls"] == "call 3"
+    assert by_trait.view_state == by_method.view_state and by_trait.error == ""

@@ -9,12 +9,15 @@ const LABELS = {
 };
 
 /**
- * Build the toolbar; `sync()` puts every control back to Python's state.
- * @param {any} model
- * @param {(action: string, args?: Record<string, any>) => Promise<any>} act
+ * Build the toolbar (the option selects' choices are the protocol's CONTROLS); `sync()` puts
+ * every control back to Python's state.
+ * @param {import("./protocol.js").WidgetModel} model
+ * @param {(action: import("./state.js").ActionName, args?: Record<string, any>) => Promise<any>} act
  * @returns {{toolbar: HTMLElement, sync: () => void}}
  */
 export function controls(model, act) {
+  /** The option traits the selects show (each one of the model's string traits). */
+  const OPTIONS = /** @type {("direction" | "unit" | "scale" | "reduce" | "group_by")[]} */ (Object.keys(CONTROLS));
   /** @type {Record<string, HTMLSelectElement>} */
   const selects = {};
   const control = (/** @type {string} */ name, /** @type {[string, string][]} */ options) => {
@@ -38,10 +41,10 @@ export function controls(model, act) {
 
   function sync() {
     const ranks = model.get("lead_ranks") || [];
-    fillSelect(selects.lead_rank, ranks.map((/** @type {number} */ r) => [String(r), String(r)]), String(model.get("lead_rank")));
+    fillSelect(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
     const labels = model.get("group_labels") || [];
-    fillSelect(selects.group, labels.map((/** @type {string} */ l, /** @type {number} */ i) => [String(i), l]), String(model.get("group_index")));
-    for (const k of Object.keys(CONTROLS)) selects[k].value = model.get(k);
+    fillSelect(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
+    for (const k of OPTIONS) selects[k].value = model.get(k);
     const host = /** @type {HTMLOptionElement} */ (selects.group_by.querySelector("option[value=host]"));
     host.disabled = !model.get("hosts_known");
     host.title = host.disabled ? "no location file names the hosts of these calls" : "";

@@ -1,32 +1,179 @@
-// The page/kernel protocol of CountMatrixHeatmap, written once for the page; a Python test
-// (tests/widgets/test_heatmap_protocol.py) checks it against perfweave/widgets/heatmap.py.
+// The page/kernel protocol of CountMatrixHeatmap: generated from perfweave.widgets.heatmap by
+// `python -m perfweave.widgets._protocol`; do not edit (tests/widgets/test_protocols.py
+// checks it is fresh and that this folder keeps to it).
 
-/** Synced traits the page redraws its controls and side panel on. */
-export const TRAITS = [
-  "lead_ranks", "lead_rank", "group_labels", "group_index", "direction", "unit", "scale",
-  "reduce", "group_by", "hosts_known", "info", "selection_state", "load_errors", "note",
-];
+/** The synced traits of CountMatrixHeatmap and their types (the contract's own, `error`
+ * and `request_timeout`, are WidgetBase's).
+ * @typedef {{ direction: string, group_by: string, group_index: number, group_labels: string[], height: number, hosts_known: boolean, info: Record<string, any>, lead_rank: number, lead_ranks: number[], load_errors: string[], max_cells: number, note: string, reduce: string, scale: string, selection_state: Record<string, any>, unit: string, view_state: Record<string, any>, view_version: number }} Traits */
+/** The page's model, typed by the traits.
+ * @typedef {import("../lib/types.js").TypedModel<Traits>} WidgetModel */
 
-/** Synced traits the page reads but does not redraw on (`view_version` asks for a matrix).
- * The contract's own traits (`error`, `request_timeout`) are WidgetBase's, not listed here. */
-export const READ_ONLY = ["height", "max_cells", "view_state", "view_version"];
+/** Synced traits the page redraws on, and their types. */
+export const TRAITS = {
+  "direction": "string",
+  "group_by": "string",
+  "group_index": "number",
+  "group_labels": "string[]",
+  "hosts_known": "boolean",
+  "info": "Record<string, any>",
+  "lead_rank": "number",
+  "lead_ranks": "number[]",
+  "load_errors": "string[]",
+  "note": "string",
+  "reduce": "string",
+  "scale": "string",
+  "selection_state": "Record<string, any>",
+  "unit": "string"
+};
 
-/** Requests the page sends (Python's `_actions`). */
-export const ACTIONS = ["matrix", "set", "zoom", "zoom_out", "select"];
+/** Synced traits the page reads but does not redraw on. */
+export const READ_ONLY = {
+  "height": "number",
+  "max_cells": "number",
+  "view_state": "Record<string, any>",
+  "view_version": "number"
+};
 
-/** The reply key holding a matrix's binary columns, and the columns it holds. */
-export const MATRIX_KEY = "matrix";
-export const MATRIX_COLUMNS = [
-  "values", "color", "row_edges", "col_edges", "row_sum", "row_max", "row_ranks", "col_sum",
-  "col_max", "row_labels",
-];
+/** The requests the page may send: their arguments, and the reply key holding the
+ * binary columns with the columns it holds. */
+export const ACTIONS = {
+  "matrix": {
+    "args": [
+      "max_cells"
+    ],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "set": {
+    "args": [
+      "name",
+      "value"
+    ],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "zoom": {
+    "args": [
+      "rows",
+      "cols"
+    ],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "zoom_out": {
+    "args": [],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "select": {
+    "args": [
+      "row_block",
+      "col_block"
+    ],
+    "key": "",
+    "columns": []
+  }
+};
 
-/** The page's option controls and their choices (Python's `_CONTROLS`).
+/** The page's option controls and their choices ([value, label]).
  * @type {Record<string, [string, string][]>} */
 export const CONTROLS = {
-  direction: [["send", "send"], ["recv", "recv"]],
-  unit: [["counts", "counts"], ["bytes", "bytes"]],
-  scale: [["linear", "linear"], ["log", "log"]],
-  reduce: [["max", "max"], ["sum", "sum"]],
-  group_by: [["rank", "rank"], ["rows", "identical rows"], ["host", "host"]],
+  "direction": [
+    [
+      "send",
+      "send"
+    ],
+    [
+      "recv",
+      "recv"
+    ]
+  ],
+  "unit": [
+    [
+      "counts",
+      "counts"
+    ],
+    [
+      "bytes",
+      "bytes"
+    ]
+  ],
+  "scale": [
+    [
+      "linear",
+      "linear"
+    ],
+    [
+      "log",
+      "log"
+    ]
+  ],
+  "reduce": [
+    [
+      "max",
+      "max"
+    ],
+    [
+      "sum",
+      "sum"
+    ]
+  ],
+  "group_by": [
+    [
+      "rank",
+      "rank"
+    ],
+    [
+      "rows",
+      "identical rows"
+    ],
+    [
+      "host",
+      "host"
+    ]
+  ]
 };

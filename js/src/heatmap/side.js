@@ -16,7 +16,7 @@ const STAT = {
 /**
  * Fill `side` from the model's `info` and `selection_state`.
  * @param {HTMLElement} side
- * @param {any} model
+ * @param {import("./protocol.js").WidgetModel} model
  */
 export function drawSide(side, model) {
   const info = model.get("info") || {};

@@ -1,4 +1,5 @@
 // What one rendered heatmap holds: the model, its elements, the matrix shown and its geometry.
+import { h } from "../lib/dom.js";
 
 /**
  * @typedef {Object} Meta
@@ -40,9 +41,12 @@
  * @property {string} bar
  */
 
+/** @typedef {import("./protocol.js").WidgetModel} WidgetModel */
+/** @typedef {keyof typeof import("./protocol.js").ACTIONS} ActionName */
+
 /**
  * @typedef {Object} View
- * @property {any} model the anywidget model
+ * @property {WidgetModel} model the anywidget model, typed by the protocol
  * @property {HTMLElement} root
  * @property {HTMLCanvasElement} canvas
  * @property {HTMLElement} tooltip
@@ -50,12 +54,35 @@
  * @property {HTMLElement} side the side panel
  * @property {Matrix | null} matrix the matrix drawn
  * @property {Geometry | null} geom where it was drawn
- * @property {(action: string, args?: Record<string, any>) => Promise<any>} act
+ * @property {(action: ActionName, args?: Record<string, any>) => Promise<any>} act
  */
 
 /**
+ * A view's state before it is drawn: its elements, nothing drawn, no request path yet.
+ * @param {WidgetModel} model
+ * @param {HTMLElement} root
+ * @returns {View}
+ */
+export function newView(model, root) {
+  const v = {
+    model,
+    root,
+    canvas: /** @type {HTMLCanvasElement} */ (h("canvas", { cls: "pw-hm-canvas" })),
+    rect: h("div", { cls: "pw-hm-rect" }),
+    tooltip: h("div", { cls: "pw-hm-tooltip", attrs: { role: "tooltip" } }),
+    side: h("div", { cls: "pw-hm-side" }),
+    matrix: null,
+    geom: null,
+    act: async () => ({ ok: false, error: "not connected" }),
+  };
+  v.rect.hidden = true;
+  v.tooltip.hidden = true;
+  return v;
+}
+
+/**
  * Words for the axes: who sends or receives, as rows and as columns.
- * @param {any} model
+ * @param {WidgetModel} model
  */
 export function words(model) {
   const senders = model.get("direction") === "send";

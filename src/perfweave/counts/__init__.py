@@ -6,6 +6,8 @@ per-call count files, timings, locations, backtraces — into a :class:`CountsPr
 rows + row per rank, ``dense()`` for the int64 array), and analyses them: rank-range
 groups, communication patterns, statistics, per-rank and per-host bytes, and the call
 sites (``profile.call_sites()``: backtraces, counts and timings woven into a calltree).
+:class:`CallGroupStudy` is one call group's matrix as a person studies it (the view, its
+blocks and the group's summary): what CountMatrixHeatmap shows.
 """
 
 from perfweave.counts.backtraces import (
@@ -77,6 +79,7 @@ from perfweave.counts.stats import (
     rank_bytes,
     stats_summary,
 )
+from perfweave.counts.study import CallGroupStudy
 from perfweave.counts.timings import read_comm_data, read_locations, read_timings
 
 read_counts = read  # the name perfweave re-exports (perfweave.read reads calltrees)
@@ -102,6 +105,7 @@ __all__ = [
     "block_edges",
     "row_units",
     "CallCounts",
+    "CallGroupStudy",
     "CallGroup",
     "CompactBlock",
     "CompactFile",

@@ -23,291 +23,6 @@ function fillSelect(select, options, value) {
   if (value !== void 0) select.value = value;
 }
 
-// src/lib/banner.js
-var BANNERS = /* @__PURE__ */ new WeakMap();
-function errorBanner(model) {
-  const text = h("span", { cls: "pw-error-text" });
-  const el = (
-    /** @type {Banner} */
-    h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text])
-  );
-  el.append(button("\xD7", () => {
-    el.hidden = true;
-  }, { cls: "pw-error-close", title: "dismiss" }));
-  const put = (msg, local) => {
-    text.textContent = msg;
-    el.hidden = !msg;
-    if (local) el.dataset.local = "1";
-    else delete el.dataset.local;
-  };
-  const show = () => put(model.get("error") || "", false);
-  el.showLocal = (message) => put(message, Boolean(message));
-  model.on("change:error", show);
-  show();
-  let set = BANNERS.get(model);
-  if (!set) BANNERS.set(model, set = /* @__PURE__ */ new Set());
-  set.add(el);
-  return el;
-}
-function showLocal(model, message) {
-  const set = BANNERS.get(model);
-  if (!set) return 0;
-  let shown = 0;
-  for (const el of [...set]) {
-    if (!el.isConnected) {
-      set.delete(el);
-      continue;
-    }
-    if (message) el.showLocal(message);
-    else if (el.dataset.local) el.showLocal(model.get("error") || "");
-    shown++;
-  }
-  return shown;
-}
-
-// src/lib/columns.js
-var ARRAYS = {
-  int8: Int8Array,
-  uint8: Uint8Array,
-  int16: Int16Array,
-  uint16: Uint16Array,
-  int32: Int32Array,
-  uint32: Uint32Array,
-  int64: BigInt64Array,
-  uint64: BigUint64Array,
-  float32: Float32Array,
-  float64: Float64Array
-};
-function bytesOf(view) {
-  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  return src.slice().buffer;
-}
-var decoder = new TextDecoder("utf-8");
-function unpack(header, buffers) {
-  const out = {};
-  let i = 0;
-  for (const col of header) {
-    if (col.dtype === "str") {
-      const data = new Uint8Array(bytesOf(buffers[i]));
-      const ends = new Uint32Array(bytesOf(buffers[i + 1]));
-      const strings = new Array(ends.length);
-      let start = 0;
-      for (let k = 0; k < ends.length; k++) {
-        strings[k] = decoder.decode(data.subarray(start, ends[k]));
-        start = ends[k];
-      }
-      out[col.key] = strings;
-      i += 2;
-    } else {
-      const Arr = ARRAYS[col.dtype];
-      if (!Arr) throw new Error(`unknown column dtype ${col.dtype}`);
-      const arr = new Arr(bytesOf(buffers[i]));
-      arr.shape = col.shape;
-      out[col.key] = arr;
-      i += 1;
-    }
-  }
-  return out;
-}
-
-// src/lib/request.js
-var DEFAULT_TIMEOUT_MS = 1e4;
-var KERNEL_GONE = "The Python kernel did not answer (it may have stopped or restarted); the view is unchanged.";
-var KernelTimeout = class extends Error {
-  /** @param {string} action @param {number} ms */
-  constructor(action, ms) {
-    super(KERNEL_GONE);
-    this.name = "KernelTimeout";
-    this.action = action;
-    this.ms = ms;
-  }
-};
-function channelName() {
-  const bytes = new Uint8Array(8);
-  const c = globalThis.crypto;
-  if (c && c.getRandomValues) c.getRandomValues(bytes);
-  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-}
-if (typeof window !== "undefined" && !/** @type {any} */
-window.__pwKernelTimeoutQuiet) {
-  /** @type {any} */
-  window.__pwKernelTimeoutQuiet = true;
-  window.addEventListener("unhandledrejection", (ev) => {
-    if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
-  });
-}
-function columnsOf(msg, key, buffers) {
-  const holder = key === void 0 ? void 0 : msg[key];
-  return holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
-}
-var Channel = class {
-  /** @param {Model} model */
-  constructor(model) {
-    this.model = model;
-    this.name = channelName();
-    this.next = 1;
-    this.sent = 0;
-    this.waiting = /* @__PURE__ */ new Map();
-    this.timedOut = false;
-    this.pushed = [];
-    this.onMessage = (msg, buffers) => {
-      if (msg && msg.type === "push" && typeof msg.key === "string") {
-        const columns = columnsOf(msg, msg.key, buffers);
-        for (const fn of this.pushed) fn({ ...msg, columns });
-        return;
-      }
-      if (!msg || msg.type !== "response") return;
-      if (this.timedOut) {
-        this.timedOut = false;
-        showLocal(this.model, "");
-      }
-      const entry = this.waiting.get(msg.id);
-      if (!entry || entry.answer) return;
-      clearTimeout(entry.timer);
-      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
-      this.release();
-    };
-    model.on("msg:custom", this.onMessage);
-  }
-  /** Milliseconds a request waits: the model's `request_timeout` (seconds) or the default. */
-  get timeoutMs() {
-    const seconds2 = Number(this.model.get("request_timeout"));
-    return seconds2 > 0 ? seconds2 * 1e3 : DEFAULT_TIMEOUT_MS;
-  }
-  /**
-   * Send `action` with `args`; resolves with the response and its unpacked columns, rejects
-   * with a KernelTimeout when the kernel does not answer in time.
-   * @param {string} action
-   * @param {Record<string, any>} [args]
-   * @param {RequestOptions} [options]
-   * @returns {Promise<Response>}
-   */
-  request(action, args = {}, options = {}) {
-    const id = this.next++;
-    const ms = options.timeoutMs ?? this.timeoutMs;
-    return new Promise((resolve, reject) => {
-      const fail = () => {
-        this.waiting.delete(id);
-        this.timedOut = true;
-        showLocal(this.model, KERNEL_GONE);
-        reject(new KernelTimeout(action, ms));
-        this.release();
-      };
-      const timer = setTimeout(fail, ms);
-      this.waiting.set(id, { resolve, key: options.columns, timer });
-      const seq = this.sent + 1;
-      try {
-        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
-        this.sent = seq;
-      } catch {
-        clearTimeout(timer);
-        fail();
-      }
-    });
-  }
-  /** Resolve the responses that came, in the order their requests were made, up to the
-   * first request still unanswered. */
-  release() {
-    for (const [id, entry] of this.waiting) {
-      if (!entry.answer) return;
-      this.waiting.delete(id);
-      entry.resolve(entry.answer);
-    }
-  }
-  /**
-   * Call `fn` with every message the kernel pushes unasked (columns unpacked).
-   * @param {(r: Response) => void} fn
-   */
-  onPush(fn) {
-    this.pushed.push(fn);
-  }
-  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
-  get pending() {
-    return this.waiting.size;
-  }
-  close() {
-    this.model.off("msg:custom", this.onMessage);
-    this.pushed = [];
-    for (const entry of this.waiting.values()) clearTimeout(entry.timer);
-    this.waiting.clear();
-  }
-};
-
-// src/heatmap/protocol.js
-var TRAITS = [
-  "lead_ranks",
-  "lead_rank",
-  "group_labels",
-  "group_index",
-  "direction",
-  "unit",
-  "scale",
-  "reduce",
-  "group_by",
-  "hosts_known",
-  "info",
-  "selection_state",
-  "load_errors",
-  "note"
-];
-var MATRIX_KEY = "matrix";
-var CONTROLS = {
-  direction: [["send", "send"], ["recv", "recv"]],
-  unit: [["counts", "counts"], ["bytes", "bytes"]],
-  scale: [["linear", "linear"], ["log", "log"]],
-  reduce: [["max", "max"], ["sum", "sum"]],
-  group_by: [["rank", "rank"], ["rows", "identical rows"], ["host", "host"]]
-};
-
-// src/heatmap/controls.js
-var LABELS = {
-  lead_rank: "lead rank",
-  group: "call group",
-  direction: "matrix",
-  unit: "unit",
-  scale: "scale",
-  reduce: "block",
-  group_by: "group rows by"
-};
-function controls(model, act) {
-  const selects = {};
-  const control = (name, options) => {
-    const s = (
-      /** @type {HTMLSelectElement} */
-      h("select", { cls: `pw-hm-${name}`, attrs: { "aria-label": LABELS[name] } })
-    );
-    fillSelect(s, options);
-    s.addEventListener("change", () => {
-      let v = s.value;
-      if (name === "lead_rank" || name === "group") v = Number(v);
-      act("set", { name, value: v });
-    });
-    selects[name] = s;
-    return h("label", { cls: "pw-hm-control" }, [h("span", { text: LABELS[name] }), s]);
-  };
-  const toolbar = h("div", { cls: "pw-toolbar" }, [
-    control("lead_rank", []),
-    control("group", []),
-    ...Object.entries(CONTROLS).map(([name, options]) => control(name, options)),
-    button("Zoom out", () => act("zoom_out"), { action: "zoom-out", title: "back to the previous view (or double-click)" })
-  ]);
-  function sync() {
-    const ranks = model.get("lead_ranks") || [];
-    fillSelect(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
-    const labels = model.get("group_labels") || [];
-    fillSelect(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
-    for (const k of Object.keys(CONTROLS)) selects[k].value = model.get(k);
-    const host = (
-      /** @type {HTMLOptionElement} */
-      selects.group_by.querySelector("option[value=host]")
-    );
-    host.disabled = !model.get("hosts_known");
-    host.title = host.disabled ? "no location file names the hosts of these calls" : "";
-  }
-  return { toolbar, sync };
-}
-
 // src/lib/colormap.js
 var STOPS = [
   [68, 1, 84],
@@ -384,6 +99,25 @@ function plural(n, word, many = `${word}s`) {
 }
 
 // src/heatmap/state.js
+function newView(model, root) {
+  const v = {
+    model,
+    root,
+    canvas: (
+      /** @type {HTMLCanvasElement} */
+      h("canvas", { cls: "pw-hm-canvas" })
+    ),
+    rect: h("div", { cls: "pw-hm-rect" }),
+    tooltip: h("div", { cls: "pw-hm-tooltip", attrs: { role: "tooltip" } }),
+    side: h("div", { cls: "pw-hm-side" }),
+    matrix: null,
+    geom: null,
+    act: async () => ({ ok: false, error: "not connected" })
+  };
+  v.rect.hidden = true;
+  v.tooltip.hidden = true;
+  return v;
+}
 function words(model) {
   const senders = model.get("direction") === "send";
   const who = senders ? "senders" : "receivers";
@@ -782,6 +516,470 @@ function listen(v) {
   return () => window.removeEventListener("mouseup", onUp);
 }
 
+// src/lib/columns.js
+var ARRAYS = {
+  int8: Int8Array,
+  uint8: Uint8Array,
+  int16: Int16Array,
+  uint16: Uint16Array,
+  int32: Int32Array,
+  uint32: Uint32Array,
+  int64: BigInt64Array,
+  uint64: BigUint64Array,
+  float32: Float32Array,
+  float64: Float64Array
+};
+function bytesOf(view) {
+  const src = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  return src.slice().buffer;
+}
+var decoder = new TextDecoder("utf-8");
+function unpack(header, buffers) {
+  const out = {};
+  let i = 0;
+  for (const col of header) {
+    if (col.dtype === "str") {
+      const data = new Uint8Array(bytesOf(buffers[i]));
+      const ends = new Uint32Array(bytesOf(buffers[i + 1]));
+      const strings = new Array(ends.length);
+      let start = 0;
+      for (let k = 0; k < ends.length; k++) {
+        strings[k] = decoder.decode(data.subarray(start, ends[k]));
+        start = ends[k];
+      }
+      out[col.key] = strings;
+      i += 2;
+    } else {
+      const Arr = ARRAYS[col.dtype];
+      if (!Arr) throw new Error(`unknown column dtype ${col.dtype}`);
+      const arr = new Arr(bytesOf(buffers[i]));
+      arr.shape = col.shape;
+      out[col.key] = arr;
+      i += 1;
+    }
+  }
+  return out;
+}
+
+// src/lib/banner.js
+var BANNERS = /* @__PURE__ */ new WeakMap();
+function errorBanner(model) {
+  const text = h("span", { cls: "pw-error-text" });
+  const el = (
+    /** @type {Banner} */
+    h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text])
+  );
+  el.append(button("\xD7", () => {
+    el.hidden = true;
+  }, { cls: "pw-error-close", title: "dismiss" }));
+  const put = (msg, local) => {
+    text.textContent = msg;
+    el.hidden = !msg;
+    if (local) el.dataset.local = "1";
+    else delete el.dataset.local;
+  };
+  const show = () => put(model.get("error") || "", false);
+  el.showLocal = (message) => put(message, Boolean(message));
+  model.on("change:error", show);
+  show();
+  let set = BANNERS.get(model);
+  if (!set) BANNERS.set(model, set = /* @__PURE__ */ new Set());
+  set.add(el);
+  return el;
+}
+function showLocal(model, message) {
+  const set = BANNERS.get(model);
+  if (!set) return 0;
+  let shown = 0;
+  for (const el of [...set]) {
+    if (!el.isConnected) {
+      set.delete(el);
+      continue;
+    }
+    if (message) el.showLocal(message);
+    else if (el.dataset.local) el.showLocal(model.get("error") || "");
+    shown++;
+  }
+  return shown;
+}
+
+// src/lib/request.js
+var DEFAULT_TIMEOUT_MS = 1e4;
+var KERNEL_GONE = "The Python kernel did not answer (it may have stopped or restarted); the view is unchanged.";
+var KernelTimeout = class extends Error {
+  /** @param {string} action @param {number} ms */
+  constructor(action, ms) {
+    super(KERNEL_GONE);
+    this.name = "KernelTimeout";
+    this.action = action;
+    this.ms = ms;
+  }
+};
+function channelName() {
+  const bytes = new Uint8Array(8);
+  const c = globalThis.crypto;
+  if (c && c.getRandomValues) c.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+if (typeof window !== "undefined" && !/** @type {any} */
+window.__pwKernelTimeoutQuiet) {
+  /** @type {any} */
+  window.__pwKernelTimeoutQuiet = true;
+  window.addEventListener("unhandledrejection", (ev) => {
+    if (ev.reason && ev.reason.name === "KernelTimeout") ev.preventDefault();
+  });
+}
+function columnsOf(msg, key, buffers) {
+  const holder = key === void 0 ? void 0 : msg[key];
+  return holder && Array.isArray(holder.columns) ? unpack(holder.columns, buffers || []) : null;
+}
+var Channel = class {
+  /** @param {Model} model */
+  constructor(model) {
+    this.model = model;
+    this.name = channelName();
+    this.next = 1;
+    this.sent = 0;
+    this.waiting = /* @__PURE__ */ new Map();
+    this.timedOut = false;
+    this.pushed = [];
+    this.onMessage = (msg, buffers) => {
+      if (msg && msg.type === "push" && typeof msg.key === "string") {
+        const columns = columnsOf(msg, msg.key, buffers);
+        for (const fn of this.pushed) fn({ ...msg, columns });
+        return;
+      }
+      if (!msg || msg.type !== "response") return;
+      if (this.timedOut) {
+        this.timedOut = false;
+        showLocal(this.model, "");
+      }
+      const entry = this.waiting.get(msg.id);
+      if (!entry || entry.answer) return;
+      clearTimeout(entry.timer);
+      entry.answer = { ...msg, columns: columnsOf(msg, entry.key, buffers) };
+      this.release();
+    };
+    model.on("msg:custom", this.onMessage);
+  }
+  /** Milliseconds a request waits: the model's `request_timeout` (seconds) or the default. */
+  get timeoutMs() {
+    const seconds2 = Number(this.model.get("request_timeout"));
+    return seconds2 > 0 ? seconds2 * 1e3 : DEFAULT_TIMEOUT_MS;
+  }
+  /**
+   * Send `action` with `args`; resolves with the response and its unpacked columns, rejects
+   * with a KernelTimeout when the kernel does not answer in time.
+   * @param {string} action
+   * @param {Record<string, any>} [args]
+   * @param {RequestOptions} [options]
+   * @returns {Promise<Response>}
+   */
+  request(action, args = {}, options = {}) {
+    const id = this.next++;
+    const ms = options.timeoutMs ?? this.timeoutMs;
+    return new Promise((resolve, reject) => {
+      const fail = () => {
+        this.waiting.delete(id);
+        this.timedOut = true;
+        showLocal(this.model, KERNEL_GONE);
+        reject(new KernelTimeout(action, ms));
+        this.release();
+      };
+      const timer = setTimeout(fail, ms);
+      this.waiting.set(id, { resolve, key: options.columns, timer });
+      const seq = this.sent + 1;
+      try {
+        this.model.send({ type: "request", id, channel: this.name, seq, action, args });
+        this.sent = seq;
+      } catch {
+        clearTimeout(timer);
+        fail();
+      }
+    });
+  }
+  /** Resolve the responses that came, in the order their requests were made, up to the
+   * first request still unanswered. */
+  release() {
+    for (const [id, entry] of this.waiting) {
+      if (!entry.answer) return;
+      this.waiting.delete(id);
+      entry.resolve(entry.answer);
+    }
+  }
+  /**
+   * Call `fn` with every message the kernel pushes unasked (columns unpacked).
+   * @param {(r: Response) => void} fn
+   */
+  onPush(fn) {
+    this.pushed.push(fn);
+  }
+  /** Requests sent and not resolved yet (unanswered, or answered before an earlier one). */
+  get pending() {
+    return this.waiting.size;
+  }
+  close() {
+    this.model.off("msg:custom", this.onMessage);
+    this.pushed = [];
+    for (const entry of this.waiting.values()) clearTimeout(entry.timer);
+    this.waiting.clear();
+  }
+};
+
+// src/heatmap/protocol.js
+var TRAITS = {
+  "direction": "string",
+  "group_by": "string",
+  "group_index": "number",
+  "group_labels": "string[]",
+  "hosts_known": "boolean",
+  "info": "Record<string, any>",
+  "lead_rank": "number",
+  "lead_ranks": "number[]",
+  "load_errors": "string[]",
+  "note": "string",
+  "reduce": "string",
+  "scale": "string",
+  "selection_state": "Record<string, any>",
+  "unit": "string"
+};
+var ACTIONS = {
+  "matrix": {
+    "args": [
+      "max_cells"
+    ],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "set": {
+    "args": [
+      "name",
+      "value"
+    ],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "zoom": {
+    "args": [
+      "rows",
+      "cols"
+    ],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "zoom_out": {
+    "args": [],
+    "key": "matrix",
+    "columns": [
+      "values",
+      "color",
+      "row_edges",
+      "col_edges",
+      "row_sum",
+      "row_max",
+      "row_ranks",
+      "col_sum",
+      "col_max",
+      "row_labels"
+    ]
+  },
+  "select": {
+    "args": [
+      "row_block",
+      "col_block"
+    ],
+    "key": "",
+    "columns": []
+  }
+};
+var CONTROLS = {
+  "direction": [
+    [
+      "send",
+      "send"
+    ],
+    [
+      "recv",
+      "recv"
+    ]
+  ],
+  "unit": [
+    [
+      "counts",
+      "counts"
+    ],
+    [
+      "bytes",
+      "bytes"
+    ]
+  ],
+  "scale": [
+    [
+      "linear",
+      "linear"
+    ],
+    [
+      "log",
+      "log"
+    ]
+  ],
+  "reduce": [
+    [
+      "max",
+      "max"
+    ],
+    [
+      "sum",
+      "sum"
+    ]
+  ],
+  "group_by": [
+    [
+      "rank",
+      "rank"
+    ],
+    [
+      "rows",
+      "identical rows"
+    ],
+    [
+      "host",
+      "host"
+    ]
+  ]
+};
+
+// src/heatmap/kernel.js
+function connect(v, sync, t0) {
+  const { model, root } = v;
+  const channel = new Channel(model);
+  let busy = 0;
+  const stale = () => (model.get("view_version") || 0) > (v.matrix ? v.matrix.meta.version : -1);
+  function accept(reply) {
+    const cols = reply.columns;
+    const shape = cols.values.shape;
+    v.matrix = { meta: reply.meta, cols, nr: shape[0], nc: shape[1] };
+    sync();
+    draw(v);
+    root.dataset.view = JSON.stringify(reply.meta.view);
+    root.dataset.version = String(reply.meta.version);
+  }
+  async function act(action, args = {}) {
+    const t = performance.now();
+    busy++;
+    let reply;
+    try {
+      reply = await channel.request(action, args, { columns: ACTIONS[action].key || void 0 });
+    } catch (err) {
+      sync();
+      return { ok: false, error: String(err) };
+    } finally {
+      busy--;
+    }
+    if (reply.ok && reply.columns) accept(reply);
+    if (!reply.ok) sync();
+    root.dataset.lastAction = action;
+    root.dataset.lastMs = (performance.now() - t).toFixed(1);
+    if (!busy && stale()) fetchMatrix();
+    return reply;
+  }
+  async function fetchMatrix() {
+    const reply = await act("matrix", { max_cells: cellsWanted(v) });
+    if (!root.dataset.ready && (reply.ok || model.get("error"))) {
+      root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
+      root.dataset.ready = "1";
+    }
+  }
+  v.act = act;
+  return { fetchMatrix, stale, idle: () => busy === 0, close: () => channel.close() };
+}
+
+// src/heatmap/controls.js
+var LABELS = {
+  lead_rank: "lead rank",
+  group: "call group",
+  direction: "matrix",
+  unit: "unit",
+  scale: "scale",
+  reduce: "block",
+  group_by: "group rows by"
+};
+function controls(model, act) {
+  const OPTIONS = (
+    /** @type {("direction" | "unit" | "scale" | "reduce" | "group_by")[]} */
+    Object.keys(CONTROLS)
+  );
+  const selects = {};
+  const control = (name, options) => {
+    const s = (
+      /** @type {HTMLSelectElement} */
+      h("select", { cls: `pw-hm-${name}`, attrs: { "aria-label": LABELS[name] } })
+    );
+    fillSelect(s, options);
+    s.addEventListener("change", () => {
+      let v = s.value;
+      if (name === "lead_rank" || name === "group") v = Number(v);
+      act("set", { name, value: v });
+    });
+    selects[name] = s;
+    return h("label", { cls: "pw-hm-control" }, [h("span", { text: LABELS[name] }), s]);
+  };
+  const toolbar = h("div", { cls: "pw-toolbar" }, [
+    control("lead_rank", []),
+    control("group", []),
+    ...Object.entries(CONTROLS).map(([name, options]) => control(name, options)),
+    button("Zoom out", () => act("zoom_out"), { action: "zoom-out", title: "back to the previous view (or double-click)" })
+  ]);
+  function sync() {
+    const ranks = model.get("lead_ranks") || [];
+    fillSelect(selects.lead_rank, ranks.map((r) => [String(r), String(r)]), String(model.get("lead_rank")));
+    const labels = model.get("group_labels") || [];
+    fillSelect(selects.group, labels.map((l, i) => [String(i), l]), String(model.get("group_index")));
+    for (const k of OPTIONS) selects[k].value = model.get(k);
+    const host = (
+      /** @type {HTMLOptionElement} */
+      selects.group_by.querySelector("option[value=host]")
+    );
+    host.disabled = !model.get("hosts_known");
+    host.title = host.disabled ? "no location file names the hosts of these calls" : "";
+  }
+  return { toolbar, sync };
+}
+
 // src/heatmap/side.js
 var PATTERN_LINES = 12;
 var CATEGORY = { "1->N": "one to many", "N->1": "many to one", "N->N": "many to many", empty: "no messages", other: "irregular" };
@@ -841,41 +1039,20 @@ function table(rows) {
   return t;
 }
 
-// src/heatmap/index.js
-function render({ model, el }) {
-  const t0 = performance.now();
-  const channel = new Channel(model);
-  const root = h("div", { cls: "pw-heatmap" });
-  el.append(root);
-  let busy = 0;
-  const v = {
-    model,
-    root,
-    canvas: (
-      /** @type {HTMLCanvasElement} */
-      h("canvas", { cls: "pw-hm-canvas" })
-    ),
-    rect: h("div", { cls: "pw-hm-rect" }),
-    tooltip: h("div", { cls: "pw-hm-tooltip", attrs: { role: "tooltip" } }),
-    side: h("div", { cls: "pw-hm-side" }),
-    matrix: null,
-    geom: null,
-    act
-  };
-  v.rect.hidden = true;
-  v.tooltip.hidden = true;
-  const { toolbar, sync } = controls(model, act);
+// src/heatmap/page.js
+function layoutPage(v) {
+  const { model } = v;
+  const { toolbar, sync: syncToolbar } = controls(model, (action, args) => v.act(action, args));
   const loadErrors = h("details", { cls: "pw-hm-load-errors" });
   const note = h("div", { cls: "pw-hm-note" });
   const plot = h("div", { cls: "pw-hm-plot" }, [v.canvas, v.rect, v.tooltip]);
   const main = h("div", { cls: "pw-hm-main" }, [plot, v.side]);
-  const banner = errorBanner(model);
-  root.append(toolbar, banner, loadErrors, note, main);
-  function syncControls() {
+  v.root.append(toolbar, errorBanner(model), loadErrors, note, main);
+  return function sync() {
     const empty = !(model.get("group_labels") || []).length;
     toolbar.hidden = empty;
     main.hidden = empty;
-    sync();
+    syncToolbar();
     const errs = model.get("load_errors") || [];
     loadErrors.replaceChildren(
       h("summary", { text: `${errs.length} file(s) could not be read` }),
@@ -885,63 +1062,38 @@ function render({ model, el }) {
     note.textContent = model.get("note") || "";
     note.hidden = !note.textContent;
     drawSide(v.side, model);
-  }
-  const stale = () => (model.get("view_version") || 0) > (v.matrix ? v.matrix.meta.version : -1);
-  async function act(action, args = {}) {
-    const t = performance.now();
-    busy++;
-    let reply;
-    try {
-      reply = await channel.request(action, args, { columns: MATRIX_KEY });
-    } catch (err) {
-      syncControls();
-      return { ok: false, error: String(err) };
-    } finally {
-      busy--;
-    }
-    if (reply.ok && reply.columns) accept(reply);
-    if (!reply.ok) syncControls();
-    root.dataset.lastAction = action;
-    root.dataset.lastMs = (performance.now() - t).toFixed(1);
-    if (!busy && stale()) fetchMatrix();
-    return reply;
-  }
-  function accept(reply) {
-    const cols = reply.columns;
-    const shape = cols.values.shape;
-    v.matrix = { meta: reply.meta, cols, nr: shape[0], nc: shape[1] };
-    syncControls();
-    draw(v);
-    root.dataset.view = JSON.stringify(reply.meta.view);
-    root.dataset.version = String(reply.meta.version);
-  }
-  async function fetchMatrix() {
-    const reply = await act("matrix", { max_cells: cellsWanted(v) });
-    if (!root.dataset.ready && (reply.ok || model.get("error"))) {
-      root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
-      root.dataset.ready = "1";
-    }
-  }
-  const onChange = () => syncControls();
+  };
+}
+
+// src/heatmap/index.js
+function render({ model, el }) {
+  const t0 = performance.now();
+  const root = h("div", { cls: "pw-heatmap" });
+  el.append(root);
+  const v = newView(model, root);
+  const sync = layoutPage(v);
+  const kernel = connect(v, sync, t0);
+  const onChange = () => sync();
   const onVersion = () => {
-    if (!busy && stale()) fetchMatrix();
+    if (kernel.idle() && kernel.stale()) kernel.fetchMatrix();
   };
   const unlisten = listen(v);
   const themeWatch = new MutationObserver(() => draw(v));
   themeWatch.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light", "data-jp-theme-name"] });
-  for (const k of TRAITS) model.on(`change:${k}`, onChange);
+  const traits = Object.keys(TRAITS);
+  for (const k of traits) model.on(`change:${k}`, onChange);
   model.on("change:view_version", onVersion);
-  syncControls();
+  sync();
   if (model.get("error") && !(model.get("group_labels") || []).length) {
     root.dataset.ready = "1";
   } else {
-    requestAnimationFrame(() => fetchMatrix());
+    requestAnimationFrame(() => kernel.fetchMatrix());
   }
   return () => {
-    channel.close();
+    kernel.close();
     themeWatch.disconnect();
     unlisten();
-    for (const k of TRAITS) model.off(`change:${k}`, onChange);
+    for (const k of traits) model.off(`change:${k}`, onChange);
     model.off("change:view_version", onVersion);
   };
 }
