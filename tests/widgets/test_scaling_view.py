@@ -421,3 +421,19 @@ def test_unticked_runs_are_drawn_hollow_in_their_groups_color():
     view.select_profiles(None)
     marks = {getattr(m, "_pw_kind", ""): m for m in view.chart.marks}
     assert len(marks["excluded"].x) == 0 and len(marks["runs"].x) == 9
+
+
+def test_the_style_sheet_is_a_file_scoped_to_the_view(view):
+    """The view's CSS is a .css file shipped with the bundles (as the anywidgets' are), put
+    on the page by the view, every rule inside ``.pw-scaling`` (several widgets share a
+    page)."""
+    import re
+
+    from perfweave.widgets._base import static_file
+
+    css = static_file("scaling_view.css").read_text(encoding="utf-8")
+    body = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
+    selectors = [s.strip() for head in re.findall(r"([^{}]+)\{", body) for s in head.split(",")]
+    assert len(selectors) >= 6 and all(s.startswith(".pw-scaling ") for s in selectors)
+    style = view.children[1]
+    assert style.value == f"<style>{css}</style>" and "pw-scaling" in view._dom_classes
