@@ -231,3 +231,57 @@ def test_exported_composite_control_says_it_needs_the_kernel(
     page.wait_for_function("(el) => el.textContent.trim() === '7'", arg=readout.element_handle())
     save_screenshot(box, "export_composite_control")
     page_watch.assert_clean()
+
+
+def test_exported_flame_graph_zooms_and_searches_without_a_kernel(
+    tmp_path: Path, static_server: str, page, page_watch: PageWatch
+) -> None:
+    """A saved flame graph keeps its frames: a click zooms (the breadcrumb follows), the
+    search marks matches with their share, all without Python; the numbers are Python's."""
+    nb = write_notebook(
+        tmp_path / "flame.ipynb",
+        [
+            "import perfweave as pw\nfrom perfweave.examples import path\n"
+            "pw.FlameGraph(pw.datasets.lulesh())"
+        ],
+    )
+    assert main(["export", str(nb), str(tmp_path / "flame.html")]) == 0
+    page.set_viewport_size({"width": 1100, "height": 700})
+    _open(page, f"{static_server}/flame.html", views=1)
+    flame = page.locator(".pw-flame[data-ready='1']").first
+    flame.wait_for()
+    canvas = flame.locator("canvas.pw-fl-canvas")
+    assert not canvas_is_blank(canvas)
+    layout = pw.FlameGraph(pw.datasets.lulesh()).layout
+    frames = layout.frames()
+    target = frames[frames["name"] == "LagrangeElements"].iloc[0]
+    box = canvas.bounding_box()
+    row = float(canvas.get_attribute("data-row"))
+    page.mouse.click(
+        box["x"] + box["width"] * (target["x0"] + target["x1"]) / 2,
+        box["y"] + row * (target["depth"] + 0.5),
+    )
+    page.wait_for_function(
+        f"() => document.querySelector('.pw-flame').dataset.zoom === '{int(target['node'])}'"
+    )
+    crumbs = flame.locator(".pw-fl-crumbs .pw-btn").all_inner_texts()
+    assert crumbs == ["all", *(str(layout.values.names[p]) for p in layout.path(target["node"]))]
+    assert flame.locator(".pw-error:visible").count() == 0
+    save_screenshot(page, "export_flame_zoomed")
+    # search without a kernel: the share Python gives for the same pattern
+    flame.locator(".pw-fl-search").fill("Calc")
+    flame.locator(".pw-fl-search").press("Enter")
+    found = flame.locator(".pw-fl-found")
+    page.wait_for_function("() => document.querySelector('.pw-fl-found').textContent !== ''")
+    share = layout.search("Calc").share
+    assert f"{100 * share:.0f}% of the total" in found.inner_text()
+    # a bad pattern: the banner says why, the view stays
+    flame.locator(".pw-fl-search").fill("Calc(")
+    flame.locator(".pw-fl-search").press("Enter")
+    banner = flame.locator(".pw-error")
+    banner.wait_for(state="visible")
+    assert "bad regular expression" in banner.inner_text()
+    flame.locator(".pw-fl-crumbs .pw-btn", has_text="all").click()
+    page.wait_for_function("() => document.querySelector('.pw-flame').dataset.zoom === '-1'")
+    save_screenshot(page, "export_flame_search")
+    page_watch.assert_clean()

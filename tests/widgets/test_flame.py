@@ -296,3 +296,17 @@ def test_groups_of_one_ensemble(rajaperf):
     assert fg.frames["significant"].any()
     with pytest.raises(ShapeError, match="no profile has cluster = 'sierra'"):
         FlameGraph(both, groups=("cluster", "quartz", "sierra"))
+
+
+@pytest.mark.parametrize("make", ["lulesh", "matmul_scaling", "at_scale"])
+def test_every_metric_offered_draws_and_is_the_one_shown(make):
+    """The page's metric control shows the drawn metric among its choices (an exclusive-only
+    profile offers the inclusive names it is drawn by), and each choice draws."""
+    if make == "at_scale":
+        fg = FlameGraph.at_scale(pw.datasets.mpi_scaling(), "mpi.world.size", target=1000)
+    else:
+        fg = FlameGraph(getattr(pw.datasets, make)())
+    assert fg.metric in fg.metrics
+    for metric in fg.metrics:
+        fg.set_metric(metric)
+        assert fg.metric == metric and fg.error == ""

@@ -5,6 +5,7 @@ Python agree; screenshots go to tests/artifacts/."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -88,6 +89,24 @@ def test_draw_hover_zoom_breadcrumb_and_search(
     assert "time (inc)" in widget.locator(".pw-fl-title").inner_text()
     assert "mean over 8 ranks" in widget.locator(".pw-fl-title").inner_text()
     save_screenshot(widget, "flame_voila_lulesh")
+
+    # the chart downloads as SVG (a rectangle and the name of each frame drawn) and PNG
+    with page.expect_download() as got:
+        widget.locator("[data-action='download-svg']").click()
+    svg = ET.parse(got.value.path()).getroot()
+    drawn = [
+        f for f in state["frames"] if (f[4] - f[3]) * float(canvas.bounding_box()["width"]) >= 0.5
+    ]
+    assert got.value.suggested_filename == "flame_time_inc.svg"
+    assert len(svg.findall(".//{http://www.w3.org/2000/svg}rect")) == len(drawn)
+    tips = [
+        t.text
+        for t in svg.findall(".//{http://www.w3.org/2000/svg}g/{http://www.w3.org/2000/svg}title")
+    ]
+    assert sorted(tips) == sorted(f[1] for f in drawn)
+    with page.expect_download() as got:
+        widget.locator("[data-action='download-png']").click()
+    assert Path(got.value.path()).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # hover: the name, the inclusive value in the column's format and its share
     leap = _named(state, "LagrangeLeapFrog")

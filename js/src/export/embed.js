@@ -74,7 +74,8 @@ function replay(model, request) {
     buffers = recorded.buffers.map(decode);
   } else {
     const error = needsKernel(request.action);
-    message = { type: "response", id: request.id, ok: false, error };
+    // `offline`: a widget that can answer this from what the page saved may do so
+    message = { type: "response", id: request.id, ok: false, error, offline: true };
     model.set("error", error);
   }
   setTimeout(() => model.trigger("msg:custom", message, buffers), 0);

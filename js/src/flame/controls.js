@@ -10,8 +10,9 @@ import { CONTROLS } from "./protocol.js";
 /**
  * @param {Model} model
  * @param {import("./state.js").View["act"]} act
+ * @param {(kind: "svg" | "png") => void} download
  */
-export function controls(model, act) {
+export function controls(model, act, download) {
   const title = h("div", { cls: "pw-fl-title" });
   const metric = h("select", { attrs: { "aria-label": "metric" } });
   metric.addEventListener("change", () => act("set", { metric: metric.value }));
@@ -26,7 +27,9 @@ export function controls(model, act) {
   });
   const clear = button("×", () => { search.value = ""; act("search", { pattern: "" }); }, { title: "end the search", action: "clear-search" });
   const found = h("span", { cls: "pw-fl-found" });
-  const toolbar = h("div", { cls: "pw-toolbar" }, [metric, orientation, colorBy, search, clear, found]);
+  const svg = button("SVG", () => download("svg"), { title: "download the chart as SVG", action: "download-svg" });
+  const png = button("PNG", () => download("png"), { title: "download the chart as PNG", action: "download-png" });
+  const toolbar = h("div", { cls: "pw-toolbar" }, [metric, orientation, colorBy, search, clear, svg, png, found]);
   const crumbs = h("div", { cls: "pw-fl-crumbs", attrs: { "aria-label": "zoom path" } });
   const legend = h("div", { cls: "pw-fl-legend" });
 

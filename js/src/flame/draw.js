@@ -6,7 +6,7 @@ import { ROW } from "./state.js";
 
 /** @typedef {import("./state.js").View} View */
 
-const FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
+export const FONT = "11.5px system-ui, -apple-system, 'Segoe UI', sans-serif";
 const MATCH = /** @type {[number, number, number]} */ ([214, 60, 214]);
 const FADED = /** @type {[number, number, number]} */ ([232, 232, 232]);
 /** The colour of a frame that gathers frames narrower than a pixel. */
@@ -41,8 +41,9 @@ export function rowTop(v, depth) {
   return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
 }
 
-/** @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} room */
-function clipped(ctx, text, room) {
+/** `text` cut to fit `room` pixels, with an ellipsis ("" when under two letters fit).
+ * @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} room */
+export function clipped(ctx, text, room) {
   if (ctx.measureText(text).width <= room) return text;
   let lo = 0, hi = text.length;
   while (lo < hi) {

@@ -5,9 +5,11 @@ import { errorBanner } from "../lib/banner.js";
 import { h } from "../lib/dom.js";
 import { Channel } from "../lib/request.js";
 import { controls } from "./controls.js";
+import { downloadPng, downloadSvg } from "./download.js";
 import { canvasWidth, draw } from "./draw.js";
 import { listen } from "./events.js";
 import { ACTIONS, TRAITS } from "./protocol.js";
+import { searched, zoomed } from "./offline.js";
 import { framesOf } from "./state.js";
 
 /** @param {{model: import("./protocol.js").WidgetModel, el: HTMLElement}} args */
@@ -29,7 +31,7 @@ function render({ model, el }) {
     act,
   };
   v.tooltip.hidden = true;
-  const ui = controls(model, act);
+  const ui = controls(model, act, (kind) => (kind === "svg" ? downloadSvg(v) : downloadPng(v)));
   const plot = h("div", { cls: "pw-fl-plot" }, [v.canvas, v.tooltip]);
   const banner = errorBanner(model);
   root.append(ui.title, ui.toolbar, banner, ui.crumbs, plot, ui.legend);
@@ -56,6 +58,7 @@ function render({ model, el }) {
     } finally {
       busy--;
     }
+    if (reply.offline && offline.full) return local(action, args);
     if (reply.columns) accept(reply);
     else ui.sync(v.frames);
     root.dataset.lastAction = action;
@@ -64,8 +67,49 @@ function render({ model, el }) {
     return reply;
   }
 
+  /** A saved page's zoom and search, on the frames it saved (./offline.js).
+   * @type {{full: import("./state.js").Frames | null, zoom: number | null, pattern: string}} */
+  const offline = { full: null, zoom: null, pattern: "" };
+
+  /**
+   * Answer `action` from the saved frames (no kernel); a failure shows in the banner.
+   * @param {string} action @param {Record<string, any>} args
+   */
+  function local(action, args) {
+    const full = /** @type {import("./state.js").Frames} */ (offline.full);
+    if (action === "select") {
+      model.set("error", "");
+      model.set("selected_node", args.node === null ? -1 : Number(args.node));
+      draw(v);
+      return { ok: true };
+    }
+    const zoom = action === "zoom" ? (args.node === null || args.node === undefined ? null : Number(args.node)) : offline.zoom;
+    const pattern = action === "search" ? String(args.pattern || "") : offline.pattern;
+    if (action !== "zoom" && action !== "search") return { ok: false };
+    const found = searched(full, pattern);
+    const view = "error" in found ? null : zoomed(framesOf(found.meta, found.cols), zoom);
+    if (!view) {
+      model.set("error", "error" in found ? found.error : "that frame is not in this saved page");
+      ui.sync(v.frames);
+      return { ok: false };
+    }
+    offline.zoom = zoom;
+    offline.pattern = pattern;
+    model.set("error", "");
+    show(view.meta, view.cols);
+    return { ok: true };
+  }
+
   /** @param {any} reply */
   function accept(reply) {
+    const m = reply.meta;
+    if (!offline.full && m.zoom === -1 && !m.search.pattern) offline.full = framesOf(m, reply.columns);
+    show(m, reply.columns);
+  }
+
+  /** @param {import("./state.js").Meta} meta @param {Record<string, any>} cols */
+  function show(meta, cols) {
+    const reply = { meta, columns: cols };
     v.frames = framesOf(reply.meta, reply.columns);
     ui.sync(v.frames);
     draw(v);

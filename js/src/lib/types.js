@@ -21,7 +21,7 @@
  * @template {Record<string, any>} T
  * @typedef {{
  *   get<K extends (keyof T & string) | "error" | "request_timeout">(name: K): K extends keyof T ? T[K] : K extends "error" ? string : number;
- *   set<K extends keyof T & string>(name: K, value: T[K]): void;
+ *   set<K extends (keyof T & string) | "error">(name: K, value: K extends keyof T ? T[K] : string): void;
  *   save_changes(): void;
  *   send(content: any, callbacks?: any, buffers?: ArrayBuffer[] | ArrayBufferView[]): void;
  *   on(event: string, handler: (...args: any[]) => void): void;

@@ -140,6 +140,9 @@ def _pick_inclusive(
                 f"metric {m!r} is neither an inclusive metric nor an exclusive one with an "
                 f"inclusive partner; the inclusive metrics are: {_columns_text(inc_names)}"
             )
+        derived = [e for e in exc_names if inclusive_name(e) == m]
+        if derived:  # an inclusive name the data does not hold: computed from its partner
+            return m, derived[0]
         raise ShapeError(f"no metric {m!r}; the columns are: {_columns_text(cols)}")
     d = str(default)
     if d in inc_names:
@@ -611,6 +614,17 @@ def flame_frames(data: Any, metric: Any = None, statistic: str = "mean") -> pd.D
     return flame_layout(data, metric, statistic).frames()
 
 
+def flame_metrics(data: Any) -> list[str]:
+    """The inclusive metrics a flame graph of ``data`` can be drawn by, by the names the
+    drawn graph carries: the inclusive metrics, then the inclusive partner of each exclusive
+    one without a measured partner (computed from it; not for points in time)."""
+    out = [str(m) for m in data.inc_metrics]
+    for m in data.exc_metrics:
+        if str(m) not in POINTS_IN_TIME:
+            out.append(inclusive_name(str(m)))
+    return list(dict.fromkeys(out))
+
+
 def split_groups(ens: Ensemble, groups: Any) -> tuple[Ensemble, Ensemble, tuple[str, str]]:
     """Two groups of one ensemble's profiles, as two ensembles and their labels.
 
@@ -685,10 +699,8 @@ class MeasuredFlame:
 
     @property
     def metrics(self) -> list[str]:
-        """The metrics a flame graph of the data can be drawn by: the inclusive ones, then
-        the exclusive ones (drawn by their inclusive partner)."""
-        out = [str(m) for m in self.data.inc_metrics] + [str(m) for m in self.data.exc_metrics]
-        return [m for m in dict.fromkeys(out) if m != "ts"]
+        """The metrics a flame graph of the data can be drawn by (:func:`flame_metrics`)."""
+        return flame_metrics(self.data)
 
     def layout(self, metric: Any = None) -> FlameLayout:
         """The laid-out flame graph of ``metric`` (default: the data's default)."""

@@ -24,6 +24,7 @@ from perfweave.calltree.flame import (
     FlameLayout,
     NodeValues,
     exclusive_profiles,
+    flame_metrics,
     layout_x,
     node_attribute,
     subtree_totals,
@@ -75,9 +76,7 @@ class PredictedFlame:
     @property
     def metrics(self) -> list[str]:
         """The metrics a prediction can be drawn by (as a measured flame graph offers)."""
-        ens = self.ensemble
-        out = [str(m) for m in ens.inc_metrics] + [str(m) for m in ens.exc_metrics]
-        return [m for m in dict.fromkeys(out) if m != "ts"]
+        return flame_metrics(self.ensemble)
 
     def predict(self, metric: Any = None) -> Prediction:
         """The prediction for ``metric`` (default: the ensemble's default metric)."""

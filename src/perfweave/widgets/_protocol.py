@@ -50,6 +50,9 @@ class Action:
     would say it (a saved page without a kernel tells them that this needs Python); ``args``
     the argument names the page may send; ``key`` the reply key holding the binary columns'
     header and ``columns`` the columns it holds (both empty for a reply without columns).
+    ``first_draw``: the arguments to answer it with ahead of time when the page's first draw
+    sends it (``perfweave export`` saves that reply in a page without a kernel); None for an
+    action a first draw does not send.
     """
 
     method: str
@@ -57,6 +60,7 @@ class Action:
     args: tuple[str, ...] = ()
     key: str = ""
     columns: tuple[str, ...] = ()
+    first_draw: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -84,8 +84,14 @@ class FlameGraph(WidgetBase):
     _protocol = Protocol(
         folder="flame",
         actions={
+            # a saved page zooms and searches on what it saved: the widest canvas's frames
             "frames": Action(
-                "_on_frames", "Drawing the flame graph", ("width",), FRAMES_KEY, _FRAMES
+                "_on_frames",
+                "Drawing the flame graph",
+                ("width",),
+                FRAMES_KEY,
+                _FRAMES,
+                first_draw={"width": MAX_WIDTH},
             ),
             "zoom": Action("_on_zoom", "Zooming in", ("node", "width"), FRAMES_KEY, _FRAMES),
             "search": Action(

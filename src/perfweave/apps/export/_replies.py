@@ -30,6 +30,19 @@ def _widgets() -> list[Any]:
     return list(instances.values())
 
 
+def _first_draw(w: Any) -> list[tuple[str, str, dict[str, Any]]]:
+    """(action, method, arguments) of each request the widget's page sends first: from its
+    declared protocol (``Action.first_draw``)."""
+    protocol = getattr(w, "_protocol", None)
+    if protocol is not None and any(a.first_draw is not None for a in protocol.actions.values()):
+        return [
+            (name, a.method, dict(a.first_draw))
+            for name, a in protocol.actions.items()
+            if a.first_draw is not None
+        ]
+    return [(a, w._actions[a], args) for a, args in FIRST_DRAW.items() if a in w._actions]
+
+
 def record() -> dict[str, dict[str, dict[str, Any]]]:
     """``{model_id: {action: {"payload": ..., "buffers": [base64, ...]}}}`` of every widget."""
     from perfweave.widgets._base import WidgetBase
@@ -38,10 +51,7 @@ def record() -> dict[str, dict[str, dict[str, Any]]]:
     for w in _widgets():
         if not isinstance(w, WidgetBase) or w.model_id is None:
             continue
-        for action, args in FIRST_DRAW.items():
-            method = w._actions.get(action)
-            if method is None:
-                continue
+        for action, method, args in _first_draw(w):
             try:
                 payload, buffers = getattr(w, method)(**args)
             except Exception:  # a widget that cannot answer shows its message in the page

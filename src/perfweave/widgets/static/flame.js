@@ -27,39 +27,39 @@ function fillSelect(select, options, value) {
 var BANNERS = /* @__PURE__ */ new WeakMap();
 function errorBanner(model) {
   const text = h("span", { cls: "pw-error-text" });
-  const el = (
+  const el2 = (
     /** @type {Banner} */
     h("div", { cls: "pw-error", attrs: { role: "alert" } }, [text])
   );
-  el.append(button("\xD7", () => {
-    el.hidden = true;
+  el2.append(button("\xD7", () => {
+    el2.hidden = true;
   }, { cls: "pw-error-close", title: "dismiss" }));
   const put = (msg, local) => {
     text.textContent = msg;
-    el.hidden = !msg;
-    if (local) el.dataset.local = "1";
-    else delete el.dataset.local;
+    el2.hidden = !msg;
+    if (local) el2.dataset.local = "1";
+    else delete el2.dataset.local;
   };
   const show = () => put(model.get("error") || "", false);
-  el.showLocal = (message) => put(message, Boolean(message));
+  el2.showLocal = (message) => put(message, Boolean(message));
   model.on("change:error", show);
   show();
   let set = BANNERS.get(model);
   if (!set) BANNERS.set(model, set = /* @__PURE__ */ new Set());
-  set.add(el);
-  return el;
+  set.add(el2);
+  return el2;
 }
 function showLocal(model, message) {
   const set = BANNERS.get(model);
   if (!set) return 0;
   let shown = 0;
-  for (const el of [...set]) {
-    if (!el.isConnected) {
-      set.delete(el);
+  for (const el2 of [...set]) {
+    if (!el2.isConnected) {
+      set.delete(el2);
       continue;
     }
-    if (message) el.showLocal(message);
-    else if (el.dataset.local) el.showLocal(model.get("error") || "");
+    if (message) el2.showLocal(message);
+    else if (el2.dataset.local) el2.showLocal(model.get("error") || "");
     shown++;
   }
   return shown;
@@ -351,8 +351,8 @@ function canvasWidth(v) {
 }
 function rowTop(v, depth) {
   const f = v.frames;
-  const rows = f ? f.depth : 1;
-  return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
+  const rows2 = f ? f.depth : 1;
+  return v.model.get("orientation") === "flame" ? (rows2 - 1 - depth) * ROW : depth * ROW;
 }
 function clipped(ctx, text, room) {
   if (ctx.measureText(text).width <= room) return text;
@@ -384,8 +384,8 @@ function draw(v) {
   const f = v.frames;
   const canvas = v.canvas;
   const width = canvasWidth(v);
-  const rows = f ? Math.max(f.depth, 1) : 1;
-  const height = rows * ROW;
+  const rows2 = f ? Math.max(f.depth, 1) : 1;
+  const height = rows2 * ROW;
   const dpr = window.devicePixelRatio || 1;
   canvas.width = Math.round(width * dpr);
   canvas.height = Math.round(height * dpr);
@@ -599,7 +599,7 @@ var CONTROLS = {
 };
 
 // src/flame/controls.js
-function controls(model, act) {
+function controls(model, act, download) {
   const title = h("div", { cls: "pw-fl-title" });
   const metric = h("select", { attrs: { "aria-label": "metric" } });
   metric.addEventListener("change", () => act("set", { metric: metric.value }));
@@ -620,7 +620,9 @@ function controls(model, act) {
     act("search", { pattern: "" });
   }, { title: "end the search", action: "clear-search" });
   const found = h("span", { cls: "pw-fl-found" });
-  const toolbar = h("div", { cls: "pw-toolbar" }, [metric, orientation, colorBy, search, clear, found]);
+  const svg = button("SVG", () => download("svg"), { title: "download the chart as SVG", action: "download-svg" });
+  const png = button("PNG", () => download("png"), { title: "download the chart as PNG", action: "download-png" });
+  const toolbar = h("div", { cls: "pw-toolbar" }, [metric, orientation, colorBy, search, clear, svg, png, found]);
   const crumbs = h("div", { cls: "pw-fl-crumbs", attrs: { "aria-label": "zoom path" } });
   const legend = h("div", { cls: "pw-fl-legend" });
   function sync(f) {
@@ -683,6 +685,73 @@ function legendItems(model, f) {
   return [width, h("span", { cls: "pw-fl-muted", text: `colour: a hash of the ${what} (the same ${what}, the same colour)` }), ...extra];
 }
 
+// src/flame/download.js
+var SVG = "http://www.w3.org/2000/svg";
+function el(tag, attrs) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+function save(blob, name) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1e3);
+}
+function fileName(v, ext) {
+  const metric = String(v.model.get("metric") || "flame").replace(/[^\w.-]+/g, "_").replace(/^_+|_+$/g, "");
+  return `flame_${metric}.${ext}`;
+}
+function svgText(v) {
+  const f = v.frames;
+  const width = canvasWidth(v);
+  const rows2 = f ? Math.max(f.depth, 1) : 1;
+  const top = 24;
+  const svg = el("svg", { xmlns: SVG, width, height: rows2 * ROW + top + 8, "font-family": "system-ui, sans-serif", "font-size": 11.5 });
+  const title = el("text", { x: 0, y: 15, "font-weight": "bold" });
+  title.textContent = String(v.model.get("title") || "");
+  svg.append(title);
+  const ctx = (
+    /** @type {CanvasRenderingContext2D} */
+    v.canvas.getContext("2d")
+  );
+  ctx.font = FONT;
+  if (f) {
+    const c = f.cols;
+    for (let i = 0; i < f.n; i++) {
+      const x = c.x0[i] * width;
+      const w = (c.x1[i] - c.x0[i]) * width;
+      if (w < 0.5) continue;
+      const y = rowTop(v, c.depth[i]) + top;
+      const col = frameColor(v, i);
+      const g = el("g", {});
+      const tip = el("title", {});
+      tip.textContent = c.name[i];
+      g.append(tip, el("rect", { x: x.toFixed(2), y, width: Math.max(w - 1, 0.5).toFixed(2), height: ROW - 1, fill: css(col) }));
+      const text = w > 28 ? clipped(ctx, c.name[i], w - 7) : "";
+      if (text) {
+        const label = el("text", { x: (x + 3).toFixed(2), y: y + ROW / 2 + 4, fill: textOn(col) });
+        label.textContent = text;
+        g.append(label);
+      }
+      svg.append(g);
+    }
+  }
+  return new XMLSerializer().serializeToString(svg);
+}
+function downloadSvg(v) {
+  save(new Blob([svgText(v)], { type: "image/svg+xml" }), fileName(v, "svg"));
+}
+function downloadPng(v) {
+  v.canvas.toBlob((blob) => {
+    if (blob) save(blob, fileName(v, "png"));
+  }, "image/png");
+}
+
 // src/lib/format.js
 function exact(v) {
   if (typeof v === "bigint") return v.toString();
@@ -736,11 +805,11 @@ function tooltipLines(f, i) {
   const c = f.cols, m = f.meta, fmt = m.format;
   const value = c.value[i];
   const ofTotal = percent(value, m.total);
-  const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
+  const zoomed2 = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
   if (c.node[i] < 0) {
     return [
       `${c.hidden[i].toLocaleString("en-US")} frames, each narrower than a pixel`,
-      `together: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`,
+      `together: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed2})`,
       "click the frame above them to zoom in and see them"
     ];
   }
@@ -756,9 +825,9 @@ function tooltipLines(f, i) {
     } else {
       lines.push("no test: one sample per side");
     }
-    lines.push(`width: the larger side, ${ofTotal} of the total${zoomed}`);
+    lines.push(`width: the larger side, ${ofTotal} of the total${zoomed2}`);
   } else {
-    lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`);
+    lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed2})`);
     lines.push(`exclusive: ${columnText(c.exclusive[i], fmt)}`);
   }
   if (m.predicted) {
@@ -820,12 +889,101 @@ function listen(v) {
   };
 }
 
+// src/flame/offline.js
+var EPS = 1e-12;
+function rows(cols, idx) {
+  const out = {};
+  for (const [k, col] of Object.entries(cols)) {
+    if (Array.isArray(col)) out[k] = idx.map((i) => col[i]);
+    else {
+      const Arr = (
+        /** @type {any} */
+        col.constructor
+      );
+      const arr = new Arr(idx.length);
+      idx.forEach((i, j) => {
+        arr[j] = col[i];
+      });
+      out[k] = arr;
+    }
+  }
+  return out;
+}
+function indexOf(f, node) {
+  for (let i = 0; i < f.n; i++) if (Number(f.cols.node[i]) === node) return i;
+  return -1;
+}
+function zoomed(full, node) {
+  const c = full.cols;
+  const meta = { ...full.meta, zoom: -1, zoom_value: full.meta.total, path: (
+    /** @type {Meta["path"]} */
+    []
+  ) };
+  if (node === null || node < 0) return { meta, cols: c };
+  const z = indexOf(full, node);
+  if (z < 0) return null;
+  const x0 = c.x0[z], x1 = c.x1[z], d = c.depth[z], span = x1 - x0;
+  const mid = (x0 + x1) / 2;
+  const path = [];
+  const inside = [];
+  for (let i = 0; i < full.n; i++) {
+    if (c.depth[i] < d && c.x0[i] <= mid && mid < c.x1[i] && c.node[i] >= 0) path.push(i);
+    else if (i === z || c.depth[i] > d && c.x0[i] >= x0 - EPS && c.x1[i] <= x1 + EPS) inside.push(i);
+  }
+  path.sort((a, b) => c.depth[a] - c.depth[b]);
+  const out = rows(c, [...path, ...inside]);
+  for (let k = 0; k < path.length; k++) {
+    out.x0[k] = 0;
+    out.x1[k] = 1;
+  }
+  for (let k = path.length; k < out.x0.length; k++) {
+    out.x0[k] = span > 0 ? (out.x0[k] - x0) / span : 0;
+    out.x1[k] = span > 0 ? (out.x1[k] - x0) / span : 1;
+  }
+  meta.zoom = node;
+  meta.zoom_value = c.value[z];
+  meta.path = [...path, z].map((i) => ({ node: Number(c.node[i]), name: c.name[i] }));
+  meta.shown = inside.length + path.length;
+  return { meta, cols: out };
+}
+function searched(full, pattern) {
+  const c = full.cols;
+  const match = new Uint8Array(full.n);
+  const meta = { ...full.meta, search: { pattern: "", count: 0, text: "" } };
+  if (!pattern) return { meta, cols: { ...c, match } };
+  let re;
+  try {
+    re = new RegExp(pattern);
+  } catch (err) {
+    return { error: `search ${JSON.stringify(pattern)}: bad regular expression: ${String(err)}` };
+  }
+  const hits = [];
+  for (let i = 0; i < full.n; i++) {
+    if (c.node[i] >= 0 && re.test(c.name[i])) {
+      match[i] = 1;
+      hits.push(i);
+    }
+  }
+  let value = 0, share = 0;
+  for (const i of hits) {
+    const under = hits.some((j) => c.depth[j] < c.depth[i] && c.x0[j] <= c.x0[i] + EPS && c.x1[i] <= c.x1[j] + EPS);
+    if (!under) {
+      value += c.value[i];
+      share += c.x1[i] - c.x0[i];
+    }
+  }
+  const count = hits.length;
+  const text = `${count.toLocaleString("en-US")} match${count === 1 ? "" : "es"}: ${columnText(value, full.meta.format)}, ${percent(share, 1)} of the total (frames saved in this page)`;
+  meta.search = { pattern, count, text };
+  return { meta, cols: { ...c, match } };
+}
+
 // src/flame/index.js
-function render({ model, el }) {
+function render({ model, el: el2 }) {
   const t0 = performance.now();
   const channel = new Channel(model);
   const root = h("div", { cls: "pw-flame" });
-  el.append(root);
+  el2.append(root);
   let busy = 0;
   const v = {
     model,
@@ -840,7 +998,7 @@ function render({ model, el }) {
     act
   };
   v.tooltip.hidden = true;
-  const ui = controls(model, act);
+  const ui = controls(model, act, (kind) => kind === "svg" ? downloadSvg(v) : downloadPng(v));
   const plot = h("div", { cls: "pw-fl-plot" }, [v.canvas, v.tooltip]);
   const banner = errorBanner(model);
   root.append(ui.title, ui.toolbar, banner, ui.crumbs, plot, ui.legend);
@@ -862,6 +1020,7 @@ function render({ model, el }) {
     } finally {
       busy--;
     }
+    if (reply.offline && offline.full) return local(action, args);
     if (reply.columns) accept(reply);
     else ui.sync(v.frames);
     root.dataset.lastAction = action;
@@ -869,7 +1028,41 @@ function render({ model, el }) {
     if (!busy && stale()) fetchFrames();
     return reply;
   }
+  const offline = { full: null, zoom: null, pattern: "" };
+  function local(action, args) {
+    const full = (
+      /** @type {import("./state.js").Frames} */
+      offline.full
+    );
+    if (action === "select") {
+      model.set("error", "");
+      model.set("selected_node", args.node === null ? -1 : Number(args.node));
+      draw(v);
+      return { ok: true };
+    }
+    const zoom = action === "zoom" ? args.node === null || args.node === void 0 ? null : Number(args.node) : offline.zoom;
+    const pattern = action === "search" ? String(args.pattern || "") : offline.pattern;
+    if (action !== "zoom" && action !== "search") return { ok: false };
+    const found = searched(full, pattern);
+    const view = "error" in found ? null : zoomed(framesOf(found.meta, found.cols), zoom);
+    if (!view) {
+      model.set("error", "error" in found ? found.error : "that frame is not in this saved page");
+      ui.sync(v.frames);
+      return { ok: false };
+    }
+    offline.zoom = zoom;
+    offline.pattern = pattern;
+    model.set("error", "");
+    show(view.meta, view.cols);
+    return { ok: true };
+  }
   function accept(reply) {
+    const m = reply.meta;
+    if (!offline.full && m.zoom === -1 && !m.search.pattern) offline.full = framesOf(m, reply.columns);
+    show(m, reply.columns);
+  }
+  function show(meta, cols) {
+    const reply = { meta, columns: cols };
     v.frames = framesOf(reply.meta, reply.columns);
     ui.sync(v.frames);
     draw(v);
