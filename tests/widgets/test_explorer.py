@@ -778,3 +778,36 @@ def test_perfflowaspect_traces_show_durations_not_timestamps(data_dir):
     # merged calls: the calltree form with inclusive and exclusive time
     merged = CalltreeExplorer(pw.read(str(trace), merge_calls=True))
     assert [c["key"] for c in merged.columns] == ["time (inc)", "time", "calls"]
+
+
+def test_extra_columns_follow_a_focus(lulesh):
+    """A focus makes its node a root (every call path below it changes): the extra columns
+    still follow their nodes, matched by call path below the focused node."""
+    ex = CalltreeExplorer(lulesh)
+    names = ["LagrangeElements", "LagrangeNodal", "TimeIncrement"]
+    frame = pd.DataFrame({"r2": [0.5, 0.75, 0.25]}, index=[_node_of(lulesh, n) for n in names])
+    ex.set_extra_columns(frame)
+    ex.focus("LagrangeLeapFrog")
+    ex.expand(0, subtree=True)
+    rows = ex.visible_rows().set_index("name")
+    assert rows.loc["LagrangeElements", "r2"] == 0.5
+    assert rows.loc["LagrangeNodal", "r2"] == 0.75
+    assert np.isnan(rows.loc["LagrangeLeapFrog", "r2"])
+    assert "TimeIncrement" not in rows.index
+    ex.undo()
+    ex.expand(0, subtree=True)
+    assert ex.visible_rows().set_index("name").loc["TimeIncrement", "r2"] == 0.25
+
+
+def test_the_explorer_is_a_view_over_a_study(lulesh):
+    """A study made without a widget, then shown: the explorer's transforms are the study's."""
+    study = pw.calltree.CalltreeStudy(lulesh)
+    study.apply(study.filter_step("`time (inc)` > 1000000"))
+    ex = CalltreeExplorer(study)
+    assert ex.study is study and ex.graphframe is study.data
+    assert ex.history_labels == ["filter `time (inc)` > 1000000"]
+    ex.focus("LagrangeLeapFrog")
+    assert [s.kind for s in study.history] == ["filter", "focus"]
+    ex.undo()
+    ex.undo()
+    assert study.data is study.original and ex.history_labels == []

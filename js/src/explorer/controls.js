@@ -4,7 +4,7 @@ import { errorBanner } from "../lib/banner.js";
 import { button, fillSelect, h } from "../lib/dom.js";
 
 /** @typedef {import("./state.js").ExplorerState} ExplorerState */
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
 
 /**
  * @typedef {object} Elements

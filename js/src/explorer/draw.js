@@ -155,8 +155,7 @@ export function drawStatus(ctx) {
  * @param {Ctx} ctx
  */
 export function drawDetails(ctx) {
-  /** @type {import("./state.js").Details | null} */
-  const d = ctx.model.get("details");
+  const d = /** @type {import("./state.js").Details | null} */ (ctx.model.get("details"));
   const box = ctx.els.details;
   box.replaceChildren();
   box.hidden = !(d && d.lines && d.lines.length);

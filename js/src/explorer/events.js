@@ -5,13 +5,14 @@
 // box while an earlier one is answered must reach Python, not select a row).
 import { drawDetails, drawHead, drawLegend, drawStatus, fitHeight, hideTip, layout } from "./draw.js";
 import { drawBoxes, drawEnsembleBar, drawFilterHint, drawHistory } from "./controls.js";
+import { ACTIONS, TRAITS } from "./protocol.js";
 import { EXPANDED, FETCH_BEFORE, FETCH_COUNT, PARENT, ROW_H } from "./state.js";
 
 /** @typedef {import("./state.js").Ctx} Ctx */
 /** @typedef {import("./state.js").Response} Response */
 
 /** The key of a reply that carries rows (the contract's named reply key). */
-export const ROWS = { columns: "rows" };
+export const ROWS = { columns: ACTIONS.rows.key };
 
 /**
  * The window of rows to ask for: some before the first row in view, a screenful after.
@@ -105,7 +106,7 @@ export async function wantRows(ctx) {
  * Run an action in Python; the reply carries the rows of the current viewport. Resolves
  * with the reply, or null when the kernel did not answer (the banner says so).
  * @param {Ctx} ctx
- * @param {string} action
+ * @param {import("./state.js").Action} action
  * @param {Record<string, any>} [args]
  * @returns {Promise<Response | null>}
  */
@@ -157,7 +158,7 @@ function tellCursor(ctx) {
 
 /**
  * @param {Ctx} ctx
- * @param {string} action
+ * @param {import("./state.js").Action} action
  */
 function onCursor(ctx, action) {
   const cur = cursorRow(ctx);
@@ -295,6 +296,7 @@ export function wire(ctx) {
   const details = () => drawDetails(ctx);
   // a search or filter set from Python shows in its box (the person's typing is left alone)
   const boxes = drawBoxes(els, model);
+  /** @type {(keyof typeof TRAITS)[]} the traits whose change redraws the table */
   const traits = ["columns", "sort_column", "sort_descending", "history_labels", "glyph", "height"];
   for (const t of traits) model.on(`change:${t}`, onColumns);
   model.on("change:search_state", status);

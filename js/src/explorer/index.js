@@ -1,7 +1,8 @@
 // CalltreeExplorer front end: a virtualised tree table (ARIA treegrid) over rows that Python
 // sends window by window (perfweave/widgets/explorer.py). The modules: state (protocol types,
 // page state), controls (toolbar, elements), draw (header, rows, tooltips), events (requests,
-// keyboard, model changes).
+// keyboard, model changes); the protocol (traits, requests, reply keys) is generated from
+// Python in ./protocol.js.
 import { Channel } from "../lib/request.js";
 import { VirtualRows } from "../lib/virtual.js";
 import { buildControls } from "./controls.js";
@@ -11,11 +12,10 @@ import { ExplorerState, ROW_H } from "./state.js";
 
 /** @typedef {import("./state.js").Ctx} Ctx */
 /** @typedef {import("./draw.js").RowEl} RowEl */
-/** @typedef {import("../lib/types.js").Model} Model */
 
 /**
  * Draw the explorer in `el`; returns the cleanup.
- * @param {{ model: Model, el: HTMLElement }} props
+ * @param {{ model: import("./protocol.js").WidgetModel, el: HTMLElement }} props
  */
 function render({ model, el }) {
   const t0 = performance.now();

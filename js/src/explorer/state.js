@@ -1,7 +1,8 @@
 // CalltreeExplorer front end, state: the protocol's types, constants and the page-side state.
 // Python (perfweave/widgets/explorer.py) holds the tree; the page holds one window of rows.
 
-/** @typedef {import("../lib/types.js").Model} Model */
+/** @typedef {import("./protocol.js").WidgetModel} Model */
+/** @typedef {keyof typeof import("./protocol.js").ACTIONS} Action a request the page may send */
 /** @typedef {import("../lib/request.js").Channel} Channel */
 /** @typedef {import("../lib/request.js").Response} Response */
 /** @typedef {import("../lib/virtual.js").VirtualRows} VirtualRows */
@@ -112,6 +113,6 @@ export class ExplorerState {
  * @property {Channel} channel
  * @property {import("./controls.js").Elements} els
  * @property {VirtualRows} rows
- * @property {(action: string, args?: Record<string, any>) => Promise<Response | null>} act
+ * @property {(action: Action, args?: Record<string, any>) => Promise<Response | null>} act
  * @property {() => void} wantRows
  */

@@ -33,7 +33,8 @@ def find_nodes(names: np.ndarray, nodes: Any, where: str = "the shown tree") -> 
     """The node ids meant by ``nodes``: an id, a Node, an exact name (all nodes of that
     name) or a list of them, in the tree whose node names are ``names``. Raises GraphError
     naming the item and what the tree has."""
-    items = [nodes] if isinstance(nodes, (int, np.integer, str, Node)) else list(nodes)
+    many = isinstance(nodes, Iterable) and not isinstance(nodes, (str, Node))
+    items = list(nodes) if many else [nodes]
     n = len(names)
     ids: list[int] = []
     for item in items:

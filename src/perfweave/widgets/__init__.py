@@ -33,12 +33,12 @@ _LAZY = {
     "ScalingView": "perfweave.widgets.scaling_view",
     "FlameGraph": "perfweave.widgets.flame",
     "link": "perfweave.widgets._link",
-    "Step": "perfweave.widgets._history",
-    "replay": "perfweave.widgets._history",
+    "Step": "perfweave.calltree.steps",
+    "replay": "perfweave.calltree.steps",
 }
 
 if TYPE_CHECKING:  # pragma: no cover
-    from perfweave.widgets._history import Step, replay  # noqa: F401
+    from perfweave.calltree.steps import Step, replay  # noqa: F401
     from perfweave.widgets.explorer import CalltreeExplorer  # noqa: F401
 
 

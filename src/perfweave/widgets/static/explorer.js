@@ -778,7 +778,10 @@ function drawStatus(ctx) {
   if (notice) els.status.append(h("span", { cls: "pw-notice", text: notice }));
 }
 function drawDetails(ctx) {
-  const d = ctx.model.get("details");
+  const d = (
+    /** @type {import("./state.js").Details | null} */
+    ctx.model.get("details")
+  );
   const box = ctx.els.details;
   box.replaceChildren();
   box.hidden = !(d && d.lines && d.lines.length);
@@ -1024,8 +1027,287 @@ function hideTip(ctx) {
   ctx.els.tooltip.hidden = true;
 }
 
+// src/explorer/protocol.js
+var ACTIONS = {
+  "rows": {
+    "args": [
+      "start",
+      "count"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "toggle": {
+    "args": [
+      "vid",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "expand_all": {
+    "args": [
+      "vid",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "sort": {
+    "args": [
+      "column",
+      "descending",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "search": {
+    "args": [
+      "pattern",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "search_step": {
+    "args": [
+      "step",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "filter": {
+    "args": [
+      "query",
+      "squash",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "squash": {
+    "args": [
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "undo": {
+    "args": [
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "focus": {
+    "args": [
+      "vid",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "drop": {
+    "args": [
+      "vid",
+      "subtree",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "select": {
+    "args": [
+      "vid",
+      "add",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "stat": {
+    "args": [
+      "stat",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "color_by": {
+    "args": [
+      "column",
+      "viewport"
+    ],
+    "key": "rows",
+    "columns": [
+      "vid",
+      "node",
+      "depth",
+      "nchild",
+      "parent_row",
+      "flags",
+      "name",
+      "c<i>",
+      "quartiles",
+      "strip"
+    ]
+  },
+  "cursor": {
+    "args": [
+      "node"
+    ],
+    "key": "",
+    "columns": []
+  }
+};
+
 // src/explorer/events.js
-var ROWS = { columns: "rows" };
+var ROWS = { columns: ACTIONS.rows.key };
 function viewport(ctx) {
   const [first] = ctx.rows.range();
   return [Math.max(0, first - FETCH_BEFORE), FETCH_COUNT];

@@ -1,4 +1,5 @@
-"""The rows a tree table shows: a display tree, which of its nodes are open, a sort order.
+"""The rows a tree table shows: a display tree, which of its nodes are open, a sort order
+and the matches of a search.
 
 A calltree graph is shown as a *display tree*: for a tree it is the graph itself; a DAG is
 unrolled so that a node reached along several paths gets one display node per path (each
@@ -14,6 +15,8 @@ ever materialised for the browser.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from perfweave.calltree._forest import level_order
@@ -25,7 +28,7 @@ from perfweave.calltree.display import (
     preorder,
 )
 from perfweave.calltree.graph import Graph
-from perfweave.errors import GraphError
+from perfweave.errors import GraphError, QueryError, ShapeError
 
 INT = np.int64
 
@@ -51,6 +54,9 @@ class TreeRows:
         self.expanded = np.zeros(m, bool)
         self.n_children = np.bincount(self.parent[self.parent >= 0], minlength=m).astype(INT)
         self._ptr, self._idx, self.roots = children_csr(self.parent, np.zeros(m, INT))
+        #: display nodes a search matched, in row order, and the index of the current one
+        self.matches = np.zeros(0, INT)
+        self.current = -1
         self.sort_by(np.zeros(m), descending=True)
 
     def __len__(self) -> int:
@@ -64,6 +70,33 @@ class TreeRows:
         self.order = np.empty(len(pos), INT)
         self.order[pos] = np.arange(len(pos), dtype=INT)
         self._visible = None
+        if len(self.matches):
+            self.matches = self.matches[np.argsort(self.pos[self.matches])]
+
+    # ------------------------------------------------------------------ search matches
+    def set_matches(self, hit: np.ndarray) -> None:
+        """Mark the display nodes of the graph nodes where ``hit`` (one bool per graph node)
+        holds, in row order; the first becomes the current match."""
+        vids = np.flatnonzero(np.asarray(hit, bool)[self.node])
+        self.matches = vids[np.argsort(self.pos[vids])]
+        self.current = 0 if len(vids) else -1
+
+    def step_match(self, step: int) -> int:
+        """Move the current match ``step`` matches on (round the end); its display node."""
+        if not len(self.matches):
+            raise QueryError("no search matches to move between")
+        self.current = (self.current + int(step)) % len(self.matches)
+        return int(self.matches[self.current])
+
+    def current_match(self) -> int:
+        """The current match's display node (-1: none)."""
+        return int(self.matches[self.current]) if self.current >= 0 else -1
+
+    def match_state(self) -> dict[str, int]:
+        """How many matches, which is current (from 1) and its graph node (-1: none)."""
+        cur = self.current_match()
+        node = int(self.node[cur]) if cur >= 0 else -1
+        return {"count": len(self.matches), "current": self.current + 1, "node": node}
 
     # ------------------------------------------------------------------ state
     def set_expanded(self, vids: np.ndarray, value: bool = True) -> None:
@@ -196,3 +229,13 @@ class TreeRows:
         if not 0 <= vid < len(self.node):
             raise GraphError(f"no row {vid}: the tree shows {len(self.node)} nodes")
         return int(vid)
+
+
+def check_budget(budget: Any) -> int:
+    """A row budget of "Expand all" (:meth:`TreeRows.expand_within`): a whole number of at
+    least 1."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ShapeError(
+            f"the row budget of expand_all must be a whole number >= 1, not {budget!r}"
+        )
+    return int(budget)

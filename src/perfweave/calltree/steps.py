@@ -1,25 +1,24 @@
-"""Transform steps of the calltree explorer: filter, squash, focus, drop.
+"""The transform steps of a calltree study: filter, squash, focus, drop.
 
-Each step is data (a kind and its arguments), never code. :func:`replay` applies a list
-of steps to a GraphFrame or Ensemble with the core's own operations, so
-``replay(original, explorer.history)`` gives the frame the explorer shows. Node ids in a
-step refer to the frame that step was applied to (the previous step's result).
+Each step is data (a kind and its arguments), never code. :func:`replay` applies a list of
+steps to a GraphFrame or Ensemble with the core's own operations, so
+``replay(study.original, study.history)`` gives the frame a
+:class:`~perfweave.calltree.study.CalltreeStudy` (and the explorer over it) shows. Node ids
+in a step refer to the frame that step was applied to (the previous step's result).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from perfweave.calltree.graphframe import GraphFrame
 from perfweave.calltree.query import parse
-from perfweave.ensemble.ensemble import Ensemble
-from perfweave.ensemble.filter import with_statistics
 from perfweave.errors import GraphError, QueryError
 
-Frame = GraphFrame | Ensemble
+KINDS = ("filter", "squash", "focus", "drop")
 
 
 @dataclass(frozen=True)
@@ -49,6 +48,7 @@ class Step:
 
     @property
     def label(self) -> str:
+        """The step as a history list shows it."""
         if self.kind == "filter":
             extra = "" if self.squash else " (no squash)"
             if self.keeps_inclusive:
@@ -61,8 +61,12 @@ class Step:
         what = "subtree" if self.subtree else "node"
         return f"drop {what} {self.name}"
 
-    def apply(self, data: Frame) -> Frame:
+    def apply(self, data: Any) -> Any:
+        """The frame (GraphFrame or Ensemble) after this step; ``data`` is not changed."""
         if self.kind == "filter" and self.stats:
+            from perfweave.ensemble.ensemble import Ensemble
+            from perfweave.ensemble.filter import with_statistics
+
             if not isinstance(data, Ensemble):
                 raise QueryError("a statistics filter needs an ensemble")
             data = with_statistics(data, parse(self.query or "").columns)
@@ -80,10 +84,10 @@ class Step:
             return data.squash()
         if self.kind in ("focus", "drop"):
             return data.filter(_node_mask(data, self))
-        raise QueryError(f"unknown transform step {self.kind!r}")
+        raise QueryError(f"unknown transform step {self.kind!r}; the kinds are {', '.join(KINDS)}")
 
 
-def _node_mask(data: Frame, step: Step) -> np.ndarray:
+def _node_mask(data: Any, step: Step) -> np.ndarray:
     graph = data.graph
     if step.node is None or not 0 <= step.node < len(graph):
         raise GraphError(f"no node {step.node} in a graph of {len(graph)} nodes")
@@ -94,8 +98,11 @@ def _node_mask(data: Frame, step: Step) -> np.ndarray:
     return keep if step.kind == "focus" else ~keep
 
 
-def replay(data: Frame, steps: Sequence[Step]) -> Frame:
-    """Apply ``steps`` in order to ``data`` (which is not changed)."""
+def replay(data: Any, steps: Sequence[Step]) -> Any:
+    """Apply ``steps`` in order to ``data`` (a GraphFrame or Ensemble, which is not changed)."""
     for step in steps:
         data = step.apply(data)
     return data
+
+
+__all__ = ["Step", "replay"]
