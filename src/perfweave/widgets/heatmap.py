@@ -73,7 +73,10 @@ class CountMatrixHeatmap(WidgetBase):
     _protocol = Protocol(
         folder="heatmap",
         actions={
-            "matrix": _matrix_action("_on_matrix", "Redrawing the matrix", "max_cells"),
+            # a saved page (perfweave export) draws the matrix at the widget's max_cells
+            "matrix": Action(
+                "_on_matrix", "Redrawing the matrix", ("max_cells",), MATRIX_KEY, MATRIX_COLUMNS, {}
+            ),
             "set": _matrix_action("_on_set", "Changing this control", "name", "value"),
             "zoom": _matrix_action("_on_zoom", "Zooming in", "rows", "cols"),
             "zoom_out": _matrix_action("_on_zoom_out", "Zooming out"),
