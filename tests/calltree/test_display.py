@@ -74,14 +74,14 @@ def test_children_csr_is_read_only(allgather):
 def test_tree_writers_and_widgets_name_a_node_by_one_rule(data_dir):
     """A name changed in the table shows everywhere (the table comes first, as in Hatchet),
     and a node named nowhere is ``file:line`` in ``tree()`` as in the explorer."""
-    from perfweave.widgets._source import names_of
+    from perfweave.calltree.study import CalltreeStudy  # the names the explorer shows
 
     gf = pw.read(str(data_dir / "hatchet/hpctoolkit-allgather-database"))
     gf.drop_index_levels()
     main = int(np.flatnonzero(gf.graph.frames["name"].to_numpy() == "main")[0])
     gf.dataframe.loc[main, "name"] = "main (renamed)"
     assert node_names(gf.graph, gf.dataframe)[main] == "main (renamed)"
-    assert names_of(gf)[main] == "main (renamed)"
+    assert CalltreeStudy(gf).view.names[main] == "main (renamed)"
     assert "main (renamed)" in gf.tree(expand_name=True)
     assert any(d["name"] == "main (renamed)" for d in _walk(gf.to_literal()))
     # no name in the table or the frame: the frame's file and line
