@@ -171,46 +171,96 @@ def _peer(fn, args, cap, enabled):
 
 
 # ---------------------------------------------------------------------- cases
-def read_many(n_files: int) -> None:
-    """``n_files`` RAJAPerf .cali files (the 5 quartz runs copied) read in one process and
-    with the default (all cores from 256 files on); wall and CPU time, and the load."""
+# one timed read in a fresh interpreter: the code under test is whatever ``perfweave`` the
+# child imports (PYTHONPATH picks an older checkout's src/ for a before/after comparison)
+_READ_CHILD = """
+import json, os, resource, sys, time
+from perfweave.ensemble import Ensemble
+files = open(sys.argv[1]).read().split()
+workers = None if sys.argv[2] == "default" else int(sys.argv[2])
+load = os.getloadavg()[0]
+t0, c0 = time.perf_counter(), time.process_time()
+ens = Ensemble.from_files(files, profile_key="file", workers=workers, progress=False)
+wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall": wall, "cpu": cpu, "readers_cpu": kids.ru_utime + kids.ru_stime,
+                  "load": load, "profiles": len(ens), "nodes": len(ens.graph)}))
+"""
+
+
+def _timed_read(list_file: str, workers: str, src: str | None) -> dict:
+    """One ``Ensemble.from_files`` of the listed files in a fresh ``python -c`` (started
+    by fork, as a plain script is), with ``src`` first on its path if given."""
+    import json
     import os
-    import time
+    import subprocess
+    import sys
 
-    from perfweave.ensemble.build import reader_processes
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    out = subprocess.run(
+        [sys.executable, "-c", _READ_CHILD, list_file, workers],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
+
+def _spread(values: list[float], unit: str = " s") -> str:
+    return f"{np.median(values):.2f}{unit} ({min(values):.2f}-{max(values):.2f})"
+
+
+def read_many(n_files: int, runs: int, compare: str | None, serial: bool) -> None:
+    """``n_files`` RAJAPerf .cali files (the 5 quartz runs copied) read with the default
+    settings (all cores from 256 files on), ``runs`` times, each in a fresh interpreter:
+    median and range of the wall time, of the CPU time of the calling process and of its
+    reader processes, and the machine's load (1-minute average) before each run.
+
+    ``compare`` is another checkout's ``src`` directory (``git worktree add /tmp/old
+    <commit>``): its runs alternate with this checkout's, so both see the same load.
+    ``serial`` adds ``workers=1`` (one process) runs.
+    """
+    import os
+
+    here = str(Path(__file__).resolve().parent.parent / "src")
+    versions = [("this checkout", here)] + ([(f"{compare}", compare)] if compare else [])
+    cases = [("default", "default")] + ([("one process (workers=1)", "1")] if serial else [])
     src = sorted((DATA / "rajaperf" / "quartz").rglob("*.cali"))
-    table = Table(f"ensemble: reading {n_files:,} RAJAPerf .cali files")
-    table.header = ("case", "wall", "target", "CPU", "load (1 min)")
+    table = Table(
+        f"ensemble: reading {n_files:,} RAJAPerf .cali files, median (range) of {runs} runs"
+    )
+    table.header = ("case", "wall", "target", "CPU: caller + readers", "load (1 min)")
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for i in range(n_files):
             dst = Path(tmp) / f"run{i:05d}.cali"
             shutil.copy(src[i % len(src)], dst)
             files.append(str(dst))
-        walls = {}
-        for label, workers in (("one process (workers=1)", 1), ("default", None)):
-            n = reader_processes(n_files, None, workers)
-            t0, c0 = time.perf_counter(), time.process_time()
-            ens = Ensemble.from_files(files, profile_key="file", workers=workers, progress=False)
-            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-            walls[label] = wall
-            target = "<= 30 s" + (" ok" if wall <= 30 else " MISSED") if workers is None else ""
-            table.add_row(
-                f"{label}: {n} reader process{'es' if n > 1 else ''}, {len(ens)} profiles",
-                f"{wall:.2f} s",
-                target,
-                f"{cpu:.2f} s in this process",
-                f"{os.getloadavg()[0]:.2f}",
-            )
-            del ens
-    table.add_row(
-        "one process / default",
-        f"{walls['one process (workers=1)'] / walls['default']:.2f}x",
-        "",
-        f"{_usable_cores()} usable cores",
-        "",
-    )
+        list_file = str(Path(tmp) / "files.txt")
+        Path(list_file).write_text("\n".join(files))
+        got: dict[tuple[str, str], list[dict]] = {}
+        for _ in range(runs):  # versions and cases alternate within each round
+            for label, workers in cases:
+                for name, path in versions:
+                    got.setdefault((name, label), []).append(_timed_read(list_file, workers, path))
+    for (name, label), rows in got.items():
+        walls = [r["wall"] for r in rows]
+        cpus = [r["cpu"] + r["readers_cpu"] for r in rows]
+        target = ""
+        if label == "default":
+            ok = np.median(walls) <= 15
+            target = "<= 15 s" + (" ok" if ok else " MISSED")
+        table.add_row(
+            f"{name}, {label}: {rows[0]['profiles']} profiles",
+            _spread(walls),
+            target,
+            _spread(cpus),
+            _spread([r["load"] for r in rows], ""),
+        )
+    table.add_row("", "", "", f"{_usable_cores()} usable cores", f"{os.getloadavg()[0]:.2f} at end")
     table.print()
 
 
@@ -287,9 +337,17 @@ def main(argv: list[str]) -> None:
         "of 10,000-node trees takes many minutes",
     )
     ap.add_argument("--files", type=int, default=10_000, help="file count of 'read-many'")
+    ap.add_argument("--runs", type=int, default=5, help="timed runs of 'read-many' (median, range)")
+    ap.add_argument(
+        "--compare",
+        metavar="SRC",
+        help="'read-many' also runs the perfweave in this src directory (an older checkout: "
+        "git worktree add /tmp/old <commit>; --compare /tmp/old/src), alternating with this one",
+    )
+    ap.add_argument("--serial", action="store_true", help="'read-many' also times workers=1")
     args = ap.parse_args(argv)
     if args.only == "read-many":
-        read_many(args.files)
+        read_many(args.files, args.runs, args.compare, args.serial)
         return
     try:
         import thicket  # noqa: F401
@@ -413,3 +471,5 @@ def main(argv: list[str]) -> None:
         )
     filter_stats_case(table, quick, peer, args.filter_cap)
     table.print()
+    # 7. issue 34: 10,000 .cali files with the default settings, median of five fresh runs
+    read_many(500 if quick else args.files, 2 if quick else args.runs, args.compare, args.serial)
