@@ -42,7 +42,7 @@ from perfweave.errors import MetadataError, PerfweaveError, ShapeError
 
 DIRECTIONS = ("send", "recv")
 UNITS = ("counts", "bytes")
-#: how a view colours its blocks (the study checks it; the colours are the view's)
+#: how a view colors its blocks (the study checks the choice; the colors are the view's)
 SCALES = ("linear", "log")
 #: every option of a view and its choices
 OPTIONS: dict[str, tuple[str, ...]] = {
@@ -216,9 +216,9 @@ class CallGroupStudy:
 
     @property
     def selection(self) -> dict | None:
-        """The selected block: ``ranks`` (rows), ``peers`` (columns), ``direction``, the call
-        group (``calls``, ``label``), its ``total`` in ``unit`` and, as text, ``rows_text``
-        and ``peers_text``; None if none."""
+        """The selected block: ``rows`` and ``cols`` (the spans selected), ``ranks`` (rows),
+        ``peers`` (columns), ``direction``, the call group (``calls``, ``label``), its exact
+        ``total`` in ``unit`` and, as text, ``rows_text`` and ``peers_text``; None if none."""
         return None if self._selection is None else dict(self._selection)
 
     @property
@@ -306,7 +306,7 @@ class CallGroupStudy:
         """Change ``direction``, ``unit``, ``reduce``, ``group_by`` (:data:`OPTIONS`) or
         ``max_cells``; the direction and the row grouping start again on the whole matrix."""
         if name == "scale":
-            raise ShapeError("the colour scale is the view's, not the study's")
+            raise ShapeError("the color scale is the view's, not the study's: set it on the view")
         value = self.check(name, value)
         self._shown()
         with self._change():
