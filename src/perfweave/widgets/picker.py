@@ -13,7 +13,8 @@ escaped text.
 Each control has a Python method (:meth:`ClassPicker.set_spec`, :meth:`~ClassPicker.set_merge`,
 :meth:`~ClassPicker.set_axis`, :meth:`~ClassPicker.resolve`, :meth:`~ClassPicker.sort_by`,
 :meth:`~ClassPicker.set_filter`, :meth:`~ClassPicker.set_by`, :meth:`~ClassPicker.show`).
-The widget contract (:mod:`._base`): every method is an :func:`~._base.action`; a change
+The widget contract (:mod:`._base`): every method is an :func:`~._base.action` (it returns
+the widget, so calls chain: ``picker.set_spec(...).set_merge(...)``); a change
 that opreport rejects (axis conflict, a spec that selects nothing, an unknown tag) changes
 nothing; the method raises the :mod:`perfweave.errors` exception, a control shows the
 message in the banner and snaps back. After an axis conflict (and when a session that needs
@@ -191,19 +192,19 @@ class ClassPicker(PickerView, CompositeBase):
 
     # ------------------------------------------------------------------ actions (Python)
     @action
-    def set_spec(self, spec: str | Iterable[str]) -> ClassPicker:
+    def set_spec(self, spec: str | Iterable[str]) -> None:
         """Apply profile words (``"event:CPU_CLK_UNHALTED tgid:100"`` or a list)."""
         self._change(lambda: self._study.set_spec(spec))
 
     @action
     def set_merge(
         self, merge: str | Iterable[str] | None = None, *, exclude_dependent: bool | None = None
-    ) -> ClassPicker:
+    ) -> None:
         """Apply opreport's ``--merge`` words (``"cpu,tgid"``, ``["lib"]``, ``"all"``, ``""``)."""
         self._change(lambda: self._study.set_merge(merge, exclude_dependent=exclude_dependent))
 
     @action
-    def set_axis(self, axis: str) -> ClassPicker:
+    def set_axis(self, axis: str) -> None:
         """Show the classes along ``axis``: merge the other tgid/tid/cpu axes (keeping the
         lib and unitmask choices); ``"auto"`` leaves the merge options as they are. When
         the axis cannot be shown (two events along cpu), nothing changes and the views that
@@ -211,19 +212,19 @@ class ClassPicker(PickerView, CompositeBase):
         self._change(lambda: self._study.set_axis(axis))
 
     @action
-    def resolve(self, which: int | Resolution = 0) -> ClassPicker:
+    def resolve(self, which: int | Resolution = 0) -> None:
         """Show one of :attr:`resolutions` (its index or itself): what its button does."""
         self._change(lambda: self._study.resolve(which))
 
     @action
-    def set_by(self, by: str) -> ClassPicker:
+    def set_by(self, by: str) -> None:
         """Report rows per ``"image"``, ``"application"`` or ``"symbol"`` (perf data)."""
         self._study.set_by(by)
         self._resync()
         self._draw()
 
     @action
-    def sort_by(self, column: str, descending: bool = True, view: str = "report") -> ClassPicker:
+    def sort_by(self, column: str, descending: bool = True, view: str = "report") -> None:
         """Sort a table (``"report"`` or ``"inverted"``) by a column of :meth:`table_view`
         (e.g. ``"tgid:100 samples"``); ``""`` restores the core's order."""
         self._study.sort_by(column, descending, view)
@@ -231,7 +232,7 @@ class ClassPicker(PickerView, CompositeBase):
         self._draw_table(view)
 
     @action
-    def set_filter(self, needle: str, view: str = "report") -> ClassPicker:
+    def set_filter(self, needle: str, view: str = "report") -> None:
         """Keep the rows of a table whose names contain ``needle`` (case-insensitive)."""
         self._study.set_filter(needle, view)
         self._resync()
@@ -240,7 +241,7 @@ class ClassPicker(PickerView, CompositeBase):
             self._draw_chart()  # the chart shows the images the filter keeps
 
     @action
-    def show(self, view: str) -> ClassPicker:
+    def show(self, view: str) -> None:
         """Open a tab: ``"report"``, ``"classes"``, ``"inverted"`` or ``"opreport"``."""
         if view not in VIEWS:
             raise ShapeError(f"unknown view {view!r}; choose from {VIEWS}")
