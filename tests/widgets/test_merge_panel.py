@@ -12,7 +12,7 @@ import pytest
 
 import perfweave as pw
 import perfweave.merge as pm
-from perfweave.errors import MergeError
+from perfweave.errors import MergeError, ShapeError
 from perfweave.widgets._html import format_numbers
 from perfweave.widgets._matrix import abbreviate
 from perfweave.widgets.merge_panel import MergePanel
@@ -421,3 +421,36 @@ def test_marginal_key_outside_the_charts_and_ticks_inside_their_axes(much_subs):
     for scale, axis in ((sc.x, sc.x_axis), (sc.y, sc.y_axis)):
         ticks = np.asarray(axis.tick_values)
         assert scale.min <= ticks.min() and ticks.max() <= scale.max and len(ticks) >= 2
+
+
+def test_panel_is_a_view_over_its_study(hrm_subs):
+    """The panel shows one MergeStudy (given or made): its result, and its reason as data
+    where a merge is not available."""
+    study = pm.MergeStudy(hrm_subs)
+    panel = MergePanel(study)
+    assert panel.study is study and panel.result is None
+    why = study.refused
+    assert why.what == "MUCH" and len(why.pairs) == 75
+    assert html.escape(why.reason) in panel._none.value
+    panel.set_anchor("PROCESSOR_CYCLES")
+    assert study.result is not None and study.settings.method == "hrm"
+    pd.testing.assert_frame_equal(panel.result, study.result)
+    target = study.target()
+    assert isinstance(target, pm.Unavailable)
+    assert panel._target.note == f"not available: {target.reason}"
+
+
+def test_matrix_refuses_a_cell_outside_it_and_a_bad_scale(much_subs):
+    panel = MergePanel(much_subs, seed=3)
+    m = panel._achieved
+    n = len(m.names)
+    before = list(m.selected)
+    for cell in ([n, 0], [0, -1], [1, 2, 3]):
+        with pytest.raises(ShapeError, match="is not \\[row, column\\]"):
+            m.selected = cell
+        assert m.selected == before
+    assert panel.pair == (panel.kept[0], panel.kept[1])  # no pick happened
+    for top in (0.0, -1.0, float("nan")):
+        with pytest.raises(ShapeError, match="positive number"):
+            m.top = top
+    assert m.top == 1.0
