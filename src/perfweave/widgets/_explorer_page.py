@@ -43,7 +43,14 @@ def row_action(method: str, says: str, *args: str) -> Action:
 PROTOCOL = Protocol(
     folder="explorer",
     actions={
-        "rows": Action("_on_rows", "Showing more rows", ("start", "count"), ROWS_KEY, ROWS),
+        "rows": Action(
+            "_on_rows",
+            "Showing more rows",
+            ("start", "count"),
+            ROWS_KEY,
+            ROWS,
+            first_draw={"start": 0, "count": 2000},  # a saved page's first window
+        ),
         "toggle": row_action("_on_toggle", "Expanding or collapsing rows", "vid"),
         "expand_all": row_action("_on_expand_all", "Expanding everything below a row", "vid"),
         "sort": row_action("_on_sort", "Sorting", "column", "descending"),
