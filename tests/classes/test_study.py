@@ -219,3 +219,17 @@ def test_the_cli_subcommand_and_the_command_line_are_one_argument_list(sessions,
     study = ClassStudy(session, "event:CPU_CLK_UNHALTED", "cpu,tgid", exclude_dependent=True)
     study.open()
     assert study.opreport_text == via_main
+
+
+def test_a_session_tag_without_sample_files_says_what_opreport_says(sessions):
+    """The study used to say "profile specification too strict" where opreport (and the
+    CLI) say that the session has no sample file."""
+    study = ClassStudy(sessions["many"], merge="cpu")
+    study.open()
+    names = study.classes.names
+    with pytest.raises(SpecError) as info:
+        study.set_spec("session:older")
+    status, _, err = cli([f"--session-dir={sessions['many']}", "session:older"])
+    assert status == 1 and err == f"opreport error: {info.value}\n"
+    assert str(info.value).startswith("No sample file found")
+    assert study.classes.names == names and study.words == []

@@ -29,6 +29,7 @@ from perfweave.classes.arrange import ProfileClasses, arrange
 from perfweave.classes.axis import AXES
 from perfweave.classes.completion import complete, hint
 from perfweave.classes.invert import InvertedProfile, invert, invert_table
+from perfweave.classes.opreport import NO_FILES
 from perfweave.classes.opreport_format import format_image_report
 from perfweave.classes.opreport_merge import MergeOptions
 from perfweave.classes.profile_spec import ProfileSpec
@@ -235,8 +236,8 @@ class ClassStudy:
             return self._selection[1]
         sessions = spec.sessions()
         table = self.source.table(sessions)
-        if table.empty:
-            raise SpecError("no sample files found: profile specification too strict ?")
+        if table.empty:  # a session: tag naming a session without sample files (opreport's words)
+            raise SpecError(NO_FILES)
         mask = self.source.mask(spec, sessions, exclude_dependent=xdep)
         selected = self.source.codes(sessions).take(mask)
         self._selection = (key, selected)
