@@ -811,3 +811,18 @@ def test_the_explorer_is_a_view_over_a_study(lulesh):
     ex.undo()
     ex.undo()
     assert study.data is study.original and ex.history_labels == []
+
+
+def test_assigning_a_bad_trait_value_is_refused_and_changes_nothing(lulesh):
+    """Every public trait is checked the same way: a bad value raises the perfweave error
+    and the trait keeps its value."""
+    ex = CalltreeExplorer(lulesh, height=300)
+    with pytest.raises(ShapeError, match="height must be a positive number of pixels"):
+        ex.height = 0
+    assert ex.height == 300
+    n = len(ex.graphframe.graph)
+    with pytest.raises(ShapeError, match=f"no node {n} under the cursor"):
+        ex.cursor_node = n
+    assert ex.cursor_node == -1
+    ex.cursor_node = 3
+    assert ex.cursor_node == 3
