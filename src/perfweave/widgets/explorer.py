@@ -6,8 +6,8 @@ The widget holds which rows are open, selected and matched by a search; Python h
 whole tree, the browser only the rows in view, asking for more as it scrolls (``rows``) and
 for every action a person takes (``toggle``, ``sort``, ``search``, ``filter`` ...). Each
 action is also a Python method, so a notebook can script the widget and tests can drive it
-without a browser. The page's protocol is declared once, in ``_protocol`` below
-(``js/src/explorer/protocol.js`` is generated from it).
+without a browser. The page's protocol is declared once (``_explorer_page.PROTOCOL``, with
+the request handlers; ``js/src/explorer/protocol.js`` is generated from it).
 """
 
 from __future__ import annotations
