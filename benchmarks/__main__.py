@@ -15,6 +15,7 @@ PARTS = (
     "calltree_samples",
     "calltree_deep",
     "calltree_analysis",
+    "flame",
     "ensemble",
     "models",
     "counts",

@@ -706,7 +706,9 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--wide-repeat", type=int, default=5, help="expands of the wide node")
     ap.add_argument("--scroll-steps", type=int, default=20)
     ap.add_argument(
-        "--only", default="frame,wide,ensemble,merge_panel,picker,heatmap", help="scenarios to run"
+        "--only",
+        default="frame,wide,ensemble,merge_panel,picker,heatmap,flame",
+        help="scenarios to run",
     )
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
     ap.add_argument("--keep", action="store_true", help="keep the notebooks and server logs")
@@ -760,6 +762,10 @@ def main(argv: list[str]) -> None:
                     from benchmarks.widgets_heatmap import heatmap_scenarios
 
                     scenarios += heatmap_scenarios(fig, browser, work, args.cap)
+                if "flame" in only:
+                    from benchmarks.widgets_flame import flame_scenarios
+
+                    scenarios += flame_scenarios(fig, browser, work, sizes, args.cap)
                 for label, run in scenarios:
                     print(f"running {label} ...", file=sys.stderr, flush=True)
                     try:

@@ -94,7 +94,8 @@ def test_the_page_gets_the_frames_one_pixel_wide_with_exact_values(lulesh):
     fg = FlameGraph(lulesh)
     page = Page(fg)
     reply, cols = page.ask("frames", width=300)
-    assert reply["ok"] and list(cols) == list(FRAME_COLUMNS)
+    # coloured by name, the hash key is the name: it is not sent twice
+    assert reply["ok"] and list(cols) == [c for c in FRAME_COLUMNS if c != "key"]
     assert ((cols["x1"] - cols["x0"]) >= 1 / 300).all()
     layout = fg.layout
     wide = (layout.x1 - layout.x0) >= 1 / 300
@@ -230,8 +231,8 @@ def test_compare_two_ensembles_colours_by_a_tested_difference(rajaperf):
     fg = FlameGraph(a, compare=b)
     page = Page(fg)
     reply, cols = page.ask("frames", width=1000)
-    assert list(cols) == [*FRAME_COLUMNS, *COMPARE_COLUMNS]
-    assert list(cols) == _const("ACTIONS")["frames"]["columns"]
+    assert list(cols) == [*(c for c in FRAME_COLUMNS if c != "key"), *COMPARE_COLUMNS]
+    assert set(cols) <= set(_const("ACTIONS")["frames"]["columns"])
     meta = reply["meta"]
     assert meta["compare"] and meta["tested"]
     assert "Welch" in meta["test"] and "q < 0.05" in meta["test"]

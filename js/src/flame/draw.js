@@ -26,7 +26,7 @@ export function frameColor(v, i) {
   if (v.model.get("color_by") === "exclusive") {
     return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
   }
-  return nameColor(c.key[i]);
+  return nameColor(c.key ? c.key[i] : c.name[i]); // the key is sent where it is not the name
 }
 
 /** Canvas width in CSS pixels: the widget's. @param {View} v */

@@ -36,6 +36,7 @@ The graph must be a tree (a DAG has no single place for a node's frame).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -47,6 +48,7 @@ import pandas as pd
 from perfweave.calltree.display import node_names
 from perfweave.calltree.graph import Graph, Node
 from perfweave.calltree.graphframe import GraphFrame, inclusive_name
+from perfweave.calltree.numbers import ColumnFormat, column_format
 from perfweave.calltree.ranks import (
     profile_means,
     rank_cells,
@@ -210,9 +212,10 @@ def _down_sum(graph: Graph, per_node: np.ndarray) -> np.ndarray:
     preorder: +x where a subtree starts, -x where it ends, one cumulative sum)."""
     n = len(graph)
     size = sizes(graph)
+    per_node = np.asarray(per_node, dtype=float)
     delta = np.zeros(n + 1)
-    np.add.at(delta, np.arange(n), per_node)
-    np.add.at(delta, np.arange(n) + size, -per_node)
+    delta[:n] = per_node
+    delta -= np.bincount(np.arange(n) + size, weights=per_node, minlength=n + 1)
     return np.cumsum(delta)[:n]
 
 
@@ -414,6 +417,22 @@ class FlameLayout:
     def graph(self) -> Graph:
         return self.values.graph
 
+    @functools.cached_property
+    def value_format(self) -> ColumnFormat:
+        """The one format of the drawn values (the unit's, by their magnitude)."""
+        return column_format(self.values.inclusive, self.values.unit)
+
+    @functools.cached_property
+    def _sibling_rank(self) -> np.ndarray:
+        """Each node's place among its siblings (roots among the roots)."""
+        n = len(self.graph)
+        ptr, idx = self.graph.children_csr()
+        rank = np.zeros(n, dtype=INT)
+        rank[idx] = np.arange(len(idx)) - np.repeat(ptr[:-1], np.diff(ptr))
+        roots = self.graph.root_ids
+        rank[roots] = np.arange(len(roots))
+        return rank
+
     @property
     def metric(self) -> str:
         return self.values.metric
@@ -452,34 +471,37 @@ class FlameLayout:
             out.append(int(parent[out[-1]]))
         return out[::-1]
 
+    def _spans(self, zoom: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """``(nodes, x0, x1, ancestors)`` of every frame of the view, in preorder: with
+        ``zoom``, the zoomed node's ancestors (spanning the width; their count is the last
+        item) then its subtree re-based to the width."""
+        if zoom is None:
+            return np.arange(len(self.graph), dtype=INT), self.x0, self.x1, 0
+        z = self.node_id(zoom)
+        size = int(sizes(self.graph)[z])
+        path = np.asarray(self.path(z)[:-1], dtype=INT)
+        span = self.x1[z] - self.x0[z]
+        if span <= 0:
+            size = 1
+        sub = slice(z, z + size)
+        k = len(path)
+        x0 = np.zeros(k + size)
+        x1 = np.ones(k + size)
+        if span > 0:
+            x0[k:] = (self.x0[sub] - self.x0[z]) / span
+            x1[k:] = (self.x1[sub] - self.x0[z]) / span
+        return np.concatenate([path, np.arange(z, z + size, dtype=INT)]), x0, x1, k
+
     def frames(self, zoom: Any = None, min_width: float = 0.0) -> pd.DataFrame:
         """The drawn rectangles: ``node, name, depth, x0, x1, value, exclusive`` (and the
         comparison's columns), in preorder. With ``zoom``, that node's subtree re-based to
         fill the width (its ancestors span it too); ``min_width`` (a fraction of the width)
         leaves out narrower frames."""
-        n = len(self.graph)
-        if zoom is None:
-            nodes = np.arange(n, dtype=INT)
-            x0, x1 = self.x0, self.x1
-        else:
-            z = self.node_id(zoom)
-            size = int(sizes(self.graph)[z])
-            path = np.asarray(self.path(z)[:-1], dtype=INT)
-            nodes = np.concatenate([path, np.arange(z, z + size, dtype=INT)])
-            span = self.x1[z] - self.x0[z]
-            x0 = np.zeros(n)
-            x1 = np.ones(n)
-            if span > 0:
-                sub = slice(z, z + size)
-                x0[sub] = (self.x0[sub] - self.x0[z]) / span
-                x1[sub] = (self.x1[sub] - self.x0[z]) / span
-            else:
-                nodes = nodes[: len(path) + 1]
-        x0, x1 = x0[nodes], x1[nodes]
-        keep = (x1 - x0) >= min_width if min_width > 0 else np.ones(len(nodes), bool)
-        if zoom is not None:
-            keep[: len(self.path(zoom))] = True
-        nodes, x0, x1 = nodes[keep], x0[keep], x1[keep]
+        nodes, x0, x1, ancestors = self._spans(zoom)
+        if min_width > 0:
+            keep = (x1 - x0) >= min_width
+            keep[: ancestors + (zoom is not None)] = True
+            nodes, x0, x1 = nodes[keep], x0[keep], x1[keep]
         table = {
             "node": nodes,
             "name": self.values.names[nodes],
@@ -505,27 +527,20 @@ class FlameLayout:
         columns = ("parent", "depth", "x0", "x1", "value", "exclusive", "hidden")
         if min_width <= 0:
             return pd.DataFrame({c: [] for c in columns})
-        shown = self.frames(zoom=zoom)
-        nodes = shown["node"].to_numpy()
-        x0, x1 = shown["x0"].to_numpy(), shown["x1"].to_numpy()
+        nodes, x0, x1, ancestors = self._spans(zoom)
         narrow = (x1 - x0) < min_width
-        if zoom is not None:
-            narrow[: len(self.path(zoom))] = False
-        n = len(self.graph)
-        drawn = np.zeros(n, dtype=bool)
+        narrow[: ancestors + (zoom is not None)] = False
+        drawn = np.zeros(len(self.graph), dtype=bool)
         drawn[nodes[~narrow]] = True
-        parent = self.graph.parent[nodes]
-        top = narrow & (parent >= 0) & drawn[np.maximum(parent, 0)]
-        top |= narrow & (parent < 0)
+        cand = np.flatnonzero(narrow)
+        parent = self.graph.parent[nodes[cand]]
+        top = np.zeros(len(nodes), dtype=bool)
+        top[cand] = (parent < 0) | drawn[np.maximum(parent, 0)]
         if not top.any():
             return pd.DataFrame({c: [] for c in columns})
-        ptr, idx = self.graph.children_csr()
-        rank = np.zeros(n, dtype=INT)
-        rank[idx] = np.arange(len(idx)) - np.repeat(ptr[:-1], np.diff(ptr))
-        roots = self.graph.root_ids
-        rank[roots] = np.arange(len(roots))
-        t_nodes, t_parent = nodes[top], parent[top]
-        t_rank = rank[t_nodes]
+        t_nodes = nodes[top]
+        t_parent = self.graph.parent[t_nodes]
+        t_rank = self._sibling_rank[t_nodes]
         # preorder lists siblings in order: a run breaks at a new parent or a drawn sibling
         breaks = np.ones(len(t_nodes), dtype=bool)
         breaks[1:] = (t_parent[1:] != t_parent[:-1]) | (t_rank[1:] != t_rank[:-1] + 1)
@@ -540,12 +555,13 @@ class FlameLayout:
                 "x0": x0[top][first],
                 "x1": x1[top][last],
                 "value": np.bincount(run, weights=self.values.inclusive[t_nodes]),
-                "exclusive": np.bincount(run, weights=self._subtree_exclusive()[t_nodes]),
+                "exclusive": np.bincount(run, weights=self._subtree_exclusive[t_nodes]),
                 "hidden": np.bincount(run, weights=size).astype(INT),
             }
         )
         return out[(out["x1"] - out["x0"]) >= min_width].reset_index(drop=True)
 
+    @functools.cached_property
     def _subtree_exclusive(self) -> np.ndarray:
         """Each node's exclusive value summed over its subtree (what a gathered run of
         hidden frames holds of its own)."""
@@ -564,8 +580,16 @@ class FlameLayout:
             re.compile(pattern)
         except re.error as exc:
             raise QueryError(f"search {pattern!r}: bad regular expression: {exc}") from exc
-        names = pd.Series(self.values.names, dtype=object)
-        return names.str.contains(pattern, regex=True).to_numpy(dtype=bool)
+        codes, uniques = self.name_codes
+        found = pd.Series(uniques, dtype=object).str.contains(pattern, regex=True)
+        return found.to_numpy(dtype=bool)[codes]
+
+    @functools.cached_property
+    def name_codes(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each node's name as a code into the distinct names (a calltree repeats its
+        names: a search matches each distinct name once)."""
+        codes, uniques = pd.factorize(pd.Series(self.values.names, dtype=object).astype(str))
+        return codes, np.asarray(uniques, dtype=object)
 
     def search(self, pattern: str, zoom: Any = None) -> FlameSearch:
         """Nodes whose name matches ``pattern`` and what they hold: a match under a matching

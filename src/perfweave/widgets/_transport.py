@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from perfweave.errors import ShapeError
 
@@ -42,9 +43,21 @@ def pack(columns: Mapping[str, np.ndarray | Sequence[str]]) -> tuple[list[dict],
 
 
 def _utf8(strings: Sequence[Any]) -> tuple[bytes, np.ndarray]:
-    encoded = [str(s).encode("utf-8", "surrogatepass") for s in strings]
-    ends = np.cumsum([len(b) for b in encoded], dtype=np.uint64).astype("<u4")
-    return b"".join(encoded), ends
+    """UTF-8 bytes of the strings one after another, and where each ends. A long column
+    encodes each distinct string once (names repeat: a calltree's, a heatmap's labels)."""
+    values = np.asarray(strings, dtype=object) if len(strings) >= 2048 else None
+    if (
+        values is None
+        or values.ndim != 1
+        or pd.api.types.infer_dtype(values, skipna=False) != "string"
+    ):
+        encoded = [str(s).encode("utf-8", "surrogatepass") for s in strings]
+        ends = np.cumsum([len(b) for b in encoded], dtype=np.uint64).astype("<u4")
+        return b"".join(encoded), ends
+    codes, uniques = pd.factorize(values)
+    once = np.array([str(u).encode("utf-8", "surrogatepass") for u in uniques], dtype=object)
+    sizes = np.fromiter((len(b) for b in once), dtype=np.uint64, count=len(once))
+    return b"".join(once[codes].tolist()), np.cumsum(sizes[codes]).astype("<u4")
 
 
 def unpack(header: Sequence[dict], buffers: Sequence[bytes | memoryview]) -> dict[str, Any]:

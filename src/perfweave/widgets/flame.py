@@ -18,7 +18,6 @@ import pandas as pd
 import traitlets
 
 from perfweave.calltree.flame import FlameLayout, FlameSearch, MeasuredFlame
-from perfweave.calltree.numbers import column_format
 from perfweave.errors import ShapeError
 from perfweave.scaling.flame import PredictedFlame
 from perfweave.widgets._base import Reply, WidgetBase, static_file
@@ -170,7 +169,11 @@ class FlameGraph(WidgetBase):
         self._layout: FlameLayout = layout
         self._zoom: int | None = None
         self._found: FlameSearch | None = None
+        #: the last search's nodes as a mask over the graph, and the views laid out lately
+        self._found_mask: tuple[FlameSearch, np.ndarray] | None = None
+        self._views: dict[tuple[int | None, int], tuple[pd.DataFrame, pd.DataFrame]] = {}
         self._keys = self._color_keys(layout, color_by)
+        _ = layout.name_codes  # factorized now: the first search waits for no set-up
         self.metrics = source.metrics
         self.set_trait("height", height)
         self.set_trait("orientation", orientation)
@@ -293,6 +296,8 @@ class FlameGraph(WidgetBase):
             found = layout.search(found.pattern, self._zoom)
         # checked: now assign
         self._keys = self._color_keys(layout, color_by)
+        if layout is not self._layout:
+            self._views.clear()
         self._layout, self._found = layout, found
         self.orientation, self.color_by = orientation, color_by
         self._set_layout_traits()
@@ -339,8 +344,7 @@ class FlameGraph(WidgetBase):
             raise ShapeError(f"width must be a number of pixels, not {width!r}") from None
         px = min(max(px, 1), MAX_WIDTH)
         layout = self._layout
-        view = layout.frames(zoom=self._zoom, min_width=1.0 / px)
-        runs = layout.narrow(zoom=self._zoom, min_width=1.0 / px)
+        view, runs = self._view(px)
         nodes = view["node"].to_numpy()
         k = len(runs)
         guess = np.zeros(len(nodes), dtype=np.uint8)
@@ -348,8 +352,10 @@ class FlameGraph(WidgetBase):
             guess = np.isin(layout.values.quality[nodes], ("poor", "")).astype(np.uint8)
         columns: dict[str, Any] = {
             "node": np.r_[nodes, np.full(k, -1)].astype(np.int64),
-            "name": [str(s) for s in view["name"]] + [f"… {h:,} hidden" for h in runs["hidden"]],
-            "key": [str(s) for s in self._keys[nodes]] + [""] * k,
+            "name": np.r_[
+                view["name"].to_numpy(dtype=object),
+                np.array([f"… {h:,} hidden" for h in runs["hidden"]], dtype=object),
+            ],
             "depth": np.r_[view["depth"], runs["depth"]].astype(np.int32),
             "x0": np.r_[view["x0"], runs["x0"]].astype(float),
             "x1": np.r_[view["x1"], runs["x1"]].astype(float),
@@ -359,6 +365,8 @@ class FlameGraph(WidgetBase):
             "hidden": np.r_[np.zeros(len(nodes)), runs["hidden"]].astype(np.int32),
             "guess": np.r_[guess, np.zeros(k)].astype(np.uint8),
         }
+        if self._keys is not layout.values.names:  # coloured by module: what is hashed
+            columns["key"] = np.r_[self._keys[nodes], np.full(k, "", dtype=object)]
         if layout.comparison is not None:
             nan = np.full(k, np.nan)
             for c in ("value_a", "value_b", "delta", "relative", "p_value", "q_value"):
@@ -377,14 +385,14 @@ class FlameGraph(WidgetBase):
         total = layout.total
         z = self._zoom
         path = layout.path(z) if z is not None else []
-        fmt = column_format(values.inclusive, values.unit).spec()
+        fmt = layout.value_format.spec()
         meta: dict[str, Any] = {
             "version": self.view_version,
             "zoom": -1 if z is None else z,
             "zoom_value": float(values.inclusive[z]) if z is not None else total,
             "path": [{"node": int(p), "name": str(values.names[p])} for p in path],
             "total": total,
-            "total_text": column_format(values.inclusive, values.unit).text(total),
+            "total_text": layout.value_format.text(total),
             "format": fmt,
             "unit": values.unit,
             "metric": values.metric,
@@ -404,7 +412,7 @@ class FlameGraph(WidgetBase):
         found = self._found
         if found is None:
             return {"pattern": "", "count": 0, "text": ""}
-        fmt = column_format(self._layout.values.inclusive, self._layout.values.unit)
+        fmt = self._layout.value_format
         count = len(found.nodes)
         text = (
             f"{count:,} match{'es' if count != 1 else ''}: {fmt.text(found.value)}, "
@@ -416,10 +424,29 @@ class FlameGraph(WidgetBase):
 
     # ------------------------------------------------------------------ helpers
     def _match_of(self, nodes: np.ndarray) -> np.ndarray:
-        hit = np.zeros(len(nodes), dtype=bool)
-        if self._found is not None:
-            hit = np.isin(nodes, self._found.nodes)
-        return hit
+        found = self._found
+        if found is None:
+            return np.zeros(len(nodes), dtype=bool)
+        if self._found_mask is None or self._found_mask[0] is not found:
+            mask = np.zeros(len(self._layout.graph), dtype=bool)
+            mask[found.nodes] = True
+            self._found_mask = (found, mask)
+        return self._found_mask[1][nodes]
+
+    def _view(self, px: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The frames at least a pixel wide and the narrow runs gathered, of the zoom on a
+        canvas ``px`` wide (kept for the last few views: a search or a zoom back out
+        redraws a view already laid out)."""
+        key = (self._zoom, px)
+        if key not in self._views:
+            layout = self._layout
+            self._views[key] = (
+                layout.frames(zoom=self._zoom, min_width=1.0 / px),
+                layout.narrow(zoom=self._zoom, min_width=1.0 / px),
+            )
+            while len(self._views) > 8:
+                self._views.pop(next(iter(self._views)))
+        return self._views[key]
 
     def _set_layout_traits(self) -> None:
         values = self._layout.values

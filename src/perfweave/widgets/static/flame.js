@@ -344,7 +344,7 @@ function frameColor(v, i) {
   if (v.model.get("color_by") === "exclusive") {
     return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
   }
-  return nameColor(c.key[i]);
+  return nameColor(c.key ? c.key[i] : c.name[i]);
 }
 function canvasWidth(v) {
   return Math.max(200, Math.floor(v.root.clientWidth || 800));
