@@ -3,6 +3,20 @@
 Every error a user can cause with bad input is a :class:`PerfweaveError`, so a notebook
 or the CLI can catch one class. Errors that come from reading a file carry the file, the
 position and what was expected, and say all three in their message.
+
+Which Python class an error also is:
+
+- a value the call does not take (an unknown choice, a number out of range, arguments
+  that exclude each other) is an :class:`ArgumentError`, a ``ValueError``; the cores
+  never raise a bare ``ValueError`` (``tests/test_layers.py`` keeps it so): each error
+  is the perfweave class that says what is wrong, and every one of them that a value
+  can cause is also a ``ValueError``, so ``except ValueError`` keeps working;
+- an argument of a type the call does not take is an :class:`ArgumentTypeError` (or,
+  for an option, an :class:`OptionError`), a ``TypeError`` as Python's convention has it;
+- a plain ``TypeError`` is kept only where Python's protocols ask for exactly that: an
+  object without a truth value, length or iteration (``bool()`` of a column view, as
+  pandas raises), a class that is not called directly (``Graph()``), and the ``default``
+  hook of ``json.dumps``, which must raise ``TypeError`` for what it cannot encode.
 """
 
 from __future__ import annotations
@@ -104,6 +118,16 @@ class MergeError(PerfweaveError, ValueError):
     """Subexperiments cannot be merged as asked (HRM / MUCH)."""
 
 
+class ArgumentError(PerfweaveError, ValueError):
+    """An argument has a value the call does not take: the message names the argument,
+    the value and what the call takes (``order must be 'pre' or 'post', not 'in'``)."""
+
+
+class ArgumentTypeError(PerfweaveError, TypeError):
+    """An argument is of a type the call does not take (an item of ``concat`` that is not
+    an Ensemble): the message names the argument, its type and the type expected."""
+
+
 class DependencyError(PerfweaveError, ImportError):
     """An optional package needed for this call is not installed."""
 
@@ -173,6 +197,8 @@ def require(module: str, extra: str, purpose: str):
 
 
 __all__ = [
+    "ArgumentError",
+    "ArgumentTypeError",
     "AxisConflict",
     "DependencyError",
     "DuplicateProfileError",

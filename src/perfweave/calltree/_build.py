@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.graph import Graph
-from perfweave.errors import GraphError, ParseError, ShapeError
+from perfweave.errors import ArgumentError, GraphError, ParseError, ShapeError
 
 INDEX_LEVELS = ("rank", "thread")
 
@@ -53,7 +53,7 @@ def build_graphframe(
         )
     _check_frame_values(table, path)
     if (parent is None) == (edges is None):
-        raise ValueError("give exactly one of parent= or edges=")
+        raise ArgumentError("give exactly one of parent= or edges=")
     try:
         if parent is not None:
             graph, pos = Graph._new(table, np.asarray(parent, dtype=np.int64), None, order_key)
@@ -64,7 +64,7 @@ def build_graphframe(
         raise ParseError(path, "a well-formed call graph", found=str(exc)) from exc
 
     if "node" not in data.columns:
-        raise ValueError("data needs a 'node' column of node ids")
+        raise ArgumentError("data needs a 'node' column of node ids")
     node = np.asarray(data["node"], dtype=np.int64)
     if len(node) and (node.min() < 0 or node.max() >= len(pos)):
         bad = int(node[(node < 0) | (node >= len(pos))][0])

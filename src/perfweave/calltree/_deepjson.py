@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from perfweave.errors import ArgumentError
+
 # one token after optional whitespace: punctuation, string, number or literal
 _TOKEN = re.compile(
     r"""[ \t\n\r]*(?:
@@ -156,7 +158,7 @@ def _dumps_iterative(obj: Any, indent: int | None, default: Callable | None) -> 
         _, value, level = item
         if isinstance(value, (list, tuple, dict)):
             if id(value) in active:
-                raise ValueError("Circular reference detected")
+                raise ArgumentError("Circular reference detected")
             if not value:
                 out.append("{}" if isinstance(value, dict) else "[]")
                 continue

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import total_ordering
 from typing import Any
 
+from perfweave.errors import ArgumentError
+
 
 @total_ordering
 class Frame(Mapping[str, Any]):
@@ -22,7 +24,7 @@ class Frame(Mapping[str, Any]):
         merged = dict(attrs or {})
         merged.update(kwargs)
         if not merged:
-            raise ValueError("a Frame needs at least one attribute (e.g. name)")
+            raise ArgumentError("a Frame needs at least one attribute (e.g. name)")
         merged.setdefault("type", "None")
         self._attrs = merged
         self._tuple = tuple(sorted(merged.items()))

@@ -18,7 +18,7 @@ import pandas as pd
 from perfweave.calltree import _forest
 from perfweave.calltree._frames import frame_at, frame_codes, normalize_table
 from perfweave.calltree.frame import Frame
-from perfweave.errors import GraphError
+from perfweave.errors import ArgumentError, GraphError
 
 INT = np.int64
 
@@ -363,7 +363,7 @@ class Graph:
 
     def _traverse_from(self, starts: list[int], order: str) -> Iterator[Node]:
         if order not in ("pre", "post"):
-            raise ValueError("order must be 'pre' or 'post'")
+            raise ArgumentError(f"order must be 'pre' or 'post', not {order!r}")
         if self._tree and order == "pre":
             for s in starts:
                 for i in range(int(s), int(s + self._size[s])):

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.classes._groups import group_ids
-from perfweave.errors import ParseError
+from perfweave.errors import ArgumentError, ParseError
 
 # groups: who (comm pid[/tid] [cpu], repeats), time, what ([period] event, repeats), where
 _HEADER = (
@@ -53,7 +53,7 @@ SAMPLE_COLUMNS = ("comm", "pid", "tid", "cpu", "time", "period", "event", "ip", 
 def _text(source: str | PathLike[str] | None, text: str | None) -> tuple[str, str]:
     if text is None:
         if source is None:
-            raise ValueError("give a path or text=")
+            raise ArgumentError("give a path or text=")
         return Path(source).read_text(errors="replace"), str(source)
     return text, str(source) if source is not None else "<string>"
 

@@ -20,7 +20,7 @@ import pandas as pd
 from perfweave.classes.arrange import ProfileClasses
 from perfweave.classes.samplefile import read_samples
 from perfweave.classes.summary import summarize
-from perfweave.errors import FormatError
+from perfweave.errors import ArgumentError, FormatError
 
 
 def column_labels(classes: ProfileClasses) -> list[str]:
@@ -85,7 +85,7 @@ def report_arrays(classes: ProfileClasses, by: str = "image") -> ReportArrays:
     if by == "address":
         return _address_report(classes, labels)
     if by not in ("application", "image"):
-        raise ValueError(f"by must be 'application', 'image', 'symbol' or 'address', not {by!r}")
+        raise ArgumentError(f"by must be 'application', 'image', 'symbol' or 'address', not {by!r}")
     summary = summarize(classes)
     if by == "application":
         counts = summary.apps[list(range(n))].to_numpy()

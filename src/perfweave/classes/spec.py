@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from perfweave.errors import ParseError, SkippedInputWarning, SpecError
+from perfweave.errors import ArgumentError, ParseError, SkippedInputWarning, SpecError
 
 #: Columns of a spec table, in :class:`SampleSpec` field order.
 SPEC_COLUMNS = (
@@ -242,7 +242,7 @@ def parse_sample_paths(
     good rows and reports every bad path in :attr:`ParsedPaths.errors`.
     """
     if on_error not in ("raise", "collect"):
-        raise ValueError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
+        raise ArgumentError(f"on_error must be 'raise' or 'collect', not {on_error!r}")
     raw = np.array([str(p) for p in paths], dtype=object)
     if len(raw) == 0:
         return ParsedPaths(empty_spec_table())

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
-from perfweave.errors import PerfweaveError
+from perfweave.errors import ArgumentError, PerfweaveError
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -40,7 +40,7 @@ def map_files(
     file does not stop the others; any other exception propagates.
     """
     if workers is not None and workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
+        raise ArgumentError(f"workers must be >= 1, got {workers}")
     n = min(len(items), default_workers() if workers is None else workers)
 
     def guarded(item: T) -> R | PerfweaveError:

@@ -40,7 +40,7 @@ from perfweave.counts.ranklist import (
     parse_ranklist,
     ranklist_spans,
 )
-from perfweave.errors import IncompleteInputWarning, ParseError
+from perfweave.errors import ArgumentError, IncompleteInputWarning, ParseError
 
 __all__ = [
     "COLLECTIVES",
@@ -581,7 +581,7 @@ def format_compact(blocks: Iterable[CompactBlock], style: str | CompactStyle = "
     """
     if isinstance(style, str):
         if style not in STYLES:
-            raise ValueError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
+            raise ArgumentError(f"style must be one of {', '.join(STYLES)}, not {style!r}")
         style = STYLES[style]
     gap, sep, tail = style
     blocks = list(blocks)

@@ -19,7 +19,7 @@ from perfweave.ensemble import _table
 from perfweave.ensemble.build import _ordered_union, _sort_order
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.profiles import check_unique, source_order
-from perfweave.errors import MetadataError, ShapeError
+from perfweave.errors import ArgumentTypeError, MetadataError, ShapeError
 
 INT = np.int64
 
@@ -45,7 +45,7 @@ def _concat(ensembles, axis, headers, metadata_key, fill_perfdata) -> Ensemble:
         raise ShapeError("concat of no ensembles")
     for i, e in enumerate(ensembles):
         if not isinstance(e, Ensemble):
-            raise TypeError(f"item {i} is a {type(e).__name__}, not an Ensemble")
+            raise ArgumentTypeError(f"item {i} is a {type(e).__name__}, not an Ensemble")
         if isinstance(e.dataframe.columns, pd.MultiIndex):
             raise ShapeError(f"ensemble #{i} is already a columns-concat; concat its parts")
     levels = ensembles[0].index_levels

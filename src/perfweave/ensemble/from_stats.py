@@ -22,7 +22,7 @@ import pandas as pd
 from perfweave.ensemble.concat import concat
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.groupby import _collapse
-from perfweave.errors import MetadataError, ShapeError
+from perfweave.errors import ArgumentTypeError, MetadataError, ShapeError
 
 
 def from_statsframes(ensembles: Sequence[Ensemble], metadata_key: str | None = None) -> Ensemble:
@@ -46,7 +46,7 @@ def from_statsframes(ensembles: Sequence[Ensemble], metadata_key: str | None = N
 
 def _profile_id(ens: Ensemble, i: int, metadata_key: str | None) -> Hashable:
     if not isinstance(ens, Ensemble):
-        raise TypeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
+        raise ArgumentTypeError(f"item {i} is a {type(ens).__name__}, not an Ensemble")
     if isinstance(ens.statsframe.columns, pd.MultiIndex):
         raise ShapeError(
             f"ensemble #{i} is a columns-concat; from_statsframes takes the statistics "

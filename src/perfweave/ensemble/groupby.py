@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.ensemble.ensemble import Ensemble
-from perfweave.errors import MetadataError, ShapeError
+from perfweave.errors import ArgumentTypeError, MetadataError, ShapeError
 
 INT = np.int64
 
@@ -45,7 +45,9 @@ class GroupBy(dict):
         """One group's ensemble (``tk``, a value of this dict) folded into one profile,
         as :meth:`agg` folds each group (Thicket's name)."""
         if not isinstance(tk, Ensemble):
-            raise TypeError(f"aggregate_thicket takes an Ensemble, not a {type(tk).__name__}")
+            raise ArgumentTypeError(
+                f"aggregate_thicket takes an Ensemble, not a {type(tk).__name__}"
+            )
         return aggregate(tk, self.by, func)
 
 

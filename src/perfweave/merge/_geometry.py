@@ -12,6 +12,8 @@ from itertools import product
 
 import numpy as np
 
+from perfweave.errors import ArgumentError
+
 
 def prime_power(q: int) -> tuple[int, int] | None:
     """``(p, n)`` with ``q == p**n`` for a prime ``p``, else ``None``."""
@@ -70,7 +72,7 @@ def field_tables(q: int) -> tuple[np.ndarray, np.ndarray]:
     """Addition and multiplication tables of GF(q) (elements 0..q-1, 0 and 1 as usual)."""
     pn = prime_power(q)
     if pn is None:
-        raise ValueError(f"{q} is not a prime power")
+        raise ArgumentError(f"{q} is not a prime power")
     p, n = pn
     if n == 1:
         e = np.arange(q)
@@ -91,7 +93,7 @@ def transversal_design(k: int, q: int) -> list[list[int]]:
     ``g*q .. g*q+q-1``), q**2 blocks each meeting every group once, every pair of points
     from different groups in exactly one block."""
     if k > q + 1:
-        raise ValueError(f"TD({k}, {q}) needs k <= q + 1")
+        raise ArgumentError(f"TD({k}, {q}) needs k <= q + 1")
     add, mul = field_tables(q)
     blocks = []
     for a in range(q):

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from perfweave.errors import ArgumentError
+
 
 def r_seq_probs(n: int) -> np.ndarray:
     """R's ``seq(0, 1, length.out = n)``: ``0``, ``i * (1 / (n - 1))``, ..., ``1``."""
@@ -32,9 +34,9 @@ def quantile_type2(x: ArrayLike, probs: ArrayLike) -> np.ndarray:
     if n == 0:
         return np.full(p.shape, np.nan)
     if np.any(np.isnan(values)):
-        raise ValueError("quantile_type2: x holds NaN")
+        raise ArgumentError("quantile_type2: x holds NaN")
     if np.any((p < 0) | (p > 1)):
-        raise ValueError("quantile_type2: probs must lie in [0, 1]")
+        raise ArgumentError("quantile_type2: probs must lie in [0, 1]")
     nppm = n * p
     j = np.floor(nppm).astype(np.intp)
     upper = nppm > j  # strictly between order statistics: take x[j+1]

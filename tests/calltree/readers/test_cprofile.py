@@ -278,7 +278,7 @@ def test_pure_python_profile_module_file_same_as_hatchet(tmp_path):
 def test_truncated_file(tmp_path):
     p = tmp_path / "cut.pstats"
     p.write_bytes(CYCLE.read_bytes()[:200])
-    with pytest.raises(ParseError, match=r"cut\.pstats: expected a pstats file"):
+    with pytest.raises(ParseError, match=r"cut\.pstats, offset \d+: expected a pstats file"):
         GraphFrame.from_cprofile(p)
 
 

@@ -50,7 +50,7 @@ from perfweave.calltree._forest import merge_groups
 from perfweave.calltree._intervals import nest
 from perfweave.calltree.readers._common import is_int64
 from perfweave.calltree.readers._trace_pairs import pair
-from perfweave.errors import IncompleteInputWarning, ParseError, SkippedInputWarning
+from perfweave.errors import ArgumentError, IncompleteInputWarning, ParseError, SkippedInputWarning
 
 INT = np.int64
 #: a string holding a number, written as JSON writes numbers
@@ -404,7 +404,7 @@ def nest_calls(table: dict[str, np.ndarray], ties: str) -> tuple[np.ndarray, np.
         start_tie = np.where(be, 1 + pos, 0)
         end_tie = np.where(kind == 1, seq - (3 * n + 1), np.where(kind == 2, n - pos, 0))
     else:
-        raise ValueError(f"ties: 'speedscope' or 'hatchet', not {ties!r}")
+        raise ArgumentError(f"ties: 'speedscope' or 'hatchet', not {ties!r}")
     return nest(table["thread"], ts, end, start_tie, end_tie)
 
 

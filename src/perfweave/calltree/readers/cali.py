@@ -37,7 +37,7 @@ from perfweave.calltree.readers._common import (
     node_order_key,
     read_text,
 )
-from perfweave.errors import OptionError, ParseError
+from perfweave.errors import ArgumentTypeError, OptionError, ParseError
 
 INT = np.int64
 _CTX = "path"
@@ -112,7 +112,7 @@ def _load(source: Any, strict: bool = True) -> tuple[CaliContents, str]:
 
         if isinstance(source, cr.CaliperReader):
             return from_caliperreader(source), "<CaliperReader>"
-        raise TypeError("from_cali needs a .cali path or a caliperreader.CaliperReader")
+        raise ArgumentTypeError("from_cali needs a .cali path or a caliperreader.CaliperReader")
     name = str(Path(source))
     return parse_cali(read_text(source, ".cali"), name, strict), name
 

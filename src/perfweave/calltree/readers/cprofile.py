@@ -120,7 +120,7 @@ def _load(p: Path) -> dict:
     """The statistics dict, checked for shape; clear errors for Python 2 or foreign files."""
     blob = read_input(p, "pstats")
     try:
-        check_lengths(blob)  # marshal trusts declared lengths (see _marshal_check)
+        check_lengths(blob, p)  # marshal trusts declared lengths (see _marshal_check)
         stats = marshal.loads(blob)
     except (ValueError, EOFError, TypeError) as exc:
         if blob[:2] == b"{(":
@@ -128,6 +128,8 @@ def _load(p: Path) -> dict:
                 f"{p}: a Python 2 pstats file (its marshal data cannot be read by Python 3); "
                 "load it with Python 2 and save it again with pstats.Stats(...).dump_stats"
             ) from exc
+        if isinstance(exc, ParseError):  # check_lengths: names the file and the offset
+            raise
         raise ParseError(p, "a pstats file (Python marshal data)", found=str(exc)) from exc
     if not isinstance(stats, dict):
         raise ParseError(p, "a pstats statistics dict", found=f"marshalled {type(stats).__name__}")

@@ -24,7 +24,7 @@ import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import is_int64, load_json, sniff_json_keys
-from perfweave.errors import ParseError
+from perfweave.errors import ArgumentTypeError, ParseError
 
 _DROP_STATS = ("cereal_class_version", "count")
 # region label forms, tried in order: [func][file] / "label  [func/file:line]" /
@@ -60,7 +60,7 @@ def read(
     doc, name = _load(source)
     if select is not None:
         if not isinstance(select, (list, tuple)):
-            raise TypeError("select must be None or a list of component names")
+            raise ArgumentTypeError("select must be None or a list of component names")
         select = [(s() if callable(s) else str(s)).lower() for s in select]
     return _Builder(name, select, per_rank, per_thread).build(doc)
 
