@@ -208,3 +208,27 @@ def test_model_cells_of_several_parameters_evaluate_and_refuse_a_plot(mpi):
     assert np.isfinite(cell.eval(point))
     with pytest.raises(ShapeError, match=r"one parameter; this one has 2 \(mpi.world.size, q\)"):
         cell.display()
+
+
+def test_parameter_values_and_metric_matrix_are_what_models_are_fitted_to(mpi):
+    """The ensemble answers what a scaling study asks of it (scaling never imports the
+    ensemble package): its parameter values and metric matrix, from which fit_models
+    gives the models Ensemble.models gives."""
+    x = mpi.parameter_values(PARAM)
+    np.testing.assert_array_equal(x, mpi.metadata[PARAM].to_numpy(dtype=float))
+    Y = mpi.metric_matrix(METRIC)
+    assert Y.shape == (len(mpi.graph), len(mpi.metadata))
+    for j, profile in enumerate(mpi.metadata.index):
+        assert Y[2, j] == mpi.dataframe.loc[(2, profile), METRIC]
+    fits = fit_models(x, Y)
+    assert fits["model"].tolist() == mpi.copy().models(METRIC, PARAM)["model"].tolist()
+
+
+def test_parameter_values_of_several_columns_and_of_a_missing_one(mpi):
+    ens = mpi.copy()
+    ens.metadata["size"] = 2.0 * ens.metadata[PARAM]
+    both = ens.parameter_values([PARAM, "size"])
+    assert list(both.columns) == [PARAM, "size"]
+    np.testing.assert_array_equal(both["size"], 2.0 * ens.metadata[PARAM].to_numpy(float))
+    with pytest.raises(MetadataError, match="no metadata column 'ranks' to model over"):
+        ens.parameter_values("ranks")

@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.graph import Graph
-from perfweave.ensemble import _subgraph, _table
+from perfweave.calltree.subgraph import ancestor_closure, subgraph
+from perfweave.ensemble import _table
 from perfweave.ensemble._analyses import Analyses
 from perfweave.errors import MetadataError, ShapeError
 
@@ -371,8 +372,8 @@ class Ensemble(Analyses):
         node = np.asarray(rows.index.get_level_values("node"), dtype=INT)
         keep = np.zeros(len(self.graph), bool)
         keep[node] = True
-        keep = _subgraph.ancestor_closure(self.graph, keep)
-        graph, old_to_new = _subgraph.subgraph(self.graph, keep)
+        keep = ancestor_closure(self.graph, keep)
+        graph, old_to_new = subgraph(self.graph, keep)
         df = _remap_nodes(rows, old_to_new).sort_index()
         if "name" in df.columns:  # plain strings again, as a reader gives them
             df["name"] = graph.frames["name"].to_numpy()[df.index.get_level_values("node")]
@@ -394,8 +395,8 @@ class Ensemble(Analyses):
     def _restrict(self, keep: np.ndarray, *, reset_stats: bool = False) -> Ensemble:
         """Keep the nodes of ``keep`` (closed over ancestors) in every table;
         ``reset_stats``: start a new statsframe instead of keeping the old one's rows."""
-        keep = _subgraph.ancestor_closure(self.graph, keep)
-        graph, old_to_new = _subgraph.subgraph(self.graph, keep)
+        keep = ancestor_closure(self.graph, keep)
+        graph, old_to_new = subgraph(self.graph, keep)
         new_stats = {"statsframe": None} if reset_stats else {}
         if graph is self.graph:
             return self._replace(**new_stats)
@@ -506,6 +507,25 @@ class Ensemble(Analyses):
         from perfweave.ensemble.stats import correlate
 
         return correlate(self, metric, against, method)
+
+    def parameter_values(self, param: Any) -> np.ndarray | pd.DataFrame:
+        """What a model is fitted over: the profiles' values (metadata order) of the numeric
+        metadata column ``param`` as floats, or of several (a list: one column each) as a
+        DataFrame. A missing column, or a value that is not a number, is a MetadataError
+        naming both; several columns need two distinct values each. The packages below
+        the ensemble (``scaling``) ask the ensemble they are given, never import it."""
+        from perfweave.ensemble.models import is_param_list, parameter, parameters
+
+        return parameters(self, param) if is_param_list(self, param) else parameter(self, param)
+
+    def metric_matrix(self, metric: Any) -> np.ndarray:
+        """The (nodes, profiles) matrix of ``metric`` a model is fitted to (NaN where a node
+        has no value in a profile); rank/thread rows reduced by the core's one rule (a
+        rank/thread of a profile without a row for the node counts 0 for an additive
+        metric), so no node's value exceeds its parent's."""
+        from perfweave.ensemble.models import metric_matrix
+
+        return metric_matrix(self, metric)
 
     def models(self, metric: Any, param: Any, agg: str = "mean") -> pd.DataFrame:
         """Extra-P's single-parameter model of ``metric`` over the metadata column

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.errors import ShapeError, require
+from perfweave.scaling.model import MultiParameterModel, ScalingModel, predict
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,6 @@ class ModelCell(str):
     def model(self) -> Any:
         """The fitted model: a :class:`~perfweave.scaling.ScalingModel`, or a
         :class:`~perfweave.scaling.MultiParameterModel` for several parameters."""
-        from perfweave.scaling.model import MultiParameterModel, ScalingModel
-
         row = self._set.fits.iloc[self._row]
         if isinstance(self._set.x, pd.DataFrame):
             return MultiParameterModel.from_row(row, tuple(self._set.x.columns))
@@ -115,8 +114,6 @@ class ModelCell(str):
         ax.plot(grid, line, label=f"{self} ({model.quality})")
         past = np.linspace(xs[-1], 1.5 * xs[-1], 26)
         if len(xs) > 1 and past[-1] > past[0]:
-            from perfweave.scaling.model import predict
-
             band = predict(self._set.fits.iloc[[self._row]], past, interval=0.9)
             low = np.maximum(band["low"].to_numpy(dtype=float)[0], 0.0)
             high = np.maximum(band["high"].to_numpy(dtype=float)[0], 0.0)

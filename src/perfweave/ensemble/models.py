@@ -22,6 +22,7 @@ from perfweave.ensemble import _table
 from perfweave.ensemble import stats as _stats
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import MetadataError, ShapeError
+from perfweave.scaling.fit import MIN_FIT, fit_models
 
 MODEL_TAG = "_extrap-model"
 INT = np.int64
@@ -94,8 +95,6 @@ def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
     for a multi-parameter model: each column checked as :func:`parameter` does, and
     each needs at least 2 distinct values (with fewer than 5 the models are fitted with a
     ``FewParameterValues`` warning, as Extra-P fits them)."""
-    from perfweave.scaling.fit import MIN_FIT
-
     params = list(params)
     if not params:
         raise MetadataError("no parameter to model over: give one or more metadata columns")
@@ -124,7 +123,6 @@ def parameters(ens: Ensemble, params: Any) -> pd.DataFrame:
 def models(ens: Ensemble, metric: Any, param: Any, agg: str = "mean") -> pd.DataFrame:
     """See :meth:`Ensemble.models`."""
     from perfweave.ensemble.model_cells import ModelSet, model_cells
-    from perfweave.scaling import fit_models
 
     if is_param_list(ens, param) and len(param) == 1:
         (param,) = param  # one column in a list: the single-parameter model
