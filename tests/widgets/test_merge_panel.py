@@ -438,6 +438,10 @@ def test_panel_is_a_view_over_its_study(hrm_subs):
     target = study.target()
     assert isinstance(target, pm.Unavailable)
     assert panel._target.note == f"not available: {target.reason}"
+    # a study merged already is shown with its settings; arguments given change them
+    assert MergePanel(study).method == "hrm"
+    with pytest.raises(MergeError, match="dep_lvl must be a number in"):
+        MergePanel(study, dep_lvl=1.5)
 
 
 def test_matrix_refuses_a_cell_outside_it_and_a_bad_scale(much_subs):

@@ -50,7 +50,9 @@ class MergePanel(MergeLayout, CompositeBase):
     ``subexperiments``: a :class:`~perfweave.merge.MergeStudy`, the result of
     :func:`perfweave.merge.process_raw_experiments`, or a raw DataFrame (or CSV path)
     together with ``n_pmcs``; then ``n_pmcs`` is a control too. The other arguments are the
-    fields of :class:`~perfweave.merge.MergeSettings`.
+    fields of :class:`~perfweave.merge.MergeSettings`; those not given are the study's
+    settings (a new study's: MUCH at dep_lvl 0.85, 100 simulations, 1000 runs, seed 0, the
+    first HEM read in every subexperiment as the HRM anchor).
     """
 
     #: bumped after every successful redraw (for tests and notebook hooks)
@@ -61,21 +63,27 @@ class MergePanel(MergeLayout, CompositeBase):
         subexperiments: MergeStudy | Sequence[pd.DataFrame] | pd.DataFrame | str | Path,
         n_pmcs: int | None = None,
         *,
-        method: str = "much",
+        method: str | None = None,
         anchor: str | None = None,
-        dep_lvl: float = 0.85,
-        n_sims: int = 100,
-        n_runs: int = 1000,
-        seed: int = 0,
+        dep_lvl: float | None = None,
+        n_sims: int | None = None,
+        n_runs: int | None = None,
+        seed: int | None = None,
     ) -> None:
         if isinstance(subexperiments, MergeStudy):
             study = subexperiments
         else:
             study = MergeStudy(subexperiments, n_pmcs)
-        first = study.settings.anchor
-        settings = MergeSettings(
-            method, anchor if anchor is not None else first, dep_lvl, n_sims, n_runs, seed
-        ).checked()  # a bad argument is the caller's error: raised
+        given = {
+            "method": method,
+            "anchor": anchor,
+            "dep_lvl": dep_lvl,
+            "n_sims": n_sims,
+            "n_runs": n_runs,
+            "seed": seed,
+        }
+        # a bad argument is the caller's error: raised
+        settings = study.settings.with_(**{k: v for k, v in given.items() if v is not None})
         super().__init__(layout=widgets.Layout(width="100%", max_width="100%"))
         self._study = study
         self._matrix_names: list[str] = []
