@@ -14,10 +14,9 @@ import ipywidgets as widgets
 import numpy as np
 import pandas as pd
 
-from perfweave.merge import DEP_LVL_RANGE, MergeStudy, MuchResult, Unavailable
+from perfweave.merge import DEP_LVL_RANGE, HrmDetails, MergeStudy, MuchResult, Unavailable
 from perfweave.merge.settings import N_RUNS_RANGE, N_SIMS_RANGE
-from perfweave.merge.study import HrmDetails
-from perfweave.widgets._base import STATIC
+from perfweave.widgets._base import static_file
 from perfweave.widgets._html import STYLE as TABLE_STYLE
 from perfweave.widgets._html import esc, table
 from perfweave.widgets._matrix import CorrelationMatrix
@@ -33,7 +32,7 @@ from perfweave.widgets._merge_views import (
 PREVIEW_ROWS = 10
 #: the panel's style (a composite has no ``_css``: one hidden HTML widget carries it)
 PANEL_CSS = (
-    f"<style>{(STATIC / 'merge_panel.css').read_text(encoding='utf-8')}{TABLE_STYLE}</style>"
+    f"<style>{static_file('merge_panel.css').read_text(encoding='utf-8')}{TABLE_STYLE}</style>"
 )
 
 
@@ -43,7 +42,8 @@ def _row(children: list[Any]) -> widgets.Box:
     return widgets.Box(children, layout=widgets.Layout(width="100%", **flex))
 
 
-def _labelled(widget: widgets.Widget, cls: str) -> widgets.Widget:
+def _classed(widget: Any, cls: str) -> Any:
+    """``widget`` with the class ``cls`` (what the tests and the page's CSS find it by)."""
     widget.add_class(cls)
     return widget
 
@@ -51,19 +51,15 @@ def _labelled(widget: widgets.Widget, cls: str) -> widgets.Widget:
 def _html(cls: str, scroll: bool = False) -> widgets.HTML:
     """An HTML widget with a class; ``scroll``: a box that scrolls when its content is wider."""
     if scroll:
-        return _labelled(
-            widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto")), cls
-        )
-    return _labelled(widgets.HTML(""), cls)
+        return _classed(widgets.HTML(layout=widgets.Layout(max_width="100%", overflow="auto")), cls)
+    return _classed(widgets.HTML(""), cls)
 
 
 class MergeLayout:
     """The widgets of a MergePanel and how they show its study (a mixin of the panel)."""
 
+    # the panel's: its study, the handlers of its controls, the time of its last merge
     _study: MergeStudy
-    _syncing: bool
-    error: str
-
     _on_control: Any
     _on_pmcs: Any
     _on_cell_pick: Any
@@ -139,15 +135,15 @@ class MergeLayout:
             [_row([self._method_w, self._anchor_w, self._pmcs_w]), self._much_box],
             layout=widgets.Layout(width="100%"),
         )
-        self._status = _labelled(widgets.Label(""), "pw-merge-status")
+        self._status = _classed(widgets.Label(""), "pw-merge-status")
         self._style = widgets.HTML(PANEL_CSS, layout=widgets.Layout(display="none"))
         #: "<method> not available: why": the Merge tab while no merge could be computed
         self._none = _html("pw-merge-unavailable")
 
     def _build_merge_tab(self) -> None:
-        self._target = _labelled(CorrelationMatrix(), "pw-merge-target")
-        self._achieved = _labelled(CorrelationMatrix(), "pw-merge-achieved")
-        self._diff = _labelled(CorrelationMatrix(), "pw-merge-diff")
+        self._target = _classed(CorrelationMatrix(), "pw-merge-target")
+        self._achieved = _classed(CorrelationMatrix(), "pw-merge-achieved")
+        self._diff = _classed(CorrelationMatrix(), "pw-merge-diff")
         for view in (self._target, self._achieved, self._diff):
             view.on_pick = self._on_cell_pick
         self._scores = LinesView(
@@ -178,7 +174,7 @@ class MergeLayout:
         self._preview_html.add_class("pw-merge-scroll")  # many columns: scrolls sideways
         self._preview_title = widgets.HTML("")
         self._hrm_html = _html("pw-merge-hrm", scroll=True)
-        self._pair_label = _labelled(widgets.Label(""), "pw-merge-pair")
+        self._pair_label = _classed(widgets.Label(""), "pw-merge-pair")
         # one key for the marginals (a legend inside a chart covers its curves)
         swatch = '<span><span class="pw-merge-swatch" style="background:{}"></span>{}</span>'
         self._pair_key = widgets.HTML(
@@ -213,9 +209,9 @@ class MergeLayout:
         )
         self._design_anchor = widgets.Text(description="anchor", placeholder="(none)")
         button = widgets.Button(description="Build design", button_style="primary")
-        self._design_button = _labelled(button, "pw-merge-build")
+        self._design_button = _classed(button, "pw-merge-build")
         self._design_button.on_click(self._on_build)
-        self._design_summary = _labelled(widgets.Label(""), "pw-merge-design-summary")
+        self._design_summary = _classed(widgets.Label(""), "pw-merge-design-summary")
         self._design_link = _html("pw-merge-design-csv")
         self._design_table = _html("pw-merge-design-table")
         inputs = widgets.VBox([self._design_pmcs, self._design_anchor, self._design_button])
