@@ -238,3 +238,26 @@ def test_the_derived_column_names_are_written_once():
     assert side_name("time (inc)", "b") == "time [b] (inc)"
     assert inclusive_name(side_name("time", "a")) == side_name("time (inc)", "a")
     assert split_stat_name(stat_name("Avg time/rank", "std")) == ("Avg time/rank", "std")
+
+
+def test_extra_columns_given_on_the_original_are_matched_to_the_shown_tree(mpi_ensemble):
+    """A linked view computes per node of the ensemble it was given (a model per node) and
+    hands its results over on that tree: the study matches them to the tree it shows."""
+    study = CalltreeStudy(mpi_ensemble)
+    study.apply(study.filter_step("name =~ '^(?:main|lulesh.cycle|LagrangeLeapFrog|MPI_.*)$'"))
+    original = study.original
+    names = pd.Series(CalltreeStudy(original).view.names)
+    wanted = names[names.isin(["main", "LagrangeLeapFrog"])]
+    frame = pd.DataFrame({"score": np.arange(len(wanted), dtype=float)}, index=wanted.index)
+    study.set_extras(frame, on=original)
+    view = study.view
+    shown = dict(zip(view.names, view.table["score"]))
+    assert {n: shown[n] for n in ("main", "LagrangeLeapFrog")} == dict(
+        zip(wanted.to_numpy(), frame["score"])
+    )
+    assert len(study.data.graph) < len(original.graph)
+    matcher = study._matcher(original)
+    study.set_extras(frame * 2, on=original)  # a refit: the same tree's matcher
+    assert study._matcher(original) is matcher
+    with pytest.raises(ShapeError, match="no node"):
+        study.set_extras(pd.DataFrame({"x": [1.0]}, index=[len(original.graph)]), on=original)

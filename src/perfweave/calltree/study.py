@@ -35,7 +35,7 @@ from perfweave.calltree.glyphs import (
     profile_matrix,
 )
 from perfweave.calltree.graphframe import GraphFrame
-from perfweave.calltree.node_lookup import find_node, find_nodes
+from perfweave.calltree.node_lookup import PathMatcher, find_node, find_nodes
 from perfweave.calltree.ranks import check_across
 from perfweave.calltree.shown import with_inclusive
 from perfweave.calltree.steps import Step, replay
@@ -177,6 +177,7 @@ class CalltreeStudy:
         self._steps: list[Step] = []
         self._undo: list[tuple[CalltreeView, Any]] = []
         self._matrix_held: tuple | None = None  # (ensemble, metric, its profile matrix)
+        self._matcher_held: PathMatcher | None = None
         self.view = self._view_of(data)
 
     # ------------------------------------------------------------------ state
@@ -278,14 +279,19 @@ class CalltreeStudy:
             raise
         return self.view
 
-    def set_extras(self, frame: Any, sort_keys: Any = None, units: Any = None) -> CalltreeView:
-        """Put extra per-node columns beside the metrics (``frame`` indexed by node ids of
-        the shown frame; None removes them); they follow their call paths through later
-        transforms (:class:`~perfweave.calltree.view_columns.ExtraColumns`)."""
+    def set_extras(
+        self, frame: Any, sort_keys: Any = None, units: Any = None, on: Any = None
+    ) -> CalltreeView:
+        """Put extra per-node columns beside the metrics (None removes them); they follow
+        their call paths through later transforms
+        (:class:`~perfweave.calltree.view_columns.ExtraColumns`). ``frame`` is indexed by
+        node ids of ``on`` (a GraphFrame or Ensemble; default: the shown frame): results
+        computed on :attr:`original` (a scaling model per node of the ensemble) are given
+        on it and matched to the shown tree here, once per tree."""
         view = self.view
         extras = None
         if frame is not None:
-            extras = ExtraColumns.of(frame, sort_keys, view.data.graph, view.names, units)
+            extras = ExtraColumns.of(frame, sort_keys, self._matcher(on), units)
             metric_keys = {c.key for c in view.columns if c.kind not in EXTRA_KINDS}
             clash = metric_keys & set(extras.names)
             if clash:
@@ -304,6 +310,18 @@ class CalltreeStudy:
         return self.view
 
     # ------------------------------------------------------------------ internals
+    def _matcher(self, on: Any) -> PathMatcher:
+        """The call-path matcher of the frame ``on`` (None: the shown frame), kept while
+        extra columns come on the same tree (a linked view replaces them after every
+        refit: the tree's path keys are computed once)."""
+        data = self.data if on is None else as_core(on)
+        held = self._matcher_held
+        if held is not None and held.graph is data.graph:
+            return held
+        names = self.view.names if on is None else node_names(data.graph, data.dataframe)
+        self._matcher_held = PathMatcher(data.graph, names)
+        return self._matcher_held
+
     def _view_of(self, data: Any) -> CalltreeView:
         """``data`` as shown with the study's options (nothing of the study changes)."""
         metrics = self.metrics or default_metrics(data, self.compare)

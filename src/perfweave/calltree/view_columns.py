@@ -225,17 +225,17 @@ class ExtraColumns:
 
     @classmethod
     def of(
-        cls, frame: Any, sort_keys: Any, graph: Graph, names: np.ndarray, units: Any = None
+        cls, frame: Any, sort_keys: Any, matcher: PathMatcher, units: Any = None
     ) -> ExtraColumns:
-        """Check and keep ``frame`` (indexed by node ids of ``graph``, whose node names are
-        ``names``), its text columns' numeric ``sort_keys`` and its numeric columns'
-        ``units``; a ShapeError names what does not fit."""
+        """Check and keep ``frame`` (indexed by node ids of ``matcher``'s tree), its text
+        columns' numeric ``sort_keys`` and its numeric columns' ``units``; a ShapeError
+        names what does not fit."""
         if not isinstance(frame, pd.DataFrame):
             raise ShapeError(
                 f"extra columns come as a pandas DataFrame indexed by node id, not "
                 f"{type(frame).__name__}"
             )
-        n = len(graph)
+        n = len(matcher.graph)
         try:
             node = np.asarray(frame.index, dtype=INT)
         except (TypeError, ValueError) as exc:
@@ -273,7 +273,6 @@ class ExtraColumns:
         unknown = set(units) - set(values)
         if unknown:
             raise ShapeError(f"unit for {sorted(unknown)[0]!r}, which is not an extra column")
-        matcher = PathMatcher(graph, names)
         return cls([str(c) for c in frame.columns], matcher, node, values, sort, units)
 
     @functools.cached_property

@@ -304,6 +304,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         frame: pd.DataFrame | None,
         sort_keys: pd.DataFrame | dict | None = None,
         units: dict | None = None,
+        on: Any = None,
     ) -> None:
         """Show extra per-node columns after the metrics (another view's results beside
         the calltree: a scaling model per node, a label, a score).
@@ -313,7 +314,9 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         (optional): a numeric sort key per text column (a DataFrame with the same index or
         a dict of column -> Series); a text column without one sorts alphabetically.
         ``units`` (optional): column -> unit of a numeric column (``"s"``, ``"B"``), whose
-        values are then shown like a metric's in that unit (``1.38 ms``).
+        values are then shown like a metric's in that unit (``1.38 ms``). ``on``
+        (optional): the frame whose node ids index ``frame`` instead, e.g. :attr:`original`
+        (results computed on the data given, matched to the shown tree by call path).
         Every extra column sorts like a metric (header click or :meth:`sort_by`). The
         columns follow their call paths through later filters, focus and drops. ``None``
         removes them. The metrics, glyphs, open rows, selection and search stay (a linked
@@ -321,7 +324,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         else by position).
         """
         at = self._sort_position()
-        view = self._study.set_extras(frame, sort_keys, units)
+        view = self._study.set_extras(frame, sort_keys, units, on)
         self.columns = view.specs()
         self._resort(at)
 
