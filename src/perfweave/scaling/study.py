@@ -54,22 +54,22 @@ class ScalingStudy:
         agg: str = "mean",
         target: float | None = None,
     ) -> None:
-        from perfweave.ensemble.models import is_param_list, metric_matrix, parameter
-
-        if is_param_list(ensemble, param):
-            if len(param) != 1:
+        x = ensemble.parameter_values(param)  # the ensemble's own rule (scaling is below it)
+        if isinstance(x, pd.DataFrame):  # a list of parameters
+            if x.shape[1] != 1:
                 raise MetadataError(
-                    f"a scaling study (ScalingView) models one parameter, not {len(param)} "
-                    f"({', '.join(repr(p) for p in param)}); for multi-parameter models use "
-                    "Ensemble.models(metric, param=[...]) or perfweave.fit_models"
+                    f"a scaling study (ScalingView) models one parameter, not {x.shape[1]} "
+                    f"({', '.join(repr(p) for p in x.columns)}); for multi-parameter models "
+                    "use Ensemble.models(metric, param=[...]) or perfweave.fit_models"
                 )
-            (param,) = param
+            (param,) = x.columns
+            x = x[param].to_numpy(dtype=float)
         self.ensemble = ensemble
         self.param = param
         self.metric = metric
         self.agg = agg
-        self.x = parameter(ensemble, param)
-        self.values = metric_matrix(ensemble, metric)
+        self.x = np.asarray(x, dtype=float)
+        self.values = ensemble.metric_matrix(metric)
         self.runs = list(ensemble.metadata.index)
         self.labels = ensemble.labels.reindex(ensemble.metadata.index).astype(str).to_numpy()
         names = ensemble.graph.frames.get("name")
