@@ -98,7 +98,7 @@ def _trace_event(path: Path) -> object:
     nest thousands deep: the literal JSON through perfweave's any-depth encoder)."""
     import warnings
 
-    from perfweave.calltree import _deepjson
+    from perfweave.calltree import deepjson
     from perfweave.calltree.readers import read
 
     with warnings.catch_warnings():
@@ -107,7 +107,7 @@ def _trace_event(path: Path) -> object:
         read(path, format="trace-event", split_args=True)
         gf = read(path, format="trace-event")
     gf.tree(color=False, depth=50)
-    _deepjson.dumps(gf.to_literal())
+    deepjson.dumps(gf.to_literal())
     return gf
 
 
@@ -126,12 +126,12 @@ def _cube(path: Path) -> object:
 def _perf_script(path: Path) -> object:
     """A perf script mutant read, then written by every writer (a stack may be thousands of
     frames deep: the literal JSON through perfweave's any-depth encoder)."""
-    from perfweave.calltree import _deepjson
+    from perfweave.calltree import deepjson
     from perfweave.calltree.readers import read
 
     gf = read(path, format="perf-script")
     gf.tree(color=False, depth=50)
-    _deepjson.dumps(gf.to_literal())
+    deepjson.dumps(gf.to_literal())
     gf.to_flamegraph()
     gf.to_dot()
     return gf

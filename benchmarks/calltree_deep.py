@@ -85,9 +85,9 @@ def _hatchet_cali(path: str) -> None:
 def _hatchet_literal(path: str) -> None:
     import hatchet
 
-    from perfweave.calltree import _deepjson
+    from perfweave.calltree import deepjson
 
-    hatchet.GraphFrame.from_literal(_deepjson.loads(Path(path).read_text()))
+    hatchet.GraphFrame.from_literal(deepjson.loads(Path(path).read_text()))
 
 
 def trace_events(n: int, deep: bool, verbose: bool, names: int = 40) -> list[dict]:
@@ -273,7 +273,7 @@ def _million_rows(table: Table, tmp: str, n: int) -> None:
 
 def main(argv: list[str]) -> None:
     import perfweave as pw
-    from perfweave.calltree import _deepjson
+    from perfweave.calltree import deepjson
 
     ap = argparse.ArgumentParser(prog="python -m benchmarks calltree_deep")
     ap.add_argument("depths", nargs="*", type=int, default=[2_500, 10_000, 20_000])
@@ -314,9 +314,9 @@ def main(argv: list[str]) -> None:
             )
         for n in depths if args.only in (None, "literal") else []:
             path = Path(tmp) / f"lit{n}.json"
-            path.write_text(_deepjson.dumps(literal_chain(n)))
+            path.write_text(deepjson.dumps(literal_chain(n)))
             t_read, gf = best_time(lambda p=path: pw.read(p, format="literal"), repeat=2)
-            t_write, _ = best_time(lambda g=gf: _deepjson.dumps(g.to_literal()), repeat=2)
+            t_write, _ = best_time(lambda g=gf: deepjson.dumps(g.to_literal()), repeat=2)
             peer = capped_time(_hatchet_literal, (str(path),), cap=60.0)
             table.add_row(
                 f"literal chain, depth {n:,}: read / write",

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from perfweave.apps._serve import find_tour
 from perfweave.apps.app import voila_launch
 from perfweave.apps.lab import lab_launch
+from perfweave.apps.serve import find_tour
 from perfweave.cli import main
 from perfweave.errors import PerfweaveError
 from tests.widgets.browser import free_port, stop_process, write_notebook
@@ -170,11 +170,11 @@ def test_bad_notebooks_are_named(tmp_path, capsys, monkeypatch):
     text.write_text("{}")
     assert main(["app", str(text)]) == 1
     assert "x.txt: expected a Jupyter notebook" in capsys.readouterr().err
-    import perfweave.apps._serve as serve
+    import perfweave.apps.serve as serve
 
     # find_tour also looks in the source checkout: point it elsewhere to see the message
     monkeypatch.setattr(
-        serve, "__file__", str(tmp_path / "src" / "perfweave" / "apps" / "_serve.py")
+        serve, "__file__", str(tmp_path / "src" / "perfweave" / "apps" / "serve.py")
     )
     with pytest.raises(PerfweaveError, match="no tour notebook at .*00_tour.ipynb"):
         find_tour(tmp_path)

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import perfweave as pw
-from perfweave.calltree._row_filter import _vectorised, per_row_mask, row_mask
+from perfweave.calltree.row_filter import _vectorised, per_row_mask, row_mask
 
 DATA = Path(__file__).parent.parent / "data"
 CPI = DATA / "hatchet" / "caliper-cpi-json" / "cpi-callpath-profile.json"

@@ -13,7 +13,7 @@ noise its own packages make at each other, so a person sees only what concerns t
   The same file sets jupyter_server's websocket ping timeout to its ping interval (30 s), the
   longest tornado accepts; jupyter_server's default, three intervals, makes tornado warn.
 
-It also hands the server its token (see :mod:`perfweave.apps._serve`): taken out of the
+It also hands the server its token (see :mod:`perfweave.apps.serve`): taken out of the
 environment (``JUPYTER_TOKEN``), so the kernels and terminals the server starts do not
 inherit it, and given to the server as an option in this process's ``sys.argv`` only --
 ``/proc/PID/cmdline`` and ``ps`` show the arguments the process was started with, never
@@ -29,7 +29,7 @@ import runpy
 import sys
 import warnings
 
-from perfweave.apps._serve import TOKEN_ENV
+from perfweave.apps.serve import TOKEN_ENV
 
 #: third-party log messages that need no action from the person running the app (prefixes)
 KNOWN_LOG = ("Adapting from protocol version", "Notebook %s is not trusted")

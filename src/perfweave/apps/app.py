@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from perfweave.apps._serve import (
+from perfweave.apps.serve import (
     Launch,
     free_port,
     has_display,

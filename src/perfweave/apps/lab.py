@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from perfweave.apps._serve import (
+from perfweave.apps.serve import (
     Launch,
     free_port,
     has_display,

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree._inclusive import subgraph_sums, to_rows, up_sum
 from perfweave.calltree._layout import INT, layout
 from perfweave.calltree.analysis import metric_list
+from perfweave.calltree.inclusive import subgraph_sums, to_rows, up_sum
 from perfweave.errors import ShapeError
 
 if TYPE_CHECKING:

@@ -15,10 +15,11 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import path_query, query
-from perfweave.calltree._inclusive import subgraph_sums
-from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.column_names import inclusive_name
+from perfweave.calltree.deepjson import numpy_default
 from perfweave.calltree.graph import Graph, Node
+from perfweave.calltree.inclusive import subgraph_sums
+from perfweave.calltree.row_filter import row_mask
 from perfweave.errors import QueryError, ShapeError
 
 
@@ -146,6 +147,49 @@ class GraphFrame:
         """A GraphFrame over ``Graph.from_lists(*lists)`` with a zero ``time`` metric."""
         graph = Graph.from_lists(*lists)
         return cls._zeros(graph)
+
+    @classmethod
+    def from_records(
+        cls,
+        frames: pd.DataFrame | Sequence[dict],
+        data: pd.DataFrame,
+        *,
+        parent: Sequence[int] | np.ndarray | None = None,
+        edges: tuple[Sequence[int], Sequence[int]] | None = None,
+        exc_metrics: Sequence[str] = (),
+        inc_metrics: Sequence[str] = (),
+        default_metric: str | None = None,
+        metadata: dict | None = None,
+        order_key: Sequence[int] | np.ndarray | None = None,
+        path: Any = None,
+        index_levels: Sequence[str] = ("rank", "thread"),
+        units: dict | None = None,
+    ) -> GraphFrame:
+        """A GraphFrame from a reader's records, the one way every reader (calltree's, an
+        ensemble's, the call sites of counts) builds one: a frame table (a row per node,
+        at least ``name``), the structure (``parent``: a parent id per node, -1 for a
+        root; or ``edges``: parent and child id lists), and ``data`` whose ``node``
+        column refers to those ids (plus ``index_levels`` columns where present).
+
+        The graph is numbered canonically (siblings by frame, or by ``order_key``, one
+        integer per node, for formats that record a node order) and the rows remapped in
+        one step; a structural problem is a ParseError naming ``path``."""
+        from perfweave.calltree._build import build_graphframe
+
+        return build_graphframe(
+            frames,
+            data,
+            parent=parent,
+            edges=edges,
+            exc_metrics=exc_metrics,
+            inc_metrics=inc_metrics,
+            default_metric=default_metric,
+            metadata=metadata,
+            order_key=order_key,
+            path=path,
+            index_levels=index_levels,
+            units=units,
+        )
 
     @classmethod
     def _zeros(cls, graph: Graph) -> GraphFrame:
@@ -283,9 +327,9 @@ class GraphFrame:
         keep = np.zeros(len(self.graph), bool)
         keep[self.node_ids()] = True
         graph, old_to_new = self.graph.squash(keep)
-        df = _reindex_nodes(self.dataframe, old_to_new)
+        df = reindex_nodes(self.dataframe, old_to_new)
         if df.index.has_duplicates:
-            df = _combine_duplicates(df, set(self.exc_metrics + self.inc_metrics))
+            df = combine_duplicates(df, set(self.exc_metrics + self.inc_metrics))
         out = self._derive(graph, df)
         if update_inclusive_columns:
             out.update_inclusive_columns()
@@ -354,8 +398,8 @@ class GraphFrame:
         if self.graph is other.graph:
             return
         union, map_self, map_other = self.graph.union(other.graph)
-        self.dataframe = _reindex_nodes(self.dataframe, map_self)  # sorted by _reindex_nodes
-        other.dataframe = _reindex_nodes(other.dataframe, map_other)
+        self.dataframe = reindex_nodes(self.dataframe, map_self)  # sorted by reindex_nodes
+        other.dataframe = reindex_nodes(other.dataframe, map_other)
         self.graph = other.graph = union
 
     # ------------------------------------------------------------------ analyses
@@ -457,7 +501,7 @@ class GraphFrame:
             graph, a, b = self.graph, self.dataframe, other.dataframe
         else:
             graph, ma, mb = self.graph.union(other.graph)
-            a, b = _reindex_nodes(self.dataframe, ma), _reindex_nodes(other.dataframe, mb)
+            a, b = reindex_nodes(self.dataframe, ma), reindex_nodes(other.dataframe, mb)
         index = a.index.union(b.index) if not a.index.equals(b.index) else a.index
         if not index.is_monotonic_increasing:
             index = index.sort_values()
@@ -480,7 +524,7 @@ class GraphFrame:
                         x.fillna(0.0).where(x.notna() | y.notna()),
                         y.fillna(0.0).where(x.notna() | y.notna()),
                     )
-                cols[col] = _OPS[op](x, y)
+                cols[col] = OPERATIONS[op](x, y)
             elif col in a2 and col in b2:
                 cols[col] = a2[col].where(a2[col].notna(), b2[col])
             else:
@@ -557,7 +601,7 @@ class GraphFrame:
     def to_json(self) -> str:
         import json
 
-        return json.dumps(self.to_dict(), default=_json_default)
+        return json.dumps(self.to_dict(), default=numpy_default)
 
     def to_dot(
         self,
@@ -590,7 +634,8 @@ class GraphFrame:
         return to_flamegraph(self, metric, name, rank, thread, threshold)
 
 
-_OPS = {
+#: the element-wise arithmetic of GraphFrames (and of Ensembles), by operator name
+OPERATIONS = {
     "add": lambda x, y: x + y,
     "subtract": lambda x, y: x - y,
     "multiply": lambda x, y: x * y,
@@ -602,8 +647,9 @@ def _describe(predicate: Any) -> str:
     return repr(predicate) if isinstance(predicate, str) else type(predicate).__name__
 
 
-def _reindex_nodes(df: pd.DataFrame, old_to_new: np.ndarray) -> pd.DataFrame:
-    """Map the ``node`` index level through an id map (rows mapped to -1 are dropped)."""
+def reindex_nodes(df: pd.DataFrame, old_to_new: np.ndarray) -> pd.DataFrame:
+    """Map the ``node`` index level through an id map (rows mapped to -1 are dropped): the
+    dataframe of a GraphFrame or Ensemble whose graph was rebuilt (filter, squash, union)."""
     node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
     new = old_to_new[node]
     keep = new >= 0
@@ -620,7 +666,7 @@ def _reindex_nodes(df: pd.DataFrame, old_to_new: np.ndarray) -> pd.DataFrame:
     return out if out.index.is_monotonic_increasing else out.sort_index()
 
 
-def _combine_duplicates(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
+def combine_duplicates(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
     """Merge rows with equal index: metrics summed (NaN if all NaN), others first value."""
     grouped = df.groupby(level=list(range(df.index.nlevels)), sort=True)
     cols = {}
@@ -629,10 +675,4 @@ def _combine_duplicates(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
     return pd.DataFrame(cols)[list(df.columns)]
 
 
-def _json_default(v: Any) -> Any:
-    if isinstance(v, np.generic):
-        return v.item()
-    raise TypeError(f"{type(v).__name__} is not JSON serialisable")
-
-
-__all__ = ["GraphFrame", "Node"]
+__all__ = ["OPERATIONS", "GraphFrame", "Node", "combine_duplicates", "reindex_nodes"]

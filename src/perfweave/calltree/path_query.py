@@ -31,8 +31,8 @@ from perfweave.calltree._path_query import engine, string_dialect
 from perfweave.calltree._path_query.conditions import step_mask
 from perfweave.calltree._path_query.nodes import MODES, NodeTable
 from perfweave.calltree._path_query.object_dialect import dict_mask
-from perfweave.calltree._row_filter import row_mask as _row_mask
 from perfweave.calltree.graph import Node
+from perfweave.calltree.row_filter import row_mask as _row_mask
 from perfweave.errors import QueryError
 
 __all__ = [

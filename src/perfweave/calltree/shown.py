@@ -24,8 +24,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from perfweave.calltree._inclusive import subgraph_sums
 from perfweave.calltree.graphframe import GraphFrame, inclusive_name
+from perfweave.calltree.inclusive import subgraph_sums
 
 #: metric columns that hold a point in time, not an amount: never summed into an inclusive
 #: column, never a view's default column (a trace event's start ``ts``, which Hatchet lists

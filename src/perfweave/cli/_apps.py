@@ -55,8 +55,8 @@ def register(subparsers) -> None:
 
 
 def _lab(args: argparse.Namespace) -> int:
-    from perfweave.apps._serve import run
     from perfweave.apps.lab import lab_launch
+    from perfweave.apps.serve import run
 
     browser = False if args.no_browser else None
     run(lab_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser), "JupyterLab")
@@ -64,8 +64,8 @@ def _lab(args: argparse.Namespace) -> int:
 
 
 def _app(args: argparse.Namespace) -> int:
-    from perfweave.apps._serve import run
     from perfweave.apps.app import voila_launch
+    from perfweave.apps.serve import run
 
     browser = False if args.no_browser else None
     launch = voila_launch(args.notebook, port=args.port, ip=args.ip, open_browser=browser)

@@ -180,10 +180,9 @@ def _convert(args: argparse.Namespace) -> int:
     if args.to == "json":
         text = gf.to_json()
     elif args.to == "literal":
-        from perfweave.calltree._deepjson import dumps  # any depth of tree
-        from perfweave.calltree.graphframe import _json_default
+        from perfweave.calltree.deepjson import dumps, numpy_default  # any depth of tree
 
-        text = dumps(gf.to_literal(), indent=1, default=_json_default)
+        text = dumps(gf.to_literal(), indent=1, default=numpy_default)
     elif args.to == "dot":
         text = gf.to_dot(metric=args.metric)
     else:

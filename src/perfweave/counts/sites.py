@@ -91,7 +91,7 @@ def weave_call_sites(profile: CountsProfile, *, wrappers: str = "drop") -> Graph
     made from two stacks or timed in two communicators, a location file of another size
     than the communicator's counts or timings).
     """
-    from perfweave.calltree._build import build_graphframe
+    from perfweave.calltree.graphframe import GraphFrame
 
     if wrappers not in WRAPPERS:
         raise ShapeError(f"wrappers must be one of {', '.join(WRAPPERS)}, not {wrappers!r}")
@@ -112,7 +112,7 @@ def weave_call_sites(profile: CountsProfile, *, wrappers: str = "drop") -> Graph
     site_values = _with_gaps(sums, covered)
     data, inclusive = tree.rows(site_values)
     has_time = bool(np.isfinite(site_values["time"]).any())
-    gf = build_graphframe(
+    gf = GraphFrame.from_records(
         tree.frames,
         data,
         parent=tree.parent,
@@ -157,7 +157,7 @@ def sites_of_nodes(gf: GraphFrame, nodes: Iterable[int]) -> np.ndarray:
     if nodes.size and (nodes.min() < 0 or nodes.max() >= len(graph)):
         bad = int(nodes[(nodes < 0) | (nodes >= len(graph))][0])
         raise MetadataError(f"no node {bad}: the tree's nodes are 0..{len(graph) - 1}")
-    from perfweave.calltree._forest import level_order
+    from perfweave.calltree.forest import level_order
 
     below = np.zeros(len(graph), bool)
     below[nodes] = True
@@ -290,7 +290,7 @@ class _Tree:
     are one node), numbered level by level; the sites are the stacks' leaves."""
 
     def __init__(self, stacks: Sequence[list[dict]]) -> None:
-        from perfweave.calltree._forest import merge_groups
+        from perfweave.calltree.forest import merge_groups
 
         lengths = np.array([len(s) for s in stacks], dtype=np.int64)
         entries = [f for s in stacks for f in s]
@@ -319,7 +319,7 @@ class _Tree:
         """Rows per (node, rank) where a call below the node took part on the rank: the
         exclusive values (the sites' own, 0 on inner frames), the inclusive sums (NaN
         where any value below is NaN) and ``site`` (-1 on inner frames)."""
-        from perfweave.calltree._forest import level_order
+        from perfweave.calltree.forest import level_order
 
         width = site_values["calls"].shape[1]
         exc = np.zeros((self.n_nodes, len(METRICS), width))

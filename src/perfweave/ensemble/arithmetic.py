@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-from perfweave.calltree.graphframe import _OPS, GraphFrame
+from perfweave.calltree.graphframe import OPERATIONS, GraphFrame
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import ShapeError
 
@@ -60,7 +60,7 @@ def combine(left: Ensemble, right: Any, op: str, reflected: bool = False) -> Ens
 
 def _with_number(ens: Ensemble, value: float, op: str, reflected: bool) -> Ensemble:
     df = ens.dataframe.copy(deep=False)
-    fn = _OPS[op]
+    fn = OPERATIONS[op]
     for col in dict.fromkeys(ens.exc_metrics + ens.inc_metrics):
         if col in df.columns:
             df[col] = fn(value, df[col]) if reflected else fn(df[col], value)

@@ -10,7 +10,7 @@ longer describe one node: they become NaN and a warning says how many (recompute
 with ``ens.stats``).
 
 A predicate is a callable on one statistics row (``row.name`` is the node id; run once on
-whole columns where that means the same, see :mod:`perfweave.calltree._row_filter`), a
+whole columns where that means the same, see :mod:`perfweave.calltree.row_filter`), a
 query string of :mod:`perfweave.calltree.query` (parsed, never evaluated:
 ```` `Avg time/rank_std` > 0.1 ````), or a boolean mask over the nodes. ``query_stats``
 also takes a call-path query (an object-dialect list, a ``MATCH`` string or a
@@ -28,15 +28,15 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import query
-from perfweave.calltree._inclusive import subgraph_sums
-from perfweave.calltree._row_filter import row_mask
 from perfweave.calltree.graphframe import (
     GraphFrame,
-    _combine_duplicates,
-    _reindex_nodes,
+    combine_duplicates,
     inclusive_name,
+    reindex_nodes,
 )
+from perfweave.calltree.inclusive import subgraph_sums
 from perfweave.calltree.path_query import is_path_query, path_query
+from perfweave.calltree.row_filter import row_mask
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble, _remap_nodes
 from perfweave.ensemble.stats import STATS
@@ -127,9 +127,9 @@ def _rows(ens: Ensemble, old_to_new: np.ndarray, merged: bool) -> pd.DataFrame:
     """Any table's rows of the kept nodes, renumbered; merged nodes' rows combined."""
     if not merged:
         return _remap_nodes(ens.dataframe, old_to_new)
-    df = _reindex_nodes(ens.dataframe, old_to_new)
+    df = reindex_nodes(ens.dataframe, old_to_new)
     if df.index.has_duplicates:
-        df = _combine_duplicates(df, set(ens.exc_metrics + ens.inc_metrics))
+        df = combine_duplicates(df, set(ens.exc_metrics + ens.inc_metrics))
     return df
 
 

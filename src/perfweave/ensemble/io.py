@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.graph import Graph
-from perfweave.calltree.readers._common import load_json, to_int
+from perfweave.calltree.readers.toolkit import load_json, to_int
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble, new_statsframe
 from perfweave.errors import GraphError, ParseError, ShapeError

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree._row_filter import row_mask
+from perfweave.calltree.row_filter import row_mask
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import MetadataError

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.graphframe import GraphFrame
 from perfweave.calltree.readers import cali
-from perfweave.calltree.readers._common import CALIPER_RENAMES, is_int64, node_order_key
+from perfweave.calltree.readers.toolkit import CALIPER_RENAMES, is_int64, node_order_key
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.errors import ParseError
 
@@ -80,7 +80,7 @@ def read_timeseries(
         table["nid"] = table["node"].astype(float)
         table["name"] = np.asarray(tree.labels, dtype=object)[table["node"].to_numpy()]
         gfs.append(
-            build_graphframe(
+            GraphFrame.from_records(
                 frames,
                 table,
                 parent=parent,

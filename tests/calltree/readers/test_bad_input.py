@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import perfweave as pw
-from perfweave.calltree import _deepjson
+from perfweave.calltree import deepjson
 from perfweave.errors import OptionError, ParseError
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "hatchet"
@@ -40,14 +40,14 @@ def _chain_literal(depth: int) -> list[dict]:
 
 def test_deep_literal_tree_reads_and_converts(tmp_path):
     path = tmp_path / "deep.json"
-    path.write_text(_deepjson.dumps(_chain_literal(10_000)))
+    path.write_text(deepjson.dumps(_chain_literal(10_000)))
     with pytest.raises(RecursionError):
         json.loads(path.read_text())  # the reason: Python's json gives up
     gf = pw.read(path, format="literal")
     assert len(gf.graph) == 10_000 and int(gf.graph.depth.max()) == 9_999
     back = gf.to_literal()  # and the writer walks it without recursion
-    text = _deepjson.dumps(back)
-    top = _deepjson.loads(text)[0]
+    text = deepjson.dumps(back)
+    top = deepjson.loads(text)[0]
     assert top["frame"]["name"] == "f9998"  # the outermost call of _chain_literal
     assert text.count('"children"') == 9_999 and text.count('"frame": {"name": "foo"') == 1
 
@@ -56,7 +56,7 @@ def test_deep_literal_via_cli_convert(tmp_path, capsys):
     from perfweave.cli import main
 
     path = tmp_path / "deep.json"
-    path.write_text(_deepjson.dumps(_chain_literal(3_000)))
+    path.write_text(deepjson.dumps(_chain_literal(3_000)))
     out = tmp_path / "out.json"
     assert main(["convert", str(path), "--to", "literal", "-o", str(out)]) == 0
     assert len(pw.read(out, format="literal").graph) == 3_000
@@ -78,7 +78,7 @@ def test_deep_pyinstrument_tree(tmp_path):
         }
     obj["root_frame"] = leaf
     path = tmp_path / "deep.json"
-    path.write_text(_deepjson.dumps(obj))
+    path.write_text(deepjson.dumps(obj))
     gf = pw.read(path, format="pyinstrument")
     assert int(gf.graph.depth.max()) >= 10_000
 
@@ -375,7 +375,7 @@ def test_dot_subgraphs_nested_too_deep_are_refused_by_depth(tmp_path):
 
 def test_deep_tree_postorder_and_json(tmp_path):
     path = tmp_path / "deep.json"
-    path.write_text(_deepjson.dumps(_chain_literal(5_000)))
+    path.write_text(deepjson.dumps(_chain_literal(5_000)))
     gf = pw.read(path, format="literal")
     post = [n.nid for n in gf.graph.traverse(order="post")]
     assert len(post) == 5_000 and post == sorted(post, reverse=True)  # leaf first

@@ -58,7 +58,7 @@ def _amd_source(name: str) -> str:
 def _kernel_config() -> Any:
     from traitlets.config import Config
 
-    from perfweave.apps._serve import encrypts_kernels
+    from perfweave.apps.serve import encrypts_kernels
 
     if encrypts_kernels():
         return Config({"KernelManager": {"transport_encryption": "auto"}})

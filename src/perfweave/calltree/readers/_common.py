@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import math
 from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from perfweave.calltree import _deepjson
+from perfweave.calltree import deepjson
 from perfweave.errors import ParseError
 
 # Caliper attribute names -> the column names every perfweave/Hatchet reader uses
@@ -134,7 +133,7 @@ def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
 
     Returns (object, name used in errors). Malformed or truncated JSON raises ParseError
     with the line and column where parsing stopped; nesting of any depth is read (see
-    :mod:`perfweave.calltree._deepjson`); an integer too long for Python to convert
+    :mod:`perfweave.calltree.deepjson`); an integer too long for Python to convert
     (over 4,300 digits) is a ParseError too.
     """
     if isinstance(source, (dict, list)):
@@ -147,18 +146,7 @@ def load_json(source: str | PathLike[str] | Any, what: str) -> tuple[Any, str]:
         text = read_text(source, what)
     else:
         text = source
-    try:
-        return _deepjson.loads(text), name
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            name,
-            f"valid JSON ({what})",
-            line=exc.lineno,
-            position=f"column {exc.colno}",
-            found=exc.msg,
-        ) from exc
-    except ValueError as exc:  # an integer of more digits than Python converts
-        raise ParseError(name, f"valid JSON numbers ({what})", found=str(exc)) from exc
+    return deepjson.parse(text, name, f"valid JSON ({what})"), name
 
 
 def is_int64(value: object) -> bool:

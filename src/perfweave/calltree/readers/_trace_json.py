@@ -5,7 +5,7 @@ orjson (a maintained C parser, a dependency of perfweave) about a third of that.
 stricter than Python's ``json`` (it refuses bytes that are not UTF-8, escapes of lone
 surrogates, NaN, numbers past the double range and nesting past 1,024 levels), so a file it
 refuses is read again the exact way: bytes that are not UTF-8 replaced with U+FFFD (and
-said where), Python's ``json`` with any nesting depth (:mod:`perfweave.calltree._deepjson`),
+said where), Python's ``json`` with any nesting depth (:mod:`perfweave.calltree.deepjson`),
 and broken JSON reported with its line and column. A file whose event array was never
 closed (the run that wrote it died, or is still running) is closed and read, and the caller
 is told so; speedscope reads such files too (a trailing comma or whitespace allowed).
@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from perfweave.calltree import _deepjson
+from perfweave.calltree import deepjson
 from perfweave.calltree.readers._common import read_input
 from perfweave.errors import ParseError
 
@@ -91,7 +91,7 @@ def decode(raw: bytes) -> tuple[str, str]:
 def _parse(text: str, file: Path) -> Any:
     """JSON of any depth; a number too long for Python (over 4,300 digits) is a ParseError."""
     try:
-        return _deepjson.loads(text)
+        return deepjson.loads(text)
     except json.JSONDecodeError:
         raise
     except ValueError as exc:

@@ -9,7 +9,6 @@ metric; each point one value per parameter; every function measured at every poi
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -100,22 +99,6 @@ class Experiment:
                     found=f"call path {callpath!r}, metric {metric!r} at {len(at)} of "
                     f"{len(self.points)} points; none at {self.point_text(missing)}",
                 )
-
-
-def parse_json(text: str, path: str, what: str, line: int | None = None) -> Any:
-    """``text`` as JSON (any nesting depth); malformed JSON, or an integer of more digits
-    than Python converts, is a ParseError naming the file, line and column."""
-    from perfweave.calltree import _deepjson
-
-    try:
-        return _deepjson.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(
-            path, what, line=line if line is not None else exc.lineno,
-            position=f"column {exc.colno}", found=exc.msg,
-        ) from None  # fmt: skip
-    except ValueError as exc:  # an integer too long to convert
-        raise ParseError(path, what, line=line, found=str(exc)) from None
 
 
 def number(value: Any, path: str, what: str, where: dict[str, Any]) -> float:

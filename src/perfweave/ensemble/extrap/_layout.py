@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble import _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.extrap._experiment import SEPARATOR, Experiment
@@ -78,7 +78,7 @@ def to_ensemble(exp: Experiment, point_metadata: dict | None = None) -> Ensemble
     # one frame of every call path numbers the graph canonically; the table is then laid
     # out densely in one step (node-major, as Ensemble.from_graphframes lays it out)
     data = pd.DataFrame({"node": rows, "row": np.arange(len(rows))})
-    gf = build_graphframe(frames, data, parent=parent, path=exp.path)
+    gf = GraphFrame.from_records(frames, data, parent=parent, path=exp.path)
     node = np.empty(len(rows), dtype=np.int64)  # the new id of each call path's node
     node[gf.dataframe["row"].to_numpy()] = np.asarray(gf.dataframe.index, dtype=np.int64)
     n, p = len(gf.graph), len(profiles)

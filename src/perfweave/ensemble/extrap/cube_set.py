@@ -165,8 +165,6 @@ def _paths(gf: GraphFrame) -> list[tuple]:
 def _merge_partial(gfs: list[GraphFrame], points: list[tuple]) -> list[GraphFrame]:
     """Call paths measured at some points only, merged into their nearest ancestor that is
     measured at every point (their exclusive values added to its), as Extra-P does."""
-    from perfweave.calltree._build import build_graphframe
-
     paths = [_paths(gf) for gf in gfs]
     at: dict[tuple, set] = {}
     for ps, point in zip(paths, points):
@@ -200,7 +198,7 @@ def _merge_partial(gfs: list[GraphFrame], points: list[tuple]) -> list[GraphFram
         data.insert(0, "node", np.arange(int(keep.sum())))
         frames = gf.graph.frames[keep].reset_index(drop=True)
         out.append(
-            build_graphframe(
+            GraphFrame.from_records(
                 frames, data, parent=parent, exc_metrics=gf.exc_metrics,
                 inc_metrics=gf.inc_metrics, default_metric=gf.default_metric, units=gf.units,
             )

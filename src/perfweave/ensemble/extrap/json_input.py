@@ -17,7 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from perfweave.ensemble.extrap._experiment import Experiment, coordinate, number, parse_json
+from perfweave.calltree.deepjson import parse
+from perfweave.ensemble.extrap._experiment import Experiment, coordinate, number
 from perfweave.ensemble.extrap.jsonlines import looks_like_lines, read_jsonlines
 from perfweave.errors import ParseError
 
@@ -27,7 +28,7 @@ def read_json(path: str | Path) -> Experiment:
     name = str(path)
     text = Path(path).read_text(encoding="utf-8", errors="replace")
     try:
-        data = parse_json(text, name, "a JSON document")
+        data = parse(text, name, "a JSON document")
     except ParseError:
         if looks_like_lines(text) and text.count("\n") > 1:
             return read_jsonlines(path)

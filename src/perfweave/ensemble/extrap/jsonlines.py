@@ -17,13 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from perfweave.calltree.deepjson import parse
 from perfweave.ensemble.extrap._experiment import (
     DEFAULT_CALLPATH,
     DEFAULT_METRIC,
     Experiment,
     coordinate,
     number,
-    parse_json,
 )
 from perfweave.errors import ParseError
 
@@ -56,7 +56,7 @@ def _read(path: str | Path, talpas: bool) -> Experiment:
                 continue
             where = {"line": line_no}
             text = line.replace(";", ",") if talpas else line
-            data = parse_json(text, name, f"{kind} (one JSON object per line)", line_no)
+            data = parse(text, name, f"{kind} (one JSON object per line)", line=line_no)
             if not isinstance(data, dict):
                 raise ParseError(name, f"{kind}: a JSON object", found=data, **where)
             params = _field(data, params_key, dict, name, where)

@@ -19,7 +19,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from perfweave.ensemble.extrap._experiment import Experiment, coordinate, parse_json
+from perfweave.calltree.deepjson import parse
+from perfweave.ensemble.extrap._experiment import Experiment, coordinate
 from perfweave.errors import ParseError
 
 DATA_FILE = "experiment.json"
@@ -47,7 +48,7 @@ def read_saved(path: str | Path) -> tuple[Experiment, dict[tuple[str, str], dict
             RuntimeError, ValueError) as exc:  # fmt: skip
         raise ParseError(name, "an Extra-P experiment (a ZIP archive)", found=str(exc)) from None
     where = f"{name}/{DATA_FILE}"
-    data = parse_json(raw.decode("utf-8", errors="replace"), where, "a JSON document")
+    data = parse(raw.decode("utf-8", errors="replace"), where, "a JSON document")
     if not isinstance(data, dict) or "Extra-P" not in data:
         raise ParseError(where, "an object with the key 'Extra-P' (its version)", found=data)
     exp = Experiment(name)

@@ -6,6 +6,11 @@ JSON in Hatchet's literal format. :func:`loads` and :func:`dumps` give the same 
 as ``json.loads``/``json.dumps`` for any depth: the fast C code for ordinary documents,
 an explicit stack where that recursion gives up. Scalars (strings, numbers) are decoded
 and encoded by the ``json`` module itself, so escapes and number syntax are exactly its own.
+
+:func:`parse` is :func:`loads` for a file's text: malformed JSON is a ParseError naming the
+file, line and column; every reader of JSON (calltree's, an ensemble's, Extra-P's inputs)
+parses through it. :func:`numpy_default` is the ``default=`` hook that writes numpy
+scalars as the numbers they hold.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from perfweave.errors import ArgumentError
+import numpy as np
+
+from perfweave.errors import ArgumentError, ParseError
 
 # one token after optional whitespace: punctuation, string, number or literal
 _TOKEN = re.compile(
@@ -43,6 +50,33 @@ def loads(text: str) -> Any:
         return json.loads(text)
     except RecursionError:
         return _loads_iterative(text)
+
+
+def parse(text: str, path: Any, expected: str, *, line: int | None = None) -> Any:
+    """``text`` (the contents of ``path``) as JSON of any depth; malformed JSON, or an
+    integer of more digits than Python converts, is a ParseError naming ``path``, the line
+    (``line`` for text that is one line of a file, else where parsing stopped) and column,
+    and ``expected``."""
+    try:
+        return loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            path,
+            expected,
+            line=line if line is not None else exc.lineno,
+            position=f"column {exc.colno}",
+            found=exc.msg,
+        ) from None
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise ParseError(path, expected, line=line, found=str(exc)) from None
+
+
+def numpy_default(value: Any) -> Any:
+    """``json.dumps``' ``default=`` hook: a numpy scalar as the Python number it holds;
+    anything else a TypeError, as ``json`` asks of the hook."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
 
 
 def _fail(msg: str, text: str, pos: int) -> json.JSONDecodeError:

@@ -1,0 +1,81 @@
+"""What calltree makes public for the packages above it (issue 30): one JSON parser for
+every reader, json's numpy hook, GraphFrame.from_records, the forest and reader toolkits."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import perfweave as pw
+from perfweave.calltree import deepjson
+from perfweave.calltree.forest import level_order
+from perfweave.calltree.graphframe import GraphFrame
+from perfweave.calltree.readers.toolkit import load_json, to_int
+from perfweave.errors import ParseError
+
+BROKEN = '{"parameters": ["p"],\n "measurements": {"main": [1, 2,,]}}'
+COLUMN = 33  # where json stops: the second comma of line 2 (1-based, as json counts)
+
+
+def test_parse_names_file_line_and_column():
+    with pytest.raises(json.JSONDecodeError) as plain:
+        json.loads(BROKEN)
+    assert (plain.value.lineno, plain.value.colno) == (2, COLUMN)
+    with pytest.raises(
+        ParseError, match=rf"^x\.json, line 2, column {COLUMN}: expected a doc, found"
+    ):
+        deepjson.parse(BROKEN, "x.json", "a doc")
+    # text that is one line of a file: the file's line, the column within it
+    with pytest.raises(ParseError, match=r"^x\.jsonl, line 7, column 6: expected a record"):
+        deepjson.parse('{"a" 1}', "x.jsonl", "a record", line=7)
+    with pytest.raises(ParseError, match=r"x\.json: expected a doc, found .*digits"):
+        deepjson.parse("[" + "9" * 5000 + "]", "x.json", "a doc")
+    nested = "[" * 3000 + "]" * 3000  # deeper than json's recursion
+    depth, value = 0, deepjson.parse(nested, "x.json", "a doc")
+    while value:
+        value, depth = value[0], depth + 1
+    assert depth == 2999
+
+
+def test_every_reader_of_json_reports_a_broken_file_alike(tmp_path):
+    """Extra-P's JSON input and calltree's JSON readers parse with the one parser: the
+    same broken text is refused at the same line and column by both."""
+    path = tmp_path / "broken.json"
+    path.write_text(BROKEN)
+    where = rf"broken\.json, line 2, column {COLUMN}: expected "
+    with pytest.raises(ParseError, match=where):
+        pw.Ensemble.from_extrap(path, format="json")
+    with pytest.raises(ParseError, match=where):
+        load_json(path, "Hatchet GraphFrame JSON")
+
+
+def test_numpy_default_writes_numpy_scalars_as_numbers():
+    text = json.dumps({"n": np.int64(3), "x": np.float32(0.5)}, default=deepjson.numpy_default)
+    assert json.loads(text) == {"n": 3, "x": 0.5}
+    with pytest.raises(TypeError, match="set is not JSON serialisable"):
+        json.dumps({"s": {1}}, default=deepjson.numpy_default)
+
+
+def test_from_records_numbers_the_graph_and_remaps_rows():
+    frames = [{"name": "main"}, {"name": "b"}, {"name": "a"}]
+    data = pd.DataFrame({"node": [0, 1, 2, 1], "rank": [0, 0, 0, 1], "time": [1.0, 2, 3, 4]})
+    gf = GraphFrame.from_records(
+        frames, data, parent=[-1, 0, 0], exc_metrics=["time"], units={"time": "s"}
+    )
+    assert gf.graph.frames["name"].tolist() == ["main", "a", "b"]  # siblings by frame
+    assert gf.dataframe.index.names == ["node", "rank"]
+    assert gf.dataframe["time"].tolist() == [1.0, 3.0, 2.0, 4.0]  # a's row before b's
+    assert gf.unit_of("time") == "s"
+    with pytest.raises(ParseError, match="p.txt"):
+        GraphFrame.from_records(frames, data, parent=[-1, 5, 0], path="p.txt")
+
+
+def test_toolkit_and_forest_names():
+    assert to_int("42", "f.txt", "a rank") == 42
+    with pytest.raises(ParseError, match=r"f\.txt, line 3: expected a rank, found '4x'"):
+        to_int("4x", "f.txt", "a rank", line=3)
+    levels = level_order(np.array([0, 1, 2, 1, 0]))
+    assert [lv.tolist() for lv in levels] == [[0, 4], [1, 3], [2]]
