@@ -38,6 +38,11 @@ _UNIT = "attribute.unit"
 _PLAIN_NODE = re.compile(
     r"__rec=node,id=([0-9]+),attr=([0-9]+),data=([^,=\\]*)(?:,parent=([0-9]+))?"
 )
+# __rec=ctx,ref=N[=N..][,attr=N[=N..],data=V[=V..]] without escapes, a last value that is
+# not empty and no repeated field: the usual snapshot line (others go through split_record)
+_PLAIN_CTX = re.compile(
+    r"__rec=ctx,ref=([0-9]+(?:=[0-9]+)*)(?:,attr=([0-9]+(?:=[0-9]+)*),data=([^,\\]*[^,=\\]))?"
+)
 _HIDDEN_KEY = object()  # stands for hidden attributes while a record is filled
 _PIECE = re.compile(r"[^\\,=]+|\\.?|[,=]", re.S)
 
@@ -223,13 +228,15 @@ class _Parser:
         # attribute id -> declaring node, for immediate attr=/data= pairs
         self.attrs = {i: self.nodes[i] for i in (_NAME_ATTR, _TYPE_ATTR, _PROP_ATTR)}
         self.by_name = {n.data: n for n in self.attrs.values()}
-        self.names_of: dict[tuple, list] = {}  # attr= ids -> names (or _HIDDEN_KEY)
+        self.names_of: dict[tuple | str, list] = {}  # attr= ids -> names (or _HIDDEN_KEY)
         self.records: list[dict] = []
         self.globals: dict = {}
 
     def read(self, lines: list[str]) -> None:
-        """Every line; the usual node lines are handled inline."""
+        """Every line; the usual node and snapshot lines are handled inline (one regular
+        expression each), any other record through :func:`split_record`."""
         nodes, new_node, declare, plain = self.nodes, _Node, self.declare, _PLAIN_NODE.fullmatch
+        plain_ctx, snapshot, records = _PLAIN_CTX.fullmatch, self.snapshot, self.records
         for number, line in enumerate(lines, 1):
             line = line.strip()
             if not line:
@@ -238,10 +245,18 @@ class _Parser:
                 m = plain(line)
                 if m is not None:
                     nid, attr, data, parent = m.groups()
-                    up = self.parent_node(parent, nid) if parent is not None else None
+                    if parent is None:
+                        up = None
+                    else:
+                        up = nodes.get(int(parent)) or self.parent_node(parent, nid)
                     node = nodes[int(nid)] = new_node(int(nid), int(attr), data, up)
                     if node.attr == _NAME_ATTR:
                         declare(node)
+                    continue
+                m = plain_ctx(line)
+                rec = None if m is None else snapshot(*m.groups())
+                if rec is not None:
+                    records.append(rec)
                 else:
                     self.number = number
                     self.record(line)
@@ -345,6 +360,29 @@ class _Parser:
                 names = self.names_of[key] = self._names(ids)
             out.update(zip(names, values))
             out.pop(_HIDDEN_KEY, None)  # hidden attributes are left out
+        return out
+
+    def snapshot(self, refs: str, ids: str | None, data: str | None) -> dict | None:
+        """A plain ``__rec=ctx`` line's record, from its ``ref=``, ``attr=`` and ``data=``
+        texts, as :meth:`expand` makes it; None when the values do not pair with the ids
+        (the general path reports or reads that)."""
+        nodes = self.nodes
+        out: dict = {}
+        for ref in refs.split("="):
+            try:
+                node = nodes[int(ref)]
+            except (KeyError, ValueError):
+                raise _CaliError(f"a reference to a known node, not {ref!r}") from None
+            out.update(node.record if node.record is not None else self.expand_node(node))
+        if ids is not None:
+            values = data.split("=")  # type: ignore[union-attr]  (data comes with ids)
+            if len(values) != ids.count("=") + 1:
+                return None
+            names = self.names_of.get(ids)  # keyed by the ids' text here
+            if names is None:
+                names = self.names_of[ids] = self._names(ids.split("="))
+            out.update(zip(names, values))
+            out.pop(_HIDDEN_KEY, None)
         return out
 
     def _uneven(self, n_ids: int, n_values: int) -> None:

@@ -272,9 +272,10 @@ def _build(
     # rank) unless its raw rows are asked for
     keys = ["node"] if rank is None else ["node", "mpi.rank"]
     aggregate = sum_samples if tree.sampling else rank is None
-    if aggregate:
-        at = pd.Index(node) if rank is None else pd.MultiIndex.from_arrays([node, rank])
-        aggregate = at.has_duplicates
+    if aggregate and rank is None:  # a node with two records (counted: no pandas index)
+        aggregate = len(node) > 0 and int(np.bincount(node).max()) > 1
+    elif aggregate:
+        aggregate = pd.MultiIndex.from_arrays([node, rank]).has_duplicates
     missing = _missing_rows(node, rank, n)
     if aggregate or len(missing[0]):  # rare: repeated or absent nodes, in pandas
         df = pd.DataFrame({"node": node, **cols})
