@@ -66,6 +66,7 @@ function scriptJson(type) {
 function replay(model, request) {
   const saved = (replies = replies || scriptJson(REPLIES_TYPE) || {});
   const recorded = (saved[model.model_id] || {})[request.action];
+  /** @type {Record<string, any>} */
   let message;
   /** @type {DataView[]} */
   let buffers = [];
@@ -74,9 +75,13 @@ function replay(model, request) {
     buffers = recorded.buffers.map(decode);
   } else {
     const error = needsKernel(request.action);
-    // `offline`: a widget that can answer this from what the page saved may do so
-    message = { type: "response", id: request.id, ok: false, error, offline: true };
-    model.set("error", error);
+    // `offline`: a widget that answers this from what the page saved calls `claim()` (while
+    // the response is delivered); otherwise the banner says the kernel is needed
+    let claimed = false;
+    message = { type: "response", id: request.id, ok: false, error, offline: true, claim: () => { claimed = true; } };
+    setTimeout(() => model.trigger("msg:custom", message, buffers), 0);
+    setTimeout(() => { if (!claimed) model.set("error", error); }, 0);
+    return;
   }
   setTimeout(() => model.trigger("msg:custom", message, buffers), 0);
 }

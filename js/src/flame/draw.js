@@ -72,7 +72,28 @@ export function hatch(ctx, x, y, w) {
   ctx.restore();
 }
 
-/** Draw every frame (and the selection's outline). @param {View} v */
+/** A name's colour, hashed once per name (a calltree repeats its names).
+ * @type {Map<string, [number, number, number]>} */
+const NAMED = new Map();
+
+/** The colour of frame `i` as CSS, through the name cache where the colour is a name's.
+ * @param {View} v @param {number} i @param {boolean} byName */
+function frameCss(v, i, byName) {
+  if (!byName) return css(frameColor(v, i));
+  const c = /** @type {import("./state.js").Frames} */ (v.frames).cols;
+  if (c.node[i] < 0) return css(GATHERED);
+  const key = c.key ? c.key[i] : c.name[i];
+  let col = NAMED.get(key);
+  if (!col) {
+    if (NAMED.size > 200_000) NAMED.clear();
+    col = nameColor(key);
+    NAMED.set(key, col);
+  }
+  return css(col);
+}
+
+/** Draw every frame (and the selection's outline): the rectangles one path per colour,
+ * then the hatching, the labels of frames wide enough, and the outline. @param {View} v */
 export function draw(v) {
   const t = performance.now();
   const f = v.frames;
@@ -93,28 +114,60 @@ export function draw(v) {
   const c = f.cols;
   const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
   const selected = Number(v.model.get("selected_node"));
-  ctx.font = FONT;
-  ctx.textBaseline = "middle";
+  const byName = !f.meta.search.pattern && !f.meta.compare && v.model.get("color_by") !== "exclusive";
+  /** @type {Map<string, number[]>} css colour -> frames of that colour */
+  const buckets = new Map();
+  /** @type {number[]} */
+  const faded = [];
+  /** @type {number[]} */
+  const labelled = [];
   let outline = -1;
   for (let i = 0; i < f.n; i++) {
-    const x = c.x0[i] * width;
     const w = (c.x1[i] - c.x0[i]) * width;
     if (w < 0.5) continue;
-    const y = rowTop(v, c.depth[i]);
-    const col = frameColor(v, i);
     const node = Number(c.node[i]);
-    ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1; // ancestors of the zoomed frame
-    ctx.fillStyle = css(col);
-    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
-    if (c.guess[i]) hatch(ctx, x, y, Math.max(w - 1, 0.5));
-    if (w > 28) {
-      const label = clipped(ctx, c.name[i], w - 7);
-      if (label) {
-        ctx.fillStyle = textOn(col);
-        ctx.fillText(label, x + 3, y + ROW / 2);
-      }
-    }
     if (node === selected) outline = i;
+    if (w > 28) labelled.push(i);
+    if (zoomPath.has(node)) { faded.push(i); continue; } // ancestors of the zoomed frame
+    const fill = frameCss(v, i, byName);
+    const bucket = buckets.get(fill);
+    if (bucket) bucket.push(i);
+    else buckets.set(fill, [i]);
+  }
+  /** @param {number} i */
+  const rect = (i) => {
+    const x = c.x0[i] * width;
+    ctx.rect(x, rowTop(v, c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
+  };
+  for (const [fill, frames] of buckets) {
+    ctx.fillStyle = fill;
+    ctx.beginPath();
+    for (const i of frames) rect(i);
+    ctx.fill();
+  }
+  ctx.globalAlpha = 0.55;
+  for (const i of faded) {
+    ctx.fillStyle = frameCss(v, i, byName);
+    ctx.beginPath();
+    rect(i);
+    ctx.fill();
+  }
+  ctx.globalAlpha = 1;
+  if (c.guess) {
+    for (let i = 0; i < f.n; i++) {
+      const w = (c.x1[i] - c.x0[i]) * width;
+      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, rowTop(v, c.depth[i]), Math.max(w - 1, 0.5));
+    }
+  }
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  for (const i of labelled) {
+    const x = c.x0[i] * width;
+    const label = clipped(ctx, c.name[i], (c.x1[i] - c.x0[i]) * width - 7);
+    if (!label) continue;
+    ctx.globalAlpha = zoomPath.has(Number(c.node[i])) ? 0.55 : 1;
+    ctx.fillStyle = textOn(frameColor(v, i));
+    ctx.fillText(label, x + 3, rowTop(v, c.depth[i]) + ROW / 2);
   }
   ctx.globalAlpha = 1;
   if (outline >= 0) {

@@ -36,7 +36,7 @@ export function listen(v) {
     if (i < 0 || !v.frames) return;
     const node = Number(v.frames.cols.node[i]);
     if (node < 0) return; // frames gathered: their parent zooms in on them
-    await v.act("select", { node });
+    v.act("select", { node }); // sent first, answered first: no need to wait for it
     await v.act("zoom", { node });
   };
   v.canvas.addEventListener("mousemove", move);

@@ -50,15 +50,27 @@ function render({ model, el }) {
     busy++;
     let reply;
     const { key } = ACTIONS[action];
+    const sent = channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
+    const before = v.frames;
+    preview(action, args, t);
     try {
-      reply = await channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
+      reply = await sent;
     } catch (err) {
-      ui.sync(v.frames); // no answer (the kernel is gone): the last view stays as it was
+      // no answer (the kernel is gone): the last view stays as it was
+      if (before && v.frames !== before) show(before.meta, before.cols);
+      ui.sync(v.frames);
       return { ok: false, error: String(err) };
     } finally {
       busy--;
     }
-    if (reply.offline && offline.full) return local(action, args);
+    if (reply.offline) {
+      offline.known = true;
+      const answered = offline.full ? local(action, args) : null;
+      if (answered) {
+        if (typeof reply.claim === "function") reply.claim();
+        return answered;
+      }
+    }
     if (reply.columns) accept(reply);
     else ui.sync(v.frames);
     root.dataset.lastAction = action;
@@ -67,13 +79,40 @@ function render({ model, el }) {
     return reply;
   }
 
+  /**
+   * Draw at once what the page can of a zoom into a frame it shows, or of a search's
+   * highlight, from the frames at hand (./offline.js); Python's reply then draws the view
+   * complete (the frames too narrow to send before, the search's share). `data-preview-ms`
+   * is the click -> preview drawn time.
+   * @param {string} action @param {Record<string, any>} args @param {number} t
+   */
+  function preview(action, args, t) {
+    const f = v.frames;
+    if (!f || offline.known) return;
+    let view = null;
+    if (action === "zoom" && args.node !== null && args.node !== undefined) {
+      const onPath = f.meta.path.some((p) => p.node === Number(args.node));
+      if (!onPath) view = zoomed(f, Number(args.node));
+    } else if (action === "search" && args.pattern) {
+      const found = searched(f, String(args.pattern));
+      if (!("error" in found)) view = { meta: { ...found.meta, search: { ...found.meta.search, text: "" } }, cols: found.cols };
+    }
+    if (!view) return;
+    show(view.meta, view.cols);
+    root.dataset.previewAction = action;
+    root.dataset.previewMs = (performance.now() - t).toFixed(1);
+  }
+
   /** A saved page's zoom and search, on the frames it saved (./offline.js).
-   * @type {{full: import("./state.js").Frames | null, zoom: number | null, pattern: string}} */
-  const offline = { full: null, zoom: null, pattern: "" };
+   * `known`: a reply said the page has no kernel.
+   * @type {{full: import("./state.js").Frames | null, zoom: number | null, pattern: string, known: boolean}} */
+  const offline = { full: null, zoom: null, pattern: "", known: false };
 
   /**
-   * Answer `action` from the saved frames (no kernel); a failure shows in the banner.
+   * Answer `action` from the saved frames (no kernel); a failure shows in the banner. Null
+   * for an action the saved frames cannot answer.
    * @param {string} action @param {Record<string, any>} args
+   * @returns {{ok: boolean} | null}
    */
   function local(action, args) {
     const full = /** @type {import("./state.js").Frames} */ (offline.full);
@@ -83,9 +122,9 @@ function render({ model, el }) {
       draw(v);
       return { ok: true };
     }
+    if (action !== "zoom" && action !== "search") return null; // the banner says: needs Python
     const zoom = action === "zoom" ? (args.node === null || args.node === undefined ? null : Number(args.node)) : offline.zoom;
     const pattern = action === "search" ? String(args.pattern || "") : offline.pattern;
-    if (action !== "zoom" && action !== "search") return { ok: false };
     const found = searched(full, pattern);
     const view = "error" in found ? null : zoomed(framesOf(found.meta, found.cols), zoom);
     if (!view) {

@@ -379,6 +379,23 @@ function hatch(ctx, x, y, w) {
   ctx.stroke();
   ctx.restore();
 }
+var NAMED = /* @__PURE__ */ new Map();
+function frameCss(v, i, byName) {
+  if (!byName) return css(frameColor(v, i));
+  const c = (
+    /** @type {import("./state.js").Frames} */
+    v.frames.cols
+  );
+  if (c.node[i] < 0) return css(GATHERED);
+  const key = c.key ? c.key[i] : c.name[i];
+  let col = NAMED.get(key);
+  if (!col) {
+    if (NAMED.size > 2e5) NAMED.clear();
+    col = nameColor(key);
+    NAMED.set(key, col);
+  }
+  return css(col);
+}
 function draw(v) {
   const t = performance.now();
   const f = v.frames;
@@ -402,28 +419,59 @@ function draw(v) {
   const c = f.cols;
   const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
   const selected = Number(v.model.get("selected_node"));
-  ctx.font = FONT;
-  ctx.textBaseline = "middle";
+  const byName = !f.meta.search.pattern && !f.meta.compare && v.model.get("color_by") !== "exclusive";
+  const buckets = /* @__PURE__ */ new Map();
+  const faded = [];
+  const labelled = [];
   let outline = -1;
   for (let i = 0; i < f.n; i++) {
-    const x = c.x0[i] * width;
     const w = (c.x1[i] - c.x0[i]) * width;
     if (w < 0.5) continue;
-    const y = rowTop(v, c.depth[i]);
-    const col = frameColor(v, i);
     const node = Number(c.node[i]);
-    ctx.globalAlpha = zoomPath.has(node) ? 0.55 : 1;
-    ctx.fillStyle = css(col);
-    ctx.fillRect(x, y, Math.max(w - 1, 0.5), ROW - 1);
-    if (c.guess[i]) hatch(ctx, x, y, Math.max(w - 1, 0.5));
-    if (w > 28) {
-      const label = clipped(ctx, c.name[i], w - 7);
-      if (label) {
-        ctx.fillStyle = textOn(col);
-        ctx.fillText(label, x + 3, y + ROW / 2);
-      }
-    }
     if (node === selected) outline = i;
+    if (w > 28) labelled.push(i);
+    if (zoomPath.has(node)) {
+      faded.push(i);
+      continue;
+    }
+    const fill = frameCss(v, i, byName);
+    const bucket = buckets.get(fill);
+    if (bucket) bucket.push(i);
+    else buckets.set(fill, [i]);
+  }
+  const rect = (i) => {
+    const x = c.x0[i] * width;
+    ctx.rect(x, rowTop(v, c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
+  };
+  for (const [fill, frames] of buckets) {
+    ctx.fillStyle = fill;
+    ctx.beginPath();
+    for (const i of frames) rect(i);
+    ctx.fill();
+  }
+  ctx.globalAlpha = 0.55;
+  for (const i of faded) {
+    ctx.fillStyle = frameCss(v, i, byName);
+    ctx.beginPath();
+    rect(i);
+    ctx.fill();
+  }
+  ctx.globalAlpha = 1;
+  if (c.guess) {
+    for (let i = 0; i < f.n; i++) {
+      const w = (c.x1[i] - c.x0[i]) * width;
+      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, rowTop(v, c.depth[i]), Math.max(w - 1, 0.5));
+    }
+  }
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  for (const i of labelled) {
+    const x = c.x0[i] * width;
+    const label = clipped(ctx, c.name[i], (c.x1[i] - c.x0[i]) * width - 7);
+    if (!label) continue;
+    ctx.globalAlpha = zoomPath.has(Number(c.node[i])) ? 0.55 : 1;
+    ctx.fillStyle = textOn(frameColor(v, i));
+    ctx.fillText(label, x + 3, rowTop(v, c.depth[i]) + ROW / 2);
   }
   ctx.globalAlpha = 1;
   if (outline >= 0) {
@@ -876,7 +924,7 @@ function listen(v) {
     if (i < 0 || !v.frames) return;
     const node = Number(v.frames.cols.node[i]);
     if (node < 0) return;
-    await v.act("select", { node });
+    v.act("select", { node });
     await v.act("zoom", { node });
   };
   v.canvas.addEventListener("mousemove", move);
@@ -1012,15 +1060,26 @@ function render({ model, el: el2 }) {
     busy++;
     let reply;
     const { key } = ACTIONS[action];
+    const sent = channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
+    const before = v.frames;
+    preview(action, args, t);
     try {
-      reply = await channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
+      reply = await sent;
     } catch (err) {
+      if (before && v.frames !== before) show(before.meta, before.cols);
       ui.sync(v.frames);
       return { ok: false, error: String(err) };
     } finally {
       busy--;
     }
-    if (reply.offline && offline.full) return local(action, args);
+    if (reply.offline) {
+      offline.known = true;
+      const answered = offline.full ? local(action, args) : null;
+      if (answered) {
+        if (typeof reply.claim === "function") reply.claim();
+        return answered;
+      }
+    }
     if (reply.columns) accept(reply);
     else ui.sync(v.frames);
     root.dataset.lastAction = action;
@@ -1028,7 +1087,23 @@ function render({ model, el: el2 }) {
     if (!busy && stale()) fetchFrames();
     return reply;
   }
-  const offline = { full: null, zoom: null, pattern: "" };
+  function preview(action, args, t) {
+    const f = v.frames;
+    if (!f || offline.known) return;
+    let view = null;
+    if (action === "zoom" && args.node !== null && args.node !== void 0) {
+      const onPath = f.meta.path.some((p) => p.node === Number(args.node));
+      if (!onPath) view = zoomed(f, Number(args.node));
+    } else if (action === "search" && args.pattern) {
+      const found = searched(f, String(args.pattern));
+      if (!("error" in found)) view = { meta: { ...found.meta, search: { ...found.meta.search, text: "" } }, cols: found.cols };
+    }
+    if (!view) return;
+    show(view.meta, view.cols);
+    root.dataset.previewAction = action;
+    root.dataset.previewMs = (performance.now() - t).toFixed(1);
+  }
+  const offline = { full: null, zoom: null, pattern: "", known: false };
   function local(action, args) {
     const full = (
       /** @type {import("./state.js").Frames} */
@@ -1040,9 +1115,9 @@ function render({ model, el: el2 }) {
       draw(v);
       return { ok: true };
     }
+    if (action !== "zoom" && action !== "search") return null;
     const zoom = action === "zoom" ? args.node === null || args.node === void 0 ? null : Number(args.node) : offline.zoom;
     const pattern = action === "search" ? String(args.pattern || "") : offline.pattern;
-    if (action !== "zoom" && action !== "search") return { ok: false };
     const found = searched(full, pattern);
     const view = "error" in found ? null : zoomed(framesOf(found.meta, found.cols), zoom);
     if (!view) {
