@@ -32,6 +32,12 @@ PENDING_PRIVATE_IMPORTS = {
     # the export's first-draw replies need a public way to ask the live widgets
     ("perfweave.apps.export._replies", "perfweave.widgets._base"),
 }
+#: (module, what it reaches into) for private attributes of another package's objects
+PENDING_PRIVATE_ATTRIBUTES = {
+    # the Caliper timeseries reader uses the .cali reader's internals (_load, _Tree, ...);
+    # cali.py is being sped up (issue 30): it is to offer them publicly afterwards
+    ("perfweave.ensemble.timeseries", "perfweave.calltree.readers.cali"),
+}
 PENDING_UPWARD_IMPORTS = {
     # ScalingStudy and the predicted flame graph read an Ensemble: they are to ask the
     # ensemble they are given (Ensemble.parameter_values, Ensemble.metric_matrix) and take
@@ -154,6 +160,50 @@ def test_no_package_imports_another_packages_private_names():
             if (name, target) not in PENDING_PRIVATE_IMPORTS:
                 found.append(f"{name} imports {shown}")
     assert not found, "private names imported across packages:\n" + "\n".join(found)
+
+
+def private_attributes(name: str, path: Path) -> Iterator[tuple[str, str]]:
+    """(module, 'module.attribute') for each private attribute read from a name imported
+    from another package (``Graph._new`` after ``from perfweave.calltree.graph import
+    Graph``; ``cali._load`` after ``from perfweave.calltree.readers import cali``)."""
+    own = package_of(name)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    bound: dict[str, str] = {}
+    for target, imported in imports(name, path):
+        if target.split(".")[0] == "perfweave" and package_of(target) != own and imported:
+            bound[imported] = f"{target}.{imported}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname and package_of(alias.name) not in ("", own):
+                    bound[alias.asname] = alias.name
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+            and is_private(node.attr)
+        ):
+            full = bound[node.value.id]
+            yield full, f"{full}.{node.attr}"
+
+
+def test_no_package_reads_another_packages_private_attributes():
+    found = sorted(
+        {
+            f"{name} reads {shown}"
+            for name, path in modules()
+            if package_of(name) != "widgets"
+            for full, shown in private_attributes(name, path)
+            if not any((name, p) in PENDING_PRIVATE_ATTRIBUTES for p in _prefixes(full))
+        }
+    )
+    assert not found, "private attributes read across packages:\n" + "\n".join(found)
+
+
+def _prefixes(dotted: str) -> list[str]:
+    parts = dotted.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
 
 def test_no_scaling_module_imports_ensemble():

@@ -12,9 +12,10 @@ import pytest
 import perfweave as pw
 from perfweave.calltree import deepjson
 from perfweave.calltree.forest import level_order
+from perfweave.calltree.graph import Graph
 from perfweave.calltree.graphframe import GraphFrame
 from perfweave.calltree.readers.toolkit import load_json, to_int
-from perfweave.errors import ParseError
+from perfweave.errors import ArgumentError, ParseError
 
 BROKEN = '{"parameters": ["p"],\n "measurements": {"main": [1, 2,,]}}'
 COLUMN = 33  # where json stops: the second comma of line 2 (1-based, as json counts)
@@ -79,3 +80,22 @@ def test_toolkit_and_forest_names():
         to_int("4x", "f.txt", "a rank", line=3)
     levels = level_order(np.array([0, 1, 2, 1, 0]))
     assert [lv.tolist() for lv in levels] == [[0, 4], [1, 3], [2]]
+
+
+def test_graph_build_returns_each_input_nodes_canonical_id():
+    frames = [{"name": "main"}, {"name": "z"}, {"name": "a"}, {"name": "b"}]
+    graph, pos = Graph.build(frames, parent=[-1, 0, 0, 2])
+    names = graph.frames["name"].tolist()
+    assert names == ["main", "a", "b", "z"]  # preorder, siblings by frame
+    assert [names[p] for p in pos] == ["main", "z", "a", "b"]  # input id -> canonical id
+    dag, pos2 = Graph.build(frames, edges=([0, 0, 2, 1], [1, 2, 3, 3]))
+    assert [dag.frames["name"].tolist()[p] for p in pos2] == ["main", "z", "a", "b"]
+    assert sorted(dag.frame(int(p)).get("name") for p in dag.parents_of(int(pos2[3]))) == [
+        "a",
+        "z",
+    ]
+    # a recorded sibling order instead of frame order
+    kept, _ = Graph.build(frames, parent=[-1, 0, 0, 2], order_key=[0, 1, 2, 3])
+    assert kept.frames["name"].tolist() == ["main", "z", "a", "b"]
+    with pytest.raises(ArgumentError, match="give exactly one of parent= or edges="):
+        Graph.build(frames)

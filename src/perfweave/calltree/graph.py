@@ -250,6 +250,28 @@ class Graph:
         return g, pos
 
     @classmethod
+    def build(
+        cls,
+        frames: pd.DataFrame | Sequence[dict],
+        *,
+        parent: Sequence[int] | np.ndarray | None = None,
+        edges: tuple[Sequence[int], Sequence[int]] | None = None,
+        order_key: Sequence[int] | np.ndarray | None = None,
+    ) -> tuple[Graph, np.ndarray]:
+        """A graph from frame attributes (one per input node) and either ``parent`` ids
+        (-1 for roots) or ``edges`` (parent ids, child ids), with ``pos``: each input
+        node's canonical id, to remap data keyed by the input's ids. ``order_key`` (one
+        integer per node) orders siblings instead of their frames (a recorded order)."""
+        if (parent is None) == (edges is None):
+            raise ArgumentError("give exactly one of parent= or edges=")
+        table = frames if isinstance(frames, pd.DataFrame) else pd.DataFrame(list(frames))
+        key = None if order_key is None else np.asarray(order_key, dtype=INT)
+        if parent is not None:
+            return cls._new(table, np.asarray(parent, dtype=INT), None, key)
+        src, dst = edges
+        return cls._new(table, None, (np.asarray(src, dtype=INT), np.asarray(dst, dtype=INT)), key)
+
+    @classmethod
     def from_parents(cls, frames: pd.DataFrame | Sequence[dict], parent: Sequence[int]) -> Graph:
         """A forest from frame attributes (one per node) and parent ids (-1 for roots)."""
         table = frames if isinstance(frames, pd.DataFrame) else pd.DataFrame(list(frames))

@@ -86,7 +86,7 @@ def from_thicket(th: Any) -> Ensemble:
     key = None
     if getattr(th.graph, "node_ordering", False):
         key = np.array([n._hatchet_nid for n in nodes], dtype=INT)
-    graph, pos = Graph._new(frames, None, (np.asarray(src, INT), np.asarray(dst, INT)), key)
+    graph, pos = Graph.build(frames, edges=(src, dst), order_key=key)
     df = th.dataframe
     if df.index.nlevels < 2 or df.index.names[0] != "node":
         raise ShapeError(

@@ -195,7 +195,7 @@ def _graph(spec: Any, source: str, node_ordering: bool = False) -> tuple[Graph, 
     try:
         edges = (np.asarray(src, INT), np.asarray(dst, INT))
         key = np.arange(len(nids), dtype=INT) if node_ordering else None
-        graph, pos = Graph._new(frames, None, edges, key)
+        graph, pos = Graph.build(frames, edges=edges, order_key=key)
     except GraphError as exc:
         raise ParseError(source, "a well-formed call graph", found=str(exc)) from exc
     return graph, {nid: int(pos[row_of[nid]]) for nid in nids}
