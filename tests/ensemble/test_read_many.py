@@ -121,3 +121,19 @@ def test_an_option_the_reader_does_not_take_still_names_the_file(quartz_files):
     with pytest.raises(ParseError, match="no option 'colour'") as info:
         Ensemble.from_files(quartz_files, workers=1, colour="red")
     assert quartz_files[0] in str(info.value)
+
+
+def test_a_reader_process_sends_identical_trees_as_one_graph(quartz_files, lassen_files):
+    from perfweave.ensemble import build
+
+    files = [quartz_files[0], quartz_files[0], lassen_files[0], quartz_files[0]]
+    results, _ = build._read_chunk(files, "cali", None, {}, capture=True)
+    graphs = [gf.graph for _, gf, _ in results]
+    assert graphs[0] is graphs[1] is graphs[3]
+    assert graphs[2] is not graphs[0] and graphs[2] != graphs[0]
+    # what is sent back holds the tree once, whatever the number of its profiles
+    import pickle
+
+    back = [gf.graph for _, gf, _ in pickle.loads(pickle.dumps(results))]
+    assert back[0] is back[1] is back[3] and back[2] is not back[0]
+    assert back[0] == graphs[0]
