@@ -99,3 +99,16 @@ def test_graph_build_returns_each_input_nodes_canonical_id():
     assert kept.frames["name"].tolist() == ["main", "z", "a", "b"]
     with pytest.raises(ArgumentError, match="give exactly one of parent= or edges="):
         Graph.build(frames)
+
+
+def test_parents_csr_lists_every_nodes_parents():
+    frames = [{"name": "main"}, {"name": "z"}, {"name": "a"}, {"name": "b"}]
+    dag, pos = Graph.build(frames, edges=([0, 0, 2, 1], [1, 2, 3, 3]))
+    ptr, idx = dag.parents_csr()
+    for node in range(len(dag)):
+        assert idx[ptr[node] : ptr[node + 1]].tolist() == dag.parents_of(node).tolist()
+    b = int(pos[3])
+    assert sorted(idx[ptr[b] : ptr[b + 1]].tolist()) == sorted([int(pos[1]), int(pos[2])])
+    assert ptr[int(pos[0]) + 1] == ptr[int(pos[0])]  # the root has none
+    with pytest.raises(ValueError, match="read-only"):
+        idx[0] = 5

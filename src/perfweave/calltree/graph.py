@@ -364,6 +364,14 @@ class Graph:
         ptr.flags.writeable = idx.flags.writeable = False
         return ptr, idx
 
+    def parents_csr(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every node's parents at once, as CSR arrays ``(ptr, idx)``: the parents of node
+        ``i`` are ``idx[ptr[i]:ptr[i + 1]]`` (one for a tree node, none for a root, several
+        in a DAG; read-only views)."""
+        ptr, idx = self._parent_ptr.view(), self._parent_idx.view()
+        ptr.flags.writeable = idx.flags.writeable = False
+        return ptr, idx
+
     def children_of(self, nid: int) -> np.ndarray:
         return self._child_idx[self._child_ptr[nid] : self._child_ptr[nid + 1]]
 

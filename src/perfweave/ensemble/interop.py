@@ -33,8 +33,9 @@ def _hatchet_graph(graph: Graph):
         HNode(HFrame({k: v for k, v in rec.items() if not _is_missing(v)}), hnid=i, depth=int(d))
         for i, (rec, d) in enumerate(zip(records, depth))
     ]
-    child = np.repeat(np.arange(len(graph), dtype=INT), np.diff(graph._parent_ptr))
-    for p, c in zip(graph._parent_idx.tolist(), child.tolist()):
+    parent_ptr, parent_idx = graph.parents_csr()
+    child = np.repeat(np.arange(len(graph), dtype=INT), np.diff(parent_ptr))
+    for p, c in zip(parent_idx.tolist(), child.tolist()):
         nodes[p].add_child(nodes[c])
         nodes[c].add_parent(nodes[p])
     hgraph = HGraph([nodes[r] for r in graph.root_ids.tolist()], graph.node_ordering)

@@ -49,8 +49,9 @@ def to_json(ens: Ensemble) -> str:
         )
     g = ens.graph
     records = g.frames.to_dict("records")
-    kids = np.split(g._child_idx, g._child_ptr[1:-1]) if len(g) else []
-    parents = np.split(g._parent_idx, g._parent_ptr[1:-1]) if len(g) else []
+    (child_ptr, child_idx), (parent_ptr, parent_idx) = g.children_csr(), g.parents_csr()
+    kids = np.split(child_idx, child_ptr[1:-1]) if len(g) else []
+    parents = np.split(parent_idx, parent_ptr[1:-1]) if len(g) else []
     graph = {
         str(i): {
             "data": {k: v for k, v in rec.items() if v is not None and v == v},
