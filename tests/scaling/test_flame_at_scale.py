@@ -99,3 +99,14 @@ def test_a_target_that_is_no_scale_is_refused(ens, target):
 def test_an_unknown_metric_is_named(predicted):
     with pytest.raises(ShapeError, match="no metric 'Avg tme/rank'"):
         predicted.layout("Avg tme/rank")
+
+
+def test_few_scales_fit_rough_models_without_a_warning(ens):
+    import warnings
+
+    four = ens.filter_profile(list(ens.profiles)[1:])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        layout = PredictedFlame(four, PARAM, 4096).layout()
+    assert "good" not in set(layout.values.quality)  # four scales: never good
+    assert "models over mpi.world.size = 64, 125, 216, 343" in layout.values.how

@@ -437,3 +437,23 @@ def test_the_style_sheet_is_a_file_scoped_to_the_view(view):
     assert len(selectors) >= 6 and all(s.startswith(".pw-scaling ") for s in selectors)
     style = view.children[1]
     assert style.value == f"<style>{css}</style>" and "pw-scaling" in view._dom_classes
+
+
+def test_the_flame_at_the_target_follows_the_target_and_the_runs(view, mpi):
+    from perfweave.scaling.flame import PredictedFlame
+
+    assert view.shown == "tree" and view.flame is None  # built when first shown
+    view.show("flame")
+    assert view._middle.children == (view.flame,)
+    view.set_target(4096)
+    view.select_profiles(view.study.selected_runs[1:])
+    alone = PredictedFlame(mpi.filter_profile(view.study.selected_runs), "mpi.world.size", 4096)
+    np.testing.assert_allclose(
+        view.flame.layout.values.inclusive, alone.layout("Avg time/rank").values.inclusive
+    )
+    assert "= 4,096 (not run; models over mpi.world.size = 64, 125" in view.flame.title
+    with pytest.raises(ShapeError, match="'tree' or 'flame'"):
+        view.show("icicle")
+    assert view.shown == "flame" and "'tree' or 'flame'" in view.error
+    view.show("tree")
+    assert view._middle.children == (view.explorer,) and view.error == ""

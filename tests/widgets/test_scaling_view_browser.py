@@ -14,6 +14,8 @@ import pytest
 from tests.widgets.browser import (
     PageWatch,
     Server,
+    canvas_is_blank,
+    eventually,
     open_in_lab,
     open_in_voila,
     save_screenshot,
@@ -364,4 +366,32 @@ def test_unticked_runs_are_hollow_rings_in_the_chart(
     assert len(styles) == 9 and len(hollow) == 1 and len(filled) == 8
     assert hollow[0][1] == filled[0][0]  # the ring is drawn in the group's color
     save_screenshot(view, "scaling_view_unticked_hollow")
+    page_watch.assert_clean()
+
+
+def test_the_flame_at_the_target(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """The toggle swaps the calltree for the flame graph predicted at the target; a new
+    target redraws it, and the title says the scale."""
+    nb = _notebook(tmp_path / "scaling_flame.ipynb")
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1200, "height": 1000})
+    open_in_voila(page, server.url(), READY)
+    view = page.locator(".pw-scaling").first
+    view.locator(".pw-scaling-shown button", has_text="flame at target").click()
+    flame = view.locator(".pw-flame[data-ready='1']")
+    flame.wait_for()
+    title = view.locator(".pw-fl-title")
+    assert "predicted at mpi.world.size = 2,700 (not run" in title.inner_text()
+    assert view.locator(".pw-explorer").count() == 0
+    assert not canvas_is_blank(view.locator("canvas.pw-fl-canvas"))
+    box = view.locator(".widget-text input").first  # the target box
+    box.fill("4096")
+    box.press("Enter")
+    wait_state(tmp_path / "scaling_flame.ipynb", lambda s: s["target"] == 4096)
+    eventually(lambda: "mpi.world.size = 4,096" in title.inner_text(), "the flame kept 2,700")
+    save_screenshot(view, "scaling_view_flame_at_target")
+    view.locator(".pw-scaling-shown button", has_text="calltree").click()
+    view.locator(".pw-explorer[data-ready='1']").wait_for()
     page_watch.assert_clean()

@@ -8,11 +8,15 @@ target and clamped at zero (a model may dip below it; a time cannot). Inclusive 
 the predicted exclusive values summed up the tree again, so no child is wider than its parent
 and the picture adds up. A node without a model (too few runs measured it) is predicted 0 and
 its quality is ""; each node's model quality (``good``, ``fair``, ``poor``:
-:mod:`perfweave.scaling.quality`) goes with the frames, so a view can mark the guesses.
+:mod:`perfweave.scaling.quality`) goes with the frames, so a view can mark the guesses. Over
+fewer than five scales the models are fitted as Extra-P fits them, without the
+``FewParameterValues`` warning: their quality (never ``good``) and the title's list of
+scales say it.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +34,7 @@ from perfweave.calltree.flame import (
     subtree_totals,
 )
 from perfweave.errors import ShapeError
-from perfweave.scaling.fit import fit_models
+from perfweave.scaling.fit import FewParameterValues, fit_models
 from perfweave.scaling.model import predict
 
 
@@ -93,7 +97,9 @@ class PredictedFlame:
         ens = self.ensemble
         graph = ens.graph
         profiles = exclusive_profiles(ens, metric)
-        models = fit_models(self.x, profiles.matrix, self.agg)
+        with warnings.catch_warnings():  # few scales: each model's quality says so
+            warnings.simplefilter("ignore", FewParameterValues)
+            models = fit_models(self.x, profiles.matrix, self.agg)
         models.index = pd.RangeIndex(len(graph), name="node")
         predicted = predict(models, self.target).to_numpy(dtype=float)
         exclusive = np.maximum(np.nan_to_num(predicted, nan=0.0), 0.0)

@@ -261,6 +261,30 @@ class FlameGraph(WidgetBase):
         self._changed()
         return self
 
+    def set_source(self, source: MeasuredFlame | PredictedFlame) -> FlameGraph:
+        """Draw another source of the same kind of graph (a prediction at another target or
+        over other runs: the ScalingView's flame), by the metric shown; the zoom and search
+        are dropped, the orientation and colouring kept."""
+
+        def run() -> None:
+            if not isinstance(source, (MeasuredFlame, PredictedFlame)):
+                raise ShapeError(
+                    f"a flame source is a MeasuredFlame or PredictedFlame, not {source!r}"
+                )
+            layout = source.layout(self.metric)
+            self._check_color(layout, self.color_by)
+            self._source, self._layout = source, layout
+            self._views.clear()
+            self._zoom, self._found = None, None
+            self._keys = self._color_keys(layout, self.color_by)
+            self.metrics = source.metrics
+            self.zoom_node, self.search_pattern = -1, ""
+            self._set_layout_traits()
+
+        self._guard(run)
+        self._changed()
+        return self
+
     # ------------------------------------------------------------------ actions
     def _apply_zoom(self, node: Any) -> None:
         zoom = None if node is None else self._layout.node_id(node)

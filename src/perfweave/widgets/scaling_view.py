@@ -36,10 +36,13 @@ import pandas as pd
 import traitlets
 
 from perfweave.calltree.numbers import format_quantity
+from perfweave.errors import ShapeError
 from perfweave.scaling import ScalingStudy
+from perfweave.scaling.flame import PredictedFlame
 from perfweave.scaling.study import GROWTH_COLUMN
 from perfweave.widgets._base import CompositeBase, action, static_file
 from perfweave.widgets._scaling_chart import PLOT_WIDTH, ScalingChart
+from perfweave.widgets.flame import FlameGraph
 
 __all__ = ["GROWTH_COLUMN", "PLOT_WIDTH", "ScalingView"]
 
@@ -68,6 +71,9 @@ class ScalingView(CompositeBase):
     selected_profiles = traitlets.List()
     #: milliseconds the last refit of every model took (with the explorer's update)
     last_refit_ms = traitlets.Float(0.0)
+    #: what the middle shows: the calltree ("tree") or the flame graph at the target
+    #: ("flame": each node's exclusive value predicted by its model, FlameGraph.at_scale)
+    shown = traitlets.Unicode("tree")
 
     _revealing = False  # True while the view selects a row in the explorer itself
     _built = False  # the traits' observers redraw once the parts exist
@@ -92,6 +98,8 @@ class ScalingView(CompositeBase):
         super().__init__()
         self.add_class("pw-scaling")
         self.explorer = CalltreeExplorer(ens, metrics=[metric], height=height)
+        #: the flame graph at the target (built when first shown)
+        self.flame: FlameGraph | None = None
         study = self._study
         self.set_trait("target", study.target)
         self.set_trait("log_axes", bool(log_axes))
@@ -177,6 +185,11 @@ class ScalingView(CompositeBase):
         self.group_by = column
 
     @action
+    def show(self, view: str) -> None:
+        """Show the calltree ("tree") or the flame graph predicted at the target ("flame")."""
+        self.shown = view
+
+    @action
     def set_log_axes(self, log: bool = True) -> None:
         """Log (True) or linear chart axes."""
         self.log_axes = bool(log)
@@ -191,6 +204,15 @@ class ScalingView(CompositeBase):
         self._guard(lambda: self._study.check_group_by(column))
         return column
 
+    @traitlets.validate("shown")
+    def _valid_shown(self, proposal: dict) -> str:
+        def check() -> str:
+            if proposal["value"] not in ("tree", "flame"):
+                raise ShapeError(f"shown is 'tree' or 'flame', not {proposal['value']!r}")
+            return proposal["value"]
+
+        return self._guard(check)
+
     @traitlets.validate("focused")
     def _valid_focused(self, proposal: dict) -> int:
         return self._guard(lambda: self._study.node_id(proposal["value"]))
@@ -199,7 +221,7 @@ class ScalingView(CompositeBase):
     def _valid_profiles(self, proposal: dict) -> list:
         return self._guard(lambda: self._study.check_selection(proposal["value"]))
 
-    @traitlets.observe("target", "group_by", "log_axes", "focused", "selected_profiles")
+    @traitlets.observe("target", "group_by", "log_axes", "focused", "selected_profiles", "shown")
     def _apply(self, change: dict) -> None:
         """Tell the study what changed, then redraw what shows it."""
         if not self._built:
@@ -217,6 +239,8 @@ class ScalingView(CompositeBase):
             self._draw_runs()
         elif name == "focused":
             study.focused = change["new"]
+        if name in ("shown", "target", "selected_profiles"):
+            self._draw_middle()
         self._chart.draw(self.log_axes)
         if name == "selected_profiles":
             self.last_refit_ms = (time.perf_counter() - t0) * 1000
@@ -255,6 +279,24 @@ class ScalingView(CompositeBase):
         node = self._study.from_view(self.explorer.graphframe.graph, nid)
         if node is not None:  # the explorer's own row: charted, not revealed again
             self._from_control(lambda: setattr(self, "focused", node))
+
+    def _flame_source(self) -> PredictedFlame:
+        """The prediction at the target by models over the runs fitted."""
+        study = self._study
+        runs = study.ensemble.filter_profile(study.selected_runs)
+        return PredictedFlame(runs, study.param, study.target, study.agg)
+
+    def _draw_middle(self) -> None:
+        """The calltree, or the flame graph at the target (built when first shown, then
+        redrawn as the target or the runs change)."""
+        if self.shown == "flame":
+            if self.flame is None:
+                self.flame = FlameGraph(self._flame_source(), self.metric, height=360)
+            else:
+                self.flame.set_source(self._flame_source())
+            self._middle.children = (self.flame,)
+        else:
+            self._middle.children = (self.explorer,)
 
     # ------------------------------------------------------------------ layout
     def _build(self) -> None:
@@ -302,7 +344,14 @@ class ScalingView(CompositeBase):
         self._all_button.on_click(lambda _b: self._from_control(lambda: self.select_profiles(None)))
         self._runs_note = w.Label()
         self._draw_runs()
-        controls = w.HBox([self._target_box, self._axes_box, self._group_box])
+        self._shown_box = w.ToggleButtons(
+            options=[("calltree", "tree"), ("flame at target", "flame")], value=self.shown
+        )
+        self._shown_box.add_class("pw-scaling-shown")
+        self._shown_box.style.button_width = "110px"
+        self._shown_box.observe(lambda c: self._from_control(lambda: self.show(c["new"])), "value")
+        self._middle = w.Box([self.explorer], layout=w.Layout(width="100%"))
+        controls = w.HBox([self._target_box, self._axes_box, self._group_box, self._shown_box])
         runs = w.VBox(
             [w.HBox([self._all_button, self._runs_note]), self._runs_box],
             layout=w.Layout(flex="1 1 360px", min_width="260px"),
@@ -311,7 +360,7 @@ class ScalingView(CompositeBase):
             [self._chart.box, runs],
             layout=w.Layout(display="flex", flex_flow="row wrap", width="100%"),
         )
-        self._set_children(w.HTML(CSS), controls, self.explorer, below)
+        self._set_children(w.HTML(CSS), controls, self._middle, below)
 
     def _sync_controls(self) -> None:
         if not hasattr(self, "_target_box"):  # not built yet
@@ -319,6 +368,7 @@ class ScalingView(CompositeBase):
         self._target_box.value = self.target
         self._axes_box.value = self.log_axes
         self._group_box.value = self.group_by or ""
+        self._shown_box.value = self.shown
         selected = self._study.selected
         for box, sel in zip(self._run_boxes, selected):
             box.value = bool(sel)
