@@ -33,6 +33,8 @@ ROOTS = {
     "CountMatrixHeatmap": ".pw-heatmap",
     "ClassPicker": ".pw-picker",
     "MergePanel": ".pw-merge-panel",
+    # a ScalingView's flame (its toggle) would sit inside it: counted with the ScalingView
+    "FlameGraph": ".pw-flame:not(.pw-scaling .pw-flame)",
 }
 OUTPUT = ".jp-Notebook .jp-OutputArea-output"
 ERROR_OUTPUT = ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
@@ -89,6 +91,9 @@ def _check_widget(kind: str, widget: Locator) -> None:
         marks = widget.locator(".pw-scaling-chart")
         _eventually(lambda: rows.count() > 0 and marks.count() > 0, "scaling rows and chart")
         _eventually(lambda: marks.first.evaluate(_FIGURE_DREW_JS), "scaling chart drawn")
+    elif kind == "FlameGraph":
+        canvas = widget.locator("canvas.pw-fl-canvas")
+        _eventually(lambda: not canvas_is_blank(canvas), "flame graph canvas drawn")
     elif kind == "MergePanel":
         figures = widget.locator(".bqplot")
         _eventually(
