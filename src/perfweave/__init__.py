@@ -25,26 +25,33 @@ _LAZY: dict[str, str] = {
     "path_query": "perfweave.calltree.path_query",
     "Ensemble": "perfweave.ensemble",
     "read_timeseries": "perfweave.ensemble.timeseries",
+    # flame graphs: measured (a statistic, or two sides compared) and predicted by models
+    "MeasuredFlame": "perfweave.calltree.flame",
+    "PredictedFlame": "perfweave.scaling.flame",
     # performance models (Extra-P's single- and multi-parameter PMNF)
     "fit_models": "perfweave.scaling",
     "fit_model": "perfweave.scaling",
+    "ScalingStudy": "perfweave.scaling",
     # count matrices
     "CountsProfile": "perfweave.counts",
     "CallGroup": "perfweave.counts",
     "CountMatrix": "perfweave.counts",
     "read_counts": "perfweave.counts",
+    "CallGroupStudy": "perfweave.counts",
     # profile classes (opreport)
     "SampleSpec": "perfweave.classes",
     "ProfileClasses": "perfweave.classes",
     "arrange": "perfweave.classes",
     "invert": "perfweave.classes",
     "opreport": "perfweave.classes",
+    "ClassStudy": "perfweave.classes",
     # HEM merging (mergingTools)
     "process_raw_experiments": "perfweave.merge",
     "hrm_merge": "perfweave.merge",
     "much_merge": "perfweave.merge",
     "MuchMerger": "perfweave.merge",
     "pair_covering_design": "perfweave.merge",
+    "MergeStudy": "perfweave.merge",
     # widgets (the widget stack is imported only when one is used)
     "CalltreeExplorer": "perfweave.widgets",
     "MergePanel": "perfweave.widgets",
