@@ -42,7 +42,6 @@ PENDING_UPWARD_IMPORTS = {
     # ScalingStudy and the predicted flame graph read an Ensemble: they are to ask the
     # ensemble they are given (Ensemble.parameter_values, Ensemble.metric_matrix) and take
     # subgraph from perfweave.calltree.subgraph
-    ("perfweave.scaling.study", "perfweave.ensemble.models"),
     ("perfweave.scaling.study", "perfweave.ensemble._subgraph"),
     ("perfweave.scaling.flame", "perfweave.ensemble.models"),
 }
