@@ -29,8 +29,6 @@ CORES = ("calltree", "ensemble", "scaling", "counts", "classes", "merge", "apps"
 PENDING_PRIVATE_IMPORTS = {
     # ScalingStudy.match_nodes: subgraph is public as perfweave.calltree.subgraph.subgraph
     ("perfweave.scaling.study", "perfweave.ensemble._subgraph"),
-    # the export's first-draw replies need a public way to ask the live widgets
-    ("perfweave.apps.export._replies", "perfweave.widgets._base"),
 }
 #: (module, what it reaches into) for private attributes of another package's objects
 PENDING_PRIVATE_ATTRIBUTES = {
@@ -43,7 +41,6 @@ PENDING_UPWARD_IMPORTS = {
     # ensemble they are given (Ensemble.parameter_values, Ensemble.metric_matrix) and take
     # subgraph from perfweave.calltree.subgraph
     ("perfweave.scaling.study", "perfweave.ensemble._subgraph"),
-    ("perfweave.scaling.flame", "perfweave.ensemble.models"),
 }
 PENDING_RAISES = {
     # ensemble/build.py is being rewritten for speed (issue 30); its option checks follow

@@ -305,3 +305,24 @@ def test_a_request_with_a_bad_sequence_is_refused(channel: Any, seq: Any) -> Non
 
 def test_perfweave_errors_are_the_only_user_errors() -> None:
     assert issubclass(ShapeError, PerfweaveError) and issubclass(QueryError, PerfweaveError)
+
+
+def test_live_widgets_and_their_first_draw_replies_come_from_the_protocols():
+    """The export records, for every perfweave widget alive, the replies its declared protocol
+    says the page asks first, in the order the widgets were made."""
+    import perfweave as pw
+    from perfweave.widgets import live_widgets
+
+    gf = pw.datasets.lulesh()
+    explorer, flame = pw.CalltreeExplorer(gf), pw.FlameGraph(gf)
+    alive = live_widgets()
+    assert alive.index(explorer) < alive.index(flame) == len(alive) - 1
+    replies = flame.first_draw_replies()
+    assert list(replies) == ["frames"]
+    payload, _buffers = replies["frames"]
+    assert payload["ok"] and payload["meta"]["shown"] == len(
+        flame.layout.frames(min_width=1 / 16384)
+    )
+    assert list(explorer.first_draw_replies()) == [
+        name for name, a in explorer._protocol.actions.items() if a.first_draw is not None
+    ]

@@ -58,11 +58,9 @@ class PredictedFlame:
     a FlameGraph draws it (``pw.FlameGraph.at_scale``)."""
 
     def __init__(self, ensemble: Any, param: Any, target: float, agg: str = "mean") -> None:
-        from perfweave.ensemble.models import parameter
-
         self.ensemble = ensemble
         self.param = param
-        self.x = parameter(ensemble, param)
+        self.x = ensemble.parameter_values(param)  # the ensemble says, scaling never imports it
         try:
             self.target = float(target)
         except (TypeError, ValueError):

@@ -33,6 +33,7 @@ _LAZY = {
     "ScalingView": "perfweave.widgets.scaling_view",
     "FlameGraph": "perfweave.widgets.flame",
     "link": "perfweave.widgets._link",
+    "live_widgets": "perfweave.widgets._base",
     "Step": "perfweave.calltree.steps",
     "replay": "perfweave.calltree.steps",
 }

@@ -39,6 +39,7 @@ import functools
 import logging
 import os
 import pathlib
+import weakref
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -178,6 +179,10 @@ def action(fn: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+#: every perfweave anywidget alive (weakly held: a widget the notebook dropped is gone)
+_LIVE: weakref.WeakSet = weakref.WeakSet()
+
+
 def _default_timeout() -> float:
     text = os.environ.get("PERFWEAVE_REQUEST_TIMEOUT", "")
     try:
@@ -239,6 +244,12 @@ class RequestOrder:
         return ready
 
 
+def live_widgets() -> list[WidgetBase]:
+    """The perfweave anywidgets alive in this process, oldest first (what a saved page of the
+    notebook holds; the export asks each for its first-draw replies)."""
+    return sorted(_LIVE, key=lambda w: w._born)
+
+
 class WidgetBase(anywidget.AnyWidget, ContractMixin):
     """An anywidget with the contract: request/response messages and the error banner."""
 
@@ -259,9 +270,16 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
         if cls.__dict__.get("_protocol") is not None:
             cls._actions = cls._protocol.methods()
 
+    #: creation order (live_widgets lists them by it)
+    _born = 0
+    _born_count: ClassVar[int] = 0
+
     def __init__(self, **kwargs: Any) -> None:
+        WidgetBase._born_count += 1
+        self._born = WidgetBase._born_count
         kwargs.setdefault("request_timeout", _default_timeout())
         super().__init__(**kwargs)
+        _LIVE.add(self)
         #: the page's requests, in the order each view made them
         self._request_order = RequestOrder()
         self.on_msg(self._on_msg)
@@ -313,6 +331,22 @@ class WidgetBase(anywidget.AnyWidget, ContractMixin):
                 f"request {action!r} takes {', '.join(allowed) or 'no arguments'}; "
                 f"not {', '.join(unknown)}"
             )
+
+    def first_draw_replies(self) -> dict[str, Reply]:
+        """The replies to the requests this widget's page sends first (each declared
+        action's ``first_draw`` arguments): a saved page answers them without a kernel. An
+        action that fails here is left out (the page then says it needs the kernel)."""
+        out: dict[str, Reply] = {}
+        if self._protocol is None:
+            return out
+        for name, action in self._protocol.actions.items():
+            if action.first_draw is None:
+                continue
+            try:
+                out[name] = getattr(self, action.method)(**dict(action.first_draw))
+            except Exception:  # noqa: BLE001 - the saved page says what needs the kernel
+                continue
+        return out
 
     def _push(self, key: str, payload: dict, buffers: list) -> None:
         """Send the page a changed view unasked (after a change made from Python), so that

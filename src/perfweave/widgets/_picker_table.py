@@ -68,8 +68,14 @@ class ReportTable(WidgetBase):
     _protocol = Protocol(
         folder="picker",
         actions={
+            # a saved page (perfweave export) shows the first rows and page of classes
             "rows": Action(
-                "_rows", "Showing more rows", ("start", "count", "version"), ROWS_KEY, _WINDOW
+                "_rows",
+                "Showing more rows",
+                ("start", "count", "version"),
+                ROWS_KEY,
+                _WINDOW,
+                first_draw={"start": 0, "count": 2000},
             ),
             "cols": Action(
                 "_cols",
@@ -77,6 +83,7 @@ class ReportTable(WidgetBase):
                 ("start", "count", "col_start", "page"),
                 ROWS_KEY,
                 _WINDOW,
+                first_draw={},
             ),
             "sort": Action("_sort", "Sorting", ("column", "start", "count"), ROWS_KEY, _WINDOW),
         },
