@@ -45,7 +45,8 @@ def register(subparsers) -> None:
         "timings, no counts for a call), never 0. rank is the COMM_WORLD rank where a "
         "location file maps the communicator, else the communicator rank. Frames are named "
         "by their symbol, else module and address (wrf.exe [0x3314863]) or module and "
-        "offset (prog+0x13f4). See docs/counts.md.",
+        "offset (prog+0x13f4); --binary resolves a program's frames to functions and source "
+        "lines. See docs/counts.md.",
     )
     sites.add_argument("directory", help="a collective profiler results directory")
     sites.add_argument(
@@ -55,6 +56,16 @@ def register(subparsers) -> None:
         help="the profiler's own frames (its lib<collective>_*.so): drop (default) replaces "
         "them with one leaf named for the MPI function the program called (MPI_Alltoallv); "
         "keep shows them, with the frame type 'profiler'",
+    )
+    sites.add_argument(
+        "--binary",
+        action="append",
+        metavar="PATH",
+        help="the program (or a shared library) the backtraces name, as an ELF file with its "
+        "symbols: frames of the module of that file name are named by function, offset and "
+        "source line (file:line, from its DWARF line table), read with pyelftools "
+        "(pip install perfweave[symbols]); the file is only read, never run. Repeat for "
+        "several modules",
     )
     sites.add_argument(
         "--metric",
@@ -197,7 +208,7 @@ def _sites(args: argparse.Namespace) -> int:
 
     from perfweave.errors import MetadataError
 
-    gf = _load(args).call_sites(wrappers=args.wrappers)
+    gf = _load(args).call_sites(wrappers=args.wrappers, binary=args.binary)
     table = gf.metadata["call_sites"]
     if args.csv:
         sys.stdout.write(table.to_csv())

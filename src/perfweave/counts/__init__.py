@@ -5,7 +5,8 @@ per-call count files, timings, locations, backtraces — into a :class:`CountsPr
 :class:`CallGroup` objects whose send/recv matrices are :class:`CountMatrix` (distinct
 rows + row per rank, ``dense()`` for the int64 array), and analyses them: rank-range
 groups, communication patterns, statistics, per-rank and per-host bytes, and the call
-sites (``profile.call_sites()``: backtraces, counts and timings woven into a calltree).
+sites (``profile.call_sites()``: backtraces, counts and timings woven into a calltree;
+:class:`Symbolizer` resolves a program's frames through its ELF symbols and lines).
 :class:`CallGroupStudy` is one call group's matrix as a person studies it (the view, its
 blocks and the group's summary): what CountMatrixHeatmap shows.
 """
@@ -80,6 +81,7 @@ from perfweave.counts.stats import (
     stats_summary,
 )
 from perfweave.counts.study import CallGroupStudy
+from perfweave.counts.symbols import Location, Symbolizer
 from perfweave.counts.timings import read_comm_data, read_locations, read_timings
 
 read_counts = read  # the name perfweave re-exports (perfweave.read reads calltrees)
@@ -90,6 +92,8 @@ __all__ = [
     "Backtrace",
     "BacktraceContext",
     "StackFrame",
+    "Location",
+    "Symbolizer",
     "nodes_of_sites",
     "parse_backtrace",
     "rank_bytes",

@@ -373,12 +373,14 @@ class CountsProfile:
                 return out
         return None
 
-    def call_sites(self, *, wrappers: str = "drop"):
+    def call_sites(self, *, wrappers: str = "drop", binary=None):
         """The call sites as a calltree GraphFrame: backtraces woven with the counts and
-        timings, rows per (node, rank) (see :func:`perfweave.counts.sites.weave_call_sites`)."""
+        timings, rows per (node, rank) (see :func:`perfweave.counts.sites.weave_call_sites`);
+        ``binary`` (a path, a :class:`~perfweave.counts.symbols.Symbolizer` or a list of
+        them) resolves the frames of the module of that file name to functions and lines."""
         from perfweave.counts.sites import weave_call_sites
 
-        return weave_call_sites(self, wrappers=wrappers)
+        return weave_call_sites(self, wrappers=wrappers, binary=binary)
 
     def __repr__(self) -> str:
         n_calls = sum(g.n_calls for g in self.groups)

@@ -27,7 +27,10 @@ Frames are named by their symbol where the trace line has one, else by module an
 or address (:attr:`perfweave.counts.backtraces.StackFrame.name`). The profiler's own frames
 (its ``lib<collective>_*.so`` wrappers, innermost) are replaced by one leaf named for the
 MPI function the program called (``MPI_Alltoallv``; ``wrappers="drop"``, the default) or
-kept with the frame type ``"profiler"`` (``wrappers="keep"``).
+kept with the frame type ``"profiler"`` (``wrappers="keep"``). With ``binary=`` (paths of
+the program or libraries, or :class:`~perfweave.counts.symbols.Symbolizer` objects), frames of a
+module of the same file name are resolved through its ELF symbols and line table: named by
+the function, with its ``offset`` and the call's ``source`` line (``file:line``).
 
 Besides the GraphFrame's rows, ``metadata["call_sites"]`` has one row per call site (its
 node, caller frame, trace files, lead ranks, calls, communicators, call groups and totals)
@@ -40,6 +43,7 @@ or any frame derived from it.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from collections.abc import Iterable, Sequence
@@ -51,7 +55,14 @@ import pandas as pd
 from perfweave.counts.backtraces import Backtrace
 from perfweave.counts.ranklist import format_ranklist
 from perfweave.counts.stats import rank_bytes
-from perfweave.errors import FormatError, MetadataError, ShapeError, UnmatchedCallsWarning
+from perfweave.counts.symbols import Symbolizer
+from perfweave.errors import (
+    ArgumentTypeError,
+    FormatError,
+    MetadataError,
+    ShapeError,
+    UnmatchedCallsWarning,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from perfweave.calltree.graphframe import GraphFrame
@@ -83,8 +94,15 @@ _MEASURES = {"execution": "time", "late_arrival": "late_arrival"}
 _KEY = ["collective", "lead_rank", "call"]
 
 
-def weave_call_sites(profile: CountsProfile, *, wrappers: str = "drop") -> GraphFrame:
-    """The calltree of ``profile``'s call sites (see the module docstring).
+#: what ``binary=`` takes: a path or a Symbolizer, or a sequence of them
+Binaries = str | os.PathLike[str] | Symbolizer | Sequence[str | os.PathLike[str] | Symbolizer]
+
+
+def weave_call_sites(
+    profile: CountsProfile, *, wrappers: str = "drop", binary: Binaries | None = None
+) -> GraphFrame:
+    """The calltree of ``profile``'s call sites (see the module docstring); ``binary``
+    names the program (and libraries) whose frames are resolved to functions and lines.
 
     Raises :class:`~perfweave.errors.MetadataError` when the profile has no backtrace,
     :class:`~perfweave.errors.FormatError` when its files contradict each other (a call
@@ -100,10 +118,11 @@ def weave_call_sites(profile: CountsProfile, *, wrappers: str = "drop") -> Graph
         raise MetadataError(_no_backtraces(profile))
     runs = _timing_runs(profile.timings)
     calls = _calls(profile, traces, runs)
-    stacks = [_stack(b, wrappers) for b in traces]
+    symbolizers = _symbolizers(binary, traces)
+    stacks = [_stack(b, wrappers, symbolizers) for b in traces]
     if bool((calls["stack"] < 0).any()):
         calls.loc[calls["stack"] < 0, "stack"] = len(stacks)
-        stacks.append([{"name": NO_BACKTRACE, "type": "unattributed", "module": "", "offset": ""}])
+        stacks.append([_entry(NO_BACKTRACE, "unattributed")])
     tree = _Tree(stacks)
     calls["site"] = tree.site_of_stack[calls["stack"].to_numpy()]
     comms = _communicators(profile, calls, runs)
@@ -128,6 +147,7 @@ def weave_call_sites(profile: CountsProfile, *, wrappers: str = "drop") -> Graph
             "source": "collective profiler call sites",
             "directory": str(profile.directory) if profile.directory else None,
             "wrappers": wrappers,
+            "binaries": [s.path for s in symbolizers.values()],
             "rank": comms.rank_kind,
             "call_sites": _site_table(calls, traces, tree, node_of_site, site_values),
             "site_calls": calls[[*_KEY, "comm", "site", "group"]].reset_index(drop=True),
@@ -261,8 +281,38 @@ def _site_column(gf: GraphFrame) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- stacks and the tree
-def _stack(trace: Backtrace, wrappers: str) -> list[dict]:
-    """The frames of a trace, outermost first, as frame attributes."""
+def _symbolizers(binary: Binaries | None, traces: Sequence[Backtrace]) -> dict[str, Symbolizer]:
+    """The binaries asked for by their file name; each must name a module of the traces."""
+    if binary is None:
+        return {}
+    items = [binary] if isinstance(binary, (str, os.PathLike, Symbolizer)) else list(binary)
+    out: dict[str, Symbolizer] = {}
+    for item in items:
+        if not isinstance(item, (str, os.PathLike, Symbolizer)):
+            raise ArgumentTypeError(
+                f"binary must be a path or a Symbolizer (or a list of them), not "
+                f"{type(item).__name__}"
+            )
+        s = item if isinstance(item, Symbolizer) else Symbolizer(item)
+        out[s.name] = s
+    modules = {f.module_name for b in traces for f in b.frames if f.module_name}
+    for name, s in out.items():
+        if name not in modules:
+            raise MetadataError(
+                f"{s.path}: no frame of the backtraces is of a module named {name!r} (their "
+                f"modules: {', '.join(sorted(modules)) or 'none'}); frames are matched to a "
+                "binary by its file name"
+            )
+    return out
+
+
+def _entry(name: str, kind: str, module: str = "", offset: str = "", source: str = "") -> dict:
+    return {"name": name, "type": kind, "module": module, "offset": offset, "source": source}
+
+
+def _stack(trace: Backtrace, wrappers: str, symbolizers: dict[str, Symbolizer]) -> list[dict]:
+    """The frames of a trace, outermost first, as frame attributes (resolved through the
+    binary of their module's name where one is given)."""
     frames = list(trace.frames)
     inner = 0  # the profiler's frames are the innermost ones
     while inner < len(frames) and _PROFILER_MODULE.match(frames[inner].module_name):
@@ -274,10 +324,18 @@ def _stack(trace: Backtrace, wrappers: str) -> list[dict]:
         kind = "profiler" if k < inner else "function" if f.symbol else "address"
         # a symbol's offset tells two call sites in one function apart (not in the name)
         offset = f"{f.offset:+#x}" if f.symbol and f.offset is not None else ""
-        out.append({"name": f.name, "type": kind, "module": f.module_name, "offset": offset})
+        name, source = f.name, ""
+        symbolizer = symbolizers.get(f.module_name)
+        where = symbolizer.locate_frame(f) if symbolizer is not None else None
+        if where is not None:
+            source = where.source
+            if where.symbol and not f.symbol:
+                name, offset = where.symbol, f"{where.offset:+#x}"
+                kind = "profiler" if k < inner else "function"
+        out.append(_entry(name, kind, f.module_name, offset, source))
     out.reverse()
     if wrappers == "drop":
-        out.append({"name": _mpi_name(trace.collective), "type": "mpi", "module": "", "offset": ""})
+        out.append(_entry(_mpi_name(trace.collective), "mpi"))
     return out
 
 
@@ -294,7 +352,9 @@ class _Tree:
 
         lengths = np.array([len(s) for s in stacks], dtype=np.int64)
         entries = [f for s in stacks for f in s]
-        keys = pd.Series([(f["name"], f["type"], f["module"], f["offset"]) for f in entries])
+        keys = pd.Series(
+            [(f["name"], f["type"], f["module"], f["offset"], f["source"]) for f in entries]
+        )
         code = pd.factorize(keys)[0].astype(np.int64)
         starts = np.cumsum(lengths) - lengths
         stack = np.repeat(np.arange(len(stacks)), lengths)
@@ -633,13 +693,14 @@ def _site_table(
     """One row per call site: where it is, what it made and what that moved and took."""
     names = tree.frames["name"].to_numpy(dtype=object)
     kinds = tree.frames["type"].to_numpy(dtype=object)
+    sources = tree.frames["source"].to_numpy(dtype=object)
     records = []
     by_site = calls.groupby("site", sort=True)
     for s in range(tree.n_sites):
         mine = by_site.get_group(s)
         stacks = np.flatnonzero(tree.site_of_stack == s)
         files = [traces[k].path.rsplit("/", 1)[-1] for k in stacks if k < len(traces)]
-        caller = _caller(tree, int(tree.site_node[s]), names, kinds)
+        caller = _caller(tree, int(tree.site_node[s]), names, kinds, sources)
         leads = np.unique(mine["lead_rank"].to_numpy())
         ids = "; ".join(
             f"rank {lead}: {format_ranklist(part['call'].to_numpy())}"
@@ -671,12 +732,17 @@ def _site_table(
     return pd.DataFrame.from_records(records).set_index("site")
 
 
-def _caller(tree: _Tree, node: int, names: np.ndarray, kinds: np.ndarray) -> str:
+def _caller(
+    tree: _Tree, node: int, names: np.ndarray, kinds: np.ndarray, sources: np.ndarray
+) -> str:
     """The innermost frame of the program above a site (the MPI and profiler frames are
-    the profiler's): where in the program the collective was called."""
+    the profiler's): where in the program the collective was called, with its source
+    line where a binary resolved it (``exchange_halo (/src/prog.c:10)``)."""
     while node >= 0 and kinds[node] in ("mpi", "profiler"):
         node = int(tree.parent[node])
-    return str(names[node]) if node >= 0 else ""
+    if node < 0:
+        return ""
+    return f"{names[node]} ({sources[node]})" if sources[node] else str(names[node])
 
 
 def _total(v: np.ndarray, calls: np.ndarray) -> float:
