@@ -20,12 +20,12 @@ def their_paths(th) -> dict:
     return {n: tuple(x.frame["name"] for x in n.path()) for n in th.graph.traverse()}
 
 
-def by_path(df: pd.DataFrame, paths, level: str) -> pd.DataFrame:
-    """A performance table keyed on (call path, ``level``): either side's node ids mapped
-    through its ``paths``."""
+def by_path(df: pd.DataFrame, paths, level: str | list[str]) -> pd.DataFrame:
+    """A performance table keyed on (call path, ``level``, or the levels of a list):
+    either side's node ids mapped through its ``paths``."""
     out = df.reset_index()
     out["node"] = [paths[n] for n in out["node"]]
-    return out.set_index(["node", level]).sort_index()
+    return out.set_index(["node", *([level] if isinstance(level, str) else level)]).sort_index()
 
 
 def ours_table(ens) -> pd.DataFrame:

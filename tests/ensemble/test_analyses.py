@@ -254,7 +254,9 @@ def test_groupby_agg_with_a_dict_and_two_columns(sparse):
     two = ens.metadata.assign(odd=ens.metadata["i"] % 2)
     ens2 = ens._replace(metadata=two)
     both = ens2.groupby(["size", "odd"]).agg(np.mean)
-    assert both.profile_level == "profile" and len(both) == 6
+    # one index level per column, as Thicket; the profile ids are the tuples of values
+    assert both.profile_levels == ["size", "odd"] and len(both) == 6
+    assert both.dataframe.index.names == ["node", "size", "odd"] and both.index_levels == []
     assert both.profiles[0] == (1, 0)
 
 

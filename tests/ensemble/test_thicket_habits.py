@@ -286,3 +286,53 @@ def test_from_statsframes_refuses_what_thicket_guesses(quartz_files, lassen_file
         Ensemble.from_statsframes(ens, metadata_key="user")
     with pytest.raises(MetadataError, match="ensemble #0 has no metadata 'nope'"):
         Ensemble.from_statsframes(ens, "nope")
+
+
+@pytest.mark.parametrize("by", [["cluster", "tuning"], ["tuning", "cluster", "variant"]])
+def test_multi_key_agg_has_one_level_per_key_as_thicket(quartz_files, lassen_files, by):
+    import numpy as np
+
+    # every group of two runs or more: Thicket 2026.1.1 fails on a group of one profile
+    files = [f for f in quartz_files if "1048576" in f]
+    files += [f for f in lassen_files if "block_128" in f]
+    tk = _thicket().Thicket
+    theirs = tk.from_caliperreader(files, disable_tqdm=True).groupby(by).agg(np.mean)
+    ours = Ensemble.from_files(files).groupby(by).agg(np.mean, disable_tqdm=True)
+    assert list(ours.dataframe.index.names) == list(theirs.dataframe.index.names)
+    assert ours.dataframe.index.names == ["node", *by] and ours.profile_levels == by
+    assert ours.index_levels == []
+    assert ours.profiles == theirs.metadata.index.tolist() == sorted(theirs.profile)
+    assert ours.metadata.index.tolist() == theirs.metadata.index.tolist()
+    assert {p: sorted(f) for p, f in ours.profile_mapping.items()} == {
+        p: sorted(f) for p, f in theirs.profile_mapping.items()
+    }
+    for col in ("cluster", "tuning", "ProblemSizeRunParam", "compiler"):
+        assert ours.metadata[col].tolist() == theirs.metadata[col].tolist()
+    # values per (call path, k1, k2, ...) (nid is each library's own node numbering);
+    # Thicket also writes a NaN row for every combination of the keys' values that is no
+    # group, perfweave only the groups
+    cols = [c for c in theirs.dataframe.columns if c.endswith("_mean") and c != "nid_mean"]
+    want = by_path(theirs.dataframe[cols], their_paths(theirs), by)
+    want = want[[k[1:] in set(ours.profiles) for k in want.index]]
+    mine = by_path(ours.dataframe[cols], our_paths(ours.graph), by)
+    assert len(want) == 74 * len(ours.profiles) and mine.index.equals(want.index)
+    np.testing.assert_allclose(mine.to_numpy(float), want.to_numpy(float), rtol=1e-12)
+    # one group's tree, picked by its tuple of keys
+    for group in ours.profiles:
+        assert_same_tree(
+            ours.tree("Avg time/rank_mean", indices=group, color=False),
+            theirs.tree("Avg time/rank_mean", indices=group, render_header=False),
+        )
+    # the other calls on profiles work on the levels, by the tuple ids
+    last = ours.profiles[-1]
+    assert ours[last].dataframe.index.names == ["node"]
+    assert ours.filter_metadata(lambda m: m["cluster"] == "quartz").profiles == [
+        p for p in ours.profiles if "quartz" in p
+    ]
+    ours.stats(["Avg time/rank_mean"], stats=["max"])
+    root = ours.dataframe.xs(0, level="node")["Avg time/rank_mean"].max()
+    assert ours.statsframe.loc[0, "Avg time/rank_mean_max"] == root
+    one = ours.replace_profile_index("cluster")
+    assert one.profiles == ["lassen", "quartz"] and one.dataframe.index.names == ["node", "cluster"]
+    with pytest.raises(ShapeError, match=r"keyed by \['cluster', 'tuning'|replace_profile_index"):
+        Ensemble.concat([ours, ours])

@@ -23,8 +23,14 @@ def profile_positions(
     df: pd.DataFrame, targets: pd.Index, relabel: dict | None = None
 ) -> np.ndarray:
     """Position in ``targets`` of each row's profile (index level 1, after ``relabel``;
-    -1 if absent), one lookup per distinct profile of the level."""
+    -1 if absent), one lookup per distinct profile of the level. Profiles keyed by several
+    levels (``targets`` a MultiIndex) are read from levels 1..k."""
     idx = df.index
+    if targets.nlevels > 1:
+        keys = pd.MultiIndex.from_arrays(
+            [idx.get_level_values(i) for i in range(1, 1 + targets.nlevels)]
+        )
+        return targets.get_indexer(keys)
     level = idx.levels[1]
     labels = level if relabel is None else pd.Index([relabel[v] for v in level])
     return targets.get_indexer(labels)[np.asarray(idx.codes[1], dtype=INT)]

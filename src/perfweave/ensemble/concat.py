@@ -48,6 +48,7 @@ def _concat(ensembles, axis, headers, metadata_key, fill_perfdata) -> Ensemble:
             raise ArgumentTypeError(f"item {i} is a {type(e).__name__}, not an Ensemble")
         if isinstance(e.dataframe.columns, pd.MultiIndex):
             raise ShapeError(f"ensemble #{i} is already a columns-concat; concat its parts")
+        e._one_profile_level(f"concat (ensemble #{i})")
     levels = ensembles[0].index_levels
     for i, e in enumerate(ensembles):
         if e.index_levels != levels:

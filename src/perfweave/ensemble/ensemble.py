@@ -53,10 +53,13 @@ class Ensemble(Analyses):
             raise ShapeError(
                 f"an Ensemble's dataframe is indexed by (node, profile, ...), not {names}"
             )
-        if metadata.index.name != names[1]:
+        keys = list(metadata.index.names)  # one name, or one per key of a multi-key agg
+        if keys != names[1 : 1 + len(keys)]:
+            shown = keys[0] if len(keys) == 1 else keys
+            want = names[1] if len(keys) == 1 else names[1 : 1 + len(keys)]
             raise ShapeError(
-                f"metadata index {metadata.index.name!r} does not match the profile level "
-                f"{names[1]!r} of the dataframe"
+                f"metadata index {shown!r} does not match the profile level "
+                f"{want!r} of the dataframe"
             )
         self.graph = graph
         self.dataframe = dataframe
@@ -250,10 +253,28 @@ class Ensemble(Analyses):
 
     # ------------------------------------------------------------------ basics
     @property
-    def profile_level(self) -> str:
+    def profile_level(self) -> Any:
         """Name of the profile index level (``profile``, or the ``metadata_key`` of a
-        columns-concat)."""
-        return self.dataframe.index.names[1]
+        columns-concat); the list of names where profiles are keyed by several levels
+        (``groupby([k1, k2]).agg``, see :attr:`profile_levels`)."""
+        levels = self.profile_levels
+        return levels[0] if len(levels) == 1 else levels
+
+    @property
+    def profile_levels(self) -> list[Any]:
+        """Names of the index levels that key a profile: one, or one per ``by`` column
+        of a multi-key ``groupby(...).agg`` (Thicket's layout: ``node, k1, k2``)."""
+        return list(self.metadata.index.names)
+
+    def _one_profile_level(self, what: str) -> None:
+        """Refuse ``what`` on profiles keyed by several levels, naming the way to one."""
+        if len(self.profile_levels) > 1:
+            raise ShapeError(
+                f"{what} takes profiles keyed by one index level; these are keyed by "
+                f"{self.profile_levels} (a groupby of several columns). Give them one id "
+                "first: ens.replace_profile_index(column) with a metadata column of one "
+                "value per profile, or group by one column"
+            )
 
     @property
     def profiles(self) -> list[Any]:
@@ -267,7 +288,7 @@ class Ensemble(Analyses):
     @property
     def index_levels(self) -> list[str]:
         """Index levels after ``node`` and the profile level (``rank``, ``thread``)."""
-        return list(self.dataframe.index.names[2:])
+        return list(self.dataframe.index.names[1 + self.metadata.index.nlevels :])
 
     @property
     def performance_cols(self) -> list[Any]:

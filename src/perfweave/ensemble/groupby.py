@@ -7,9 +7,10 @@ does: per node, the numeric performance columns of a group's profiles are aggreg
 ``func`` into columns ``<column>_<function name>`` (``Avg time/rank_mean``), other columns
 keep their first value, and the metadata of a group's profiles collapse column by column
 to their common value (or the set of their distinct values). The result's profile level
-is named after the ``by`` column and holds its values (tuples under ``profile`` for
-several columns, where Thicket makes one index level per column); ``profile_mapping``
-lists every group's sources. The whole fold is one pandas groupby over the performance table.
+is named after the ``by`` column and holds its values; for several columns there is one
+index level per column, as in Thicket (``dataframe`` indexed ``node, k1, k2``, ``metadata``
+by ``k1, k2``, profile ids the tuples ``(v1, v2)``). ``profile_mapping`` lists every
+group's sources. The whole fold is one pandas groupby over the performance table.
 """
 
 from __future__ import annotations
@@ -137,7 +138,6 @@ def aggregate(ens: Ensemble, by: Any, func: Any) -> Ensemble:
             f"profile {keys.index[keys.isna()][0]!r} has no value in {cols[0]!r} to group by"
         )
     codes, uniques = pd.factorize(keys, sort=True)
-    level = cols[0] if len(cols) == 1 else "profile"
     df = ens.dataframe
     node = np.asarray(df.index.get_level_values("node"), dtype=INT)
     pos = meta.index.get_indexer(df.index.get_level_values(1))
@@ -153,14 +153,21 @@ def aggregate(ens: Ensemble, by: Any, func: Any) -> Ensemble:
             out[col] = grouped[col].first()
     table = pd.DataFrame(out)
     idx = table.index
+    group_levels, group_codes = _key_levels(uniques, cols)
+    row_group = np.asarray(idx.get_level_values(1), dtype=INT)
     table.index = pd.MultiIndex(
-        levels=[pd.Index(np.arange(len(ens.graph), dtype=INT)), pd.Index(uniques)],
-        codes=[np.asarray(idx.get_level_values(0), dtype=INT), idx.get_level_values(1)],
-        names=["node", level],
+        levels=[pd.Index(np.arange(len(ens.graph), dtype=INT)), *group_levels],
+        codes=[np.asarray(idx.get_level_values(0), dtype=INT)]
+        + [c[row_group] for c in group_codes],
+        names=["node", *cols],
         verify_integrity=False,
     )
     meta_out = meta.groupby(codes, sort=True).agg(_collapse)
-    meta_out.index = pd.Index(uniques, name=level)
+    meta_out.index = (
+        pd.Index(uniques, name=cols[0])
+        if len(cols) == 1
+        else pd.MultiIndex.from_tuples(list(uniques), names=cols)
+    )
     mapping: dict[Hashable, list] = {k: [] for k in uniques}
     for pid, code in zip(meta.index, codes):
         mapping[uniques[code]].append(ens.profile_mapping.get(pid, pid))
@@ -180,6 +187,19 @@ def aggregate(ens: Ensemble, by: Any, func: Any) -> Ensemble:
         list(ens.errors),
         ens.units,
     )
+
+
+def _key_levels(uniques: Any, cols: list[Any]) -> tuple[list[pd.Index], list[np.ndarray]]:
+    """Index levels of the groups' keys: one level of values per ``by`` column (a group's
+    position in ``uniques`` -> its code in each level)."""
+    if len(cols) == 1:
+        return [pd.Index(uniques)], [np.arange(len(uniques), dtype=INT)]
+    levels, codes = [], []
+    for j in range(len(cols)):
+        code, level = pd.factorize(pd.Series([u[j] for u in uniques], dtype=object), sort=True)
+        levels.append(pd.Index(list(level)))
+        codes.append(np.asarray(code, dtype=INT))
+    return levels, codes
 
 
 def _renamed(plan: list[tuple[Any, Callable, str]]) -> list[tuple[Any, str]]:

@@ -60,6 +60,7 @@ def to_json(ens: Ensemble) -> str:
         }
         for i, (rec, c, p) in enumerate(zip(records, kids, parents))
     }
+    ens._one_profile_level("to_json")
     level = ens.profile_level
     doc = {
         "graph": [graph],

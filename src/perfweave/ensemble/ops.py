@@ -139,19 +139,22 @@ def _stat_name(column: Any, stat: str) -> Any:
 def _profile_tree(ens: Ensemble, columns: list[Any], indices: Any, options: dict) -> str:
     """One profile's values over the whole graph (a node it lacks shows NaN), as
     Thicket's ``tree(metric, indices=...)``; the first line names the profile."""
-    picked = indices if isinstance(indices, (tuple, list)) else (indices,)
-    profile = ens.profiles[0] if indices is None else picked[0]
+    picked = tuple(indices) if isinstance(indices, (tuple, list)) else (indices,)
+    keys = len(ens.profile_levels)  # a multi-key agg's profile id is a tuple of its keys
+    profile = picked[0] if keys == 1 else picked[:keys]
+    if indices is None:
+        profile = ens.profiles[0]
     if profile not in ens.metadata.index:
         raise ShapeError(
             f"tree(): no profile {profile!r} in this ensemble (indices= takes a profile id "
             f"such as {ens.profiles[0]!r}; ens.profiles lists them)"
         )
     levels = ens.index_levels
-    extra = list(picked[1:]) if indices is not None else []
+    extra = list(picked[keys:]) if indices is not None else []
     if len(extra) > len(levels):
         raise ShapeError(
-            f"tree(): indices={indices!r} has {len(extra) + 1} values; this ensemble's "
-            f"rows are indexed by profile{''.join(', ' + lv for lv in levels)}"
+            f"tree(): indices={indices!r} has {len(extra) + keys} values; this ensemble's "
+            f"rows are indexed by {', '.join(map(str, ens.profile_levels + levels))}"
         )
     for level, value in zip(levels, extra):
         options.setdefault(level, value)

@@ -80,11 +80,15 @@ def replace_profile_index(ens: Ensemble, column: Any) -> Ensemble:
     new_of = dict(zip(values.index, values.tolist()))
     df = ens.dataframe
     idx = df.index
-    level = pd.Index([new_of[p] for p in idx.levels[1]])
-    df = df.set_axis(
-        idx.set_levels(level, level=1, verify_integrity=False).set_names(column, level=1),
-        axis=0,
+    keys = len(ens.profile_levels)  # several after a multi-key groupby-agg: become one
+    pos = _table.profile_positions(df, ens.metadata.index)
+    new_index = pd.MultiIndex(
+        levels=[idx.levels[0], pd.Index(values.tolist()), *idx.levels[1 + keys :]],
+        codes=[idx.codes[0], pos, *idx.codes[1 + keys :]],
+        names=["node", column, *idx.names[1 + keys :]],
+        verify_integrity=False,
     )
+    df = df.set_axis(new_index, axis=0)
     meta = ens.metadata.drop(columns=[column])
     meta.index = pd.Index(values.tolist(), name=column)
     if not meta.index.is_monotonic_increasing:

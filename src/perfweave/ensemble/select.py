@@ -41,8 +41,8 @@ def select_profiles(ens: Ensemble, profiles: Sequence[Hashable]) -> Ensemble:
         raise MetadataError("no profile selected; an ensemble needs at least one")
     wanted = ens.metadata.index.isin(profiles)
     meta = ens.metadata[wanted]
-    level = ens.profile_level
-    rows = ens.dataframe.index.get_level_values(level).isin(meta.index)
+    pos = _table.profile_positions(ens.dataframe, ens.metadata.index)
+    rows = (pos >= 0) & wanted[pos]
     df = ens.dataframe[rows]
     if isinstance(df.index, pd.MultiIndex):
         df.index = df.index.remove_unused_levels()
@@ -81,7 +81,9 @@ def groupby(ens: Ensemble, by: Any) -> GroupBy:
             raise MetadataError(
                 f"no metadata column {c!r} to group by (columns: {list(ens.metadata.columns)[:12]})"
             )
-    groups = ens.metadata.groupby(by, dropna=False, sort=True).groups
+    # by the columns' values: after a groupby-agg a key is also the index's name
+    keys = ens.metadata[by] if not isinstance(by, list) else [ens.metadata[c] for c in by]
+    groups = ens.metadata.groupby(keys, dropna=False, sort=True).groups
     return GroupBy(
         by, ens, {key: select_profiles(ens, list(index)) for key, index in groups.items()}
     )

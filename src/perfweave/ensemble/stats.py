@@ -217,7 +217,7 @@ def _wide(ens: Ensemble, column: Any, dense: bool) -> np.ndarray:
     if dense:
         return _matrix(ens, column)
     df = ens.dataframe
-    if df.index.nlevels > 2:
+    if ens.index_levels:
         raise ShapeError(
             f"{column!r} has several rows per (node, profile): this statistic needs one; "
             "drop the rank/thread levels first"
