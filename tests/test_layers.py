@@ -26,22 +26,14 @@ CORES = ("calltree", "ensemble", "scaling", "counts", "classes", "merge", "apps"
 
 #: modules that other engineers are rewriting (issue 30) and that still break a rule, with
 #: exactly what they break; anything else breaking it fails
-PENDING_PRIVATE_IMPORTS = {
-    # ScalingStudy.match_nodes: subgraph is public as perfweave.calltree.subgraph.subgraph
-    ("perfweave.scaling.study", "perfweave.ensemble._subgraph"),
-}
+PENDING_PRIVATE_IMPORTS: set[tuple[str, str]] = set()
 #: (module, what it reaches into) for private attributes of another package's objects
 PENDING_PRIVATE_ATTRIBUTES = {
     # the Caliper timeseries reader uses the .cali reader's internals (_load, _Tree, ...);
     # cali.py is being sped up (issue 30): it is to offer them publicly afterwards
     ("perfweave.ensemble.timeseries", "perfweave.calltree.readers.cali"),
 }
-PENDING_UPWARD_IMPORTS = {
-    # ScalingStudy and the predicted flame graph read an Ensemble: they are to ask the
-    # ensemble they are given (Ensemble.parameter_values, Ensemble.metric_matrix) and take
-    # subgraph from perfweave.calltree.subgraph
-    ("perfweave.scaling.study", "perfweave.ensemble._subgraph"),
-}
+PENDING_UPWARD_IMPORTS: set[tuple[str, str]] = set()
 PENDING_RAISES = {
     # ensemble/build.py is being rewritten for speed (issue 30); its option checks follow
     ("perfweave.ensemble.build", "ValueError"),

@@ -23,6 +23,7 @@ _LAZY: dict[str, str] = {
     "read": "perfweave.calltree.readers",
     "PathQuery": "perfweave.calltree.path_query",
     "path_query": "perfweave.calltree.path_query",
+    "CalltreeStudy": "perfweave.calltree",
     "Ensemble": "perfweave.ensemble",
     "read_timeseries": "perfweave.ensemble.timeseries",
     # flame graphs: measured (a statistic, or two sides compared) and predicted by models

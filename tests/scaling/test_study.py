@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 import perfweave as pw
-from perfweave.ensemble._subgraph import ancestor_closure, subgraph
+from perfweave.calltree.subgraph import ancestor_closure, subgraph
 from perfweave.scaling import ScalingStudy
 
 

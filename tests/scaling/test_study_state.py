@@ -10,7 +10,7 @@ import pytest
 
 import perfweave as pw
 from perfweave.calltree.numbers import column_format, format_quantity
-from perfweave.ensemble._subgraph import subgraph
+from perfweave.calltree.subgraph import subgraph
 from perfweave.errors import GraphError, MetadataError, ShapeError
 from perfweave.scaling import FewParameterValues, ScalingStudy, evaluate, predict, quality
 from perfweave.scaling.interval import INVALID

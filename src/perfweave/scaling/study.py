@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.node_lookup import find_node
+from perfweave.calltree.node_lookup import PathMatcher, find_node
 from perfweave.errors import MetadataError, ShapeError
 from perfweave.scaling import _study_chart, _study_runs, _study_views
 from perfweave.scaling._study_chart import GroupCurve
@@ -79,7 +79,7 @@ class ScalingStudy:
         self.group_by = None
         self.groups = np.full(len(self.runs), "", dtype=object)
         self.set_group_by(group_by)
-        self._keys: np.ndarray | None = None  # call-path keys of the ensemble's nodes
+        self._matcher: PathMatcher | None = None  # the explorer's trees to the ensemble
         self._selected = np.ones(len(self.runs), bool)
         self._fits: pd.DataFrame | None = None  # the models of the selected runs
         self._focused: int | None = None  # None: the node that grows fastest
@@ -395,42 +395,11 @@ class ScalingStudy:
     def match_nodes(self, graph: Any) -> np.ndarray:
         """For each node of ``graph``, a tree made from the ensemble's by filters, squashes,
         drops or a focus (as a calltree view shows it), the ensemble's node id on the same
-        call path (-1: none). A node that became a root (a focus) is matched with the
-        ensemble's node of that name whose subtree matches best."""
-        from perfweave.calltree.display import path_keys
-        from perfweave.ensemble._subgraph import subgraph
-
-        own = self.ensemble.graph
-        if graph is own:
-            return np.arange(len(own), dtype=np.int64)
-        if self._keys is None:
-            self._keys = path_keys(own)
-        keys = path_keys(graph)
-        out = _lookup(self._keys, np.arange(len(own)), keys)
-        if (out >= 0).all():
-            return out
-        names = np.asarray(graph.frames["name"].astype(str)) if "name" in graph.frames else None
-        roots = [r for r in np.flatnonzero(np.asarray(graph.parent) < 0) if out[r] < 0]
-        depth = np.asarray(own.depth)
-        for r in roots[:20]:
-            if names is None:
-                break
-            best, best_hits = None, 0
-            for c in np.flatnonzero(self.names == names[r])[:50]:
-                after = np.flatnonzero(depth[c + 1 :] <= depth[c])
-                stop = c + 1 + (after[0] if len(after) else len(own) - c - 1)
-                keep = np.zeros(len(own), bool)
-                keep[c:stop] = True  # a subtree is contiguous in preorder
-                sub, old_to_new = subgraph(own, keep)
-                new_to_old = np.empty(len(sub), np.int64)
-                new_to_old[old_to_new[keep]] = np.flatnonzero(keep)
-                hits = _lookup(path_keys(sub), new_to_old, keys)
-                count = int(((hits >= 0) & (out < 0)).sum())
-                if count > best_hits:
-                    best, best_hits = hits, count
-            if best is not None:
-                out = np.where((out < 0) & (best >= 0), best, out)
-        return out
+        call path (-1: none): the core's one call-path matcher
+        (:class:`perfweave.calltree.node_lookup.PathMatcher`, its keys computed once)."""
+        if self._matcher is None:
+            self._matcher = PathMatcher(self.ensemble.graph)
+        return self._matcher.match(graph)
 
     @staticmethod
     def curve(model: pd.Series, lo: float, hi: float, points: int = 64, log: bool = False):
@@ -449,11 +418,3 @@ def _few_values_said_by_the_table():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FewParameterValues)
         yield
-
-
-def _lookup(keys: np.ndarray, ids: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """``ids`` at the positions of ``wanted`` in ``keys`` (the first of repeated keys; -1
-    where absent)."""
-    table = pd.Series(np.asarray(ids, dtype=np.int64), index=keys)
-    table = table[~table.index.duplicated()]
-    return table.reindex(wanted).fillna(-1).to_numpy(dtype=np.int64)

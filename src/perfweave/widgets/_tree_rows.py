@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from perfweave.calltree._forest import level_order
 from perfweave.calltree.display import (
     MAX_PATHS,
     children_csr,
@@ -27,6 +26,7 @@ from perfweave.calltree.display import (
     gather_children,
     preorder,
 )
+from perfweave.calltree.forest import level_order
 from perfweave.calltree.graph import Graph
 from perfweave.errors import GraphError, QueryError, ShapeError
 

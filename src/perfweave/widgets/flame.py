@@ -18,11 +18,11 @@ import pandas as pd
 import traitlets
 
 from perfweave.calltree.flame import FlameLayout, FlameSearch, MeasuredFlame
+from perfweave.calltree.study import as_core
 from perfweave.errors import ShapeError
 from perfweave.scaling.flame import PredictedFlame
 from perfweave.widgets._base import Reply, WidgetBase, static_file
 from perfweave.widgets._protocol import Action, Protocol
-from perfweave.widgets._source import as_core
 from perfweave.widgets._transport import pack
 
 #: the reply key of the frames' binary columns, the columns and those a comparison adds

@@ -90,10 +90,10 @@ class ScalingView(CompositeBase):
         log_axes: bool = True,
         height: int = 420,
     ) -> None:
-        from perfweave.widgets import _source
+        from perfweave.calltree.study import as_core
         from perfweave.widgets.explorer import CalltreeExplorer
 
-        ens = _source.as_core(ensemble)
+        ens = as_core(ensemble)
         self._study = ScalingStudy(ens, param, metric, group_by, agg=agg, target=target)
         super().__init__()
         self.add_class("pw-scaling")
