@@ -18,10 +18,29 @@ import pandas as pd
 from perfweave.calltree._layout import INT, layout
 from perfweave.calltree.analysis import metric_list
 from perfweave.calltree.inclusive import subgraph_sums, to_rows, up_sum
-from perfweave.errors import ShapeError
+from perfweave.errors import OptionError, ShapeError
 
 if TYPE_CHECKING:
     from perfweave.calltree.graphframe import GraphFrame
+
+
+#: what Hatchet's ``function=`` of subtree_sum/subgraph_sum may be here: a sum
+_SUMS = {"sum", "nansum"}
+
+
+def check_sum_function(op: str, function: object) -> None:
+    """Hatchet's ``function=`` of ``op``: perfweave's sums are Hatchet's default (a sum,
+    NaN where no value was summed); a sum is taken, another reduction is an OptionError
+    naming what to do instead."""
+    if function is None or function is sum:
+        return
+    if getattr(function, "__name__", None) in _SUMS or function in _SUMS:
+        return
+    raise OptionError(
+        f"{op}(function={function!r}): perfweave sums only (Hatchet's default, NaN where "
+        "no value is below a node). For another reduction over each node's subtree, "
+        "apply it to the rows of gf.graph.subtree(node) in gf.dataframe"
+    )
 
 
 def _names(columns: str | Sequence[str] | None) -> list[str] | None:
@@ -141,4 +160,4 @@ def _subtract_rows(lay, values: np.ndarray, below: np.ndarray) -> np.ndarray:
     return np.where(lay.first_rows(), values - below[at], values)
 
 
-__all__ = ["generate_exclusive_columns", "subtree_sum", "up_sum"]
+__all__ = ["check_sum_function", "generate_exclusive_columns", "subtree_sum", "up_sum"]

@@ -15,12 +15,20 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import path_query, query
+from perfweave.calltree._hatchet_keywords import alias, flag
 from perfweave.calltree.column_names import inclusive_name
 from perfweave.calltree.deepjson import numpy_default
 from perfweave.calltree.graph import Graph, Node
 from perfweave.calltree.inclusive import subgraph_sums
 from perfweave.calltree.row_filter import row_mask
-from perfweave.errors import QueryError, ShapeError
+from perfweave.errors import ArgumentTypeError, QueryError, ShapeError
+
+#: perfweave's and Hatchet's names of the squash's inclusive-column update
+_UPDATE_INC = {
+    "name": "update_inclusive_columns",
+    "hatchet_name": "update_inc_cols",
+    "default": True,
+}
 
 
 def _reader(fmt: str, doc: str):
@@ -263,12 +271,22 @@ class GraphFrame:
     # ------------------------------------------------------------------ operations
     def filter(
         self,
-        predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
+        predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series | None = None,
         squash: bool = True,
         update_inclusive_columns: bool = True,
         multi_index_mode: str = "off",
+        *,
+        filter_obj: Any = None,
+        update_inc_cols: bool | None = None,
+        num_procs: int | None = None,
+        rec_limit: int | None = None,
     ) -> GraphFrame:
         """Keep the rows for which ``predicate`` holds; squash the graph onto them.
+
+        Hatchet's keywords are taken with Hatchet's meaning: ``filter_obj`` is
+        ``predicate``, ``update_inc_cols`` is ``update_inclusive_columns``; ``num_procs``
+        and ``rec_limit`` (Hatchet's worker processes for a callable and its recursion
+        limit) change nothing here: the predicate runs in this process, without recursion.
 
         ``predicate`` is a callable on one row (a Series with ``node`` and any rank/thread
         as fields, as in Hatchet), a query string (see :mod:`perfweave.calltree.query`:
@@ -280,6 +298,12 @@ class GraphFrame:
         nodes on matching paths; ``multi_index_mode`` (``any``/``all``) decides its
         predicates for nodes with several rows, as in Hatchet.
         """
+        predicate = alias("filter", "predicate", predicate, "filter_obj", filter_obj)
+        update_inclusive_columns = flag(
+            "filter", update_inclusive_columns, update_inc_cols, **_UPDATE_INC
+        )
+        if predicate is None:
+            raise ArgumentTypeError("filter() needs a predicate (Hatchet's filter_obj)")
         if path_query.is_path_query(predicate):
             mask = path_query.row_mask(self, predicate, multi_index_mode)
         else:
@@ -317,13 +341,19 @@ class GraphFrame:
         is_root[self.graph.root_ids] = True
         return is_root[self.node_ids()]
 
-    def squash(self, update_inclusive_columns: bool = True) -> GraphFrame:
-        """Restrict the graph to the nodes that have rows (Hatchet's ``squash``).
+    def squash(
+        self, update_inclusive_columns: bool = True, *, update_inc_cols: bool | None = None
+    ) -> GraphFrame:
+        """Restrict the graph to the nodes that have rows (Hatchet's ``squash``;
+        ``update_inc_cols`` is Hatchet's name of ``update_inclusive_columns``).
 
         Each remaining node is wired to its nearest remaining ancestor; nodes that become
         siblings with equal frames are merged, their rows summed (metrics) or the first
         value kept (other columns). Inclusive metrics are recomputed unless told not to.
         """
+        update_inclusive_columns = flag(
+            "squash", update_inclusive_columns, update_inc_cols, **_UPDATE_INC
+        )
         keep = np.zeros(len(self.graph), bool)
         keep[self.node_ids()] = True
         graph, old_to_new = self.graph.squash(keep)
@@ -448,29 +478,54 @@ class GraphFrame:
 
         return hot_path(self, metric, threshold, start)
 
-    def groupby_aggregate(self, by: str | Sequence[str], agg: Any = "sum") -> GraphFrame:
+    def groupby_aggregate(
+        self,
+        by: str | Sequence[str] | None = None,
+        agg: Any = None,
+        *,
+        groupby_function: str | Sequence[str] | None = None,
+        agg_function: Any = None,
+    ) -> GraphFrame:
         """Hatchet's groupby_aggregate: one node per value of ``by``, rows aggregated with
-        ``agg`` per rank/thread, edges between the groups of related nodes."""
+        ``agg`` per rank/thread, edges between the groups of related nodes.
+        ``groupby_function`` and ``agg_function`` are Hatchet's names of ``by`` and ``agg``."""
         from perfweave.calltree._regroup import groupby_aggregate
 
-        return groupby_aggregate(self, by, agg)
+        by = alias("groupby_aggregate", "by", by, "groupby_function", groupby_function)
+        agg = alias("groupby_aggregate", "agg", agg, "agg_function", agg_function)
+        if by is None:
+            raise ArgumentTypeError(
+                "groupby_aggregate() needs the column(s) to group by (by=, Hatchet's "
+                "groupby_function=)"
+            )
+        return groupby_aggregate(self, by, "sum" if agg is None else agg)
 
     def subtree_sum(
-        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+        self,
+        columns: str | Sequence[str],
+        out_columns: str | Sequence[str] | None = None,
+        function: Any = None,
     ) -> None:
         """Hatchet's subtree_sum, in place: each row's node plus its descendants, summed
-        along every path (a DAG node reached twice counts twice)."""
-        from perfweave.calltree._sums import subtree_sum
+        along every path (a DAG node reached twice counts twice); NaN where none of them
+        has a value, as Hatchet's default ``function``. Another ``function`` is refused
+        (see :func:`perfweave.calltree._sums.check_sum_function`)."""
+        from perfweave.calltree._sums import check_sum_function, subtree_sum
 
+        check_sum_function("subtree_sum", function)
         subtree_sum(self, columns, out_columns, per_path=True)
 
     def subgraph_sum(
-        self, columns: str | Sequence[str], out_columns: str | Sequence[str] | None = None
+        self,
+        columns: str | Sequence[str],
+        out_columns: str | Sequence[str] | None = None,
+        function: Any = None,
     ) -> None:
         """Hatchet's subgraph_sum, in place: each row's node plus its descendants, each
-        descendant once."""
-        from perfweave.calltree._sums import subtree_sum
+        descendant once; ``function`` as in :meth:`subtree_sum`."""
+        from perfweave.calltree._sums import check_sum_function, subtree_sum
 
+        check_sum_function("subgraph_sum", function)
         subtree_sum(self, columns, out_columns, per_path=False)
 
     def generate_exclusive_columns(self, inc_metrics: str | Sequence[str] | None = None) -> None:
@@ -568,8 +623,21 @@ class GraphFrame:
         expand_name: bool = False,
         context_column: str | None = "file",
         render_header: bool = False,
+        annotation_column: str | None = None,
+        highlight_name: bool = False,
+        colormap: str = "RdYlGn",
+        colormap_annotations: str | list | dict | None = None,
+        min_value: float | None = None,
+        max_value: float | None = None,
     ) -> str:
         """The calltree as indented text, one line per node: ``value name [context]``.
+
+        Hatchet's options: ``annotation_column`` adds ``[value]`` after the metric (coloured
+        with ``colormap_annotations``: a list of ANSI colours taken in the order of the
+        sorted values, or a dict value -> colour); ``highlight_name`` puts names on a grey
+        background; ``min_value``/``max_value`` fix the colour scale's ends. The colours are
+        Hatchet's default ``RdYlGn`` bands (``invert_colormap`` reverses them); another
+        ``colormap`` name is an OptionError.
 
         Values are :meth:`node_values`: a node's rows summed, the mean over ranks/threads
         (or the ``rank``/``thread`` given); a first line ``# <metric>: mean over 4 ranks``

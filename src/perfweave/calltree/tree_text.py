@@ -8,6 +8,7 @@ or a notebook and can be forced on or off.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -29,6 +30,9 @@ _END = "\033[0m"
 _FAINT = "\033[2m"
 _UNDERLINE = "\033[4m"
 _RULES = {"tee": "├─ ", "bar": "│  ", "elbow": "└─ ", "blank": "   "}
+# highlight_name: dark text on grey, except the placeholders of unresolved frames
+_HIGHLIGHT = "\033[48;5;246m\033[38;5;232m"
+_UNKNOWN = re.compile(r"<unknown (procedure|file)>")
 
 
 def _auto_color() -> bool:
@@ -57,8 +61,23 @@ def render(
     expand_name: bool,
     context_column: str | None,
     render_header: bool,
+    annotation_column: str | None = None,
+    highlight_name: bool = False,
+    colormap: str = "RdYlGn",
+    colormap_annotations: str | list | dict | None = None,
+    min_value: float | None = None,
+    max_value: float | None = None,
 ) -> str:
     from perfweave.errors import ShapeError
+
+    _check_colormap("colormap", colormap)
+    if isinstance(colormap_annotations, str):
+        _check_colormap("colormap_annotations", colormap_annotations)
+    if annotation_column is not None and annotation_column not in gf.dataframe.columns:
+        raise ShapeError(
+            f"tree(): no annotation column {annotation_column!r}; columns are "
+            f"{list(gf.dataframe.columns)[:12]}"
+        )
 
     asked = (
         [metric_column or gf.default_metric]
@@ -75,7 +94,8 @@ def render(
             )
     use_color = _auto_color() if color is None else bool(color)
     context = context_column if context_column and context_column in gf.dataframe.columns else None
-    view = node_view(gf, [name_column] + ([context] if context else []), rank, thread)
+    annotated = [annotation_column] if annotation_column is not None else []
+    view = node_view(gf, [name_column] + ([context] if context else []) + annotated, rank, thread)
     # as in Hatchet, a rank/thread asked of a frame without that level is ignored
     rank = rank if "rank" in gf.index_levels else None
     thread = thread if "thread" in gf.index_levels else None
@@ -93,6 +113,10 @@ def render(
         shown &= g.depth < depth
     if threshold:
         shown &= np.nan_to_num(primary) >= threshold * hi
+    # the colour scale's ends, as Hatchet's min_value/max_value set them
+    lo = lo if min_value is None else float(min_value)
+    hi = hi if max_value is None else float(max_value)
+    note_colors = _annotation_colors(view, annotation_column, colormap_annotations)
     colors = _COLORS[::-1] if invert_colormap else _COLORS
     span = hi - lo
 
@@ -105,12 +129,18 @@ def render(
         for other in values[1:]:
             extra = "{:.{p}f}".format(other[v], p=precision)
             text += f" {_FAINT}{extra}{_END}" if use_color else f" {extra}"
+        if annotation_column is not None:
+            note = printable(str(view[annotation_column].iloc[v]))
+            color = note_colors.get(note) if use_color else None
+            text += f" [{color}{note}{_END}]" if color else f" [{note}]"
         return text
 
     def name_text(v: int) -> str:
         name = printable(names[v])  # names are data: never a line break or an ANSI code
         if not expand_name and len(name) > 39:
             name = name[:18] + "..." + name[-18:]
+        if highlight_name and use_color and not _UNKNOWN.search(name):
+            name = _HIGHLIGHT + name + _END
         if context is not None:
             ctx = view[context].iloc[v]
             if not pd.isna(ctx):
@@ -153,6 +183,34 @@ def render(
     if use_color:
         out += _legend(shown_metric, lo, hi, colors)
     return out
+
+
+def _check_colormap(option: str, name: str) -> None:
+    """The tree's colours are Hatchet's default RdYlGn bands; another name is refused."""
+    if name != "RdYlGn":
+        from perfweave.errors import OptionError
+
+        raise OptionError(
+            f"tree({option}={name!r}): the tree text is coloured with Hatchet's default "
+            "RdYlGn bands only; invert_colormap=True reverses them, color=False leaves them "
+            "out, and a FlameGraph colours by any metric"
+        )
+
+
+def _annotation_colors(
+    view: pd.DataFrame, column: str | None, colormap: str | list | dict | None
+) -> dict[str, str]:
+    """Annotation value -> ANSI colour: a dict as given, or the colours of a list (or of
+    the RdYlGn bands) in the order of the sorted distinct values, cycled (Hatchet's rule)."""
+    if column is None or colormap is None:
+        return {}
+    if isinstance(colormap, dict):
+        return {str(k): str(v) for k, v in colormap.items()}
+    palette = list(_COLORS) if isinstance(colormap, str) else [str(c) for c in colormap]
+    if not palette:
+        return {}
+    values = sorted({printable(str(x)) for x in view[column].dropna()})
+    return {x: palette[i % len(palette)] for i, x in enumerate(values)}
 
 
 def _legend(metric: str, lo: float, hi: float, colors: tuple[str, ...]) -> str:
