@@ -126,3 +126,31 @@ def test_sites_help_says_what_is_shown(capsys):
     for phrase in ("NaN where a file is missing", "COMM_WORLD rank", "--wrappers {drop,keep}"):
         assert phrase in text
     assert "MPI_Alltoallv" in text and "'profiler'" in text
+
+
+def test_sites_binary_names_the_programs_frames(capsys):
+    """--binary: the callers and the tree's frames by function (lines as addr2line gave
+    them, tests/data/counts/symbols/addr2line.txt); without it, by address."""
+    from perfweave.errors import UnmatchedCallsWarning
+    from tests.counts._paths import COUNTS
+
+    d = COUNTS / "symbols"
+    with pytest.warns(UnmatchedCallsWarning, match="no timing files"):  # it has none
+        assert run("counts", "sites", str(d / "results"), "--binary", str(d / "prog")) == 0
+    out = capsys.readouterr().out
+    for caller in (
+        "exchange_halo (/src/symbols/prog.c:10)",
+        "transpose (/src/symbols/prog.c:17)",
+        "transpose (/src/symbols/prog.c:18)",
+    ):
+        assert caller in out
+    assert " solve\n" in out and " main\n" in out and "[0x" not in out
+    with pytest.warns(UnmatchedCallsWarning):
+        assert run("counts", "sites", str(d / "results")) == 0
+    assert "prog [0x401149]" in capsys.readouterr().out
+    with pytest.raises(PerfweaveError, match=r"prog\.c: expected an ELF binary"):
+        run("counts", "sites", str(d / "results"), "--binary", str(d / "prog.c"))
+    with pytest.raises(SystemExit):
+        run("counts", "sites", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--binary PATH" in text and "pip install perfweave[symbols]" in text
