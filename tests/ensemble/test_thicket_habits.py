@@ -336,3 +336,14 @@ def test_multi_key_agg_has_one_level_per_key_as_thicket(quartz_files, lassen_fil
     assert one.profiles == ["lassen", "quartz"] and one.dataframe.index.names == ["node", "cluster"]
     with pytest.raises(ShapeError, match=r"keyed by \['cluster', 'tuning'|replace_profile_index"):
         Ensemble.concat([ours, ours])
+
+
+def test_tree_of_a_metric_takes_hatchets_keywords(quartz):
+    ens, th = quartz
+    kw = {"annotation_column": "Reps", "depth": 3, "precision": 2, "expand_name": True}
+    for theirs in th.metadata.index[:2]:
+        ours = _ours_for(ens, th, theirs)
+        text = ens.tree("Avg time/rank", indices=ours, color=False, **kw)
+        want = th.tree("Avg time/rank", indices=theirs, render_header=False, **kw)
+        assert "[2500.0] RAJAPerf" in text  # the annotation: each node's Reps
+        assert_same_tree(text, want)

@@ -159,7 +159,8 @@ def _profile_tree(ens: Ensemble, columns: list[Any], indices: Any, options: dict
     for level, value in zip(levels, extra):
         options.setdefault(level, value)
     rows = ens.dataframe.xs(profile, level=ens.profile_level, drop_level=True)
-    rows = rows[[c for c in rows.columns if c in columns or c == "name"]]
+    shown = {"name", options.get("annotation_column")}  # Thicket's tree(annotation_column=)
+    rows = rows[[c for c in rows.columns if c in columns or c in shown]]
     gf = GraphFrame(ens.graph, rows, [], list(columns), columns[0], units=ens.units)
     options.setdefault("context_column", None)
     position = ens.profiles.index(profile) + 1
