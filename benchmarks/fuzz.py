@@ -1,7 +1,8 @@
 """``python -m benchmarks fuzz --seconds N``: a longer mutation fuzz of every parser.
 
 Runs each target of ``benchmarks/_fuzz_counts_classes_merge.py``,
-``benchmarks/_fuzz_calltree.py`` and ``benchmarks/_fuzz_extrap.py`` for its share of ``--seconds`` and prints, per target, the
+``benchmarks/_fuzz_counts_sites.py``, ``benchmarks/_fuzz_calltree.py`` and
+``benchmarks/_fuzz_extrap.py`` for its share of ``--seconds`` and prints, per target, the
 inputs tried, the inputs that failed (raised anything but a ``perfweave.errors`` exception,
 or took over ``--slow`` seconds) and the distinct failures, each with the kept input. The
 address space is capped (``--memory-gb``) so a parse that tries to allocate tens of GiB
@@ -17,13 +18,23 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks import _fuzz_calltree, _fuzz_counts_classes_merge, _fuzz_extrap
+from benchmarks import (
+    _fuzz_calltree,
+    _fuzz_counts_classes_merge,
+    _fuzz_counts_sites,
+    _fuzz_extrap,
+)
 from benchmarks._fuzz_core import FuzzReport, Target, format_reports, fuzz
 
 
 def all_targets() -> list[Target]:
     """The targets of every fuzz target module."""
-    return [*_fuzz_counts_classes_merge.TARGETS, *_fuzz_calltree.TARGETS, *_fuzz_extrap.TARGETS]
+    return [
+        *_fuzz_counts_classes_merge.TARGETS,
+        *_fuzz_counts_sites.TARGETS,
+        *_fuzz_calltree.TARGETS,
+        *_fuzz_extrap.TARGETS,
+    ]
 
 
 def _cap_memory(gb: float) -> None:
