@@ -189,3 +189,21 @@ def test_without_pyelftools_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(sys.modules, "elftools", None)
     with pytest.raises(DependencyError, match=r"pip install 'perfweave\[symbols\]'"):
         Symbolizer(PROG)
+
+
+def test_a_symbol_table_of_another_entry_size_is_a_parse_error(tmp_path):
+    """.symtab's sh_entsize set to 23 (an Elf64_Sym is 24 bytes): refused by name, not
+    misread."""
+    from elftools.elf.elffile import ELFFile
+
+    data = bytearray(PROG.read_bytes())
+    with PROG.open("rb") as f:
+        elf = ELFFile(f)
+        index = next(k for k, s in enumerate(elf.iter_sections()) if s.name == ".symtab")
+        header = elf.header["e_shoff"] + index * elf.header["e_shentsize"]
+    data[header + 56 : header + 64] = (23).to_bytes(8, "little")  # Elf64_Shdr.sh_entsize
+    bad = tmp_path / "prog"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ParseError, match=r"\.symtab") as caught:  # pyelftools checks it too
+        Symbolizer(bad)
+    assert str(caught.value).startswith(f"{bad}: expected ")
