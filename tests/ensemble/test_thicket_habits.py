@@ -43,9 +43,9 @@ def tree_values(text: str) -> dict[tuple, float]:
     return out
 
 
-def assert_same_tree(ours: str, theirs: str) -> None:
+def assert_same_tree(ours: str, theirs: str, least: int = 50) -> None:
     a, b = tree_values(ours), tree_values(theirs)
-    assert len(a) > 50 and a.keys() == b.keys()
+    assert len(a) > least and a.keys() == b.keys()
     for path, v in b.items():
         assert (math.isnan(v) and math.isnan(a[path])) or a[path] == pytest.approx(v, abs=1e-3)
 
@@ -347,3 +347,62 @@ def test_tree_of_a_metric_takes_hatchets_keywords(quartz):
         want = th.tree("Avg time/rank", indices=theirs, render_header=False, **kw)
         assert "[2500.0] RAJAPerf" in text  # the annotation: each node's Reps
         assert_same_tree(text, want)
+
+
+def test_thickets_keywords_give_thickets_results(quartz_files):
+    tt = _thicket()
+    th = tt.Thicket.from_caliperreader(quartz_files, disable_tqdm=True)
+    ens = Ensemble.from_files(quartz_files)
+
+    def files(e, profiles):
+        return sorted(e.profile_mapping[p] for p in profiles)
+
+    big = lambda m: m["ProblemSizeRunParam"] == 2097152  # noqa: E731
+    ours = ens.filter_metadata(select_function=big)
+    theirs = th.filter_metadata(select_function=big)
+    assert files(ours, ours.profiles) == files(theirs, theirs.profile) and len(ours) == 1
+    keep = th.profile[:2]
+    ours = ens.filter_profile(profile_list=[_ours_for(ens, th, p) for p in keep])
+    theirs = th.filter_profile(profile_list=keep)
+    assert files(ours, ours.profiles) == files(theirs, theirs.profile)
+    # one kernel group with its kernels, inclusive values kept or updated
+    group = [{"name": "Apps"}, "*"]
+    for update in (False, True):
+        ours = ens.query(query_obj=group, update_inc_cols=update, multi_index_mode="any")
+        theirs = th.query(query_obj=group, update_inc_cols=update, multi_index_mode="any")
+        text, want = ours.tree("Avg time/rank", color=False), theirs.tree("Avg time/rank")
+        assert_same_tree(text, want, least=5)
+        assert sorted(our_paths(ours.graph)) == sorted(their_paths(theirs).values())
+    tt.stats.mean(th, columns=["Avg time/rank"])
+    import perfweave.ensemble.stats as pws
+
+    pws.mean(ens, columns=["Avg time/rank"])
+    slow = lambda row: row["Avg time/rank_mean"] > 1.0  # noqa: E731
+    ours, theirs = ens.filter_stats(filter_function=slow), th.filter_stats(filter_function=slow)
+    assert sorted(our_paths(ours.graph)) == sorted(their_paths(theirs).values())
+    assert len(ours.graph) > 5
+    ours = ens.query_stats(query_obj=group, update_inc_cols=False)
+    theirs = th.query_stats(query_obj=group, update_inc_cols=False)
+    assert sorted(our_paths(ours.graph)) == sorted(their_paths(theirs).values())
+    ours = ens.squash(update_inc_cols=False, new_statsframe=True)
+    theirs = th.squash(update_inc_cols=False, new_statsframe=True)
+    assert_same_tree(ours.tree("Avg time/rank", color=False), theirs.tree("Avg time/rank"))
+    key = "ProblemSizeRunParam"
+    two = ens.filter_profile(ens.metadata.drop_duplicates(key).index)
+    theirs = th.filter_profile(th.metadata.drop_duplicates(key).index.tolist())
+    ours = two.replace_profile_index(metadata_key=key, inplace=False)
+    theirs.replace_profile_index(metadata_key=key)  # in place
+    assert ours.profiles == theirs.metadata.index.tolist() == [1048576, 2097152]
+    assert ours.profile_level == theirs.dataframe.index.names[1] == key
+
+
+def test_what_an_ensemble_does_not_do_in_thickets_way_is_an_error_naming_the_way(quartz_files):
+    from perfweave.errors import OptionError
+
+    ens = Ensemble.from_files(quartz_files)
+    with pytest.raises(OptionError, match=r"ens = ens.replace_profile_index\('launchdate'\)"):
+        ens.replace_profile_index(metadata_key="launchdate", inplace=True)
+    with pytest.raises(OptionError, match="filter_stats"):
+        ens.squash(new_statsframe=False)
+    with pytest.raises(OptionError, match=r"replace_profile_index\('launchdate'\)"):
+        ens.metadata_columns_to_perfdata(["cluster"], join_key="launchdate")

@@ -15,20 +15,13 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree import path_query, query
-from perfweave.calltree._hatchet_keywords import alias, flag
 from perfweave.calltree.column_names import inclusive_name
 from perfweave.calltree.deepjson import numpy_default
 from perfweave.calltree.graph import Graph, Node
 from perfweave.calltree.inclusive import subgraph_sums
+from perfweave.calltree.keywords import UPDATE_INC, alias, flag
 from perfweave.calltree.row_filter import row_mask
 from perfweave.errors import ArgumentTypeError, QueryError, ShapeError
-
-#: perfweave's and Hatchet's names of the squash's inclusive-column update
-_UPDATE_INC = {
-    "name": "update_inclusive_columns",
-    "hatchet_name": "update_inc_cols",
-    "default": True,
-}
 
 
 def _reader(fmt: str, doc: str):
@@ -300,7 +293,7 @@ class GraphFrame:
         """
         predicate = alias("filter", "predicate", predicate, "filter_obj", filter_obj)
         update_inclusive_columns = flag(
-            "filter", update_inclusive_columns, update_inc_cols, **_UPDATE_INC
+            "filter", update_inclusive_columns, update_inc_cols, **UPDATE_INC
         )
         if predicate is None:
             raise ArgumentTypeError("filter() needs a predicate (Hatchet's filter_obj)")
@@ -352,7 +345,7 @@ class GraphFrame:
         value kept (other columns). Inclusive metrics are recomputed unless told not to.
         """
         update_inclusive_columns = flag(
-            "squash", update_inclusive_columns, update_inc_cols, **_UPDATE_INC
+            "squash", update_inclusive_columns, update_inc_cols, **UPDATE_INC
         )
         keep = np.zeros(len(self.graph), bool)
         keep[self.node_ids()] = True

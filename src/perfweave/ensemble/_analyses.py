@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from perfweave.errors import OptionError
+
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     import pandas as pd
@@ -21,28 +23,43 @@ class Analyses:
 
     # ------------------------------------------------------------- statistics filters
     def filter_stats(
-        self, predicate: Callable | str | np.ndarray, update_inclusive_columns: bool = True
+        self,
+        predicate: Callable | str | np.ndarray | None = None,
+        update_inclusive_columns: bool = True,
+        *,
+        filter_function: Any = None,
     ) -> Ensemble:
         """Keep the nodes whose statistics row satisfies ``predicate`` (a row callable,
-        a query string such as ```` `Avg time/rank_std` > 0.1 ````, or a node mask):
-        graph squashed, performance and statistics tables kept consistent (thicket#147).
-        See :mod:`perfweave.ensemble.filter`."""
+        a query string such as ```` `Avg time/rank_std` > 0.1 ````, or a node mask;
+        Thicket's ``filter_function``): graph squashed, performance and statistics
+        tables kept consistent (thicket#147). See :mod:`perfweave.ensemble.filter`."""
+        from perfweave.calltree.keywords import required
         from perfweave.ensemble.filter import filter_stats
 
+        predicate = required(
+            "filter_stats", "predicate", predicate, "filter_function", filter_function
+        )
         return filter_stats(self, predicate, update_inclusive_columns)
 
     def query_stats(
         self,
-        query: Any,
+        query: Any = None,
         squash: bool = True,
         update_inclusive_columns: bool = True,
         multi_index_mode: str = "off",
+        *,
+        query_obj: Any = None,
+        update_inc_cols: bool | None = None,
     ) -> Ensemble:
         """Keep the nodes a query selects on the statistics table: a call-path query
-        (Thicket's ``query_stats``) or a query string / callable as :meth:`filter_stats`."""
+        (Thicket's ``query_stats``, whose ``query_obj`` and ``update_inc_cols`` are taken
+        too) or a query string / callable as :meth:`filter_stats`."""
+        from perfweave.calltree.keywords import UPDATE_INC, flag, required
         from perfweave.ensemble.filter import query_stats
 
-        return query_stats(self, query, squash, update_inclusive_columns, multi_index_mode)
+        query = required("query_stats", "query", query, "query_obj", query_obj)
+        update = flag("query_stats", update_inclusive_columns, update_inc_cols, **UPDATE_INC)
+        return query_stats(self, query, squash, update, multi_index_mode)
 
     # ------------------------------------------------------------- scaling (Chopper)
     def speedup(
@@ -163,18 +180,41 @@ class Analyses:
 
         return get_node(self, name, which)
 
-    def replace_profile_index(self, column: Any) -> Ensemble:
-        """A new ensemble whose profile ids are metadata ``column``'s (unique) values."""
+    def replace_profile_index(
+        self, column: Any = None, *, metadata_key: Any = None, inplace: bool = False
+    ) -> Ensemble:
+        """A new ensemble whose profile ids are metadata ``column``'s (unique) values
+        (Thicket's ``metadata_key``). Thicket changes its object in place by default;
+        ``inplace=True`` is an OptionError saying to keep the result instead."""
+        from perfweave.calltree.keywords import required
         from perfweave.ensemble.reshape import replace_profile_index
 
+        column = required("replace_profile_index", "column", column, "metadata_key", metadata_key)
+        if inplace:
+            raise OptionError(
+                "replace_profile_index(inplace=True): perfweave's ensembles are not changed "
+                f"in place; keep the result: ens = ens.replace_profile_index({column!r})"
+            )
         return replace_profile_index(self, column)
 
     def metadata_columns_to_perfdata(
-        self, metadata_columns: Any, overwrite: bool = False, drop: bool = False
+        self,
+        metadata_columns: Any,
+        overwrite: bool = False,
+        drop: bool = False,
+        join_key: Any = None,
     ) -> Ensemble:
-        """A new ensemble with metadata columns copied to every row of their profile."""
+        """A new ensemble with metadata columns copied to every row of their profile.
+        Thicket's ``join_key`` (join on another column than the profile id) is an
+        OptionError naming ``replace_profile_index``, which makes that column the id."""
         from perfweave.ensemble.reshape import metadata_columns_to_perfdata
 
+        if join_key is not None:
+            raise OptionError(
+                f"metadata_columns_to_perfdata(join_key={join_key!r}): the metadata join "
+                "the rows on the profile id; make that column the id first: "
+                f"ens.replace_profile_index({join_key!r}).metadata_columns_to_perfdata(...)"
+            )
         return metadata_columns_to_perfdata(self, metadata_columns, overwrite, drop)
 
     def _arith(self, other: Any, op: str, reflected: bool = False) -> Any:

@@ -17,10 +17,11 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.graph import Graph
+from perfweave.calltree.keywords import UPDATE_INC, flag, required
 from perfweave.calltree.subgraph import ancestor_closure, subgraph
 from perfweave.ensemble import _table
 from perfweave.ensemble._analyses import Analyses
-from perfweave.errors import MetadataError, ShapeError
+from perfweave.errors import MetadataError, OptionError, ShapeError
 
 if TYPE_CHECKING:  # pragma: no cover
     from concurrent.futures import Executor
@@ -435,17 +436,25 @@ class Ensemble(Analyses):
 
         return intersection(self)
 
-    def filter_metadata(self, predicate: Callable[[pd.Series], bool] | Any) -> Ensemble:
+    def filter_metadata(
+        self, predicate: Callable[[pd.Series], bool] | Any = None, *, select_function: Any = None
+    ) -> Ensemble:
         """Keep the profiles whose metadata row satisfies ``predicate`` (a callable on a
-        row, or a boolean mask aligned with ``metadata``)."""
+        row, or a boolean mask aligned with ``metadata``; Thicket's ``select_function``)."""
         from perfweave.ensemble.select import filter_metadata
 
+        predicate = required(
+            "filter_metadata", "predicate", predicate, "select_function", select_function
+        )
         return filter_metadata(self, predicate)
 
-    def filter_profile(self, profiles: Iterable[Hashable]) -> Ensemble:
-        """Keep the listed profiles."""
+    def filter_profile(
+        self, profiles: Iterable[Hashable] | None = None, *, profile_list: Any = None
+    ) -> Ensemble:
+        """Keep the listed profiles (Thicket's ``profile_list``)."""
         from perfweave.ensemble.select import select_profiles
 
+        profiles = required("filter_profile", "profiles", profiles, "profile_list", profile_list)
         return select_profiles(self, list(profiles))
 
     def groupby(self, by: Any) -> GroupBy:
@@ -457,40 +466,66 @@ class Ensemble(Analyses):
 
     def filter(
         self,
-        predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series,
+        predicate: Callable[[pd.Series], bool] | str | np.ndarray | pd.Series | None = None,
         squash: bool = True,
         update_inclusive_columns: bool = True,
         multi_index_mode: str = "off",
+        *,
+        filter_func: Any = None,
     ) -> Ensemble:
         """Keep the (node, profile) rows for which ``predicate`` holds (a row callable, a
         query string, a boolean mask or a call-path query, see :meth:`query`) and squash
-        the graph onto them."""
+        the graph onto them. (Thicket's ``filter(filter_func)`` only raises, pointing to
+        ``filter_metadata``/``filter_stats``; here it filters rows as Hatchet's does.)"""
         from perfweave.ensemble.ops import filter_rows
 
+        predicate = required("filter", "predicate", predicate, "filter_func", filter_func)
         return filter_rows(self, predicate, squash, update_inclusive_columns, multi_index_mode)
 
     def query(
         self,
-        query: Any,
+        query: Any = None,
         squash: bool = True,
         update_inclusive_columns: bool = True,
         multi_index_mode: str = "off",
+        *,
+        query_obj: Any = None,
+        update_inc_cols: bool | None = None,
     ) -> Ensemble:
-        """Keep the nodes on call paths matching ``query`` (Thicket's ``query``): an
-        object-dialect list, a ``MATCH`` string or a :mod:`perfweave.calltree.path_query`
-        object. Predicates on data need ``multi_index_mode="any"`` (a node matches when
-        one profile's row does) or ``"all"`` (when every profile's row does)."""
+        """Keep the nodes on call paths matching ``query`` (Thicket's ``query``, whose
+        keywords ``query_obj`` and ``update_inc_cols`` are taken too): an object-dialect
+        list, a ``MATCH`` string or a :mod:`perfweave.calltree.path_query` object.
+        Predicates on data need ``multi_index_mode="any"`` (a node matches when one
+        profile's row does) or ``"all"`` (when every profile's row does)."""
         from perfweave.calltree.path_query import path_query
         from perfweave.ensemble.ops import filter_rows
 
+        query = required("query", "query", query, "query_obj", query_obj)
+        update = flag("query", update_inclusive_columns, update_inc_cols, **UPDATE_INC)
         q = path_query(query, multi_index_mode)
-        return filter_rows(self, q, squash, update_inclusive_columns)
+        return filter_rows(self, q, squash, update)
 
-    def squash(self, update_inclusive_columns: bool = True) -> Ensemble:
-        """Restrict the graph to the nodes that hold data in some profile."""
+    def squash(
+        self,
+        update_inclusive_columns: bool = True,
+        *,
+        update_inc_cols: bool | None = None,
+        new_statsframe: bool = True,
+    ) -> Ensemble:
+        """Restrict the graph to the nodes that hold data in some profile (Thicket's
+        ``update_inc_cols`` taken too). The statistics start anew, as with Thicket's
+        default ``new_statsframe=True``; ``False`` is an OptionError (``filter_stats``
+        keeps the statistics of the nodes it keeps)."""
         from perfweave.ensemble.ops import squash
 
-        return squash(self, update_inclusive_columns)
+        if not new_statsframe:
+            raise OptionError(
+                "squash(new_statsframe=False): perfweave's squash starts new statistics "
+                "(merged nodes have none); filter_stats(...) keeps the statistics rows of "
+                "the nodes it keeps"
+            )
+        update = flag("squash", update_inclusive_columns, update_inc_cols, **UPDATE_INC)
+        return squash(self, update)
 
     def tree(
         self,

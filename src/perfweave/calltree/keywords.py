@@ -1,16 +1,24 @@
-"""Hatchet's keyword names for GraphFrame arguments perfweave names otherwise.
+"""Hatchet's and Thicket's keyword names for arguments perfweave names otherwise.
 
 A Hatchet user types ``filter(filter_obj=..., update_inc_cols=False)`` or
-``groupby_aggregate(groupby_function=..., agg_function=...)``; the GraphFrame methods take
-those names beside perfweave's own and resolve them here, once: either name gives the
-value, both with different values is an :class:`~perfweave.errors.ArgumentError`.
+``groupby_aggregate(groupby_function=..., agg_function=...)``, a Thicket user
+``filter_metadata(select_function=...)``; the GraphFrame and Ensemble methods take those
+names beside perfweave's own and resolve them here, once: either name gives the value,
+both with different values is an :class:`~perfweave.errors.ArgumentError`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from perfweave.errors import ArgumentError
+from perfweave.errors import ArgumentError, ArgumentTypeError
+
+#: perfweave's and Hatchet's (and Thicket's) names of a squash's inclusive-column update
+UPDATE_INC = {
+    "name": "update_inclusive_columns",
+    "hatchet_name": "update_inc_cols",
+    "default": True,
+}
 
 
 def alias(call: str, name: str, value: Any, hatchet_name: str, hatchet_value: Any) -> Any:
@@ -24,6 +32,14 @@ def alias(call: str, name: str, value: Any, hatchet_name: str, hatchet_value: An
             "give one of them"
         )
     return hatchet_value
+
+
+def required(call: str, name: str, value: Any, other_name: str, other_value: Any) -> Any:
+    """:func:`alias` of an argument the call cannot do without."""
+    value = alias(call, name, value, other_name, other_value)
+    if value is None:
+        raise ArgumentTypeError(f"{call}() needs {name}= (or {other_name}=)")
+    return value
 
 
 def flag(
