@@ -406,3 +406,15 @@ def test_what_an_ensemble_does_not_do_in_thickets_way_is_an_error_naming_the_way
         ens.squash(new_statsframe=False)
     with pytest.raises(OptionError, match=r"replace_profile_index\('launchdate'\)"):
         ens.metadata_columns_to_perfdata(["cluster"], join_key="launchdate")
+
+
+def test_tree_histogram_is_an_error_naming_the_tables(quartz_files):
+    from perfweave.errors import OptionError
+
+    ens = Ensemble.from_files(quartz_files)
+    with pytest.raises(OptionError, match=r"ens.by_profile\(column\)"):
+        ens.tree("Avg time/rank", histogram=True)
+    # histogram=False, Thicket's default, changes nothing
+    assert ens.tree("Avg time/rank", histogram=False, color=False) == ens.tree(
+        "Avg time/rank", color=False
+    )

@@ -538,9 +538,17 @@ class Ensemble(Analyses):
         column (``"Avg time/rank"``) shows one profile's values as Thicket's ``tree``
         does, the first profile's unless ``indices=`` names one (the first line says
         which), or with ``stat=`` that statistic over the profiles. No column: the default
-        metric's mean over the profiles. Options as :meth:`GraphFrame.tree`."""
+        metric's mean over the profiles. Options as :meth:`GraphFrame.tree`; Thicket's
+        ``histogram=True`` (a histogram of the profiles' values per node) is an
+        OptionError naming ``by_profile``."""
         from perfweave.ensemble.ops import tree
 
+        if options.pop("histogram", False):
+            raise OptionError(
+                "tree(histogram=True): the tree text shows one value per node; the "
+                "profiles' values of every node are ens.by_profile(column) (a table, one "
+                "column per profile) and ens.calc_boxplot_statistics(columns) their spread"
+            )
         return tree(self, metric_column, stat, indices, **options)
 
     # ------------------------------------------------------------------ statistics
