@@ -108,6 +108,7 @@ class Symbolizer:
         self._starts, self._ends, self._names = self._read_symbols()
         self._dwarf = self._read_dwarf()
         self._lines: dict[int | None, _LineTable] = {}
+        self._by_name: dict[str, int] | None = None
         if not self._names and self._dwarf is None:
             raise FormatError(
                 f"{self.path}: expected an ELF binary with function symbols (.symtab or "
@@ -165,7 +166,7 @@ class Symbolizer:
         return "", 0
 
     def _start_of(self, symbol: str) -> int | None:
-        if not hasattr(self, "_by_name"):
+        if self._by_name is None:
             self._by_name = {n: int(s) for n, s in zip(self._names, self._starts, strict=True)}
         return self._by_name.get(symbol)
 
