@@ -87,7 +87,7 @@ function legendItems(model, f) {
     return out;
   }
   const extra = [];
-  if (f.cols.hidden && Array.prototype.some.call(f.cols.node, (/** @type {number} */ n) => n < 0)) {
+  if (f.gathered > 0) {
     extra.push(swatch(GATHERED, "frames narrower than a pixel, gathered"));
   }
   if (m.predicted) extra.push(hatched("poorly fitted model or none: a guess"));

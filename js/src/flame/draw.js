@@ -41,17 +41,35 @@ export function rowTop(v, depth) {
   return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
 }
 
-/** `text` cut to fit `room` pixels, with an ellipsis ("" when under two letters fit).
+/** Label widths measured in FONT, the labels' one font (a calltree repeats its names, and a
+ * redraw measures the same labels again; reading ctx.font back would cost a string a call).
+ * @type {Map<string, number>} */
+const MEASURED = new Map();
+
+/** The width of `text` in FONT (the context's font when labels are drawn), measured once.
+ * @param {CanvasRenderingContext2D} ctx @param {string} text */
+function widthOf(ctx, text) {
+  const known = MEASURED;
+  let w = known.get(text);
+  if (w === undefined) {
+    if (known.size > 100_000) known.clear();
+    w = ctx.measureText(text).width;
+    known.set(text, w);
+  }
+  return w;
+}
+
+/** `text` cut to fit `room` pixels, with an ellipsis ("" when under two letters fit): the cut
+ * is estimated from the whole text's width per letter, then corrected a letter at a time.
  * @param {CanvasRenderingContext2D} ctx @param {string} text @param {number} room */
 export function clipped(ctx, text, room) {
-  if (ctx.measureText(text).width <= room) return text;
-  let lo = 0, hi = text.length;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (ctx.measureText(`${text.slice(0, mid)}…`).width <= room) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo >= 2 ? `${text.slice(0, lo)}…` : "";
+  const whole = widthOf(ctx, text);
+  if (whole <= room) return text;
+  const per = whole / Math.max(text.length, 1);
+  let n = Math.max(0, Math.min(text.length - 1, Math.floor((room - widthOf(ctx, "…")) / per)));
+  while (n > 0 && widthOf(ctx, `${text.slice(0, n)}…`) > room) n--;
+  while (n + 1 < text.length && widthOf(ctx, `${text.slice(0, n + 1)}…`) <= room) n++;
+  return n >= 2 ? `${text.slice(0, n)}…` : "";
 }
 
 /** Diagonal strokes over a frame: a prediction from a poorly fitted model (or none).
@@ -72,8 +90,8 @@ export function hatch(ctx, x, y, w) {
   ctx.restore();
 }
 
-/** A name's colour, hashed once per name (a calltree repeats its names).
- * @type {Map<string, [number, number, number]>} */
+/** A name's colour as CSS, hashed once per name (a calltree repeats its names).
+ * @type {Map<string, string>} */
 const NAMED = new Map();
 
 /** The colour of frame `i` as CSS, through the name cache where the colour is a name's.
@@ -83,13 +101,13 @@ function frameCss(v, i, byName) {
   const c = /** @type {import("./state.js").Frames} */ (v.frames).cols;
   if (c.node[i] < 0) return css(GATHERED);
   const key = c.key ? c.key[i] : c.name[i];
-  let col = NAMED.get(key);
-  if (!col) {
+  let fill = NAMED.get(key);
+  if (!fill) {
     if (NAMED.size > 200_000) NAMED.clear();
-    col = nameColor(key);
-    NAMED.set(key, col);
+    fill = css(nameColor(key));
+    NAMED.set(key, fill);
   }
-  return css(col);
+  return fill;
 }
 
 /** Draw every frame (and the selection's outline): the rectangles one path per colour,
@@ -134,10 +152,12 @@ export function draw(v) {
     if (bucket) bucket.push(i);
     else buckets.set(fill, [i]);
   }
+  const flipped = v.model.get("orientation") === "flame";
+  /** the y of a depth's row (rowTop, without asking the model per frame) @param {number} d */
+  const top = (d) => (flipped ? (rows - 1 - d) * ROW : d * ROW);
   /** @param {number} i */
   const rect = (i) => {
-    const x = c.x0[i] * width;
-    ctx.rect(x, rowTop(v, c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
+    ctx.rect(c.x0[i] * width, top(c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
   };
   for (const [fill, frames] of buckets) {
     ctx.fillStyle = fill;
@@ -156,7 +176,7 @@ export function draw(v) {
   if (c.guess) {
     for (let i = 0; i < f.n; i++) {
       const w = (c.x1[i] - c.x0[i]) * width;
-      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, rowTop(v, c.depth[i]), Math.max(w - 1, 0.5));
+      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, top(c.depth[i]), Math.max(w - 1, 0.5));
     }
   }
   ctx.font = FONT;
@@ -167,14 +187,14 @@ export function draw(v) {
     if (!label) continue;
     ctx.globalAlpha = zoomPath.has(Number(c.node[i])) ? 0.55 : 1;
     ctx.fillStyle = textOn(frameColor(v, i));
-    ctx.fillText(label, x + 3, rowTop(v, c.depth[i]) + ROW / 2);
+    ctx.fillText(label, x + 3, top(c.depth[i]) + ROW / 2);
   }
   ctx.globalAlpha = 1;
   if (outline >= 0) {
     ctx.strokeStyle = "#111";
     ctx.lineWidth = 2;
     const x = c.x0[outline] * width;
-    ctx.strokeRect(x + 1, rowTop(v, c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
+    ctx.strokeRect(x + 1, top(c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
   }
   v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
 }

@@ -28,6 +28,7 @@
  * @property {number} n frames
  * @property {number} depth deepest depth + 1
  * @property {number[][]} byDepth frame indices per depth, by x0
+ * @property {number} gathered frames that each gather frames narrower than a pixel
  */
 
 /**
@@ -53,12 +54,14 @@ export function framesOf(meta, cols) {
   const n = cols.node.length;
   /** @type {number[][]} */
   const byDepth = [];
+  let gathered = 0;
   for (let i = 0; i < n; i++) {
     const d = cols.depth[i];
     (byDepth[d] ||= []).push(i);
+    if (cols.node[i] < 0) gathered++;
   }
   for (const row of byDepth) if (row) row.sort((a, b) => cols.x0[a] - cols.x0[b]);
-  return { meta, cols, n, depth: byDepth.length, byDepth };
+  return { meta, cols, n, depth: byDepth.length, byDepth, gathered };
 }
 
 /**

@@ -297,12 +297,14 @@ var ROW = 18;
 function framesOf(meta, cols) {
   const n = cols.node.length;
   const byDepth = [];
+  let gathered = 0;
   for (let i = 0; i < n; i++) {
     const d = cols.depth[i];
     (byDepth[d] || (byDepth[d] = [])).push(i);
+    if (cols.node[i] < 0) gathered++;
   }
   for (const row of byDepth) if (row) row.sort((a, b) => cols.x0[a] - cols.x0[b]);
-  return { meta, cols, n, depth: byDepth.length, byDepth };
+  return { meta, cols, n, depth: byDepth.length, byDepth, gathered };
 }
 function frameAt(f, fx, depth) {
   const row = f.byDepth[depth];
@@ -354,15 +356,25 @@ function rowTop(v, depth) {
   const rows2 = f ? f.depth : 1;
   return v.model.get("orientation") === "flame" ? (rows2 - 1 - depth) * ROW : depth * ROW;
 }
-function clipped(ctx, text, room) {
-  if (ctx.measureText(text).width <= room) return text;
-  let lo = 0, hi = text.length;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >> 1;
-    if (ctx.measureText(`${text.slice(0, mid)}\u2026`).width <= room) lo = mid;
-    else hi = mid - 1;
+var MEASURED = /* @__PURE__ */ new Map();
+function widthOf(ctx, text) {
+  const known = MEASURED;
+  let w = known.get(text);
+  if (w === void 0) {
+    if (known.size > 1e5) known.clear();
+    w = ctx.measureText(text).width;
+    known.set(text, w);
   }
-  return lo >= 2 ? `${text.slice(0, lo)}\u2026` : "";
+  return w;
+}
+function clipped(ctx, text, room) {
+  const whole = widthOf(ctx, text);
+  if (whole <= room) return text;
+  const per = whole / Math.max(text.length, 1);
+  let n = Math.max(0, Math.min(text.length - 1, Math.floor((room - widthOf(ctx, "\u2026")) / per)));
+  while (n > 0 && widthOf(ctx, `${text.slice(0, n)}\u2026`) > room) n--;
+  while (n + 1 < text.length && widthOf(ctx, `${text.slice(0, n + 1)}\u2026`) <= room) n++;
+  return n >= 2 ? `${text.slice(0, n)}\u2026` : "";
 }
 function hatch(ctx, x, y, w) {
   ctx.save();
@@ -388,13 +400,13 @@ function frameCss(v, i, byName) {
   );
   if (c.node[i] < 0) return css(GATHERED);
   const key = c.key ? c.key[i] : c.name[i];
-  let col = NAMED.get(key);
-  if (!col) {
+  let fill = NAMED.get(key);
+  if (!fill) {
     if (NAMED.size > 2e5) NAMED.clear();
-    col = nameColor(key);
-    NAMED.set(key, col);
+    fill = css(nameColor(key));
+    NAMED.set(key, fill);
   }
-  return css(col);
+  return fill;
 }
 function draw(v) {
   const t = performance.now();
@@ -439,9 +451,10 @@ function draw(v) {
     if (bucket) bucket.push(i);
     else buckets.set(fill, [i]);
   }
+  const flipped = v.model.get("orientation") === "flame";
+  const top = (d) => flipped ? (rows2 - 1 - d) * ROW : d * ROW;
   const rect = (i) => {
-    const x = c.x0[i] * width;
-    ctx.rect(x, rowTop(v, c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
+    ctx.rect(c.x0[i] * width, top(c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
   };
   for (const [fill, frames] of buckets) {
     ctx.fillStyle = fill;
@@ -460,7 +473,7 @@ function draw(v) {
   if (c.guess) {
     for (let i = 0; i < f.n; i++) {
       const w = (c.x1[i] - c.x0[i]) * width;
-      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, rowTop(v, c.depth[i]), Math.max(w - 1, 0.5));
+      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, top(c.depth[i]), Math.max(w - 1, 0.5));
     }
   }
   ctx.font = FONT;
@@ -471,14 +484,14 @@ function draw(v) {
     if (!label) continue;
     ctx.globalAlpha = zoomPath.has(Number(c.node[i])) ? 0.55 : 1;
     ctx.fillStyle = textOn(frameColor(v, i));
-    ctx.fillText(label, x + 3, rowTop(v, c.depth[i]) + ROW / 2);
+    ctx.fillText(label, x + 3, top(c.depth[i]) + ROW / 2);
   }
   ctx.globalAlpha = 1;
   if (outline >= 0) {
     ctx.strokeStyle = "#111";
     ctx.lineWidth = 2;
     const x = c.x0[outline] * width;
-    ctx.strokeRect(x + 1, rowTop(v, c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
+    ctx.strokeRect(x + 1, top(c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
   }
   v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
 }
@@ -722,7 +735,7 @@ function legendItems(model, f) {
     return out;
   }
   const extra = [];
-  if (f.cols.hidden && Array.prototype.some.call(f.cols.node, (n) => n < 0)) {
+  if (f.gathered > 0) {
     extra.push(swatch(GATHERED, "frames narrower than a pixel, gathered"));
   }
   if (m.predicted) extra.push(hatched("poorly fitted model or none: a guess"));
