@@ -31,7 +31,7 @@ export function frameColor(v, i) {
 
 /** Canvas width in CSS pixels: the widget's. @param {View} v */
 export function canvasWidth(v) {
-  return Math.max(200, Math.floor(v.root.clientWidth || 800));
+  return Math.max(200, Math.floor(v.width || v.root.clientWidth || 800));
 }
 
 /** The y of a depth's row. @param {View} v @param {number} depth */

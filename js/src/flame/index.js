@@ -170,7 +170,11 @@ function render({ model, el }) {
   const onVersion = () => { if (!busy && stale()) fetchFrames(); };
   const unlisten = listen(v);
   let lastWidth = 0;
-  const resize = new ResizeObserver(() => {
+  const resize = new ResizeObserver((entries) => {
+    // the width as the observer measured it: reading clientWidth while drawing would make
+    // the browser lay the page out again after each change of the toolbar or legend
+    const box = entries[entries.length - 1];
+    if (box && box.contentRect.width > 0) v.width = box.contentRect.width;
     const w = canvasWidth(v);
     if (Math.abs(w - lastWidth) < 2) return;
     lastWidth = w;

@@ -22,7 +22,7 @@ function rows(cols, idx) {
     else {
       const Arr = /** @type {any} */ (col.constructor);
       const arr = new Arr(idx.length);
-      idx.forEach((i, j) => { arr[j] = col[i]; });
+      for (let j = 0; j < idx.length; j++) arr[j] = col[idx[j]];
       out[k] = arr;
     }
   }
@@ -51,9 +51,12 @@ export function zoomed(full, node) {
   const mid = (x0 + x1) / 2;
   const path = [];
   const inside = [];
+  const depth = c.depth, left = c.x0, right = c.x1, nodes = c.node;
   for (let i = 0; i < full.n; i++) {
-    if (c.depth[i] < d && c.x0[i] <= mid && mid < c.x1[i] && c.node[i] >= 0) path.push(i);
-    else if (i === z || (c.depth[i] > d && c.x0[i] >= x0 - EPS && c.x1[i] <= x1 + EPS)) inside.push(i);
+    const di = depth[i];
+    if (di < d) {
+      if (left[i] <= mid && mid < right[i] && nodes[i] >= 0) path.push(i);
+    } else if (i === z || (di > d && left[i] >= x0 - EPS && right[i] <= x1 + EPS)) inside.push(i);
   }
   path.sort((a, b) => c.depth[a] - c.depth[b]);
   const out = rows(c, [...path, ...inside]);

@@ -39,6 +39,7 @@
  * @property {HTMLElement} tooltip
  * @property {Frames | null} frames
  * @property {number} hover frame index under the pointer (-1: none)
+ * @property {number} [width] the widget's width as its ResizeObserver last measured it
  * @property {(action: keyof typeof import("./protocol.js").ACTIONS, args?: Record<string, any>) => Promise<any>} act
  */
 

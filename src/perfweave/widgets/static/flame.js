@@ -349,7 +349,7 @@ function frameColor(v, i) {
   return nameColor(c.key ? c.key[i] : c.name[i]);
 }
 function canvasWidth(v) {
-  return Math.max(200, Math.floor(v.root.clientWidth || 800));
+  return Math.max(200, Math.floor(v.width || v.root.clientWidth || 800));
 }
 function rowTop(v, depth) {
   const f = v.frames;
@@ -962,9 +962,7 @@ function rows(cols, idx) {
         col.constructor
       );
       const arr = new Arr(idx.length);
-      idx.forEach((i, j) => {
-        arr[j] = col[i];
-      });
+      for (let j = 0; j < idx.length; j++) arr[j] = col[idx[j]];
       out[k] = arr;
     }
   }
@@ -987,9 +985,12 @@ function zoomed(full, node) {
   const mid = (x0 + x1) / 2;
   const path = [];
   const inside = [];
+  const depth = c.depth, left = c.x0, right = c.x1, nodes = c.node;
   for (let i = 0; i < full.n; i++) {
-    if (c.depth[i] < d && c.x0[i] <= mid && mid < c.x1[i] && c.node[i] >= 0) path.push(i);
-    else if (i === z || c.depth[i] > d && c.x0[i] >= x0 - EPS && c.x1[i] <= x1 + EPS) inside.push(i);
+    const di = depth[i];
+    if (di < d) {
+      if (left[i] <= mid && mid < right[i] && nodes[i] >= 0) path.push(i);
+    } else if (i === z || di > d && left[i] >= x0 - EPS && right[i] <= x1 + EPS) inside.push(i);
   }
   path.sort((a, b) => c.depth[a] - c.depth[b]);
   const out = rows(c, [...path, ...inside]);
@@ -1175,7 +1176,9 @@ function render({ model, el: el2 }) {
   };
   const unlisten = listen(v);
   let lastWidth = 0;
-  const resize = new ResizeObserver(() => {
+  const resize = new ResizeObserver((entries) => {
+    const box = entries[entries.length - 1];
+    if (box && box.contentRect.width > 0) v.width = box.contentRect.width;
     const w = canvasWidth(v);
     if (Math.abs(w - lastWidth) < 2) return;
     lastWidth = w;
