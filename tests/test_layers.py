@@ -28,17 +28,9 @@ CORES = ("calltree", "ensemble", "scaling", "counts", "classes", "merge", "apps"
 #: exactly what they break; anything else breaking it fails
 PENDING_PRIVATE_IMPORTS: set[tuple[str, str]] = set()
 #: (module, what it reaches into) for private attributes of another package's objects
-PENDING_PRIVATE_ATTRIBUTES = {
-    # the Caliper timeseries reader uses the .cali reader's internals (_load, _Tree, ...);
-    # cali.py is being sped up (issue 30): it is to offer them publicly afterwards
-    ("perfweave.ensemble.timeseries", "perfweave.calltree.readers.cali"),
-}
+PENDING_PRIVATE_ATTRIBUTES: set[tuple[str, str]] = set()
 PENDING_UPWARD_IMPORTS: set[tuple[str, str]] = set()
-PENDING_RAISES = {
-    # ensemble/build.py is being rewritten for speed (issue 30); its option checks follow
-    ("perfweave.ensemble.build", "ValueError"),
-    ("perfweave.ensemble.build", "TypeError"),
-}
+PENDING_RAISES: set[tuple[str, str]] = set()
 #: (module, function) where Python's protocols ask for a plain TypeError
 PROTOCOL_TYPE_ERRORS = {
     ("perfweave.calltree.row_filter", "__bool__"),  # no truth value, as pandas says

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 import perfweave
-from perfweave.calltree.readers.cali import _load
+from perfweave.calltree.readers.cali import load_contents as _load
 from perfweave.ensemble import Ensemble
 from perfweave.errors import ParseError
 

@@ -332,6 +332,12 @@ class Graph:
         return self._parent
 
     @property
+    def order_key(self) -> np.ndarray | None:
+        """The key siblings are ordered by where the graph was built with one (a reader's
+        node order), else None (siblings in the order of their frames)."""
+        return self._order_key
+
+    @property
     def root_ids(self) -> np.ndarray:
         return self._roots
 

@@ -29,6 +29,8 @@ from perfweave.ensemble import _processes, _table
 from perfweave.ensemble.ensemble import Ensemble
 from perfweave.ensemble.profiles import profile_ids, source_order
 from perfweave.errors import (
+    ArgumentError,
+    ArgumentTypeError,
     FormatError,
     ParallelReadWarning,
     ParseError,
@@ -59,7 +61,7 @@ def from_graphframes(
         raise ShapeError("an ensemble needs at least one GraphFrame")
     for i, gf in enumerate(gfs):
         if not isinstance(gf, GraphFrame):
-            raise TypeError(
+            raise ArgumentTypeError(
                 f"item {i} is a {type(gf).__name__}, not a perfweave GraphFrame "
                 "(convert Hatchet/Thicket objects first)"
             )
@@ -159,9 +161,9 @@ def _tree_key(g: Graph) -> tuple | None:
     if not g.is_tree():
         return None
     frames = g.frames
-    order = None if g._order_key is None else g._order_key.tobytes()
+    order = None if g.order_key is None else g.order_key.tobytes()
     cells = tuple(frames.to_numpy(dtype=object).ravel().tolist())
-    return (len(g), g._parent.tobytes(), order, tuple(frames.columns), cells)
+    return (len(g), np.asarray(g.parent).tobytes(), order, tuple(frames.columns), cells)
 
 
 def _sort_order(ids: list[Any]) -> list[int]:
@@ -310,13 +312,13 @@ def from_files(
 ) -> Ensemble:
     """See :meth:`Ensemble.from_files`."""
     if on_error not in ("raise", "skip"):
-        raise ValueError("on_error must be 'raise' or 'skip'")
+        raise ArgumentError("on_error must be 'raise' or 'skip'")
     if workers is not None and (
         isinstance(workers, bool) or not isinstance(workers, int) or workers < 1
     ):
-        raise ValueError(f"workers must be None or a whole number >= 1, not {workers!r}")
+        raise ArgumentError(f"workers must be None or a whole number >= 1, not {workers!r}")
     if executor is not None and workers is not None:
-        raise ValueError("give either executor= or workers=, not both")
+        raise ArgumentError("give either executor= or workers=, not both")
     # Python's cycle collector paused (as the trace-event readers do): the caller ends up
     # holding every file's GraphFrame, hundreds of objects each, and every full collection
     # walked all of them again (10,000 RAJAPerf files: 2.5 s of this process's 7 s of CPU,
@@ -437,7 +439,7 @@ def _check_sendable(reader: Any) -> None:
         interactive = True
     if interactive:
         name = getattr(reader, "__qualname__", repr(reader))
-        raise ValueError(
+        raise ArgumentError(
             f"reader {name} cannot be sent to reader processes (defined in a notebook, "
             "a lambda or a local function): define it in an importable module, pass "
             "workers=1, or a dask.distributed executor= (which sends functions by value)"

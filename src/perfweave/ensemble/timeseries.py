@@ -43,21 +43,21 @@ def read_timeseries(
     ``level`` is the attribute whose changes start a new profile; ``native`` keeps
     Caliper's attribute names; ``node_ordering`` as in :func:`perfweave.read`.
     """
-    contents, name = cali._load(source)
-    tree = cali._Tree(contents.records)
+    contents, name = cali.load_contents(source)
+    tree = cali.SnapshotTree(contents.records)
     if not tree.labels:
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
     block, starts = _blocks(contents.records, tree.kept, level, name)
-    cols = cali._attribute_columns(contents, tree.kept, set(), name)
-    cols = {c: np.asarray(cali._as_float(v)) for c, v in cols.items() if c != "spot.channel"}
+    cols = cali.attribute_columns(contents, tree.kept, set(), name)
+    cols = {c: np.asarray(cali.as_float(v)) for c, v in cols.items() if c != "spot.channel"}
     node = np.asarray(tree.row_node, dtype=np.int64)
     records = pd.DataFrame({"node": node, **cols})
     renames = {
         c: c if native else CALIPER_RENAMES.get(_alias(contents, c), _alias(contents, c))
         for c in cols
     }
-    value = [c for c in cols if cali._is_value(contents, c)]
-    ignored = {*cali._NOT_METRICS}
+    value = [c for c in cols if cali.is_value(contents, c)]
+    ignored = {*cali.NOT_METRICS}
     exc = [renames[c] for c in value if c not in ignored and renames[c] not in ignored]
     inc = [m for m in exc if "(inc)" in m or "inclusive" in m]
     exc = [m for m in exc if m not in inc]
@@ -75,7 +75,7 @@ def read_timeseries(
         means = rows.groupby("node", sort=True).mean()  # NaN-skipping, as Hatchet's
         means = means.dropna(axis=1, how="all").reset_index()
         table = means.rename(columns=renames).drop(
-            columns=[c for c in cali._ORDER_NAMES if c in renames.values()], errors="ignore"
+            columns=[c for c in cali.ORDER_NAMES if c in renames.values()], errors="ignore"
         )
         table["nid"] = table["node"].astype(float)
         table["name"] = np.asarray(tree.labels, dtype=object)[table["node"].to_numpy()]
@@ -138,7 +138,7 @@ def _blocks(records: list[dict], kept: list[dict], level: str, name: str):
 
 def _order_key(records: pd.DataFrame, n: int) -> np.ndarray:
     """Siblings in Caliper's node order where recorded, else first appearance."""
-    slot = next((a for a in cali._NODE_ORDER_ATTRS if a in records), None)
+    slot = next((a for a in cali.NODE_ORDER_ATTRS if a in records), None)
     if slot is None:
         return np.arange(n, dtype=np.int64)
     return node_order_key(n, records["node"].to_numpy(), records[slot].to_numpy(dtype=float))

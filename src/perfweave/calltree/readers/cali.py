@@ -41,9 +41,9 @@ from perfweave.errors import ArgumentTypeError, OptionError, ParseError
 
 INT = np.int64
 _CTX = "path"
-_NODE_ORDER_ATTRS = ("min#min#aggregate.slot", "aggregate.slot")
-_ORDER_NAMES = ("Node order", "aggregate.slot", *_NODE_ORDER_ATTRS)
-_NOT_METRICS = {"mpi.rank", "rank", "loop.start_iteration", *_ORDER_NAMES}
+NODE_ORDER_ATTRS = ("min#min#aggregate.slot", "aggregate.slot")
+ORDER_NAMES = ("Node order", "aggregate.slot", *NODE_ORDER_ATTRS)
+NOT_METRICS = {"mpi.rank", "rank", "loop.start_iteration", *ORDER_NAMES}
 _AVG_TIME = "avg#inclusive#sum#time.duration"
 _NUMERIC = {"int", "uint", "double", "addr", "bool"}
 # attributes that make a record's call path more than its path (see _callpath)
@@ -96,7 +96,7 @@ def read(
         raise OptionError(
             f"sampled_rows={sampled_rows!r}: expected one of {', '.join(map(repr, SAMPLED_ROWS))}"
         )
-    reader, name = _load(source, strict)
+    reader, name = load_contents(source, strict)
     if isinstance(string_attributes, str):
         string_attributes = [string_attributes]
     strings = set(string_attributes)
@@ -105,7 +105,7 @@ def read(
     return _build(reader, name, native, strings, node_ordering, sampled_rows == "sum")
 
 
-def _load(source: Any, strict: bool = True) -> tuple[CaliContents, str]:
+def load_contents(source: Any, strict: bool = True) -> tuple[CaliContents, str]:
     """Parse a .cali file natively, or take the contents of a CaliperReader."""
     if not isinstance(source, (str, PathLike)):
         import caliperreader as cr
@@ -154,7 +154,7 @@ def _no_region(rec: dict) -> tuple[tuple[str, ...], str, bool]:
     return (NO_REGION, rec.get("source.function#cali.sampler.pc", "unknown")), "function", True
 
 
-class _Tree:
+class SnapshotTree:
     """The call tree of a profile's records: a node per distinct call path.
 
     Nodes are found by (parent node, label), so a record costs one lookup per path level
@@ -238,12 +238,12 @@ class _Tree:
 def _build(
     reader, name: str, native: bool, strings: set[str], node_ordering: bool, sum_samples: bool
 ):
-    tree = _Tree(reader.records)
+    tree = SnapshotTree(reader.records)
     parent, labels, types = tree.parent, tree.labels, tree.types
     if not labels:
         raise ParseError(name, "snapshot records with a 'path' attribute", found="none")
 
-    cols = _attribute_columns(reader, tree.kept, strings, name)
+    cols = attribute_columns(reader, tree.kept, strings, name)
     if tree.no_region:
         _warn_no_region(name, tree, cols)
     node = np.asarray(tree.row_node, dtype=INT)
@@ -251,12 +251,12 @@ def _build(
 
     order_key = None
     if node_ordering:
-        slot = next((a for a in _NODE_ORDER_ATTRS if a in cols), None)
+        slot = next((a for a in NODE_ORDER_ATTRS if a in cols), None)
         order_key = np.arange(n, dtype=INT)  # first appearance
         if slot is not None:
-            order_key = node_order_key(n, node, _as_float(cols[slot]))
+            order_key = node_order_key(n, node, as_float(cols[slot]))
 
-    value_attrs = [c for c in cols if _is_value(reader, c)]
+    value_attrs = [c for c in cols if is_value(reader, c)]
     rank = cols.get("mpi.rank")
     if rank is not None and pd.isna(rank).any():
         bad = int(node[np.asarray(pd.isna(rank))][0])
@@ -291,7 +291,7 @@ def _build(
         a = None if native or c in ("node", "nid") else reader.attribute(c)
         alias = a.alias if a is not None else None
         renames[c] = RENAMES.get(alias or c, alias or c)
-    metrics = [c for c in value_attrs if c not in _NOT_METRICS and renames[c] not in _NOT_METRICS]
+    metrics = [c for c in value_attrs if c not in NOT_METRICS and renames[c] not in NOT_METRICS]
     exc, inc = [], []
     for c in metrics:
         # an alias ("Avg time/rank") says nothing of what it aggregates: the attribute it
@@ -300,7 +300,7 @@ def _build(
         new = renames[c]
         (inc if _names_inclusive(new) or _names_inclusive(c) else exc).append(new)
     units = _units(reader, metrics, renames)
-    kept_cols = [c for c in cols if c not in _ORDER_NAMES and renames[c] not in _ORDER_NAMES]
+    kept_cols = [c for c in cols if c not in ORDER_NAMES and renames[c] not in ORDER_NAMES]
     names = [renames[c] for c in kept_cols]
     arrays = [cols[c] for c in kept_cols]
     if "rank" in names:
@@ -349,7 +349,7 @@ def _units(reader: CaliContents, metrics: list[str], renames: dict[str, str]) ->
     return out
 
 
-def _warn_no_region(name: str, tree: _Tree, cols: dict) -> None:
+def _warn_no_region(name: str, tree: SnapshotTree, cols: dict) -> None:
     """Say how many sampled records (and samples, where ``count`` is recorded) had no
     region path and were put under the "(no region)" node."""
     import warnings
@@ -360,7 +360,7 @@ def _warn_no_region(name: str, tree: _Tree, cols: dict) -> None:
     text = f"{len(rows)} of {len(tree.kept)} sampled records"
     count = cols.get("count")
     if count is not None:
-        counts = _as_float(count)
+        counts = as_float(count)
         text = (
             f"{np.nansum(counts[rows]):.0f} of {np.nansum(counts):.0f} samples "
             f"({len(rows)} of {len(tree.kept)} records)"
@@ -376,7 +376,7 @@ def _warn_no_region(name: str, tree: _Tree, cols: dict) -> None:
 
 def _check_ranks(rank, node: np.ndarray, parent: list[int], labels: list[str], name: str):
     """``mpi.rank`` as int64 after checking every value is an integer in 0..MAX_RANK."""
-    r = _as_float(rank)
+    r = as_float(rank)
     with np.errstate(invalid="ignore"):
         wrong = ~np.isfinite(r) | (r < 0) | (r > MAX_RANK) | (r % 1 != 0)
     if wrong.any():
@@ -400,12 +400,12 @@ def _unique(items: list[str]) -> list[str]:
     return list(dict.fromkeys(items))
 
 
-def _is_value(contents: CaliContents, name: str) -> bool:
+def is_value(contents: CaliContents, name: str) -> bool:
     a = contents.attribute(name)
     return a is not None and a.is_value
 
 
-def _attribute_columns(
+def attribute_columns(
     contents: CaliContents, records: list[dict], strings: set[str], path: str = "<cali>"
 ) -> dict:
     """Typed columns of the records' attributes (numbers, and the strings asked for), in
@@ -534,7 +534,7 @@ def _fits(nums: list, kind: str) -> bool:
     return lo >= -(2**63) and hi < (2**63 if kind == "int" or lo < 0 else 2**64)
 
 
-def _as_float(values) -> np.ndarray:
+def as_float(values) -> np.ndarray:
     """A column as float64, NaN where not a number."""
     if isinstance(values, np.ndarray) and values.dtype.kind in "iuf":
         return values.astype(float)
