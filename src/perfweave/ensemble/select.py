@@ -82,7 +82,9 @@ def groupby(ens: Ensemble, by: Any) -> GroupBy:
                 f"no metadata column {c!r} to group by (columns: {list(ens.metadata.columns)[:12]})"
             )
     # by the columns' values: after a groupby-agg a key is also the index's name
-    keys = ens.metadata[by] if not isinstance(by, list) else [ens.metadata[c] for c in by]
+    # (one column in a list groups by that column: a scalar key, as pandas 2 and Thicket
+    # give it; pandas 3 warns that a list of one will give 1-tuples)
+    keys = ens.metadata[cols[0]] if len(cols) == 1 else [ens.metadata[c] for c in cols]
     groups = ens.metadata.groupby(keys, dropna=False, sort=True).groups
     return GroupBy(
         by, ens, {key: select_profiles(ens, list(index)) for key, index in groups.items()}
