@@ -124,7 +124,10 @@ def _assert_token_hidden(tree: dict[int, bytes], server: int, token: str, *, env
         assert token not in shown, f"process {pid} shows the token: {shown}"
         if pid == server:
             continue
-        environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        except OSError:  # ended since the tree was listed (a short-lived helper process)
+            continue
         assert not [v for v in environ if v.startswith(b"JUPYTER_TOKEN=")], pid
         if env:
             assert not [v for v in environ if token.encode() in v], pid
