@@ -31,6 +31,12 @@ export function viewport(ctx) {
  */
 export function accept(ctx, resp) {
   const { state, rows, els } = ctx;
+  if (resp.version !== undefined && resp.version !== null) {
+    // rows of an older view (a reply the channel held for order, after Python pushed a
+    // newer view's rows): drawing them would put the old rows back over the new ones
+    if (Number(resp.version) < state.version) return;
+    state.version = Number(resp.version);
+  }
   if (resp.rows) {
     const held = cursorRow(ctx); // the cursor stays on its row's node as rows open above it
     state.start = resp.rows.start;

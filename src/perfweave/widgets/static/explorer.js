@@ -1314,6 +1314,10 @@ function viewport(ctx) {
 }
 function accept(ctx, resp) {
   const { state, rows, els } = ctx;
+  if (resp.version !== void 0 && resp.version !== null) {
+    if (Number(resp.version) < state.version) return;
+    state.version = Number(resp.version);
+  }
   if (resp.rows) {
     const held = cursorRow(ctx);
     state.start = resp.rows.start;
