@@ -290,6 +290,32 @@ class Session:
         py = self.state().get("py_ms", {}).get(action, [])
         return ms, (py[-1] if len(py) > before else None)
 
+    def act_on(self, root: str, do: Callable[[], None], action: str) -> tuple[float, float | None]:
+        """Run ``do`` on the widget whose root element is ``root`` (a selector); the page's
+        ``data-last-ms`` once it reports ``action``, and the kernel handler's ms (None when
+        the kernel did not time it)."""
+        before = len(self.state().get("py_ms", {}).get(action, []))
+        self.page.evaluate(
+            "(root) => { const r = document.querySelector(root); delete r.dataset.lastAction;"
+            " delete r.dataset.lastMs; }",
+            root,
+        )
+        do()
+        self.page.wait_for_function(
+            "([root, action]) => { const r = document.querySelector(root);"
+            " return r.dataset.lastAction === action && r.dataset.lastMs !== undefined; }",
+            arg=[root, action],
+            timeout=self.cap * 1000,
+            polling="raf",
+        )
+        ms = float(
+            self.page.evaluate(
+                "(root) => Number(document.querySelector(root).dataset.lastMs)", root
+            )
+        )
+        py = self.state().get("py_ms", {}).get(action, [])
+        return ms, (py[-1] if len(py) > before else None)
+
     def visible_rows(self, extra: str = "") -> Any:
         return self.page.locator(f".pw-row:not([hidden]):not(.pw-loading){extra}")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,16 +27,6 @@ TARGETS = {"first_ms": 300.0, "zoom_ms": 50.0, "search_ms": 100.0}
 REPEAT = 5
 PATTERNS = ("^f12", "^f3", "f49", "^f7", "^f250")
 
-RESET_JS = """() => {
-  const root = document.querySelector('.pw-flame');
-  delete root.dataset.lastAction;
-  delete root.dataset.lastMs;
-}"""
-DONE_JS = """(action) => {
-  const root = document.querySelector('.pw-flame');
-  return root.dataset.lastAction === action && root.dataset.lastMs !== undefined;
-}"""
-LAST_JS = "() => Number(document.querySelector('.pw-flame').dataset.lastMs)"
 PREVIEW_JS = "() => Number(document.querySelector('.pw-flame').dataset.previewMs || NaN)"
 FIRST_JS = """() => {
   const root = document.querySelector('.pw-flame');
@@ -59,16 +50,6 @@ def write_scenario(folder: Path, n: int) -> Path:
             "fg",
         ],
     )
-
-
-def _act(s: Session, do: Any, action: str) -> tuple[float, float | None]:
-    before = len(s.state()["py_ms"].get(action, []))
-    s.page.evaluate(RESET_JS)
-    do()
-    s.page.wait_for_function(DONE_JS, arg=action, timeout=s.cap * 1000, polling="raf")
-    ms = float(s.page.evaluate(LAST_JS))
-    py = s.state()["py_ms"].get(action, [])
-    return ms, (py[-1] if len(py) > before else None)
 
 
 def _spread(values: list[float]) -> str:
@@ -118,11 +99,11 @@ def flame_scenario(fig: Figures, browser: Any, work: Path, n: int, cap: float) -
         for k in range(REPEAT):
             # a frame on the second row, then back out by the breadcrumb: both are zooms
             x = box["x"] + box["width"] * (0.3 + 0.1 * k)
-            ms, py = _act(s, lambda x=x: s.page.mouse.click(x, box["y"] + row * 1.5), "zoom")
+            ms, py = _act_on(s, lambda x=x: s.page.mouse.click(x, box["y"] + row * 1.5), "zoom")
             previews.append(float(s.page.evaluate(PREVIEW_JS)))
             zooms.append(ms)
             py_z.append(py or 0.0)
-            ms, py = _act(
+            ms, py = _act_on(
                 s, lambda: s.page.locator(".pw-fl-crumbs .pw-btn", has_text="all").click(), "zoom"
             )
             zooms.append(ms)
@@ -145,7 +126,7 @@ def flame_scenario(fig: Figures, browser: Any, work: Path, n: int, cap: float) -
         box_search = s.page.locator(".pw-fl-search")
         for pattern in PATTERNS[:REPEAT]:
             box_search.fill(pattern)
-            ms, py = _act(s, lambda: box_search.press("Enter"), "search")
+            ms, py = _act_on(s, lambda: box_search.press("Enter"), "search")
             highlights.append(float(s.page.evaluate(PREVIEW_JS)))
             searches.append(ms)
             py_s.append(py or 0.0)
@@ -176,3 +157,7 @@ def flame_scenarios(fig: Figures, browser: Any, work: Path, sizes: list[int], ca
         (f"flame @ {_fmt_n(n)}", lambda n=n: flame_scenario(fig, browser, work, n, cap))
         for n in sizes
     ]
+
+
+def _act_on(s: Session, do: Callable[[], None], action: str) -> tuple[float, float | None]:
+    return s.act_on(".pw-flame", do, action)

@@ -46,16 +46,6 @@ CONTROLS = (
     ("group_by", "rank"),
 )
 
-RESET_JS = """() => {
-  const root = document.querySelector('.pw-heatmap');
-  delete root.dataset.lastAction;
-  delete root.dataset.lastMs;
-}"""
-DONE_JS = """(action) => {
-  const root = document.querySelector('.pw-heatmap');
-  return root.dataset.lastAction === action && root.dataset.lastMs !== undefined;
-}"""
-LAST_JS = "() => Number(document.querySelector('.pw-heatmap').dataset.lastMs)"
 FIRST_JS = """() => {
   const root = document.querySelector('.pw-heatmap');
   return [Number(root.dataset.firstDrawMs), root.dataset.blocks];
@@ -94,17 +84,6 @@ def write_scenario(folder: Path, n: int) -> Path:
 
 
 # ---------------------------------------------------------------------- browser side
-def _act(s: Session, do: Callable[[], None], action: str) -> tuple[float, float | None]:
-    """Run ``do``; the page's data-last-ms for ``action`` and the kernel handler's ms."""
-    before = len(s.state()["py_ms"].get(action, []))
-    s.page.evaluate(RESET_JS)
-    do()
-    s.page.wait_for_function(DONE_JS, arg=action, timeout=s.cap * 1000, polling="raf")
-    ms = float(s.page.evaluate(LAST_JS))
-    py = s.state()["py_ms"].get(action, [])
-    return ms, (py[-1] if len(py) > before else None)
-
-
 def heatmap_scenario(fig: Figures, browser: Any, work: Path, n: int, cap: float) -> None:
     tag = f"@ {n:,} ranks"
     load = os.getloadavg()
@@ -172,7 +151,7 @@ def heatmap_scenario(fig: Figures, browser: Any, work: Path, n: int, cap: float)
         select = s.page.locator
         for name, value in CONTROLS:
             control = select(f"select.pw-hm-{name}")
-            ms, py = _act(s, lambda c=control, v=value: c.select_option(v), "set")
+            ms, py = _act_on(s, lambda c=control, v=value: c.select_option(v), "set")
             fig.add(
                 f"heatmap {name} -> {value} redrawn {tag}",
                 ms,
@@ -198,10 +177,10 @@ def heatmap_scenario(fig: Figures, browser: Any, work: Path, n: int, cap: float)
                 s.page.mouse.move(x1, y1)
                 s.page.mouse.up()
 
-            ms, py = _act(s, drag, "zoom")
+            ms, py = _act_on(s, drag, "zoom")
             zooms.append(ms)
             py_z.append(py or 0.0)
-            ms, _ = _act(s, lambda: s.page.locator("[data-action=zoom-out]").click(), "zoom_out")
+            ms, _ = _act_on(s, lambda: s.page.locator("[data-action=zoom-out]").click(), "zoom_out")
             outs.append(ms)
         med, top = _med_max(zooms)
         fig.add(
@@ -255,3 +234,7 @@ def heatmap_scenarios(
         (f"heatmap @ {_fmt_n(n)}", lambda n=n: heatmap_scenario(fig, browser, work, n, cap))
         for n in SIZES
     ]
+
+
+def _act_on(s: Session, do: Callable[[], None], action: str) -> tuple[float, float | None]:
+    return s.act_on(".pw-heatmap", do, action)

@@ -492,12 +492,21 @@ class FlameLayout:
             x1[k:] = (self.x1[sub] - self.x0[z]) / span
         return np.concatenate([path, np.arange(z, z + size, dtype=INT)]), x0, x1, k
 
+    def drawn(self, zoom: Any = None, min_width: float = 0.0) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """``(frames(zoom, min_width), narrow(zoom, min_width))`` from one layout of the view
+        (what a page at ``1 / min_width`` pixels draws)."""
+        spans = self._spans(zoom)
+        return self._frames(spans, zoom, min_width), self._narrow(spans, zoom, min_width)
+
     def frames(self, zoom: Any = None, min_width: float = 0.0) -> pd.DataFrame:
         """The drawn rectangles: ``node, name, depth, x0, x1, value, exclusive`` (and the
         comparison's columns), in preorder. With ``zoom``, that node's subtree re-based to
         fill the width (its ancestors span it too); ``min_width`` (a fraction of the width)
         leaves out narrower frames."""
-        nodes, x0, x1, ancestors = self._spans(zoom)
+        return self._frames(self._spans(zoom), zoom, min_width)
+
+    def _frames(self, spans: tuple, zoom: Any, min_width: float) -> pd.DataFrame:
+        nodes, x0, x1, ancestors = spans
         if min_width > 0:
             keep = (x1 - x0) >= min_width
             keep[: ancestors + (zoom is not None)] = True
@@ -524,10 +533,13 @@ class FlameLayout:
         ``exclusive`` summed, ``hidden`` the nodes its subtrees hold, ``parent`` the drawn
         frame's node), kept where the run together is at least ``min_width`` wide: a person
         sees that something is there and how much."""
+        return self._narrow(self._spans(zoom) if min_width > 0 else None, zoom, min_width)
+
+    def _narrow(self, spans: tuple | None, zoom: Any, min_width: float) -> pd.DataFrame:
         columns = ("parent", "depth", "x0", "x1", "value", "exclusive", "hidden")
-        if min_width <= 0:
+        if min_width <= 0 or spans is None:
             return pd.DataFrame({c: [] for c in columns})
-        nodes, x0, x1, ancestors = self._spans(zoom)
+        nodes, x0, x1, ancestors = spans
         narrow = (x1 - x0) < min_width
         narrow[: ancestors + (zoom is not None)] = False
         drawn = np.zeros(len(self.graph), dtype=bool)

@@ -240,10 +240,7 @@ class FlamePage:
         key = (self._zoom, px)
         if key not in self._views:
             layout = self._layout
-            self._views[key] = (
-                layout.frames(zoom=self._zoom, min_width=1.0 / px),
-                layout.narrow(zoom=self._zoom, min_width=1.0 / px),
-            )
+            self._views[key] = layout.drawn(zoom=self._zoom, min_width=1.0 / px)
             while len(self._views) > 8:
                 self._views.pop(next(iter(self._views)))
         return self._views[key]
