@@ -31,6 +31,7 @@ pytestmark = pytest.mark.browser
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "classes"
 READY = ".pw-picker-reportlist"
+MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
 
 STATE_HOOK = """
 import json
@@ -63,12 +64,15 @@ def watch(p, path):
             "axis_choice": p.axis_choice,
             "ms": p.last_update_ms,
             "updates": p.updates,
+            "toggles": {f: bool(t.value) for f, t in p._toggles.items()},
         }
         with open(path, "w") as f:
             json.dump(state, f)
     # `updates` is bumped after each redraw, once last_update_ms holds that change's time
     p.observe(dump, "updates")
     p._tabs.observe(dump, "selected_index")
+    for t in p._toggles.values():  # a toggle snapped back after the failure was counted
+        t.observe(dump, "value")
     dump()
     return p
 """
@@ -124,11 +128,13 @@ def class_count(widget: Locator) -> int:
     return int(widget.locator(".pw-picker-reportlist").get_attribute("data-classes") or -1)
 
 
-def wait_dom(page: Page, check: Callable[[], bool], timeout: float = 20.0) -> None:
+def wait_dom(
+    page: Page, check: Callable[[], bool], timeout: float = 20.0, why: Callable[[], str] = str
+) -> None:
     end = time.monotonic() + timeout
     while not check():
         if time.monotonic() > end:
-            pytest.fail("the page never showed the expected state")
+            pytest.fail(f"the page never showed the expected state {why()}")
         page.wait_for_timeout(50)
 
 
@@ -151,37 +157,48 @@ def settled(page: Page, table: Locator) -> None:
         last = now
 
 
-def sort_by(page: Page, table: Locator, column: str, nb: Path, check: Callable) -> dict:
-    """Click a header once the table has settled; the state once Python has sorted."""
-    for _ in range(3):
-        settled(page, table)
-        before = wait_state(nb, lambda s: True)
-        table.locator(f".pw-pt-hsub[data-column='{column}']").click()
-        try:
-            return wait_state(nb, check, 8.0)
-        except pytest.fail.Exception:
-            # a click on a header being redrawn can reach no handler: click again only when
-            # Python's sort has not moved (so a sort is never flipped twice)
-            now = wait_state(nb, lambda s: True)
-            if check(now):
-                return now
-            if (now["sort"], now["inv_sort"]) != (before["sort"], before["inv_sort"]):
-                break
+def sort_by(
+    page: Page, widget: Locator, table: Locator, column: str, nb: Path, check: Callable
+) -> dict:
+    """Click a header once the page shows Python's state and the table has settled; the
+    state once Python has sorted."""
+    caught_up(page, widget, nb)
+    settled(page, table)
+    table.locator(f".pw-pt-hsub[data-column='{column}']").click()
     return wait_state(nb, check)
 
 
-def toggle(button: Locator, nb: Path, merge: str) -> dict:
-    """Click a merge toggle until Python's merge is ``merge`` (under load a click on a toggle
-    the page is redrawing can reach no handler; a click is sent again only when Python still
-    holds the old merge after 8 s, so a toggle is never flipped twice)."""
-    for _ in range(3):
-        button.click()
-        try:
-            return wait_state(nb, lambda s: s["merge"] == merge and s["error"] is None, 8.0)
-        except pytest.fail.Exception:
-            state = wait_state(nb, lambda s: True)
-            if state["merge"] == merge and state["error"] is None:
-                return state
+def caught_up(page: Page, widget: Locator, nb: Path) -> dict:
+    """Wait until the page shows what Python holds: the error banner, and each merge toggle.
+
+    Python's state file is written before the page draws it. A click sent in between can
+    miss: the banner above the controls appearing or going shifts them under the pointer,
+    and a toggle still drawn in its old state is flipped the wrong way.
+    """
+    banner = widget.locator(".pw-error:not([hidden])")
+
+    def drawn() -> dict:
+        flags = {
+            flag: widget.locator(f".pw-picker-merge-{flag}").evaluate(
+                "e => e.classList.contains('mod-active')"
+            )
+            for flag in MERGE_FLAGS
+        }
+        return {"error": banner.count() > 0, "toggles": flags}
+
+    def held() -> dict:
+        state = wait_state(nb, lambda s: True)
+        return {"error": bool(state["error"]), "toggles": state["toggles"]}
+
+    wait_dom(page, lambda: drawn() == held(), why=lambda: f"Python holds {held()}, drawn {drawn()}")
+    return wait_state(nb, lambda s: True)
+
+
+def toggle(page: Page, widget: Locator, flag: str, nb: Path, merge: str) -> dict:
+    """Click merge toggle ``flag`` once the page shows Python's state; the state once Python's
+    merge is ``merge``."""
+    caught_up(page, widget, nb)
+    widget.locator(f".pw-picker-merge-{flag}").click()
     return wait_state(nb, lambda s: s["merge"] == merge and s["error"] is None)
 
 
@@ -198,6 +215,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     before = images_shown(widget)
     t0 = time.monotonic()
     cpu = widget.locator(".pw-picker-merge-cpu")
+    caught_up(page, widget, nb)
     cpu.click()
     state = wait_state(nb, lambda s: s["error"] is not None)
     banner = widget.locator(".pw-error:not([hidden])")
@@ -214,6 +232,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
 
     # one click on a way out: classes along cpu (one event, tgid merged); the status line,
     # the dropdown and the toggles all say so
+    caught_up(page, widget, nb)
     widget.locator(".pw-picker-fix", has_text="along cpu").click()
     state = wait_state(nb, lambda s: s["error"] is None and s["axis"] == "cpu")
     wait_dom(page, lambda: banner.count() == 0)
@@ -227,20 +246,20 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     # the "all" toggle: everything merged (classes along the event axis); off again is
     # opreport's conflict ("all" kept on screen); lib and unitmask off give cpu,tgid
     merge_all = widget.locator(".pw-picker-merge-all")
+    caught_up(page, widget, nb)
     merge_all.click()
     state = wait_state(nb, lambda s: s["merge"] == "all" and s["error"] is None)
     assert state["axis"] == "event"
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
-    for flag in ("cpu", "tid", "tgid", "lib", "unitmask"):
-        assert widget.locator(f".pw-picker-merge-{flag}").evaluate(
-            "e => e.classList.contains('mod-active')"
-        )
+    # the toggles are drawn after the table (which Python sends first)
+    state = caught_up(page, widget, nb)
+    assert all(state["toggles"][f] for f in ("cpu", "tid", "tgid", "lib", "unitmask"))
     merge_all.click()
     state = wait_state(nb, lambda s: s["merge"] == "all" and s["error"] is not None)
     banner.wait_for()
     assert class_headers(widget) == sorted(state["names"])  # the "all" result, kept
-    toggle(widget.locator(".pw-picker-merge-lib"), nb, "cpu,tgid,unitmask")
-    state = toggle(widget.locator(".pw-picker-merge-unitmask"), nb, "cpu,tgid")
+    toggle(page, widget, "lib", nb, "cpu,tgid,unitmask")
+    state = toggle(page, widget, "unitmask", nb, "cpu,tgid")
     wait_dom(page, lambda: banner.count() == 0)
     # the page has drawn that result (Python's state is written before the page draws it)
     wait_dom(page, lambda: len(images_shown(widget)) > 0)
@@ -250,6 +269,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     spec = widget.locator(".pw-picker-spec input")
     before = images_shown(widget)
     spec.fill("event:NO_SUCH_EVENT")
+    caught_up(page, widget, nb)
     widget.locator(".pw-picker-apply").click()
     state = wait_state(nb, lambda s: s["error"] and "too strict" in s["error"])
     banner.wait_for()
@@ -259,6 +279,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
 
     # the spec typed as text and applied
     spec.fill("event:CPU_CLK_UNHALTED")
+    caught_up(page, widget, nb)
     widget.locator(".pw-picker-apply").click()
     state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
@@ -300,10 +321,10 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     # a header click sorts in Python (a second click flips the direction); page and Python agree
     col = f"{state['names'][0]} samples"
     report = widget.locator(".pw-picker-reportlist")
-    state = sort_by(page, report, col, nb, lambda s: s["sort"] == [col, True])
+    state = sort_by(page, widget, report, col, nb, lambda s: s["sort"] == [col, True])
     wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
     wait_dom(page, lambda: "▼" in report.locator(f".pw-pt-hsub[data-column='{col}']").inner_text())
-    state = sort_by(page, report, col, nb, lambda s: s["sort"] == [col, False])
+    state = sort_by(page, widget, report, col, nb, lambda s: s["sort"] == [col, False])
     wait_dom(page, lambda: images_shown(widget) == state["images"][: len(images_shown(widget))])
     # the chart draws one bar per top image of the class picked beside it
     wait_dom(page, lambda: widget.locator(".pw-picker-chart rect.bar").count() > 0)
@@ -313,6 +334,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     save_screenshot(widget, f"{shot}_report")
 
     # the Classes tab (drawn when opened): opreport's short and long names of the classes
+    caught_up(page, widget, nb)
     widget.locator(".lm-TabBar-tab", has_text="Classes").click()
     classlist = widget.locator(".pw-picker-classlist")
     classlist.wait_for()
@@ -321,6 +343,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     save_screenshot(widget, f"{shot}_classes")
 
     # the inverted view: the same virtual table, rows as Python's inverted table
+    caught_up(page, widget, nb)
     widget.locator(".lm-TabBar-tab", has_text="Inverted").click()
     state = wait_state(nb, lambda s: s["view"] == "inverted")
     inv = widget.locator(".pw-picker-invlist")
@@ -332,7 +355,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     assert ["/usr/bin/perl", "/usr/bin/perl"] in state["inverted"]
     # sorted by a header click, then filtered: page and Python agree
     col = f"{state['names'][0]} samples"
-    state = sort_by(page, inv, col, nb, lambda s: s["inv_sort"] == [col, True])
+    state = sort_by(page, widget, inv, col, nb, lambda s: s["inv_sort"] == [col, True])
     wait_dom(
         page, lambda: inverted_shown(widget) == state["inverted"][: len(inverted_shown(widget))]
     )
@@ -352,6 +375,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     save_screenshot(widget, f"{shot}_inverted")
 
     # opreport's text one click away, and the command line that prints it
+    caught_up(page, widget, nb)
     widget.locator(".lm-TabBar-tab", has_text="opreport text").click()
     state = wait_state(nb, lambda s: s["view"] == "opreport")
     text = widget.locator(".pw-picker-opreport textarea")
