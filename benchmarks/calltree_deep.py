@@ -18,11 +18,13 @@ Reading a 1,000,000-event trace (issue #31, target 3 s on this machine): the nes
 (the 96 MB file of the issue), the same calls one after another, 500,000 B/E pairs, and a
 PyTorch-shaped trace (steps of nested CPU ops on four threads, kernels on a GPU stream),
 each read in a fresh process by the trace-event reader (a calltree) and the PerfFlowAspect
-reader (one node per call): CPU and wall seconds of the read and the process's peak memory,
-with ``json.loads`` and orjson's parse of the same file for scale.
+reader (one node per call), ``--runs`` times (default 5): median and range of the CPU and
+wall seconds of the read, of the process's peak memory and of the load when it began, with
+``json.loads`` and orjson's parse of the same file for scale. ``--compare SRC`` (an older
+checkout's ``src``) alternates its reads with this checkout's, so both see the same load.
 
 ``python -m benchmarks calltree_deep [DEPTH ...] [--trace DEPTH ...] [--million N]
-[--only cali|literal|trace|million]``
+[--runs R] [--compare SRC] [--only cali|literal|trace|million]``
 """
 
 from __future__ import annotations
@@ -212,14 +214,17 @@ def pytorch_like(n: int) -> list[dict]:
     return events[:n]
 
 
-#: a read in a fresh process: CPU and wall seconds of the read alone, peak memory
+#: a read in a fresh process: CPU and wall seconds of the read alone, peak memory, and the
+#: load (1-minute average) when it began; the code read is whatever ``perfweave`` the child
+#: imports (PYTHONPATH picks an older checkout's src/ for a before/after comparison)
 _READ = """
-import json, sys, time, warnings
+import json, os, sys, time, warnings
 import perfweave as pw
 from perfweave.calltree.readers import perfflowaspect, trace_event  # imports not timed
 import perfweave.calltree.graph
 path, fmt = sys.argv[1], sys.argv[2]
 warnings.simplefilter("ignore")
+load = os.getloadavg()[0]
 c0, t0 = time.process_time(), time.perf_counter()
 if fmt == "json.loads":
     json.loads(open(path, "rb").read())
@@ -231,43 +236,62 @@ else:
 cpu, wall = time.process_time() - c0, time.perf_counter() - t0
 # this process's peak (VmHWM: ru_maxrss would count the parent's memory from before exec)
 peak = next(int(x.split()[1]) for x in open("/proc/self/status") if x.startswith("VmHWM"))
-print(json.dumps([cpu, wall, peak / 1024]))
+print(json.dumps({"cpu": cpu, "wall": wall, "peak": peak / 1024, "load": load}))
 """
 
 
-def _fresh_read(path: Path, fmt: str, repeat: int = 2) -> tuple[float, float, float]:
-    """Best CPU seconds, its wall seconds, and peak MB of reading ``path`` as ``fmt``."""
-    best = None
-    for _ in range(repeat):
-        out = subprocess.run(
-            [sys.executable, "-c", _READ, str(path), fmt], capture_output=True, text=True
-        )
-        if out.returncode:
-            raise RuntimeError(out.stderr[-2000:])
-        got = json.loads(out.stdout.strip().splitlines()[-1])
-        best = got if best is None or got[0] < best[0] else best
-    return tuple(best)
+def _fresh_read(path: Path, fmt: str, src: str | None = None) -> dict:
+    """CPU and wall seconds, peak MB and load of one read of ``path`` as ``fmt`` in a fresh
+    interpreter, with ``src`` first on its path if given."""
+    env = dict(os.environ)
+    if src is not None:
+        env["PYTHONPATH"] = os.pathsep.join([src, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    out = subprocess.run(
+        [sys.executable, "-c", _READ, str(path), fmt], capture_output=True, text=True, env=env
+    )
+    if out.returncode:
+        raise RuntimeError(out.stderr[-2000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _million_rows(table: Table, tmp: str, n: int) -> None:
+def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
+    """Median (range) of ``values``."""
+    values = sorted(values)
+    mid = len(values) // 2
+    median = values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    if len(values) == 1:
+        return fmt.format(median)
+    return f"{fmt.format(median)} ({fmt.format(values[0])}-{fmt.format(values[-1])})"
+
+
+def _million_rows(table: Table, tmp: str, n: int, runs: int, compare: str | None) -> None:
+    """Each trace read ``runs`` times by each reader in fresh processes (the versions, the
+    readers and the runs alternate, so all see the same load): median (range) of CPU and
+    wall seconds, of the peak memory and of the load when each read began."""
     cases = [
         (f"{n:,} X events, nested chain", lambda: trace_events(n, True, False)),
         (f"{n:,} X events, one after another", lambda: trace_events(n, False, False)),
         (f"{n // 2:,} B/E pairs ({n:,} events)", lambda: trace_events(n // 2, False, True)),
         (f"{n:,} X events, PyTorch-shaped", lambda: pytorch_like(n)),
     ]
+    versions = [("", None)] + ([(f" [{compare}]", compare)] if compare else [])
     for label, make in cases:
         path = _write_trace(Path(tmp) / "million.json", make())
         size = path.stat().st_size / 1e6
-        parse = {fmt: _fresh_read(path, fmt, repeat=1) for fmt in ("json.loads", "orjson")}
-        for fmt in ("trace-event", "perfflowaspect"):
-            cpu, wall, peak = _fresh_read(path, fmt)
+        parse = {fmt: _fresh_read(path, fmt)["cpu"] for fmt in ("json.loads", "orjson")}
+        got: dict[tuple[str, str], list[dict]] = {}
+        for _ in range(runs):
+            for fmt in ("trace-event", "perfflowaspect"):
+                for version, src in versions:
+                    got.setdefault((fmt, version), []).append(_fresh_read(path, fmt, src))
+        for (fmt, version), rows in got.items():
             table.add_row(
-                f"{label} ({size:.0f} MB), {fmt}",
-                f"{cpu:.2f} s",
-                f"{wall:.2f} s",
-                f"{peak:,.0f} MB",  # the process's peak (Python and perfweave: about 110 MB)
-                f"{parse['json.loads'][0]:.2f} s / {parse['orjson'][0]:.2f} s",
+                f"{label} ({size:.0f} MB), {fmt}{version}",
+                _spread([r["cpu"] for r in rows]),
+                _spread([r["wall"] for r in rows]),
+                _spread([r["peak"] for r in rows], "{:,.0f}"),  # Python and perfweave: ~110 MB
+                _spread([r["load"] for r in rows], "{:.1f}"),
+                f"{parse['json.loads']:.2f} s / {parse['orjson']:.2f} s",
             )
 
 
@@ -280,6 +304,13 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--trace", nargs="+", type=int, default=[10_000, 30_000, 100_000])
     ap.add_argument("--million", type=int, default=1_000_000, help="events of the large trace")
     ap.add_argument("--only", choices=("cali", "literal", "trace", "million"))
+    ap.add_argument("--runs", type=int, default=5, help="fresh reads of each large trace")
+    ap.add_argument(
+        "--compare",
+        metavar="SRC",
+        help="another checkout's src directory (git worktree add /tmp/old <commit>; "
+        "--compare /tmp/old/src): its large-trace reads alternate with this one's",
+    )
     args = ap.parse_args(argv)
     depths = args.depths
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -292,10 +323,18 @@ def main(argv: list[str]) -> None:
             _trace_rows(table, tmp, args.trace)
         if args.only in (None, "trace", "million"):
             million = Table(
-                f"a {args.million:,}-event trace read (load average {load}, 2 cores shared)",
-                header=("case", "CPU", "wall", "peak memory", "json.loads / orjson (CPU)"),
+                f"a {args.million:,}-event trace read, median (range) of {args.runs} fresh runs "
+                f"(2 cores shared)",
+                header=(
+                    "case",
+                    "CPU s",
+                    "wall s",
+                    "peak MB",
+                    "load (1 min)",
+                    "json.loads / orjson (CPU)",
+                ),
             )
-            _million_rows(million, tmp, args.million)
+            _million_rows(million, tmp, args.million, args.runs, args.compare)
             million.print()
         for n in depths if args.only in (None, "cali") else []:
             deep, flat = Path(tmp) / f"deep{n}.cali", Path(tmp) / f"flat{n}.cali"
