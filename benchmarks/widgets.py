@@ -2,6 +2,10 @@
 
 ``python -m benchmarks widgets [--sizes 100000,1000000] [--profiles 100] [--cap 300]``
 
+The ``lab`` scenario (``benchmarks/widgets_lab.py``) times the explorer in JupyterLab as
+issue 34 does: from running the cell ``CalltreeExplorer(gf)`` until its first rows are painted,
+and the 10,000-children expand and filter + squash on it (``--lab-size``, ``--runs``).
+
 Each scenario is one notebook served by its own Voila server and opened by Playwright in
 headless Chromium (offline: requests off this machine are aborted). The notebook builds the
 data in one cell, the explorer in a second (both timed with ``time.perf_counter`` in the
@@ -731,9 +735,11 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--repeat", type=int, default=10, help="expand/collapse clicks")
     ap.add_argument("--wide-repeat", type=int, default=5, help="expands of the wide node")
     ap.add_argument("--scroll-steps", type=int, default=20)
+    ap.add_argument("--lab-size", type=float, default=1e6, help="nodes of the JupyterLab run")
+    ap.add_argument("--runs", type=int, default=5, help="runs of each JupyterLab figure")
     ap.add_argument(
         "--only",
-        default="frame,wide,ensemble,merge_panel,picker,heatmap,flame",
+        default="lab,frame,wide,ensemble,merge_panel,picker,heatmap,flame",
         help="scenarios to run",
     )
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
@@ -747,15 +753,20 @@ def main(argv: list[str]) -> None:
         return
     from playwright.sync_api import sync_playwright
 
-    from tests.widgets.browser import CHROME_ARGS
+    from benchmarks._lab import CHROME_ARGS
 
     work = Path(tempfile.mkdtemp(prefix="pw-bench-widgets-"))
-    fig = Figures("widgets: perfweave widgets in headless Chromium via Voila")
+    fig = Figures("widgets: perfweave widgets in headless Chromium (JupyterLab and Voila)")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=chromium, args=CHROME_ARGS)
             try:
                 scenarios: list[tuple[str, Callable[[], None]]] = []
+                if "lab" in only:
+                    from benchmarks.widgets_lab import lab_scenarios
+
+                    lab_n, runs = int(args.lab_size), args.runs
+                    scenarios += lab_scenarios(fig, browser, work, lab_n, runs, args.cap)
                 if "frame" in only:
                     for n in sizes:
                         scenarios.append(

@@ -1,0 +1,265 @@
+"""JupyterLab for the browser benchmarks: a server, a notebook open in a headless Chromium
+page, and cells run from the page with the page's own clock.
+
+The benchmarks time what a person waits for in JupyterLab: from running a cell until the
+widget it shows has drawn. The helpers here start a quiet, isolated JupyterLab on
+127.0.0.1 (its own settings, runtime and IPython dirs; every cell rendered; no autosave,
+news or update checks), open a notebook once its kernel is idle, and run one cell by index
+through Lab's own command (``notebook:run-cell``, what Shift+Enter runs). Every kernel
+message the page sends or receives is stamped with ``performance.now()`` as it passes Lab's
+kernel connection, so a figure splits into the kernel's part (execute request -> the
+widget's messages -> idle) and the page's (widget manager, ``render()``, requests, drawing).
+
+Benchmarks do not import the test suite; this module keeps what they need of it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+#: Chromium's flags: headless, no sandbox (root in a container), no GPU, no network chatter
+CHROME_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+# a notebook that opens without JupyterLab's "Select Kernel" dialog
+NOTEBOOK_METADATA = {
+    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+    "language_info": {"name": "python"},
+}
+
+_NOTEBOOK_JS = "() => window.jupyterapp.shell.currentWidget"
+
+_KERNEL_IDLE_JS = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const sc = w && w.sessionContext;
+  const k = sc && sc.isReady && sc.session && sc.session.kernel;
+  return !!k && k.connectionStatus === 'connected' && k.status === 'idle';
+}"""
+
+# Stamp every kernel message the page sends or receives (page clock), once per kernel.
+_WATCH_KERNEL_JS = """() => {
+  const kernel = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
+  if (window.__pwLabLog && window.__pwLabKernel === kernel.id) return;
+  window.__pwLabLog = [];
+  window.__pwLabKernel = kernel.id;
+  kernel.anyMessage.connect((_, args) => {
+    const m = args.msg;
+    const c = m.content || {};
+    const data = c.data || {};
+    window.__pwLabLog.push({
+      t: performance.now(),
+      dir: args.direction,
+      type: m.header.msg_type,
+      channel: m.channel,
+      state: c.execution_state,
+      comm: c.comm_id,
+      method: data.method,
+      what: data.content && data.content.type,
+      action: data.content && data.content.action,
+      target: c.target_name,
+      bytes: (m.buffers || []).reduce((s, b) => s + (b.byteLength || 0), 0),
+    });
+  });
+}"""
+
+_RUN_CELL_JS = """(index) => {
+  const nb = window.jupyterapp.shell.currentWidget.content;
+  nb.activeCellIndex = index;
+  window.__pwLabLog = [];
+  const t0 = performance.now();
+  window.jupyterapp.commands.execute('notebook:run-cell');
+  return t0;
+}"""
+
+
+def is_local(url: str) -> bool:
+    """Whether a request stays on this machine (loopback, data:, blob:, about:)."""
+    parts = urlsplit(url)
+    if parts.scheme in ("data", "blob", "about", "chrome", "devtools"):
+        return True
+    return parts.hostname in LOCAL_HOSTS
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    """Write a notebook of code ``cells`` (python3 kernel) to ``path``; returns ``path``."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(metadata=NOTEBOOK_METADATA)
+    nb.cells = [nbformat.v4.new_code_cell(source) for source in cells]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, path)
+    return path
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class LabServer:
+    """A JupyterLab server on 127.0.0.1 serving ``root`` (stopped by :meth:`stop`)."""
+
+    proc: subprocess.Popen
+    base_url: str
+    token: str
+    root: Path
+    log_path: Path
+
+    def url(self, path: str = "") -> str:
+        sep = "&" if "?" in path else "?"
+        return f"{self.base_url}/{path.lstrip('/')}{sep}token={self.token}"
+
+    def log_tail(self, lines: int = 40) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self, timeout: float = 20.0) -> None:
+        """Terminate the server (it shuts its kernels down); kill it after ``timeout``."""
+        if self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=timeout)
+
+
+def _settings(folder: Path) -> None:
+    """A quiet JupyterLab: every cell rendered (the default 'contentVisibility' windowing may
+    leave an off-screen output empty), no autosave, no news or update checks."""
+    settings = {
+        "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"},
+        "@jupyterlab/docmanager-extension/plugin": {"autosave": False},
+        "@jupyterlab/apputils-extension/notification": {
+            "fetchNews": "false",
+            "checkForUpdates": False,
+        },
+    }
+    for plugin, values in settings.items():
+        path = folder / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+
+def start_lab(root: Path, work: Path, timeout: float = 120.0) -> LabServer:
+    """Start JupyterLab serving ``root``; its settings, runtime files and ``lab.log`` go to
+    ``work``. The app is exposed to the page as ``window.jupyterapp``."""
+    work.mkdir(parents=True, exist_ok=True)
+    _settings(work / "settings")
+    port, token = _free_port(), secrets.token_hex(16)
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(work / "config"),
+        "JUPYTER_RUNTIME_DIR": str(work / "runtime"),
+        "IPYTHONDIR": str(work / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(work / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(work / "workspaces"),
+        "PYTHONUNBUFFERED": "1",
+    }
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.expose_app_in_browser=True",
+        "--LabApp.extension_manager=readonly",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.handlers.announcements.NeverCheckForUpdate",
+    ]
+    log_path = work / "lab.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+    server = LabServer(proc, f"http://127.0.0.1:{port}", token, root, log_path)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"JupyterLab exited early; log:\n{server.log_tail()}")
+        try:
+            urllib.request.urlopen(server.url("api/status"), timeout=1).close()
+            return server
+        except OSError:
+            time.sleep(0.2)
+    server.stop()
+    raise RuntimeError(f"JupyterLab did not start in {timeout:.0f} s; log:\n{server.log_tail()}")
+
+
+class LabNotebook:
+    """One notebook open in JupyterLab in ``page``, its kernel idle and watched."""
+
+    def __init__(self, page: Any, server: LabServer, name: str, cap: float) -> None:
+        self.page, self.cap = page, cap
+        page.goto(server.url(f"lab/tree/{name}?reset"), timeout=cap * 1000)
+        page.wait_for_function(
+            "() => window.jupyterapp && window.jupyterapp.shell", timeout=cap * 1000
+        )
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=cap * 1000)
+        self.wait_idle()
+        page.evaluate(_WATCH_KERNEL_JS)
+
+    def wait_idle(self) -> None:
+        """Wait until the kernel is connected and idle."""
+        self.page.wait_for_function(_KERNEL_IDLE_JS, timeout=self.cap * 1000, polling=50)
+
+    def run(self, index: int) -> float:
+        """Run cell ``index`` as Shift+Enter would (Lab's ``notebook:run-cell``); the page's
+        clock just before. The kernel-message log starts afresh with it."""
+        return float(self.page.evaluate(_RUN_CELL_JS, index))
+
+    def run_and_wait(self, index: int) -> None:
+        """Run cell ``index`` and wait until the kernel has finished it (idle again)."""
+        self.run(index)
+        self.page.wait_for_function(
+            "() => (window.__pwLabLog || []).some((m) => m.type === 'execute_reply')",
+            timeout=self.cap * 1000,
+            polling=50,
+        )
+        self.wait_idle()
+
+    def clear_outputs(self) -> None:
+        """Clear every cell's output (the widgets shown go from the page)."""
+        self.page.evaluate(
+            "() => window.jupyterapp.commands.execute('notebook:clear-all-cell-outputs')"
+        )
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The kernel messages since the last :meth:`run`, each with its page time ``t``."""
+        return list(self.page.evaluate("() => window.__pwLabLog || []"))
+
+
+def first_time(log: list[dict[str, Any]], **match: Any) -> float | None:
+    """Page time of the first message of ``log`` whose fields equal ``match``."""
+    for m in log:
+        if all(m.get(k) == v for k, v in match.items()):
+            return float(m["t"])
+    return None

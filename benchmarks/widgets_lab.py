@@ -1,0 +1,328 @@
+"""Widget benchmark scenario ``lab``: CalltreeExplorer in JupyterLab, timed the way issue 34
+measures it, run by ``python -m benchmarks widgets --only lab``.
+
+One JupyterLab server, one notebook, Debian's headless Chromium driven by Playwright. Cell 1
+builds a GraphFrame of a million nodes (the ``wide`` tree of ``benchmarks.widgets``: the
+fan-out-4 tree plus a node ``wide`` with 10,000 leaf children); cell 2 is
+``CalltreeExplorer(gf)``. Each run clears the outputs, closes the explorers of the earlier
+runs in the kernel, then runs cell 2 as Shift+Enter does and reads the page's clock from
+just before the run until the explorer's first rows are in the page (``data-ready``) and
+until the frame after them is painted. After the runs, on the last explorer: the
+10,000-children node expanded (and collapsed again) and two filter + squash queries (each
+undone), every one from the page's click event to the rows drawn and painted.
+
+Every kernel message the page sends or receives is stamped with the page's clock as it
+passes Lab's kernel connection, so the first-rows figure splits into: the execute request
+reaching the kernel, the kernel's work up to the explorer's comm-open and display messages,
+the page's widget manager until ``render()`` starts, the first ``rows`` request's round trip
+and the drawing. The kernel also writes how long it spent in the cell and in each request
+handler. Medians and ranges of the runs, with the load average at the start and the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks._lab import LabNotebook, first_time, is_local, start_lab, write_notebook
+from benchmarks.widgets import FILTERS, REPO, VIEWPORT, WIDE_CHILDREN, Figures, _fmt_n
+
+TARGETS = {"first_ms": 300.0, "filter_ms": 500.0, "wide_ms": 100.0}
+#: the notebook's cells (see :func:`_kernel_cells`)
+EXPLORER_CELL, CLOSE_CELL = 1, 2
+
+# Marks, in the page's clock, when an explorer shows its first rows (data-ready) or has
+# drawn an action's reply (data-actions), and when the frame after that was painted.
+PROBE_JS = """() => {
+  if (window.__pwMarks) return;
+  window.__pwMarks = [];
+  const mark = (el, name) => {
+    const m = {
+      name, at: performance.now(), first: Number(el.dataset.firstRowsMs),
+      last: Number(el.dataset.lastMs), action: el.dataset.lastAction,
+      actions: Number(el.dataset.actions || 0), click: window.__pwClickAt,
+    };
+    window.__pwMarks.push(m);
+    requestAnimationFrame(() => setTimeout(() => { m.paint = performance.now(); }, 0));
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') {
+        const el = r.target;
+        if (!el.classList.contains('pw-explorer')) continue;
+        if (r.attributeName === 'data-ready' && el.dataset.ready === '1') mark(el, 'ready');
+        if (r.attributeName === 'data-actions') mark(el, 'action');
+      } else {
+        for (const node of r.addedNodes) {
+          if (!(node instanceof Element)) continue;
+          const el = node.matches('.pw-explorer') ? node : node.querySelector('.pw-explorer');
+          if (el && el.dataset.ready === '1') mark(el, 'ready');
+        }
+      }
+    }
+  }).observe(document.body, {
+    subtree: true, childList: true, attributes: true,
+    attributeFilter: ['data-ready', 'data-actions'],
+  });
+  document.addEventListener('click', () => { window.__pwClickAt = performance.now(); }, true);
+}"""
+
+MARK_JS = """([name, since]) => (window.__pwMarks || []).find(
+  (m) => m.name === name && m.at > since && m.paint !== undefined) || null"""
+
+
+def _kernel_cells(state: Path, n: int) -> list[str]:
+    """The notebook: data and hooks, the explorer, closing the earlier explorers."""
+    return [
+        "import sys, gc, json, os, time\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        "from benchmarks.widgets import build_data, instrument\n"
+        "from perfweave.widgets import CalltreeExplorer\n"
+        "from perfweave.widgets._base import live_widgets\n"
+        f"gf = build_data('wide', {n})\n"
+        "_cell = {}\n"
+        "def _pre_cell(info):\n"
+        "    _cell['t0'] = time.perf_counter()\n"
+        "def _post_cell(result):\n"
+        "    ms = (time.perf_counter() - _cell.pop('t0', time.perf_counter())) * 1e3\n"
+        "    ex = live_widgets()[-1] if live_widgets() else None\n"
+        "    if isinstance(ex, CalltreeExplorer) and not hasattr(ex, '_bench_cell_ms'):\n"
+        "        ex._bench_cell_ms = ms\n"
+        f"        instrument(ex, {str(state)!r}, cell_ms=ms)\n"
+        "get_ipython().displayhook.cache_size = 0  # no Out[n]: a closed explorer is freed\n"
+        "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
+        "get_ipython().events.register('post_run_cell', _post_cell)",
+        "CalltreeExplorer(gf)",
+        "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()",
+    ]
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):,.0f}-{max(values):,.0f}"
+
+
+class LabExplorer:
+    """The scenario's notebook open in JupyterLab, and the figures read from its page."""
+
+    def __init__(self, browser: Any, work: Path, n: int, cap: float) -> None:
+        root = work / "lab-root"
+        self.state_path = root / "explorer_lab.state.json"
+        write_notebook(root / "explorer_lab.ipynb", _kernel_cells(self.state_path, n))
+        self.server = start_lab(root, work / "lab-server")
+        try:
+            self.context = browser.new_context(viewport=VIEWPORT)
+            self.blocked: list[str] = []
+            self.context.route(lambda url: not is_local(url), self._abort)
+            self.page = self.context.new_page()
+            self.errors: list[str] = []
+            self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+            self.nb = LabNotebook(self.page, self.server, "explorer_lab.ipynb", cap)
+            self.nb.run_and_wait(0)  # the data
+            self.page.evaluate(PROBE_JS)
+        except BaseException:
+            self.close()
+            raise
+        self.cap = cap
+
+    def _abort(self, route: Any) -> None:
+        self.blocked.append(route.request.url)
+        route.abort("internetdisconnected")
+
+    def state(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.state_path.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _mark(self, name: str, since: float) -> dict[str, Any]:
+        handle = self.page.wait_for_function(
+            MARK_JS, arg=[name, since], timeout=self.cap * 1000, polling=20
+        )
+        return handle.json_value()
+
+    def first_rows(self) -> dict[str, float]:
+        """Run the explorer's cell once (the earlier explorers closed, the outputs
+        cleared); the page's times from the run to the first rows, split by the kernel
+        messages on the way."""
+        self.nb.clear_outputs()
+        self.nb.run_and_wait(CLOSE_CELL)
+        self.page.wait_for_selector(".pw-explorer", state="detached", timeout=self.cap * 1000)
+        self.state_path.unlink(missing_ok=True)
+        t0 = self.nb.run(EXPLORER_CELL)
+        mark = self._mark("ready", t0)
+        self.nb.wait_idle()
+        log = self.nb.messages()
+        render = mark["at"] - mark["first"]
+        got = {
+            "drawn": mark["at"] - t0,
+            "painted": mark["paint"] - t0,
+            "render_to_drawn": mark["first"],
+        }
+        started = first_time(log, type="execute_input")
+        asked = first_time(log, dir="send", what="request", action="rows")
+        mine = next((m["comm"] for m in log if m.get("action") == "rows"), None)
+        opened = first_time(log, type="comm_open", comm=mine)
+        shown = first_time(log, type="execute_result")
+        answered = first_time(log, dir="recv", what="response", comm=mine)
+        if None not in (started, opened, shown, asked, answered):
+            got.update(
+                to_kernel=started - t0,
+                kernel_to_open=opened - started,
+                open_to_display=shown - opened,
+                display_to_render=render - shown,
+                render_to_request=asked - render,
+                round_trip=answered - asked,
+                reply_to_drawn=mark["at"] - answered,
+                drawn_to_painted=mark["paint"] - mark["at"],
+            )
+        st = self.state()
+        if "cell_ms" in st:
+            got["kernel_cell"] = st["cell_ms"]
+        rows = st.get("py_ms", {}).get("rows")
+        if rows:
+            got["kernel_rows"] = rows[0]
+        return got
+
+    def act(self, do: Callable[[], None], action: str) -> dict[str, float]:
+        """Run ``do`` (a click); the page's time from the click to the reply drawn and to
+        the frame after painted, and the kernel handler's time."""
+        before = len(self.state().get("py_ms", {}).get(action, []))
+        since = float(self.page.evaluate("performance.now()"))
+        do()
+        mark = self._mark("action", since)
+        if mark["action"] != action:
+            raise RuntimeError(
+                f"expected the explorer to report {action!r}, not {mark['action']!r}"
+            )
+        got = {
+            "drawn": mark["at"] - mark["click"],
+            "painted": mark["paint"] - mark["click"],
+            "act": mark["last"],
+        }
+        py = self.state().get("py_ms", {}).get(action, [])
+        if len(py) > before:
+            got["kernel"] = py[-1]
+        return got
+
+    def close(self) -> None:
+        try:
+            if getattr(self, "context", None) is not None:
+                self.context.close()
+        finally:
+            self.server.stop()
+
+
+def _add_runs(
+    fig: Figures, label: str, runs: list[dict[str, float]], target: float | None, note: str
+) -> None:
+    painted = [r["painted"] for r in runs]
+    drawn = [r["drawn"] for r in runs]
+    kernel = [r["kernel"] for r in runs if "kernel" in r]
+    detail = (
+        f"{len(runs)} runs, {_spread(painted)} ms; drawn (before paint) median "
+        f"{statistics.median(drawn):,.0f} ms"
+    )
+    if kernel:
+        detail += f"; kernel handler median {statistics.median(kernel):,.0f} ms"
+    fig.add(label, statistics.median(painted), "ms", target, f"{detail}{note}")
+
+
+def lab_scenario(
+    fig: Figures, browser: Any, work: Path, n: int, runs: int, cap: float
+) -> dict[str, Any]:
+    """The issue's CalltreeExplorer rows, in JupyterLab (see the module text)."""
+    tag = f"@ {_fmt_n(n)} (Lab)"
+    load_before = _load()
+    s = LabExplorer(browser, work, n, cap)
+    out: dict[str, Any] = {}
+    try:
+        warm = s.first_rows()  # the kernel's first explorer: imports, first calls
+        first = [s.first_rows() for _ in range(runs)]
+        out["first"] = first
+        _add_runs(
+            fig,
+            f"cell run -> first rows painted {tag}",
+            first,
+            TARGETS["first_ms"],
+            f"; the kernel's first explorer {warm['painted']:,.0f} ms (not counted)",
+        )
+        parts = [
+            ("to_kernel", "run -> kernel starts the cell (execute_input)"),
+            ("kernel_to_open", "kernel: cell start -> the explorer's comm open"),
+            ("open_to_display", "kernel: comm open -> its display (execute_result)"),
+            ("kernel_cell", "kernel: whole cell, timed in the kernel"),
+            ("display_to_render", "page: display -> render() starts"),
+            ("render_to_request", "page: render() -> first rows request sent"),
+            ("round_trip", "first rows request -> reply in the page"),
+            ("kernel_rows", "  of which the kernel's rows handler"),
+            ("reply_to_drawn", "page: reply -> rows in the DOM"),
+            ("drawn_to_painted", "page: rows in the DOM -> next frame painted"),
+        ]
+        for key, label in parts:
+            values = [r[key] for r in first if key in r]
+            if values:
+                fig.add(
+                    f"  {label} {tag}",
+                    statistics.median(values),
+                    "ms",
+                    detail=f"median of {len(values)}; {_spread(values)} ms",
+                )
+
+        # the node of 10,000 children: expand (timed) and collapse again
+        page = s.page
+        row = page.locator(".pw-row:not([hidden])", has=page.get_by_text("wide", exact=True))
+        toggle = row.locator(".pw-toggle")
+        opened, closed = [], []
+        for _ in range(runs):
+            opened.append(s.act(lambda: toggle.click(), "toggle"))
+            closed.append(s.act(lambda: toggle.click(), "toggle"))
+        out["wide"] = opened
+        _add_runs(
+            fig,
+            f"expand a node of {WIDE_CHILDREN:,} children {tag}",
+            opened,
+            TARGETS["wide_ms"],
+            "",
+        )
+        _add_runs(fig, f"  collapse it again {tag}", closed, None, "")
+
+        for query in FILTERS:
+            done, undone = [], []
+            for _ in range(runs):
+                page.locator(".pw-filter-input").fill(query)
+                click = page.locator("[data-action=filter]")
+                done.append(s.act(lambda: click.click(), "filter"))
+                kept = s.state().get("node_count", 0)
+                undo = page.locator("[data-action=undo]")
+                undone.append(s.act(lambda: undo.click(), "undo"))
+            out[f"filter {query}"] = done
+            _add_runs(
+                fig,
+                f"filter+squash {query!r} {tag}",
+                done,
+                TARGETS["filter_ms"],
+                f"; kept {kept:,} of {n:,} nodes",
+            )
+            _add_runs(fig, f"  undo {tag}", undone, None, "")
+        fig.notes += [f"lab: {p}" for p in s.errors]
+        fig.notes += [f"lab: blocked {u}" for u in s.blocked]
+    finally:
+        s.close()
+    fig.table.add_row(f"load average {tag}", "", "", "", f"before: {load_before}; after: {_load()}")
+    return out
+
+
+def lab_scenarios(
+    fig: Figures, browser: Any, work: Path, n: int, runs: int, cap: float
+) -> list[tuple[str, Callable[[], None]]]:
+    """The scenario for ``benchmarks.widgets.main``."""
+    return [(f"lab @ {_fmt_n(n)}", lambda: lab_scenario(fig, browser, work, n, runs, cap))]
