@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -47,29 +47,42 @@ def no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def load(file: Path, what: str) -> tuple[Any, bool, str]:
-    """The JSON document of ``file``, whether its array had to be closed, and where the
-    first byte that is not UTF-8 was ("" if none; such bytes become U+FFFD)."""
+class Document(NamedTuple):
+    """A parsed trace-event file."""
+
+    #: the JSON document
+    data: Any
+    #: whether its array had to be closed (the file ends inside it)
+    closed: bool
+    #: where the first byte that is not UTF-8 was ("" if none; such bytes become U+FFFD)
+    replaced: str
+    #: every string is valid Unicode: orjson read the file (it refuses bytes that are not
+    #: UTF-8 and escapes of lone surrogates), so no text needs mending
+    valid_text: bool
+
+
+def load(file: Path, what: str) -> Document:
+    """The JSON document of ``file`` (see :class:`Document`)."""
     raw = read_input(file, what)
     with no_cycle_collection():
         return _load(raw, file)
 
 
-def _load(raw: bytes, file: Path) -> tuple[Any, bool, str]:
+def _load(raw: bytes, file: Path) -> Document:
     try:
-        return orjson.loads(raw), False, ""
+        return Document(orjson.loads(raw), False, "", True)
     except orjson.JSONDecodeError:
         pass
     try:
-        return orjson.loads(close(raw)), True, ""
+        return Document(orjson.loads(close(raw)), True, "", True)
     except orjson.JSONDecodeError:
         pass
     text, replaced = decode(raw)
     try:
-        return _parse(text, file), False, replaced
+        return Document(_parse(text, file), False, replaced, False)
     except json.JSONDecodeError as exc:
         try:
-            return _parse(close(text), file), True, replaced
+            return Document(_parse(close(text), file), True, replaced, False)
         except json.JSONDecodeError:
             raise ParseError(
                 file, EXPECTED, line=exc.lineno, position=f"column {exc.colno}", found=exc.msg

@@ -68,12 +68,13 @@ def read(
 def _read(files: list[Path], merge_calls: bool, scan_cpu_mem: bool):
     tables, metadata = [], {}
     for rank, file in enumerate(files):
-        events, meta, replaced = _load(file)
+        events, meta, doc = _load(file)
         ph = te.phases(events, file)
         table = te.calls(events, ph, file)
         if scan_cpu_mem:
             _usage(table, events, ph, file)
-        te.mend_text(table, replaced, file, stacklevel=4)
+        if not doc.valid_text:
+            te.mend_text(table, doc.replaced, file, stacklevel=4)
         table["rank"] = np.full(len(table["name"]), rank, np.int64)
         tables.append(table)
         metadata = metadata or te.plain(meta, file, "otherData")
@@ -105,10 +106,11 @@ def _files(path) -> list[Path]:
     return [p]
 
 
-def _load(file: Path) -> tuple[list, dict, str]:
-    """Events and ``otherData`` of one trace, and where bytes that are not UTF-8 were
-    replaced ("" if none); an unterminated array is closed (warning)."""
-    data, closed, replaced = _trace_json.load(file, "PerfFlowAspect trace")
+def _load(file: Path) -> tuple[list, dict, _trace_json.Document]:
+    """Events and ``otherData`` of one trace, and the parsed document (whether its text
+    needs mending); an unterminated array is closed (warning)."""
+    doc = _trace_json.load(file, "PerfFlowAspect trace")
+    data, closed = doc.data, doc.closed
     events, rest = _trace_json.split(data, file)
     other = rest.get("otherData", {})
     meta = other if isinstance(other, dict) else {"otherData": other}
@@ -120,7 +122,7 @@ def _load(file: Path) -> tuple[list, dict, str]:
             ),
             stacklevel=5,
         )
-    return events, meta, replaced
+    return events, meta, doc
 
 
 # ---------------------------------------------------------------------- counters

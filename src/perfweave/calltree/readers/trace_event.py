@@ -76,9 +76,10 @@ def read(path: str | Path, split_args: bool = False, **_: Any):
 
 
 def _read(file: Path, split_args: bool):
-    data, closed, replaced = _trace_json.load(file, "trace-event JSON")
+    doc = _trace_json.load(file, "trace-event JSON")
+    data = doc.data
     events, rest = _trace_json.split(data, file)
-    if closed:
+    if doc.closed:
         warnings.warn(
             UnterminatedTraceWarning(
                 f"{file}: the event array is not closed (the run died or is still running); "
@@ -98,7 +99,8 @@ def _read(file: Path, split_args: bool):
     calls = te.calls(events, ph, file, split_args=split_args)
     if not len(calls["name"]):
         raise ParseError(file, "at least one call (an X event or a B event)", found="none")
-    te.mend_text(calls, replaced, file, stacklevel=4)
+    if not doc.valid_text:
+        te.mend_text(calls, doc.replaced, file, stacklevel=4)
     parent, level = te.nest_calls(calls, "speedscope")
     return _calltree(calls, parent, level, split_args, processes, threads, metadata, file)
 
