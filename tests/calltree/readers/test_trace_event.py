@@ -645,3 +645,37 @@ def test_broken_json_names_the_line(tmp_path):
     bad.write_text('[{"name": "a", "ph": "i", "ts": 1, "pid": 1, "tid": 1}]')
     with pytest.raises(ParseError, match="at least one call"):
         perfweave.read(bad, format="trace-event")
+
+
+def test_escapes_that_are_no_characters_are_replaced_in_names_and_ids(tmp_path):
+    """orjson refuses lone-surrogate escapes, so such a file is read the exact way and its
+    text mended: names and text pids become U+FFFD, one warning names the calls (a file
+    orjson reads holds no such text and is not searched for it)."""
+    path = tmp_path / "escape.json"
+    path.write_text(
+        "["
+        '{"name": "f\\ud800", "ph": "X", "ts": 1, "dur": 5, "pid": "p\\udc00", "tid": 1},'
+        '{"name": "g", "ph": "X", "ts": 2, "dur": 1, "pid": "p\\udc00", "tid": 1}'
+        "]"
+    )
+    with pytest.warns(SkippedInputWarning, match=r"lone surrogates .* event 0 'f\ufffd'"):
+        gf = perfweave.read(path, format="trace-event")
+    assert _paths(gf) == {"f\ufffd": (5, 4, 1), "f\ufffd;g": (1, 1, 1)}
+    assert set(gf.dataframe["process_name"]) == {"p\ufffd"}
+
+
+def test_a_duration_that_is_not_a_number_is_named(tmp_path):
+    """``dur``/``tdur`` null or NaN (Python's json reads NaN, orjson refuses it): a
+    ParseError naming the event and key; an X with neither lasts its other key or 0."""
+    path = tmp_path / "dur.json"
+    for text, key in (('"dur": NaN', "dur"), ('"tdur": NaN', "tdur"), ('"dur": null', "dur")):
+        path.write_text(f'[{{"name": "a", "ph": "X", "ts": 1, {text}, "pid": 1, "tid": 1}}]')
+        with pytest.raises(ParseError, match=rf"event 0: expected a number as '{key}'"):
+            perfweave.read(path, format="trace-event")
+    events = [
+        {"name": "a", "ph": "X", "ts": 1, "dur": 9, "pid": 1, "tid": 1},
+        {"name": "b", "ph": "X", "ts": 2, "tdur": 3, "pid": 1, "tid": 1},
+        {"name": "c", "ph": "X", "ts": 6, "pid": 1, "tid": 1},
+    ]
+    gf = perfweave.read(_write(tmp_path, events), format="trace-event")
+    assert _paths(gf) == {"a": (9, 6, 1), "a;b": (3, 3, 1), "a;c": (0, 0, 1)}

@@ -240,10 +240,13 @@ def _durations(at: np.ndarray, start: np.ndarray, events: list[dict], file: Path
     rest = np.arange(len(at))
     for key in ("dur", "tdur"):
         given = column_at(events, key, at[rest])
-        has = given != None  # noqa: E711 (elementwise, on an object array)
-        if (~has).any():  # null or absent: a null is a value (not a number), absent is not
+        has = ~pd.isna(given)  # None (and NaN, which only the exact parser makes: given)
+        if not has.all():  # null or absent: a null is a value (not a number), absent is not
             none = np.flatnonzero(~has)
             has[none] = [key in events[k] for k in at[rest[none]].tolist()]
+        if has.all():  # (speed) every event has it: no copies of the columns
+            dur[rest] = times(given, at[rest], events, key, file)
+            break
         if has.any():
             dur[rest[has]] = times(given[has], at[rest[has]], events, key, file)
         rest = rest[~has]
@@ -306,33 +309,37 @@ def calls(
     never = b[~ended]
     if len(never):
         _warn_open(at[never], name[never], file)
-    row = np.r_[x, b]
+    row = np.r_[x, b]  # the calls' begin events, as positions in ``at``
+    kind_row = np.r_[np.zeros(len(x), INT), np.where(ended, 1, 2)]
+    dur_row = np.r_[dur_x, end_b - ts[b]]
+    order = _begin_order(thread[row], ts[row], kind_row, at[row], dur_row)
+    begin = row[order]  # (speed) each column taken once, in its final order
     out = {
-        "name": name[row],
-        "ts_us": ts[row],
-        "dur_us": np.r_[dur_x, end_b - ts[b]],
-        "end_us": np.r_[ts[x] + dur_x, end_b],
-        "pid": pid[row],
-        "tid": tid[row],
-        "thread": thread[row],
-        "event": at[row],
-        "kind": np.r_[np.zeros(len(x), INT), np.where(ended, 1, 2)],
-        "seq": np.r_[np.full(len(x), -1, INT), pairs.seq],
+        "name": name[begin],
+        "ts_us": ts[begin],
+        "dur_us": dur_row[order],
+        "end_us": np.r_[ts[x] + dur_x, end_b][order],
+        "pid": pid[begin],
+        "tid": tid[begin],
+        "thread": thread[begin],
+        "event": at[begin],
+        "kind": kind_row[order],
+        "seq": np.r_[np.full(len(x), -1, INT), pairs.seq][order],
     }
     if split_args:
         out["args"] = _args_text(events, out["event"])
-    order = _begin_order(out)
-    out = {k: v[order] for k, v in out.items()}
     out["begin_pos"] = np.arange(len(order), dtype=INT)
     return out
 
 
-def _begin_order(calls: dict[str, np.ndarray]) -> np.ndarray:
+def _begin_order(
+    thread: np.ndarray, ts: np.ndarray, kind: np.ndarray, event: np.ndarray, dur: np.ndarray
+) -> np.ndarray:
     """Calls in begin order per thread: by time; at one time the B events (in file order)
     before the X events (longer first, then in file order). Sorted by (thread, time) with
     two stable sorts (fast where a trace is in time order); only calls that share a thread
-    and a time are sorted on the other keys."""
-    thread, ts = calls["thread"], calls["ts_us"]
+    and a time are sorted on the other keys. ``kind`` 0 is an X event, ``event`` the
+    index of the event that began the call, ``dur`` its length."""
     order = np.argsort(ts, kind="stable")
     order = order[np.argsort(thread[order], kind="stable")]
     t, s = thread[order], ts[order]
@@ -343,10 +350,8 @@ def _begin_order(calls: dict[str, np.ndarray]) -> np.ndarray:
     at = np.flatnonzero(tied)
     group = np.cumsum(~tie)[at]  # one number per run
     rows = order[at]
-    is_x = calls["kind"][rows] == 0
-    sub = np.lexsort(
-        (calls["event"][rows], np.where(is_x, -calls["dur_us"][rows], 0.0), is_x, group)
-    )
+    is_x = kind[rows] == 0
+    sub = np.lexsort((event[rows], np.where(is_x, -dur[rows], 0.0), is_x, group))
     order[at] = rows[sub]
     return order
 
