@@ -679,3 +679,27 @@ def test_a_duration_that_is_not_a_number_is_named(tmp_path):
     ]
     gf = perfweave.read(_write(tmp_path, events), format="trace-event")
     assert _paths(gf) == {"a": (9, 6, 1), "a;b": (3, 3, 1), "a;c": (0, 0, 1)}
+
+
+@pytest.mark.parametrize("unhashable", [False, True])
+def test_phases_that_make_no_call_are_counted_by_letter(tmp_path, unhashable):
+    """A phase is a one-letter string (any letter, ASCII or not); an event without one, or
+    whose ph is another value, counts under "". An E without a name still ends its call."""
+    call = {"pid": 1, "tid": 1}
+    events = [
+        {"name": "a", "ph": "B", "ts": 0, **call},
+        {"name": "b", "ph": "X", "ts": 1, "dur": 2, **call},
+        {"ph": "E", "ts": 5, **call},
+        {"name": "n", "ph": "é", "ts": 1, **call},
+        {"name": "n", "ph": "XY", "ts": 1, **call},
+        {"name": "n", "ph": 1, "ts": 1, **call},
+        {"name": "n", "ph": None, "ts": 1, **call},
+        {"name": "n", "ts": 1, **call},
+        {"name": "n", "ph": "C", "ts": 1, **call},
+    ]
+    if unhashable:
+        events.append({"name": "n", "ph": ["X"], "ts": 1, **call})
+    gf = perfweave.read(_write(tmp_path, events), format="trace-event")
+    assert _paths(gf) == {"a": (5, 3, 1), "a;b": (2, 2, 1)}
+    counts = {"": 4 + unhashable, "C": 1, "é": 1}
+    assert json.loads(gf.metadata["events_not_calls"]) == counts
