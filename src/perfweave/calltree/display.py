@@ -13,7 +13,9 @@ GraphFrame's graph (or an Ensemble's, which has the same shape):
 - :func:`path_keys`: a key per node naming its call path, equal across frames (a view
   that keeps per-node annotations across a filter matches them by it);
 - :func:`children_csr`, :func:`gather_children` and :func:`preorder`: the forest
-  algorithms a view sorts and opens rows with, vectorised level by level.
+  algorithms a view sorts and opens rows with, vectorised level by level;
+  :func:`preorder_of` puts some of a forest's nodes (the rows shown) in its preorder without
+  laying out the whole forest.
 """
 
 from __future__ import annotations
@@ -49,6 +51,33 @@ def preorder(parent: np.ndarray, key: np.ndarray) -> tuple[np.ndarray, np.ndarra
     children come in (``key``, id) order.
     """
     return _forest.tree_layout(np.asarray(parent, dtype=INT), np.asarray(key, dtype=INT))
+
+
+def preorder_of(parent: np.ndarray, members: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """``members`` of a forest in its preorder, children by (``key``, id), laid out on their
+    own: the rows a view shows are put in order at a cost that grows with their number, not
+    with the forest's.
+
+    ``parent``: the forest's parent array (``-1``: a root). ``members``: node ids in
+    ascending order, closed under ``parent`` (each member's parent is a member, or it is a
+    root). ``key``: one int per member. The order is the one :func:`preorder` gives these
+    nodes for any key over the whole forest that orders each member's children as ``key``
+    does (a preorder restricted to a set closed under parents is the set's own preorder).
+    """
+    members = np.asarray(members, dtype=INT)
+    k = len(members)
+    if k and np.any(members[1:] <= members[:-1]):
+        raise GraphError("preorder_of takes node ids in ascending order, each once")
+    up = np.asarray(parent, dtype=INT)[members]
+    local = np.minimum(np.searchsorted(members, up), max(k - 1, 0))
+    inside = (up >= 0) & (members[local] == up) if k else np.zeros(0, bool)
+    if np.any((up >= 0) & ~inside):
+        lost = int(members[np.flatnonzero((up >= 0) & ~inside)[0]])
+        raise GraphError(f"node {lost} is given without its parent {int(parent[lost])}")
+    pos, _, _ = _forest.tree_layout(np.where(inside, local, -1), np.asarray(key, dtype=INT))
+    out = np.empty(k, INT)
+    out[pos] = members
+    return out
 
 
 # (pattern in the metric's name, unit): only names that carry their unit unambiguously
@@ -115,8 +144,11 @@ def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> n
         first = first_rows(node)
         nodes = node[first]
         keep = (nodes >= 0) & (nodes < n)
-        names[nodes[keep]] = dataframe[column].iloc[first[keep]].to_numpy(dtype=object)
-    missing = _unnamed(names)
+        names[nodes[keep]] = _column_at(dataframe[column], first[keep])
+    coded = _text_codes(names)
+    missing = _unnamed(names, coded)
+    if missing.any():
+        coded = None  # names change below
     if missing.any() and column in frames.columns:
         names[missing] = frames[column].to_numpy(dtype=object)[missing]
         missing = _unnamed(names)
@@ -125,14 +157,115 @@ def node_names(graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> n
         missing = _unnamed(names)
     if missing.any():
         names[missing] = _placed(graph, names, missing)
-    return np.array([str(x) for x in names], dtype=object) if n else names
+    return _as_text(names, coded) if n else names
 
 
-def _unnamed(names: np.ndarray) -> np.ndarray:
+def _column_at(column: pd.Series, rows: np.ndarray) -> np.ndarray:
+    """``column``'s values at row positions ``rows``, as an object array (an object column
+    is taken from directly: no index is built for the rows taken)."""
+    if column.dtype == object:
+        return column.to_numpy()[rows]
+    return column.iloc[rows].to_numpy(dtype=object)
+
+
+class NodeNames:
+    """:func:`node_names` of a graph and its dataframe, worked out only for the nodes asked
+    for until all of them are needed: a view's first rows need a few hundred names of a
+    million nodes, a search needs all.
+
+    :meth:`of` gives the names of some nodes; :attr:`all` (also ``np.asarray(names)``)
+    every name, computed once. The names are the same either way: each node's name comes
+    from its own first row or frame; only an unnamed node (named after its nearest named
+    ancestor) needs the others, and :meth:`of` then takes it from :attr:`all`.
+    """
+
+    def __init__(self, graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> None:
+        self.graph, self.dataframe, self.column = graph, dataframe, column
+        self._all: np.ndarray | None = None
+        self._node: np.ndarray | None = None  # the dataframe's node of each row
+
+    def __len__(self) -> int:
+        return len(self.graph)
+
+    def __array__(self, dtype: object = None, copy: object = None) -> np.ndarray:
+        return self.all if dtype is None else self.all.astype(dtype)
+
+    @property
+    def complete(self) -> bool:
+        """Whether every node's name has been worked out (:attr:`all` was needed)."""
+        return self._all is not None
+
+    @property
+    def all(self) -> np.ndarray:
+        """Every node's name (:func:`node_names`)."""
+        if self._all is None:
+            self._all = node_names(self.graph, self.dataframe, self.column)
+        return self._all
+
+    def of(self, nodes: np.ndarray) -> np.ndarray:
+        """The names of ``nodes`` (node ids), as ``all[nodes]``."""
+        nodes = np.asarray(nodes, dtype=INT)
+        if self._all is not None:
+            return self._all[nodes]
+        if not len(nodes):
+            return np.zeros(0, dtype=object)
+        n, df, column = len(self.graph), self.dataframe, self.column
+        names = np.full(len(nodes), None, dtype=object)
+        if column in df.columns and len(df):
+            if self._node is None:
+                self._node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+            node = self._node
+            if node.min() < 0:
+                raise GraphError(f"the dataframe has a row of node {int(node.min())}")
+            wanted = np.zeros(max(n, int(node.max()) + 1), bool)  # past n: not in the graph
+            wanted[nodes] = True
+            rows = np.flatnonzero(wanted[node])
+            found, first = np.unique(node[rows], return_index=True)  # each node's first row
+            at = np.minimum(np.searchsorted(found, nodes), max(len(found) - 1, 0))
+            has = found[at] == nodes if len(found) else np.zeros(len(nodes), bool)
+            names[has] = _column_at(df[column], rows[first[at[has]]])
+        missing = _unnamed(names)
+        frames = self.graph.frames
+        if missing.any() and column in frames.columns:
+            names[missing] = frames[column].iloc[nodes[missing]].to_numpy(dtype=object)
+            missing = _unnamed(names)
+        if missing.any():
+            names[missing] = _frame_labels(frames, nodes[missing], column)
+            missing = _unnamed(names)
+        if missing.any():  # named after an ancestor: the whole tree's names are needed
+            return self.all[nodes]
+        return _as_text(names, None)
+
+
+def _text_codes(names: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Codes and distinct values of ``names`` when every name there is a ``str`` or missing
+    (None, NaN; code -1), else None. Names repeat (a function is called from many places),
+    so checks and conversions of the distinct values stand for all of them."""
+    if pd.api.types.infer_dtype(names, skipna=True) not in ("string", "empty"):
+        return None
+    codes, uniques = pd.factorize(names, use_na_sentinel=True)
+    return codes, np.asarray(uniques, dtype=object)
+
+
+def _unnamed(names: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """True where a name is missing (None, NaN) or blank (``""``, spaces)."""
+    coded = _text_codes(names) if coded is None else coded
+    if coded is not None:
+        codes, uniques = coded
+        blank = np.array([not u.strip() for u in uniques] + [True], dtype=bool)
+        return blank[codes]  # code -1 (missing) picks the last entry
     series = pd.Series(names, dtype=object)
     blank = series.str.strip().eq("").to_numpy(dtype=bool, na_value=False)
     return pd.isna(names) | blank
+
+
+def _as_text(names: np.ndarray, coded: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+    """Every name as a plain ``str`` (object array); ``coded``: :func:`_text_codes` of
+    ``names`` when every name is a ``str``."""
+    if coded is not None and not np.any(coded[0] < 0):
+        codes, uniques = coded
+        return np.array([str(u) for u in uniques], dtype=object)[codes]
+    return np.array([str(x) for x in names], dtype=object)
 
 
 def _placed(graph: Graph, names: np.ndarray, unnamed: np.ndarray) -> np.ndarray:

@@ -332,6 +332,13 @@ class Graph:
         return self._parent
 
     @property
+    def subtree_size(self) -> np.ndarray | None:
+        """Nodes in each node's subtree, itself included, for a tree (node ids are in
+        canonical preorder, so node ``i``'s subtree is ``i .. i + size - 1``); None for a
+        DAG."""
+        return self._size
+
+    @property
     def order_key(self) -> np.ndarray | None:
         """The key siblings are ordered by where the graph was built with one (a reader's
         node order), else None (siblings in the order of their frames)."""

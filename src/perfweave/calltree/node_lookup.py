@@ -31,8 +31,9 @@ MOST_CANDIDATES = 50
 
 def find_nodes(names: np.ndarray, nodes: Any, where: str = "the shown tree") -> np.ndarray:
     """The node ids meant by ``nodes``: an id, a Node, an exact name (all nodes of that
-    name) or a list of them, in the tree whose node names are ``names``. Raises GraphError
-    naming the item and what the tree has."""
+    name) or a list of them, in the tree whose node names are ``names`` (an array, or
+    anything ``np.asarray`` makes one of, read only when a name is looked up). Raises
+    GraphError naming the item and what the tree has."""
     many = isinstance(nodes, Iterable) and not isinstance(nodes, (str, Node))
     items = list(nodes) if many else [nodes]
     n = len(names)
@@ -41,7 +42,7 @@ def find_nodes(names: np.ndarray, nodes: Any, where: str = "the shown tree") -> 
         if isinstance(item, Node):
             item = item.nid
         if isinstance(item, str):
-            found = np.flatnonzero(names == item)
+            found = np.flatnonzero(np.asarray(names) == item)
             if not len(found):
                 raise GraphError(f"no node named {item!r} in {where}")
             ids.extend(found.tolist())

@@ -27,7 +27,7 @@ import pandas as pd
 
 from perfweave.calltree.column_names import inclusive_name, side_name
 from perfweave.calltree.compare import side_by_side
-from perfweave.calltree.display import node_names
+from perfweave.calltree.display import NodeNames, node_names
 from perfweave.calltree.glyphs import (
     RankView,
     category_columns,
@@ -86,13 +86,23 @@ class CalltreeView:
     data: Any
     columns: list[Column]
     table: dict[str, np.ndarray]
-    names: np.ndarray
+    #: the nodes' names, worked out as they are asked for (:attr:`names`, :meth:`names_of`)
+    node_names: NodeNames
     sort_keys: dict[str, np.ndarray]
     #: an ensemble's profile matrix ({"matrix", "codes", "state"}) or a rank spread's
     glyph: dict | None
     ranks: RankView | None
     #: the column a view sorts by first (the default metric's inclusive column)
     default_sort: str
+
+    @property
+    def names(self) -> np.ndarray:
+        """Every node's name (:func:`~perfweave.calltree.display.node_names`)."""
+        return self.node_names.all
+
+    def names_of(self, nodes: np.ndarray) -> np.ndarray:
+        """The names of some nodes, without working out every node's (a window of rows)."""
+        return self.node_names.of(nodes)
 
     def column(self, name: str) -> Column:
         """The shown column of a key or header label."""
@@ -126,7 +136,9 @@ class CalltreeView:
 
     def details(self, node: int) -> dict[str, Any]:
         """What to say about one selected node (its largest ranks), or {}."""
-        return {} if self.ranks is None else self.ranks.top(node, str(self.names[node]))
+        if self.ranks is None:
+            return {}
+        return self.ranks.top(node, str(self.names_of(np.array([node]))[0]))
 
 
 class CalltreeStudy:
@@ -205,11 +217,11 @@ class CalltreeStudy:
     def find_node(self, node: Any) -> int:
         """The one shown node meant by an id, a Node or a unique name (GraphError if none
         or several)."""
-        return find_node(self.view.names, node)
+        return find_node(self.view.node_names, node)  # names only to look one up
 
     def find_nodes(self, nodes: Any) -> np.ndarray:
         """The shown nodes meant by ids, Nodes or names (every node of a name)."""
-        return find_nodes(self.view.names, nodes)
+        return find_nodes(self.view.node_names, nodes)
 
     # ------------------------------------------------------------------ transforms
     def filter_step(self, query: Any, squash: bool = True) -> Step:
@@ -228,12 +240,13 @@ class CalltreeStudy:
     def focus_step(self, node: Any) -> Step:
         """The step keeping only ``node`` and its descendants."""
         nid = self.find_node(node)
-        return Step("focus", node=nid, name=str(self.view.names[nid]))
+        return Step("focus", node=nid, name=str(self.view.names_of(np.array([nid]))[0]))
 
     def drop_step(self, node: Any, subtree: bool = True) -> Step:
         """The step removing ``node`` with its subtree (or only the node)."""
         nid = self.find_node(node)
-        return Step("drop", node=nid, name=str(self.view.names[nid]), subtree=subtree)
+        name = str(self.view.names_of(np.array([nid]))[0])
+        return Step("drop", node=nid, name=name, subtree=subtree)
 
     def apply(self, step: Step, memo: Any = None) -> CalltreeView:
         """Apply ``step`` to the shown frame; on failure nothing changes. ``memo``: what the
@@ -328,7 +341,7 @@ class CalltreeStudy:
         columns = columns_for(data, metrics, self.compare, self.stat)
         matrices: dict = {}
         table = node_table(data, columns, matrices)
-        names = node_names(data.graph, data.dataframe)
+        names = NodeNames(data.graph, data.dataframe)
         default = _default_sort(columns, data)
         ranks = None
         if not self.compare and not is_ensemble(data) and data.index_levels:
@@ -338,7 +351,7 @@ class CalltreeStudy:
             table.update(ranks.table())
         sort_keys: dict[str, np.ndarray] = {}
         if self.extras is not None:
-            extra_cols, extra_table, sort_keys = self.extras.on(data.graph, names)
+            extra_cols, extra_table, sort_keys = self.extras.on(data.graph, names.all)
             columns = columns + extra_cols
             table.update(extra_table)
         glyph = self._ensemble_glyph(data, metrics) if is_ensemble(data) else None
