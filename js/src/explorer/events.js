@@ -3,6 +3,7 @@
 //
 // Focus stays where the person put it: a reply never moves it (a query typed into the filter
 // box while an earlier one is answered must reach Python, not select a row).
+import { unpack } from "../lib/columns.js";
 import { drawDetails, drawHead, drawLegend, drawStatus, fitHeight, hideTip, layout } from "./draw.js";
 import { drawBoxes, drawEnsembleBar, drawFilterHint, drawHistory } from "./controls.js";
 import { ACTIONS, TRAITS } from "./protocol.js";
@@ -22,6 +23,22 @@ export const ROWS = { columns: ACTIONS.rows.key };
 export function viewport(ctx) {
   const [first] = ctx.rows.range();
   return [Math.max(0, first - FETCH_BEFORE), FETCH_COUNT];
+}
+
+/**
+ * The first window of rows Python sent with the widget's state (`first_window`: the reply
+ * the first `rows` request would get), as a response with its columns unpacked; null when
+ * there is none or it shows an older view than the model's.
+ * @param {import("./state.js").Model} model
+ * @returns {Response | null}
+ */
+export function firstWindow(model) {
+  const first = model.get("first_window");
+  const reply = first && first.reply;
+  if (!reply || !reply.rows || Number(reply.version) !== Number(model.get("view_version"))) {
+    return null;
+  }
+  return { ...reply, type: "response", columns: unpack(reply.rows.columns, first.buffers || []) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { Channel } from "../lib/request.js";
 import { VirtualRows } from "../lib/virtual.js";
 import { buildControls } from "./controls.js";
 import { fillRow, makeRow } from "./draw.js";
-import { ROWS, accept, acceptPushed, act, viewport, wantRows, wire } from "./events.js";
+import { ROWS, accept, acceptPushed, act, firstWindow, viewport, wantRows, wire } from "./events.js";
 import { ExplorerState, ROW_H } from "./state.js";
 
 /** @typedef {import("./state.js").Ctx} Ctx */
@@ -34,12 +34,21 @@ function render({ model, el }) {
   });
   ctx.channel.onPush((resp) => acceptPushed(ctx, resp));
   const unwire = wire(ctx);
-  const [start, count] = viewport(ctx);
-  ctx.channel.request("rows", { start, count }, ROWS).then((resp) => {
+  const ready = (/** @type {import("./state.js").Response} */ resp) => {
     accept(ctx, resp);
     ctx.els.root.dataset.firstRowsMs = (performance.now() - t0).toFixed(1);
     ctx.els.root.dataset.ready = "1";
-  }, () => { /* the banner says the kernel did not answer */ });
+  };
+  // the first rows came with the widget's state (no round trip), unless the view changed
+  const first = firstWindow(model);
+  if (first) {
+    ready(first);
+  } else {
+    const [start, count] = viewport(ctx);
+    ctx.channel.request("rows", { start, count }, ROWS).then(ready, () => {
+      /* the banner says the kernel did not answer */
+    });
+  }
   return () => {
     ctx.channel.close();
     unwire();

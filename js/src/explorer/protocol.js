@@ -4,7 +4,7 @@
 
 /** The synced traits of CalltreeExplorer and their types (the contract's own, `error`
  * and `request_timeout`, are WidgetBase's).
- * @typedef {{ columns: any[], details: Record<string, any>, filter_query: string, glyph: Record<string, any>, height: number, history_labels: any[], mode: string, node_count: number, notice: string, report_cursor: boolean, row_count: number, search_state: Record<string, any>, selected_count: number, sort_column: string, sort_descending: boolean, view_version: number }} Traits */
+ * @typedef {{ columns: any[], details: Record<string, any>, filter_query: string, first_window: Record<string, any>, glyph: Record<string, any>, height: number, history_labels: any[], mode: string, node_count: number, notice: string, report_cursor: boolean, row_count: number, search_state: Record<string, any>, selected_count: number, sort_column: string, sort_descending: boolean, view_version: number }} Traits */
 /** The page's model, typed by the traits.
  * @typedef {import("../lib/types.js").TypedModel<Traits>} WidgetModel */
 
@@ -25,6 +25,7 @@ export const TRAITS = {
 
 /** Synced traits the page reads but does not redraw on. */
 export const READ_ONLY = {
+  "first_window": "Record<string, any>",
   "mode": "string",
   "node_count": "number",
   "report_cursor": "boolean",

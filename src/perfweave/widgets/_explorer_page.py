@@ -24,6 +24,9 @@ from perfweave.widgets._tree_rows import TreeRows
 
 #: most rows one request may ask for
 MAX_WINDOW = 1_000
+#: the window of rows sent with the widget's state: what the page's first request asks for
+#: (rows 0 .. FETCH_COUNT of ``js/src/explorer/state.js``)
+FIRST_WINDOW = (0, 300)
 EXPANDED, MATCH, SELECTED, CURRENT, PARENT = 1, 2, 4, 8, 16
 
 #: the reply key of the rows' binary columns, and its columns (``c<i>``: the i-th shown
@@ -66,7 +69,14 @@ PROTOCOL = Protocol(
         "color_by": row_action("_on_color_by", "Coloring profiles", "column"),
         "cursor": Action("_on_cursor", "Moving the row cursor", ("node",)),
     },
-    read_only=("view_version", "report_cursor", "row_count", "mode", "node_count"),
+    read_only=(
+        "view_version",
+        "report_cursor",
+        "row_count",
+        "mode",
+        "node_count",
+        "first_window",
+    ),
 )
 
 
@@ -101,6 +111,7 @@ class ExplorerPage:
     details: dict
     view_version: int
     cursor_node: int
+    first_window: dict
     _seen: bool
     _answering: bool
 
@@ -194,10 +205,20 @@ class ExplorerPage:
         return payload, buffers
 
     # ------------------------------------------------------------------ telling the page
+    def _first_window(self) -> dict:
+        """The rows the page's first request would get (``FIRST_WINDOW``), for the
+        ``first_window`` trait: sent with the widget's state, so the page draws them at once
+        instead of asking and waiting for the kernel to finish the cell first. ``reply`` is
+        the response, ``buffers`` its binary columns."""
+        payload, buffers = self._window(*FIRST_WINDOW)
+        return {"reply": payload, "buffers": buffers}
+
     def _refresh(self) -> None:
         """Tell the page the view changed. After a change made from Python, the rows in the
         page's viewport go with it (pushed before the version moves, so the page does not
         ask for them); a request's own response carries them otherwise."""
+        if self.first_window:  # rows of an earlier view: a page asks for the new ones
+            self.first_window = {}
         if self._seen and not self._answering:  # the window sets the counters too
             payload, buffers = self._window(*self._viewport)
             payload["version"] = self.view_version + 1
@@ -217,6 +238,8 @@ class ExplorerPage:
 
     def _window(self, start: int, count: int) -> Reply:
         """The rows ``start .. start+count`` as binary columns, and the view's counters."""
+        if self._answering and self.first_window:  # a page asks: its rows may change
+            self.first_window = {}
         self._viewport = (max(0, int(start)), max(1, min(MAX_WINDOW, int(count))))
         rows = self._rows
         visible = rows.visible()
@@ -249,7 +272,7 @@ class ExplorerPage:
             "nchild": rows.n_children[vids].astype(np.int32),
             "parent_row": rows.row_of(rows.parent[vids]).astype(np.int32),
             "flags": flags.astype(np.uint8),
-            "name": view.names[nodes].tolist(),
+            "name": view.names_of(nodes).tolist(),
         }
         for i, c in enumerate(view.columns):
             values = view.table[c.key][nodes]

@@ -7,10 +7,15 @@ path is a row of its own, as in every calltree viewer). Display nodes are number
 ``0..m-1`` and map to graph nodes through ``node``.
 
 The visible rows are the display nodes all of whose ancestors are expanded, in preorder
-with each node's children sorted by a value. Everything is computed with numpy over the
-whole display tree (a few milliseconds per million nodes), so expanding, collapsing,
-sorting and searching have no per-node Python loop; only the window of rows in view is
-ever materialised for the browser.
+with each node's children sorted by a value. Nothing is laid out over the whole tree to
+show them: the open part of the tree (the roots and the children of every open row) is
+gathered level by level and put in row order on its own (:func:`preorder_of`), so opening
+a view, a toggle or a sort costs in proportion to the rows shown, not to the tree. What
+does concern the whole tree (the rows above a search's matches, a subtree, "Expand all")
+works on the tree's *canonical* preorder, which does not depend on the sort: for a tree
+graph it is the graph's own numbering, so nothing is computed for it. Everything is numpy,
+with no per-node Python loop; only the window of rows in view is ever materialised for the
+browser.
 """
 
 from __future__ import annotations
@@ -25,12 +30,16 @@ from perfweave.calltree.display import (
     display_tree,
     gather_children,
     preorder,
+    preorder_of,
 )
 from perfweave.calltree.forest import level_order
 from perfweave.calltree.graph import Graph
 from perfweave.errors import GraphError, QueryError, ShapeError
 
 INT = np.int64
+#: open levels gathered one by one before the visible rows are found by a pass over the
+#: canonical preorder instead (a deep open path: one pass, not a numpy call per level)
+GATHER_LEVELS = 64
 
 
 def _sort_key(values: np.ndarray, descending: bool) -> np.ndarray:
@@ -52,33 +61,107 @@ class TreeRows:
         self.node, self.parent = display_tree(graph, max_paths)
         m = len(self.node)
         self.expanded = np.zeros(m, bool)
-        self.n_children = np.bincount(self.parent[self.parent >= 0], minlength=m).astype(INT)
-        self._ptr, self._idx, self.roots = children_csr(self.parent, np.zeros(m, INT))
+        if graph.is_tree():  # the graph is its own display tree: its children, as they are
+            self._ptr, self._idx = graph.children_csr()
+            self.roots = graph.root_ids
+        else:
+            self._ptr, self._idx, self.roots = children_csr(self.parent, np.zeros(m, INT))
+        self.n_children = np.diff(self._ptr)
         #: display nodes a search matched, in row order, and the index of the current one
         self.matches = np.zeros(0, INT)
         self.current = -1
-        self.sort_by(np.zeros(m), descending=True)
+        self._values: np.ndarray | None = None  # None: no sort yet (rows in id order)
+        self._descending = True
+        #: (pos, order, depth, size) of the canonical preorder, made on first use
+        self._canon: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._visible: np.ndarray | None = None
+        self._rows_by_id: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.node)
 
+    @property
+    def depth(self) -> np.ndarray:
+        """Depth of each display node (roots: 0)."""
+        return self.graph.depth if self.graph.is_tree() else self._canonical()[2]
+
+    def _canonical(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(pos, order, depth, size)`` of the display tree in canonical preorder (children
+        by id): a display node's subtree is ``order[pos : pos + size]`` in it, as in any
+        preorder, whatever the sort."""
+        if self._canon is None:
+            m = len(self.node)
+            sizes = self.graph.subtree_size
+            if self.graph.is_tree() and sizes is not None:  # ids are canonical preorder
+                ids = np.arange(m, dtype=INT)
+                self._canon = (ids, ids, self.graph.depth, np.asarray(sizes, dtype=INT))
+            else:
+                pos, depth, size = preorder(self.parent, np.zeros(m, INT))
+                order = np.empty(m, INT)
+                order[pos] = np.arange(m, dtype=INT)
+                self._canon = (pos, order, depth, size)
+        return self._canon
+
+    def _changed(self) -> None:
+        """The open rows or their order changed: the visible rows are found again."""
+        self._visible = None
+        self._rows_by_id = None
+
     # ------------------------------------------------------------------ order
     def sort_by(self, values: np.ndarray, descending: bool = True) -> None:
-        """Sort every node's children (and the roots) by ``values`` (one per display node)."""
-        pos, self.depth, self.size = preorder(self.parent, _sort_key(values, descending))
-        self.pos = pos
-        self.order = np.empty(len(pos), INT)
-        self.order[pos] = np.arange(len(pos), dtype=INT)
-        self._visible = None
+        """Sort every node's children (and the roots) by ``values`` (one per display node,
+        NaN last; ties in display node order)."""
+        self._values = np.asarray(values, dtype=float)
+        self._descending = bool(descending)
+        self._changed()
         if len(self.matches):
-            self.matches = self.matches[np.argsort(self.pos[self.matches])]
+            self.matches = self._in_row_order(self.matches)
+
+    def of_graph(self, values: np.ndarray) -> np.ndarray:
+        """Per display node, ``values`` given per graph node (for a tree, the same array)."""
+        return values if self.graph.is_tree() else values[self.node]
+
+    def _ordered(self, members: np.ndarray) -> np.ndarray:
+        """``members`` (ascending ids, closed under parents) in row order."""
+        if self._values is None:
+            key = np.zeros(len(members), INT)
+        else:
+            key = _sort_key(self._values[members], self._descending)
+        return preorder_of(self.parent, members, key)
+
+    def _in_row_order(self, vids: np.ndarray) -> np.ndarray:
+        """Display nodes ``vids`` in the order their rows come (with all rows open), from
+        the preorder of them and their ancestors alone."""
+        vids = np.asarray(vids, dtype=INT)
+        if not len(vids):
+            return vids
+        members = self._above(vids)
+        members[vids] = True
+        members = np.flatnonzero(members)
+        ordered = self._ordered(members)
+        rank = np.empty(len(members), INT)
+        rank[np.searchsorted(members, ordered)] = np.arange(len(members), dtype=INT)
+        return vids[np.argsort(rank[np.searchsorted(members, vids)], kind="stable")]
+
+    def _above(self, vids: np.ndarray) -> np.ndarray:
+        """Whether each display node is a proper ancestor of one of ``vids``."""
+        pos, _, _, size = self._canonical()
+        m = len(self.node)
+        marks = np.bincount(pos[np.asarray(vids, dtype=INT)], minlength=m)
+        before = np.concatenate([[0], np.cumsum(marks)])  # marks at positions < p
+        return (before[pos + size] - before[pos + 1]) > 0
 
     # ------------------------------------------------------------------ search matches
+    def clear_matches(self) -> None:
+        """No search matches."""
+        self.matches = np.zeros(0, INT)
+        self.current = -1
+
     def set_matches(self, hit: np.ndarray) -> None:
         """Mark the display nodes of the graph nodes where ``hit`` (one bool per graph node)
         holds, in row order; the first becomes the current match."""
         vids = np.flatnonzero(np.asarray(hit, bool)[self.node])
-        self.matches = vids[np.argsort(self.pos[vids])]
+        self.matches = self._in_row_order(vids)
         self.current = 0 if len(vids) else -1
 
     def step_match(self, step: int) -> int:
@@ -102,13 +185,14 @@ class TreeRows:
     def set_expanded(self, vids: np.ndarray, value: bool = True) -> None:
         vids = np.asarray(vids, dtype=INT)
         self.expanded[vids] = value
-        self._visible = None
+        self._changed()
 
     def expand_subtree(self, vid: int) -> None:
         """Expand ``vid`` and everything below it."""
-        p = self.pos[vid]
-        self.expanded[self.order[p : p + self.size[vid]]] = True
-        self._visible = None
+        pos, order, _, size = self._canonical()
+        p = pos[vid]
+        self.expanded[order[p : p + size[vid]]] = True
+        self._changed()
 
     def expand_within(self, tops: np.ndarray | None, budget: int) -> tuple[int, int]:
         """Open everything below the display nodes ``tops`` (None: the whole forest) level
@@ -119,12 +203,13 @@ class TreeRows:
         m = len(self.node)
         tops = self.roots if tops is None else np.unique(np.asarray(tops, dtype=INT))
         self.expand_to(tops)
-        # display nodes strictly below a top (by preorder position); tops below another
-        # top are opened with it
+        # display nodes strictly below a top (by canonical preorder position); tops below
+        # another top are opened with it
+        pos, _, _, size = self._canonical()
         marks = np.zeros(m + 1, INT)
-        np.add.at(marks, self.pos[tops] + 1, 1)
-        np.add.at(marks, self.pos[tops] + self.size[tops], -1)
-        below = (np.cumsum(marks[:m]) > 0)[self.pos]
+        np.add.at(marks, pos[tops] + 1, 1)
+        np.add.at(marks, pos[tops] + size[tops], -1)
+        below = (np.cumsum(marks[:m]) > 0)[pos]
         frontier = tops[~below[tops]]
         visible = self.visible()
         rows = len(visible)
@@ -137,7 +222,8 @@ class TreeRows:
             owner = np.repeat(np.arange(len(closed)), counts)
             gain = np.bincount(owner, weights=shown[kids], minlength=len(closed)).astype(INT)
             if rows + int(gain.sum()) > budget:  # the part of this level that fits
-                order = np.argsort(self.pos[closed])
+                self._changed()  # the frontier shows: its rows, in row order
+                order = np.argsort(self.row_of(closed), kind="stable")
                 fits = np.cumsum(gain[order]) <= budget - rows
                 self.expanded[closed[order][fits]] = True
                 rows += int(gain[order][fits].sum())
@@ -145,7 +231,7 @@ class TreeRows:
             self.expanded[closed] = True
             rows += int(gain.sum())
             frontier = gather_children(self._ptr, self._idx, frontier)[0]
-        self._visible = None
+        self._changed()
         return rows, everything
 
     def _shown_sizes(self) -> np.ndarray:
@@ -162,17 +248,10 @@ class TreeRows:
 
     def expand_to(self, vids: np.ndarray) -> None:
         """Expand every proper ancestor of ``vids`` so that they become visible."""
-        m = len(self.node)
-        if not len(vids) or not m:
+        if not len(vids) or not len(self.node):
             return
-        marks = np.zeros(m + 1, INT)
-        np.add.at(marks, self.pos[np.asarray(vids, dtype=INT)], 1)
-        before = np.concatenate([[0], np.cumsum(marks)])  # marks at positions < p
-        start = self.pos + 1
-        end = self.pos + self.size
-        has = (before[end] - before[start]) > 0
-        self.expanded |= has
-        self._visible = None
+        self.expanded |= self._above(vids)
+        self._changed()
 
     def hot_path(self, values: np.ndarray, levels: int, widest: int = 1000) -> None:
         """Expand the roots, then from each its largest child along ``levels`` levels.
@@ -181,43 +260,66 @@ class TreeRows:
         ``widest`` children (a person opens such a node when they want its rows).
         """
         self.expanded[self.roots[self.n_children[self.roots] > 0]] = True
-        v = np.where(np.isnan(values), -np.inf, values)
+        values = np.asarray(values, dtype=float)
         frontier = self.roots
         for _ in range(levels):
             kids, counts = gather_children(self._ptr, self._idx, frontier)
             if not len(kids):
                 break
             owner = np.repeat(np.arange(len(frontier)), counts)
-            order = np.lexsort((-v[kids], owner))
+            v = values[kids]  # only the children looked at, not the whole tree
+            v = np.where(np.isnan(v), -np.inf, v)
+            order = np.lexsort((-v, owner))
             first = np.ones(len(order), bool)
             first[1:] = owner[order][1:] != owner[order][:-1]
             best = kids[order][first]
             best = best[(self.n_children[best] > 0) & (self.n_children[best] <= widest)]
             self.expanded[best] = True
             frontier = best
-        self._visible = None
+        self._changed()
 
     # ------------------------------------------------------------------ visible rows
     def visible(self) -> np.ndarray:
         """Display nodes shown as rows, top to bottom."""
         if self._visible is None:
-            m = len(self.node)
-            closed = ~self.expanded & (self.size > 1)
-            start = self.pos[closed] + 1
-            end = self.pos[closed] + self.size[closed]
-            diff = np.bincount(start, minlength=m + 1) - np.bincount(end, minlength=m + 1)
-            hidden = np.cumsum(diff[:m]) > 0
-            self._visible = self.order[~hidden]
-            self._row_of = None
+            self._visible = self._ordered(self._open_part())
         return self._visible
 
+    def _open_part(self) -> np.ndarray:
+        """The display nodes all of whose ancestors are expanded (ascending ids): gathered
+        level by level from the roots while few levels are open, else by one pass over the
+        canonical preorder."""
+        found = [self.roots]
+        frontier = self.roots
+        for _ in range(GATHER_LEVELS):
+            frontier = frontier[self.expanded[frontier]]
+            if not len(frontier):
+                return np.sort(np.concatenate(found))
+            frontier = gather_children(self._ptr, self._idx, frontier)[0]
+            found.append(frontier)
+        if not self.expanded[frontier].any():
+            return np.sort(np.concatenate(found))
+        m = len(self.node)
+        pos, order, _, size = self._canonical()
+        closed = ~self.expanded & (size > 1)
+        start = pos[closed] + 1
+        end = pos[closed] + size[closed]
+        diff = np.bincount(start, minlength=m + 1) - np.bincount(end, minlength=m + 1)
+        hidden = np.cumsum(diff[:m]) > 0  # by canonical position
+        return np.sort(order[~hidden])
+
     def row_of(self, vids: np.ndarray) -> np.ndarray:
-        """Row index of each display node (-1 where it is hidden)."""
+        """Row index of each display node (-1 where it is hidden, or for -1)."""
         rows = self.visible()
-        if self._row_of is None:
-            self._row_of = np.full(len(self.node) + 1, -1, INT)  # [-1] answers for "no parent"
-            self._row_of[rows] = np.arange(len(rows), dtype=INT)
-        return self._row_of[np.asarray(vids, dtype=INT)]
+        if self._rows_by_id is None:
+            by_id = np.argsort(rows, kind="stable")
+            self._rows_by_id = (rows[by_id], by_id)
+        ids, row = self._rows_by_id
+        vids = np.asarray(vids, dtype=INT)
+        if not len(ids):
+            return np.full(vids.shape, -1, INT)
+        at = np.minimum(np.searchsorted(ids, vids), len(ids) - 1)
+        return np.where(ids[at] == vids, row[at], -1)
 
     def vids_of_nodes(self, nodes: np.ndarray) -> np.ndarray:
         """Every display node of the given graph nodes (a DAG node may have several)."""

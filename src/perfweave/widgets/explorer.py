@@ -77,6 +77,10 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
     cursor_node = traitlets.Int(-1)
     #: whether the page tells Python where its keyboard cursor rests (a linked view sets it)
     report_cursor = traitlets.Bool(False).tag(sync=True)
+    #: the first window of rows ({"reply", "buffers"}: the response to the page's first
+    #: ``rows`` request), sent with the state so that the page draws at once; emptied when
+    #: the view changes or a page asks for rows
+    first_window = traitlets.Dict().tag(sync=True)
     #: the query of the last filter in the history ("" when none): the filter box shows it
     filter_query = traitlets.Unicode("").tag(sync=True)
     #: what the last action could not do in full ("Expand all" stopped by its row budget);
@@ -109,8 +113,10 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         self._scroll_vid = -1  # a row to scroll the page to with the next rows sent
         timeout = {} if request_timeout is None else {"request_timeout": request_timeout}
         super().__init__(mode=self._study.mode, height=height, **timeout)
-        self._show(self._study.view)
-        self._refresh()
+        with self.hold_sync():  # the page gets the view and its first rows in one message
+            self._show(self._study.view)
+            self._refresh()
+            self.first_window = self._first_window()
 
     @traitlets.validate("height")
     def _check_height(self, proposal: dict) -> int:
@@ -163,7 +169,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         view = self._view
         out = {
             "node": nodes,
-            "name": view.names[nodes],
+            "name": view.names_of(nodes),
             "depth": self._rows.depth[vids],
             "expanded": self._rows.expanded[vids] & (self._rows.n_children[vids] > 0),
         }
@@ -346,7 +352,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         hot path when None) with the sort and search of ``state``."""
         self._rows = TreeRows(view.data.graph) if rows is None else rows
         self._selected = np.zeros(len(view.data.graph), bool)
-        self._rows.set_matches(np.zeros(len(view.data.graph), bool))
+        self._rows.clear_matches()
         self.node_count = len(view.data.graph)
         self.columns = view.specs()
         self.history_labels = [s.label for s in self._study.history]
@@ -380,7 +386,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         self._sort(key, self.sort_descending)
 
     def _sort_values(self) -> np.ndarray:
-        return self._view.sort_values(self.sort_column)[self._rows.node]
+        return self._rows.of_graph(self._view.sort_values(self.sort_column))
 
     def _sort(self, column: str, descending: bool) -> None:
         key = self._view.column(column).key
@@ -407,7 +413,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
     def _search(self, pattern: str, expand: bool = True) -> None:
         pattern = pattern or ""
         if not pattern:
-            self._rows.set_matches(np.zeros(len(self._rows.graph), bool))
+            self._rows.clear_matches()
             self.search_state = {}
             return
         self._rows.set_matches(self._view.matching(pattern))

@@ -1312,6 +1312,14 @@ function viewport(ctx) {
   const [first] = ctx.rows.range();
   return [Math.max(0, first - FETCH_BEFORE), FETCH_COUNT];
 }
+function firstWindow(model) {
+  const first = model.get("first_window");
+  const reply = first && first.reply;
+  if (!reply || !reply.rows || Number(reply.version) !== Number(model.get("view_version"))) {
+    return null;
+  }
+  return { ...reply, type: "response", columns: unpack(reply.rows.columns, first.buffers || []) };
+}
 function accept(ctx, resp) {
   const { state, rows, els } = ctx;
   if (resp.version !== void 0 && resp.version !== null) {
@@ -1575,13 +1583,19 @@ function render({ model, el }) {
   });
   ctx.channel.onPush((resp) => acceptPushed(ctx, resp));
   const unwire = wire(ctx);
-  const [start, count] = viewport(ctx);
-  ctx.channel.request("rows", { start, count }, ROWS).then((resp) => {
+  const ready = (resp) => {
     accept(ctx, resp);
     ctx.els.root.dataset.firstRowsMs = (performance.now() - t0).toFixed(1);
     ctx.els.root.dataset.ready = "1";
-  }, () => {
-  });
+  };
+  const first = firstWindow(model);
+  if (first) {
+    ready(first);
+  } else {
+    const [start, count] = viewport(ctx);
+    ctx.channel.request("rows", { start, count }, ROWS).then(ready, () => {
+    });
+  }
   return () => {
     ctx.channel.close();
     unwire();
