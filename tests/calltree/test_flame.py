@@ -239,3 +239,98 @@ def test_bad_input_is_a_perfweave_error(lulesh):
 def test_an_exclusive_metric_asks_for_its_inclusive_partner(lulesh, sampling):
     assert flame_layout(lulesh, metric="time").metric == "time (inc)"
     assert flame_layout(sampling, metric="count").metric == "count (inc)"
+
+
+@pytest.fixture(scope="module")
+def forest():
+    """A random forest of 3,000 nodes (a third of them roots), heavy-tailed times: many
+    frames narrower than a pixel between wide siblings, and narrow roots."""
+    from perfweave.calltree._build import build_graphframe
+
+    rng = np.random.default_rng(1)
+    n = 3000
+    back = rng.integers(1, 21, n)
+    parent = np.where(rng.random(n) < 0.3, -1, np.arange(n) - back)
+    parent[parent < 0] = -1
+    return build_graphframe(
+        pd.DataFrame({"name": [f"g{i % 50}" for i in range(n)]}),
+        pd.DataFrame({"node": np.arange(n), "time": rng.exponential(1.0, n) ** 3}),
+        parent=parent,
+        exc_metrics=["time"],
+        inc_metrics=[],
+        default_metric="time",
+    )
+
+
+def _siblings(layout, parent: int) -> np.ndarray:
+    if parent < 0:
+        return layout.graph.root_ids
+    ptr, idx = layout.graph.children_csr()
+    return idx[ptr[parent] : ptr[parent + 1]]
+
+
+@pytest.mark.parametrize("data", ["rajaperf", "forest"])
+def test_frame_sums_give_every_gathered_run(data, request):
+    """What FrameSums promises: each run FlameLayout.narrow gathers, found again from the
+    drawn siblings around it (or its parent's start and end) alone: its node count, its
+    inclusive and exclusive sums and its right edge."""
+    layout = flame_layout(request.getfixturevalue(data))
+    sums = layout.sums
+    inc = layout.values.inclusive
+    checked = 0
+    for zoom in (None, int(np.argsort(layout.x1 - layout.x0)[-3])):
+        for min_width in (1 / 300, 1 / 3000):
+            drawn = set(layout.frames(zoom=zoom, min_width=min_width)["node"].tolist())
+            for run in layout.narrow(zoom=zoom, min_width=min_width).itertuples():
+                p = int(run.parent)
+                kids = [int(k) for k in _siblings(layout, p)]
+                edges = [(k, layout.x0[k], layout.x1[k]) for k in kids if k in drawn]
+                span = 1.0 if zoom is None else layout.x1[zoom] - layout.x0[zoom]
+                left = 0.0 if zoom is None else layout.x0[zoom]
+                x0 = left + run.x0 * span
+                x1 = left + run.x1 * span
+                prev = max((e for e in edges if e[2] <= x0 + EPS), key=lambda e: e[2], default=None)
+                nxt = min((e for e in edges if e[1] >= x1 - EPS), key=lambda e: e[1], default=None)
+                if p < 0:
+                    start_id, end_id = 0, len(layout.graph)
+                    start_excl, end_excl = 0.0, sums.forest_exclusive
+                    end_value, end_x = sums.forest_value, sums.forest_x1
+                else:
+                    start_id, end_id = p + 1, p + int(sums.size[p])
+                    start_excl = sums.excl_start[p] + layout.values.exclusive[p]
+                    end_excl = sums.excl_start[p] + sums.excl_subtree[p]
+                    end_value, end_x = sums.child_value[p], sums.child_x1[p]
+                if prev is not None:
+                    k = prev[0]
+                    start_id = k + int(sums.size[k])
+                    start_excl = sums.excl_start[k] + sums.excl_subtree[k]
+                    start_value = sums.value_before[k] + inc[k]
+                else:
+                    start_value = 0.0
+                if nxt is not None:
+                    k = nxt[0]
+                    end_id, end_excl, end_value, end_x = (
+                        k,
+                        sums.excl_start[k],
+                        sums.value_before[k],
+                        layout.x0[k],
+                    )
+                assert end_id - start_id == run.hidden
+                assert end_value - start_value == pytest.approx(run.value, rel=1e-9, abs=1e-9)
+                assert end_excl - start_excl == pytest.approx(run.exclusive, rel=1e-9, abs=1e-9)
+                assert (end_x - left) / span == pytest.approx(run.x1, rel=1e-12, abs=1e-12)
+                checked += 1
+    assert checked > (50 if data == "forest" else 0)
+
+
+def test_band_is_the_frames_between_two_widths(rajaperf):
+    layout = flame_layout(rajaperf)
+    w = layout.x1 - layout.x0
+    assert layout.band(None, 1e-3).tolist() == np.flatnonzero(w >= 1e-3).tolist()
+    zoom = int(np.argsort(w)[-2])
+    end = zoom + int(layout.sums.size[zoom])
+    inside = np.arange(zoom, end)
+    keep = inside[(w[inside] >= 1e-4) & (w[inside] < 1e-3)]
+    assert layout.band(zoom, 1e-4, 1e-3).tolist() == keep.tolist() and len(keep) > 0
+    with pytest.raises(GraphError):
+        layout.band(10**7, 0.0)

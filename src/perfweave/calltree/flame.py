@@ -398,6 +398,41 @@ class FlameSearch:
     value: float
     share: float
     zoom_share: float
+    #: the codes of the distinct names that match (:attr:`FlameLayout.name_codes`): a
+    #: viewer holding each frame's name code marks the matches without the node list
+    names: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=INT))
+
+
+@dataclass(frozen=True)
+class FrameSums:
+    """Per node of a laid-out tree, the sums from which a viewer holding only some frames
+    gathers the narrower ones itself, by the rule of :meth:`FlameLayout.narrow`.
+
+    Node ids are in preorder, so the siblings between two drawn siblings ``p`` and ``q``
+    (or between a parent's first node and ``q``, or ``p`` and the parent's end) are the
+    nodes ``[start, end)`` of one id range, and a run of them holds ``end - start`` nodes,
+    ``value_before[q] - value_before[p] - value[p]`` of inclusive value (``child_value`` of
+    the parent in place of ``value_before[q]`` at its end) and
+    ``excl_start[end] - excl_start[start]`` of exclusive value, where ``excl_start`` at a
+    subtree's end is ``excl_start + excl_subtree`` of its top. A run ends at the next drawn
+    sibling's left edge or at ``child_x1`` of its parent. The ``forest_*`` numbers are the
+    same for the roots, the children of the whole graph."""
+
+    #: nodes in each node's subtree (itself included)
+    size: np.ndarray
+    #: the inclusive values of the node's earlier siblings (of earlier roots), summed
+    value_before: np.ndarray
+    #: the node's children's inclusive values, summed
+    child_value: np.ndarray
+    #: the right edge of the node's last child (its own left edge without children)
+    child_x1: np.ndarray
+    #: the exclusive values of every node before it in preorder, summed
+    excl_start: np.ndarray
+    #: the exclusive values of its subtree, summed
+    excl_subtree: np.ndarray
+    forest_value: float
+    forest_x1: float
+    forest_exclusive: float
 
 
 @dataclass(frozen=True)
@@ -421,6 +456,58 @@ class FlameLayout:
     def value_format(self) -> ColumnFormat:
         """The one format of the drawn values (the unit's, by their magnitude)."""
         return column_format(self.values.inclusive, self.values.unit)
+
+    @functools.cached_property
+    def widths(self) -> np.ndarray:
+        """Each node's drawn width, ``x1 - x0`` (a fraction of the total)."""
+        return self.x1 - self.x0
+
+    @functools.cached_property
+    def sums(self) -> FrameSums:
+        """The per-node sums a viewer gathers narrow frames from (:class:`FrameSums`)."""
+        graph, n = self.graph, len(self.graph)
+        inclusive = np.asarray(self.values.inclusive, dtype=float)
+        exclusive = np.asarray(self.values.exclusive, dtype=float)
+        ptr, idx = graph.children_csr()
+        roots = graph.root_ids
+        before = np.zeros(n)
+        if len(idx):
+            groups = np.repeat(np.arange(n), np.diff(ptr))
+            run = np.cumsum(inclusive[idx]) - inclusive[idx]
+            before[idx] = run - run[ptr[groups]]
+        before[roots] = np.cumsum(inclusive[roots]) - inclusive[roots]
+        has = np.diff(ptr) > 0
+        child_x1 = self.x0.copy()
+        child_x1[has] = self.x1[idx[ptr[1:][has] - 1]]
+        excl_start = np.zeros(n + 1)
+        np.cumsum(np.nan_to_num(exclusive, nan=0.0), out=excl_start[1:])
+        return FrameSums(
+            size=sizes(graph),
+            value_before=before,
+            child_value=_children_sum(graph, inclusive),
+            child_x1=child_x1,
+            excl_start=excl_start[:n],
+            excl_subtree=self._subtree_exclusive,
+            forest_value=float(inclusive[roots].sum()),
+            forest_x1=float(self.x1[roots[-1]]) if n else 0.0,
+            forest_exclusive=float(excl_start[n]),
+        )
+
+    def band(self, zoom: Any = None, lo: float = 0.0, hi: float = np.inf) -> np.ndarray:
+        """Node ids, in preorder, of ``zoom``'s subtree (every node without a zoom) whose
+        frames are at least ``lo`` and less than ``hi`` wide (fractions of the total): what
+        a viewer that holds the frames at least ``hi`` wide lacks to draw every frame at
+        least ``lo`` wide."""
+        if zoom is None:
+            start, stop = 0, len(self.graph)
+        else:
+            start = self.node_id(zoom)
+            stop = start + int(sizes(self.graph)[start])
+        w = self.widths[start:stop]
+        keep = w >= lo
+        if np.isfinite(hi):
+            keep &= w < hi
+        return (np.flatnonzero(keep) + start).astype(INT)
 
     @functools.cached_property
     def _sibling_rank(self) -> np.ndarray:
@@ -586,15 +673,19 @@ class FlameLayout:
     def matches(self, pattern: str) -> np.ndarray:
         """Whether each node's name matches the regular expression ``pattern`` (searched
         anywhere in the name, as the explorer's search box)."""
+        return self.name_matches(pattern)[self.name_codes[0]]
+
+    def name_matches(self, pattern: str) -> np.ndarray:
+        """Whether each distinct name (the uniques of :attr:`name_codes`) matches the regular
+        expression ``pattern``: each name is matched once however often it repeats."""
         if not isinstance(pattern, str) or not pattern:
             raise QueryError(f"search needs a regular expression, not {pattern!r}")
         try:
             re.compile(pattern)
         except re.error as exc:
             raise QueryError(f"search {pattern!r}: bad regular expression: {exc}") from exc
-        codes, uniques = self.name_codes
-        found = pd.Series(uniques, dtype=object).str.contains(pattern, regex=True)
-        return found.to_numpy(dtype=bool)[codes]
+        found = pd.Series(self.name_codes[1], dtype=object).str.contains(pattern, regex=True)
+        return found.to_numpy(dtype=bool)
 
     @functools.cached_property
     def name_codes(self) -> tuple[np.ndarray, np.ndarray]:
@@ -607,7 +698,8 @@ class FlameLayout:
         """Nodes whose name matches ``pattern`` and what they hold: a match under a matching
         ancestor counts once; shares of the total and of ``zoom``'s frame (the total
         without a zoom)."""
-        hit = self.matches(pattern)
+        named = self.name_matches(pattern)
+        hit = named[self.name_codes[0]]
         inside = _down_sum(self.graph, hit.astype(float)) - hit  # matching strict ancestors
         top = hit & (inside == 0)
         widths = self.x1 - self.x0
@@ -624,7 +716,14 @@ class FlameLayout:
             else:
                 sub = top[z : z + size]
                 zoom_share = float(widths[z : z + size][sub].sum() / span) if span > 0 else 0.0
-        return FlameSearch(pattern, np.flatnonzero(hit).astype(INT), value, share, zoom_share)
+        return FlameSearch(
+            pattern,
+            np.flatnonzero(hit).astype(INT),
+            value,
+            share,
+            zoom_share,
+            np.flatnonzero(named).astype(INT),
+        )
 
 
 def flame_layout(
