@@ -73,8 +73,15 @@ class Page:
         }
         self.widget._on_msg(self.widget, msg, [])
         content, buffers = self.sent[-1]
-        cols = unpack(content["frames"]["columns"], buffers) if "frames" in content else None
+        key = next((k for k in ("frames", "found") if k in content), None)
+        cols = unpack(content[key]["columns"], buffers) if key else None
         return content, cols
+
+
+def _names(cols) -> list[str]:
+    """Each frame's name, from the reply's codes and its dictionary of names."""
+    named = dict(zip(cols["name_ids"].tolist(), cols["names"]))
+    return [named[c] for c in cols["name"].tolist()]
 
 
 def test_the_protocol_is_the_same_on_both_sides():
@@ -94,14 +101,21 @@ def test_the_page_gets_the_frames_one_pixel_wide_with_exact_values(lulesh):
     fg = FlameGraph(lulesh)
     page = Page(fg)
     reply, cols = page.ask("frames", width=300)
-    # coloured by name, the hash key is the name: it is not sent twice
-    assert reply["ok"] and list(cols) == [c for c in FRAME_COLUMNS if c != "key"]
-    assert ((cols["x1"] - cols["x0"]) >= 1 / 300).all()
+    # coloured by name, the hash key is the name: it is not sent twice; measured: no guesses
+    assert reply["ok"] and list(cols) == [c for c in FRAME_COLUMNS if c not in ("key", "guess")]
     layout = fg.layout
-    wide = (layout.x1 - layout.x0) >= 1 / 300
+    # every frame a pixel wide, and none much narrower (the threshold is a hair below it)
+    held = reply["meta"]["held"]
+    assert held["root"] == -1 and held["below"] is None and 0.999 / 300 < held["tau"] <= 1 / 300
+    wide = (layout.x1 - layout.x0) >= held["tau"]
     assert cols["node"].tolist() == np.flatnonzero(wide).tolist()
+    assert set(np.flatnonzero((layout.x1 - layout.x0) >= 1 / 300)) <= set(cols["node"].tolist())
     np.testing.assert_array_equal(cols["value"], layout.values.inclusive[cols["node"]])
-    assert cols["name"] == [str(n) for n in layout.values.names[cols["node"]]]
+    np.testing.assert_array_equal(cols["x0"], layout.x0[cols["node"]])
+    assert _names(cols) == [str(n) for n in layout.values.names[cols["node"]]]
+    sums = layout.sums
+    np.testing.assert_array_equal(cols["size"], sums.size[cols["node"]])
+    np.testing.assert_array_equal(cols["excl_subtree"], sums.excl_subtree[cols["node"]])
     meta = reply["meta"]
     assert meta["total"] == layout.total and meta["zoom"] == -1
     assert (
@@ -117,13 +131,13 @@ def test_click_zoom_and_breadcrumb_from_the_page_and_from_python(lulesh):
     target = fg.layout.node_id("LagrangeElements")
     reply, cols = page.ask("zoom", node=target, width=800)
     assert fg.zoomed_node == target
-    assert [p["node"] for p in reply["meta"]["path"]] == fg.layout.path(target)
-    i = cols["node"].tolist().index(target)
-    assert (cols["x0"][i], cols["x1"][i]) == (0.0, 1.0)
-    frames = fg.frames
-    assert set(frames["node"]) == set(cols["node"]) | set(
-        frames["node"][(frames["x1"] - frames["x0"]) < 1 / 800]
-    )
+    path = fg.layout.path(target)
+    assert [p["node"] for p in reply["meta"]["path"]] == path
+    # the zoom's held set: its ancestors, then its subtree's frames a pixel of the zoom wide
+    frames = fg.frames  # the ancestors first, spanning the width, then the subtree
+    wide = frames["node"][(frames["x1"] - frames["x0"]) >= 1 / 800].tolist()
+    assert cols["node"].tolist() == wide and wide[: len(path)] == path
+    assert reply["meta"]["held"]["root"] == target
     # the breadcrumb's first entry zooms back out
     reply, _ = page.ask("zoom", node=None, width=800)
     assert fg.zoomed_node is None and reply["meta"]["path"] == []
@@ -136,9 +150,14 @@ def test_click_zoom_and_breadcrumb_from_the_page_and_from_python(lulesh):
 def test_search_highlights_and_says_the_share(lulesh):
     fg = FlameGraph(lulesh)
     page = Page(fg)
-    reply, cols = page.ask("search", pattern="Calc", width=800)
+    reply, cols = page.ask("search", pattern="Calc")
     hit = fg.layout.matches("Calc")
-    np.testing.assert_array_equal(cols["match"].astype(bool), hit[cols["node"]])
+    # the reply names the matching names by code: the page marks every frame it holds
+    codes, uniques = fg.layout.name_codes
+    assert [str(uniques[c]) for c in cols["code"]] == sorted(
+        {str(n) for n in fg.layout.values.names[hit]}, key=list(uniques).index
+    )
+    np.testing.assert_array_equal(np.isin(codes, cols["code"]), hit)
     found = fg.search_result
     share = f"{100 * found.share:.0f}%"
     fmt = column_format(fg.layout.values.inclusive, lulesh.unit_of("time (inc)"))
@@ -159,7 +178,8 @@ def test_a_bad_metric_shows_in_the_banner_and_keeps_the_view(lulesh):
     assert reply["ok"] is False and "no metric 'nope'" in reply["error"]
     assert fg.error == reply["error"] and isinstance(fg.last_exception, ShapeError)
     assert fg.metric == "time (inc)" and fg.frames.equals(before)
-    assert cols is not None and fg.zoomed_node in cols["node"]  # the reply redraws the old view
+    # no frames: the page keeps the view it has, which is Python's
+    assert cols is None and reply["meta"]["zoom"] == fg.zoomed_node
     with pytest.raises(ShapeError, match="no metric 'nope'"):
         fg.set_metric("nope")
     assert fg.frames.equals(before)
@@ -170,8 +190,8 @@ def test_a_bad_metric_shows_in_the_banner_and_keeps_the_view(lulesh):
 def test_bad_requests_keep_the_previous_state(lulesh):
     fg = FlameGraph(lulesh)
     page = Page(fg)
-    page.ask("search", pattern="Calc", width=800)
-    reply, _ = page.ask("search", pattern="Calc(", width=800)
+    page.ask("search", pattern="Calc")
+    reply, _ = page.ask("search", pattern="Calc(")
     assert not reply["ok"] and "bad regular expression" in fg.error
     assert fg.search_result.pattern == "Calc"
     reply, _ = page.ask("zoom", node=10**6, width=800)
@@ -196,9 +216,9 @@ def test_colour_by_exclusive_share_and_by_module():
     page = Page(fg)
     _, cols = page.ask("frames", width=800)
     first = cpi.dataframe.groupby(level="node")["module"].first()
-    for node, name, key in zip(cols["node"], cols["name"], cols["key"]):
+    for node, name, key in zip(cols["node"], _names(cols), cols["key"]):
         assert key == (name if pd.isna(first[node]) else first[node])
-    assert len(set(cols["key"])) < len(set(cols["name"]))
+    assert len(set(cols["key"])) < len(set(_names(cols)))
     page.ask("set", color_by="exclusive", width=800)
     assert fg.color_by == "exclusive" and fg.error == ""
 
@@ -231,7 +251,10 @@ def test_compare_two_ensembles_colours_by_a_tested_difference(rajaperf):
     fg = FlameGraph(a, compare=b)
     page = Page(fg)
     reply, cols = page.ask("frames", width=1000)
-    assert list(cols) == [*(c for c in FRAME_COLUMNS if c != "key"), *COMPARE_COLUMNS]
+    assert list(cols) == [
+        *(c for c in FRAME_COLUMNS if c not in ("key", "guess")),
+        *COMPARE_COLUMNS,
+    ]
     assert set(cols) <= set(_const("ACTIONS")["frames"]["columns"])
     meta = reply["meta"]
     assert meta["compare"] and meta["tested"]
@@ -249,9 +272,9 @@ def test_a_request_with_an_argument_the_protocol_does_not_declare_is_refused(lul
     page = Page(fg)
     page.ask("frames", width=300)
     reply, cols = page.ask("zoom", node=1, shell="rm -rf /")
-    assert not reply["ok"] and "takes node, width; not shell" in reply["error"]
+    assert not reply["ok"] and "takes node, width, detail, below; not shell" in reply["error"]
     assert fg.error == reply["error"] and fg.zoom_node == -1  # nothing changed
-    assert cols is not None and len(cols["node"]) > 0  # the unchanged view is answered
+    assert cols is None and reply["meta"]["zoom"] == -1  # the page keeps the view it has
 
 
 def test_at_scale_draws_the_prediction_and_marks_the_guesses():
@@ -260,8 +283,8 @@ def test_at_scale_draws_the_prediction_and_marks_the_guesses():
     assert fg.title.startswith("Avg time/rank — predicted at mpi.world.size = 4,096 (not run;")
     page = Page(fg)
     reply, cols = page.ask("frames", width=800)
-    quality = fg.layout.values.quality[cols["node"][cols["node"] >= 0]]
-    guess = cols["guess"][cols["node"] >= 0]
+    quality = fg.layout.values.quality[cols["node"]]
+    guess = cols["guess"]
     np.testing.assert_array_equal(guess, np.isin(quality, ("poor", "")))
     assert guess.any() and not guess.all() and reply["meta"]["predicted"]
     # another metric refits; a bad one is refused and the view stays
@@ -273,19 +296,36 @@ def test_at_scale_draws_the_prediction_and_marks_the_guesses():
         FlameGraph.at_scale(ens, "mpi.world.size")
 
 
-def test_frames_narrower_than_a_pixel_are_sent_gathered(rajaperf):
+def test_a_reply_below_a_threshold_carries_only_the_frames_the_page_lacks(rajaperf):
+    """A zoom sent with the threshold of the set the page drew it from is answered with the
+    zoom's frames narrower than that (and not the ones the page holds); together they are the
+    zoom's own held set. A refinement (frames with a node) changes no state."""
     quartz, _ = rajaperf
     fg = FlameGraph(quartz)
-    reply, cols = Page(fg).ask("frames", width=1000)
-    gathered = cols["node"] < 0
-    runs = fg.layout.narrow(min_width=1 / 1000)
-    assert gathered.sum() == len(runs) > 0
-    np.testing.assert_array_equal(cols["hidden"][gathered], runs["hidden"])
-    np.testing.assert_allclose(cols["value"][gathered], runs["value"])
-    assert all(
-        n.startswith("… ") and n.endswith(" hidden") for n in np.asarray(cols["name"])[gathered]
-    )
-    assert reply["meta"]["shown"] == (~gathered).sum()
+    page = Page(fg)
+    whole, held = page.ask("frames", width=1000)
+    tau = whole["meta"]["held"]["tau"]
+    layout = fg.layout
+    inner = np.flatnonzero((layout.x1 - layout.x0) < 0.5)
+    target = int(inner[np.argmax((layout.x1 - layout.x0)[inner])])  # a wide inner frame
+    span = layout.x1[target] - layout.x0[target]
+    reply, band = page.ask("zoom", node=target, width=1000, detail=1, below=tau)
+    assert reply["ok"] and fg.zoomed_node == target and reply["meta"]["held"]["below"] == tau
+    w = layout.x1 - layout.x0
+    assert len(band["node"]) > 0 and (w[band["node"]] < tau).all()
+    assert not set(band["node"].tolist()) & set(held["node"].tolist())
+    own, cols = page.ask("frames", width=1000)  # Python's view now: the zoom's own set
+    inside = [n for n in held["node"].tolist() if target <= n < target + layout.sums.size[target]]
+    ancestors = layout.path(target)[:-1]
+    assert sorted(ancestors + inside + band["node"].tolist()) == cols["node"].tolist()
+    assert own["meta"]["held"]["tau"] == pytest.approx(span / 1000, rel=1e-8)
+    # finer frames of the zoom, DETAIL times: a refinement, the zoom stays
+    version = fg.view_version
+    fine, finer = page.ask("frames", width=1000, detail=8, node=target, below=span / 1000)
+    assert fine["ok"] and fg.zoomed_node == target and fg.view_version == version
+    assert ((w[finer["node"]] >= span / 8000 * (1 - 1e-8)) & (w[finer["node"]] < span / 1000)).all()
+    reply, _ = page.ask("frames", width=1000, below=0)
+    assert not reply["ok"] and "below must be a fraction of the width above 0" in fg.error
 
 
 def test_groups_of_one_ensemble(rajaperf):

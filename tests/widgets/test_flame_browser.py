@@ -5,13 +5,16 @@ Python agree; screenshots go to tests/artifacts/."""
 
 from __future__ import annotations
 
+import inspect
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pytest
 
+from perfweave.calltree.flame import flame_layout
 from tests.widgets.browser import (
     PageWatch,
     Server,
@@ -51,6 +54,43 @@ def watch(fg, path):
     dump()
     return fg
 """
+
+
+def wide_and_deep_tree(seed: int = 5):
+    """A calltree of about 25,000 nodes: seven levels of two to seven children each, with
+    heavy-tailed times (frames of every width, many narrower than a pixel between wide
+    siblings), and a chain of 2,500 calls under the root's first child, so the graph is
+    2,500 rows deep (a canvas that tall is past what a browser draws). Self-contained: the
+    notebook runs its source."""
+    import numpy as np
+    import pandas as pd
+
+    from perfweave.calltree._build import build_graphframe
+
+    rng = np.random.default_rng(seed)
+    parent = [-1, 0]
+    level = [0, 1]
+    for depth in range(1, 8):
+        for p in [i for i, d in enumerate(level) if d == depth][:4000]:
+            for _ in range(int(rng.integers(2, 8))):
+                parent.append(p)
+                level.append(depth + 1)
+    chain = len(parent)
+    for k in range(2500):
+        parent.append(1 if k == 0 else chain + k - 1)
+    n = len(parent)
+    names = [f"f{i % 211}" for i in range(chain)] + [f"chain{k}" for k in range(n - chain)]
+    time = rng.exponential(1.0, n) ** 3
+    time[chain:] = 0.0
+    time[-1] = time[:chain].sum() / 2  # the chain's end holds a third of the time
+    return build_graphframe(
+        pd.DataFrame({"name": names}),
+        pd.DataFrame({"node": np.arange(n), "time": time}),
+        parent=np.asarray(parent),
+        exc_metrics=["time"],
+        inc_metrics=[],
+        default_metric="time",
+    )
 
 
 def _frame_point(widget: Locator, frame: list, state: dict) -> tuple[float, float]:
@@ -236,3 +276,117 @@ def test_the_flame_at_a_scale_not_yet_run(
         said.append(tip.inner_text())
     assert any("a guess" in t for t in said) and any("predicted by its model" in t for t in said)
     save_screenshot(page, "flame_voila_at_scale_hover")
+
+
+def _svg_frames(path: Path) -> list[tuple[int, str, float]]:
+    """(row, name, left edge) of each frame of a downloaded SVG."""
+    ns = "{http://www.w3.org/2000/svg}"
+    out = []
+    for g in ET.parse(path).getroot().findall(f"{ns}g"):
+        rect = g.find(f"{ns}rect")
+        out.append(
+            (
+                round((float(rect.get("y")) - 24) / 18),
+                g.find(f"{ns}title").text,
+                float(rect.get("x")),
+            )
+        )
+    return sorted(out)
+
+
+def test_a_deep_calltree_draws_and_a_zoom_is_drawn_complete_without_python(
+    voila_server: Callable[..., Server], tmp_path: Path, page: Page, page_watch: PageWatch
+) -> None:
+    """A calltree 2,500 rows deep is drawn (the rows in view; scrolling draws the others), and
+    a click into a frame an eighth of the width wide is drawn complete from the frames the
+    page holds while Python's answer is held back: the frames at least a pixel wide of the
+    zoom and the runs of narrower ones gathered are the core layout's."""
+    nb = tmp_path / "deep.ipynb"
+    gate = tmp_path / "answer"
+    write_notebook(
+        nb,
+        [
+            "import time\nfrom pathlib import Path\nimport perfweave as pw",
+            STATE_HOOK,
+            inspect.getsource(wide_and_deep_tree),
+            "fg = pw.FlameGraph(wide_and_deep_tree())\n"
+            "_zoom = fg._on_zoom\n"
+            "def held_back(**args):  # Python answers a zoom once the test says so\n"
+            f"    for _ in range(600):\n        if Path({str(gate)!r}).exists(): break\n"
+            "        time.sleep(0.1)\n"
+            "    return _zoom(**args)\n"
+            "fg._on_zoom = held_back\n"
+            f"fg = watch(fg, {str(nb.with_suffix('.state.json'))!r})\nfg",
+        ],
+    )
+    server = voila_server(nb)
+    page.set_viewport_size({"width": 1200, "height": 900})
+    widget = open_in_voila(page, server.url(), READY)
+    canvas = widget.locator("canvas.pw-fl-canvas")
+    plot = widget.locator(".pw-fl-plot")
+    layout = flame_layout(wide_and_deep_tree())
+    depth = int(np.asarray(layout.graph.depth).max()) + 1
+    assert depth > 2500
+    # the canvas is the plot's height, the plot scrolls over every row
+    assert canvas.bounding_box()["height"] <= 420
+    assert plot.evaluate("p => p.scrollHeight") == depth * 18
+    assert not canvas_is_blank(canvas)
+    save_screenshot(widget, "flame_voila_deep")
+    # the deepest rows, scrolled to: drawn, and the pointer finds the deepest frame
+    plot.evaluate("p => { p.scrollTop = p.scrollHeight; }")
+    eventually(
+        lambda: widget.get_attribute("data-rows-drawn") == f"{depth - 24}-{depth}",
+        lambda: f"rows drawn: {widget.get_attribute('data-rows-drawn')}",
+    )
+    assert not canvas_is_blank(canvas)
+    box = canvas.bounding_box()
+    page.mouse.move(box["x"] + 5, box["y"] + box["height"] - 9)
+    tip = widget.locator(".pw-fl-tooltip")
+    tip.wait_for(state="visible")
+    deepest = int(np.argmax(np.asarray(layout.graph.depth)))
+    assert tip.get_attribute("data-node") == str(deepest)
+    assert tip.inner_text().startswith(str(layout.values.names[deepest]))
+    save_screenshot(widget, "flame_voila_deep_bottom")
+    page.mouse.move(0, 0)
+    plot.evaluate("p => { p.scrollTop = 0; }")
+    # the page holds the whole graph's frames eight times finer than its canvas
+    eventually(lambda: widget.get_attribute("data-refined") == "1", "the page never refined")
+    width = canvas.bounding_box()["width"]
+    w = layout.x1 - layout.x0
+    d = np.asarray(layout.graph.depth)
+    chain = set(layout.path(deepest))
+    wide = np.flatnonzero((w > 1 / 8) & (w < 1 / 2) & (d >= 1) & (d <= 3))
+    target = int(next(t for t in wide if t not in chain))
+    frames, runs = layout.drawn(zoom=target, min_width=1 / width)
+    unseen = frames[(w[frames["node"]] < 1 / width)]  # less than a pixel before the zoom
+    assert len(unseen) > 0 and len(runs) > 0
+    page.mouse.click(
+        box["x"] + width * (layout.x0[target] + layout.x1[target]) / 2,
+        box["y"] + 18 * (d[target] + 0.5),
+    )
+    eventually(
+        lambda: (
+            widget.get_attribute("data-complete-action") == "zoom"
+            and widget.get_attribute("data-zoom") == str(target)
+        ),
+        "the page did not draw the zoom complete by itself",
+    )
+    assert widget.get_attribute("data-last-action") != "zoom"  # Python has not answered
+    with page.expect_download() as got:
+        widget.locator("[data-action='download-svg']").click()
+    drawn = _svg_frames(Path(got.value.path()))
+    want = sorted(
+        [(int(r.depth), str(r.name), r.x0 * width) for r in frames.itertuples()]
+        + [(int(r.depth), f"… {int(r.hidden):,} hidden", r.x0 * width) for r in runs.itertuples()]
+    )
+    assert [(r, n) for r, n, _ in drawn] == [(r, n) for r, n, _ in want]
+    np.testing.assert_allclose([x for *_, x in drawn], [x for *_, x in want], atol=0.006)
+    assert widget.get_attribute("data-shown") == str(len(frames))
+    save_screenshot(page, "flame_voila_deep_zoomed")
+    gate.touch()  # Python answers: its zoom is the page's, and the view stays
+    wait_state(nb, lambda s: s["zoom"] == target, hide=("frames",))
+    eventually(lambda: widget.get_attribute("data-last-action") == "zoom", "no reply")
+    assert widget.get_attribute("data-shown") == str(len(frames))
+    assert [b for b in widget.locator(".pw-fl-crumbs .pw-btn").all_inner_texts()][1:] == [
+        str(layout.values.names[p]) for p in layout.path(target)
+    ]

@@ -5,6 +5,9 @@ import { GATHERED } from "./draw.js";
 import { CONTROLS } from "./protocol.js";
 
 /** @typedef {import("./state.js").Frames} Frames */
+
+/** The most calls the breadcrumb names (a longer path shows its first two and last ones). */
+const CRUMBS = 10;
 /** @typedef {import("../lib/types.js").Model} Model */
 
 /**
@@ -46,11 +49,16 @@ export function controls(model, act, download) {
     const s = f.meta.search;
     if (document.activeElement !== search) search.value = s.pattern;
     found.textContent = s.text;
+    const path = f.meta.path;
+    // a deep zoom's path has thousands of calls: its first and last ones, the rest counted
+    const shown = path.length > CRUMBS ? [...path.slice(0, 2), null, ...path.slice(2 - CRUMBS)] : path;
     crumbs.replaceChildren(
       button("all", () => act("zoom", { node: null }), { cls: "pw-fl-crumb", action: "zoom-out" }),
-      ...f.meta.path.flatMap((p, k) => [
+      ...shown.flatMap((p, k) => [
         h("span", { cls: "pw-fl-sep", text: "›" }),
-        button(p.name, () => act("zoom", { node: p.node }), { cls: `pw-fl-crumb${k === f.meta.path.length - 1 ? " pw-fl-current" : ""}` }),
+        p === null
+          ? h("span", { cls: "pw-fl-sep", text: `… ${(path.length - CRUMBS).toLocaleString("en-US")} more` })
+          : button(p.name, () => act("zoom", { node: p.node }), { cls: `pw-fl-crumb${k === shown.length - 1 ? " pw-fl-current" : ""}` }),
       ]),
     );
     crumbs.hidden = f.meta.path.length === 0;

@@ -1,8 +1,8 @@
-// The chart as a file: PNG (the canvas as drawn) or SVG (a rectangle and a clipped label per
+// The chart as a file: PNG (every row drawn, as on the canvas) or SVG (a rectangle and a clipped label per
 // frame drawn, the title and legend as text). Names are set as text nodes and serialised by
 // the browser, so a name never becomes markup.
 import { css, textOn } from "./colors.js";
-import { canvasWidth, clipped, FONT, frameColor, rowTop } from "./draw.js";
+import { canvasWidth, clipped, drawRows, FONT, frameColor, rowTop } from "./draw.js";
 import { ROW } from "./state.js";
 
 /** @typedef {import("./state.js").View} View */
@@ -75,7 +75,21 @@ export function downloadSvg(v) {
   save(new Blob([svgText(v)], { type: "image/svg+xml" }), fileName(v, "svg"));
 }
 
-/** Download the chart as PNG (the canvas, at the screen's pixel density). @param {View} v */
+/** The tallest canvas a browser draws, in device pixels. */
+const MAX_CANVAS = 32767;
+
+/** Download the chart as PNG: every row (as many as a canvas can hold), at the screen's
+ * pixel density. @param {View} v */
 export function downloadPng(v) {
-  v.canvas.toBlob((blob) => { if (blob) save(blob, fileName(v, "png")); }, "image/png");
+  const f = v.frames;
+  const width = canvasWidth(v);
+  const dpr = window.devicePixelRatio || 1;
+  const rows = Math.min(f ? Math.max(f.depth, 1) : 1, Math.floor(MAX_CANVAS / (ROW * dpr)));
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(rows * ROW * dpr);
+  const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  if (f) drawRows(ctx, v, width, 0, rows);
+  canvas.toBlob((blob) => { if (blob) save(blob, fileName(v, "png")); }, "image/png");
 }

@@ -1,8 +1,10 @@
-// Drawing the frames on one canvas: a row per depth (root on top for an icicle, at the
-// bottom for a flame), names clipped to their frame. A canvas draws text as pixels, so no
-// name ever becomes markup.
+// Drawing the view on one canvas: a row per depth (root on top for an icicle, at the
+// bottom for a flame), names clipped to their frame. The canvas is as tall as the plot, and
+// only the rows in view are drawn (a deep calltree has thousands of rows: a canvas that tall
+// is past what a browser draws). A canvas draws text as pixels, so no name ever becomes
+// markup.
 import { css, deltaColor, nameColor, shareColor, textOn } from "./colors.js";
-import { ROW } from "./state.js";
+import { matches, ROW } from "./state.js";
 
 /** @typedef {import("./state.js").View} View */
 
@@ -21,7 +23,7 @@ export function frameColor(v, i) {
   const f = /** @type {import("./state.js").Frames} */ (v.frames);
   const c = f.cols;
   if (c.node[i] < 0) return GATHERED;
-  if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
+  if (v.search.pattern) return matches(v.search, f, i) ? MATCH : FADED;
   if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
   if (v.model.get("color_by") === "exclusive") {
     return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
@@ -34,11 +36,23 @@ export function canvasWidth(v) {
   return Math.max(200, Math.floor(v.width || v.root.clientWidth || 800));
 }
 
-/** The y of a depth's row. @param {View} v @param {number} depth */
+/** The y of a depth's row in the whole chart. @param {View} v @param {number} depth */
 export function rowTop(v, depth) {
   const f = v.frames;
   const rows = f ? f.depth : 1;
   return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
+}
+
+/** The plot's height: the rows, at most the widget's `height`. @param {View} v */
+export function plotHeight(v) {
+  const rows = v.frames ? Math.max(v.frames.depth, 1) : 1;
+  return Math.min(rows * ROW, Number(v.model.get("height")) || 420);
+}
+
+/** How far the plot is scrolled: the rows above the canvas, in CSS pixels. @param {View} v */
+export function scrollOffset(v) {
+  const rows = v.frames ? Math.max(v.frames.depth, 1) : 1;
+  return Math.max(0, Math.min(v.scrollTop, rows * ROW - plotHeight(v)));
 }
 
 /** Label widths measured in FONT, the labels' one font (a calltree repeats its names, and a
@@ -110,49 +124,79 @@ function frameCss(v, i, byName) {
   return fill;
 }
 
-/** Draw every frame (and the selection's outline): the rectangles one path per colour,
- * then the hatching, the labels of frames wide enough, and the outline. @param {View} v */
+/** Draw the rows in view: the canvas is as tall as the plot and stays at its top while
+ * the spacer below it makes the plot scroll over every row. @param {View} v */
 export function draw(v) {
   const t = performance.now();
   const f = v.frames;
   const canvas = v.canvas;
   const width = canvasWidth(v);
   const rows = f ? Math.max(f.depth, 1) : 1;
-  const height = rows * ROW;
+  const height = plotHeight(v);
   const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
+  const w = Math.round(width * dpr), hpx = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== hpx) {
+    canvas.width = w;
+    canvas.height = hpx;
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  v.spacer.style.height = `${rows * ROW - height}px`;
   canvas.dataset.row = String(ROW);
+  const top = scrollOffset(v);
   const ctx = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
-  if (!f) return;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
+  ctx.clearRect(0, top, width, height);
+  if (f) {
+    const first = Math.floor(top / ROW);
+    drawRows(ctx, v, width, first, Math.min(rows, Math.ceil((top + height) / ROW)));
+    v.root.dataset.rowsDrawn = `${first}-${Math.min(rows, Math.ceil((top + height) / ROW))}`;
+  }
+  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
+}
+
+/**
+ * Draw the chart's rows `first` to `last` (exclusive; rows from the top) at their place in
+ * the whole chart: the rectangles one path per colour, then the hatching, the labels of
+ * frames wide enough, and the selection's outline.
+ * @param {CanvasRenderingContext2D} ctx @param {View} v @param {number} width
+ * @param {number} first @param {number} last
+ */
+export function drawRows(ctx, v, width, first, last) {
+  const f = /** @type {import("./state.js").Frames} */ (v.frames);
   const c = f.cols;
+  const rows = Math.max(f.depth, 1);
   const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
   const selected = Number(v.model.get("selected_node"));
-  const byName = !f.meta.search.pattern && !f.meta.compare && v.model.get("color_by") !== "exclusive";
+  const byName = !v.search.pattern && !f.meta.compare && v.model.get("color_by") !== "exclusive";
+  const flipped = v.model.get("orientation") === "flame";
   /** @type {Map<string, number[]>} css colour -> frames of that colour */
   const buckets = new Map();
   /** @type {number[]} */
   const faded = [];
   /** @type {number[]} */
   const labelled = [];
+  /** @type {number[]} */
+  const hatched = [];
   let outline = -1;
-  for (let i = 0; i < f.n; i++) {
-    const w = (c.x1[i] - c.x0[i]) * width;
-    if (w < 0.5) continue;
-    const node = Number(c.node[i]);
-    if (node === selected) outline = i;
-    if (w > 28) labelled.push(i);
-    if (zoomPath.has(node)) { faded.push(i); continue; } // ancestors of the zoomed frame
-    const fill = frameCss(v, i, byName);
-    const bucket = buckets.get(fill);
-    if (bucket) bucket.push(i);
-    else buckets.set(fill, [i]);
+  for (let r = first; r < last; r++) {
+    const d = flipped ? rows - 1 - r : r;
+    if (d < 0 || d >= f.depth) continue;
+    for (let k = f.rowStart[d]; k < f.rowStart[d + 1]; k++) {
+      const i = f.rowIdx[k];
+      const w = (c.x1[i] - c.x0[i]) * width;
+      if (w < 0.5) continue;
+      const node = c.node[i];
+      if (node === selected) outline = i;
+      if (w > 28) labelled.push(i);
+      if (c.guess && c.guess[i]) hatched.push(i);
+      if (zoomPath.has(node)) { faded.push(i); continue; } // ancestors of the zoomed frame
+      const fill = frameCss(v, i, byName);
+      const bucket = buckets.get(fill);
+      if (bucket) bucket.push(i);
+      else buckets.set(fill, [i]);
+    }
   }
-  const flipped = v.model.get("orientation") === "flame";
   /** the y of a depth's row (rowTop, without asking the model per frame) @param {number} d */
   const top = (d) => (flipped ? (rows - 1 - d) * ROW : d * ROW);
   /** @param {number} i */
@@ -173,11 +217,8 @@ export function draw(v) {
     ctx.fill();
   }
   ctx.globalAlpha = 1;
-  if (c.guess) {
-    for (let i = 0; i < f.n; i++) {
-      const w = (c.x1[i] - c.x0[i]) * width;
-      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, top(c.depth[i]), Math.max(w - 1, 0.5));
-    }
+  for (const i of hatched) {
+    hatch(ctx, c.x0[i] * width, top(c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5));
   }
   ctx.font = FONT;
   ctx.textBaseline = "middle";
@@ -185,7 +226,7 @@ export function draw(v) {
     const x = c.x0[i] * width;
     const label = clipped(ctx, c.name[i], (c.x1[i] - c.x0[i]) * width - 7);
     if (!label) continue;
-    ctx.globalAlpha = zoomPath.has(Number(c.node[i])) ? 0.55 : 1;
+    ctx.globalAlpha = zoomPath.has(c.node[i]) ? 0.55 : 1;
     ctx.fillStyle = textOn(frameColor(v, i));
     ctx.fillText(label, x + 3, top(c.depth[i]) + ROW / 2);
   }
@@ -196,5 +237,4 @@ export function draw(v) {
     const x = c.x0[outline] * width;
     ctx.strokeRect(x + 1, top(c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
   }
-  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
 }

@@ -1,6 +1,6 @@
 // Pointer events on the canvas: hover shows the tooltip, a click zooms into the frame and
 // selects it (a linked explorer reveals it).
-import { canvasWidth } from "./draw.js";
+import { canvasWidth, scrollOffset } from "./draw.js";
 import { frameAt, ROW } from "./state.js";
 import { showTooltip } from "./tooltip.js";
 
@@ -11,7 +11,7 @@ export function frameUnder(v, ev) {
   const f = v.frames;
   if (!f) return -1;
   const box = v.canvas.getBoundingClientRect();
-  const x = ev.clientX - box.left, y = ev.clientY - box.top;
+  const x = ev.clientX - box.left, y = ev.clientY - box.top + scrollOffset(v);
   const row = Math.floor(y / ROW);
   const depth = v.model.get("orientation") === "flame" ? f.depth - 1 - row : row;
   return frameAt(f, x / canvasWidth(v), depth);

@@ -1,6 +1,10 @@
-// FlameGraph front end: Python sends the frames at least one pixel wide (binary columns);
-// the page draws them on one canvas, hover reads them locally, a click, the breadcrumb and
-// the search ask Python (perfweave/widgets/flame.py; the protocol is in ./protocol.js).
+// FlameGraph front end. Python sends held sets of frames (binary columns, ./store.js); the
+// page makes the view it draws from them (./view.js) and draws the rows in view on one
+// canvas. A click zooms at once from the frames held, complete when they reach a pixel of
+// the new view; Python's reply to the zoom then only adds frames the page lacks (or, when
+// the zoom went deeper than the frames held, the frames that complete it). Hover is local;
+// a search highlights at once and Python's reply says which names match and their share
+// (perfweave/widgets/flame.py; the protocol is in ./protocol.js).
 import { errorBanner } from "../lib/banner.js";
 import { h } from "../lib/dom.js";
 import { Channel } from "../lib/request.js";
@@ -8,9 +12,17 @@ import { controls } from "./controls.js";
 import { downloadPng, downloadSvg } from "./download.js";
 import { canvasWidth, draw } from "./draw.js";
 import { listen } from "./events.js";
+import { matchedNames, searchText } from "./offline.js";
 import { ACTIONS, TRAITS } from "./protocol.js";
-import { searched, zoomed } from "./offline.js";
-import { framesOf } from "./state.js";
+import { complete, indexOf, Store } from "./store.js";
+import { viewOf } from "./view.js";
+
+/** How much finer than its canvas the page holds a view's frames: a zoom into a frame at
+ * least 1/DETAIL of the view wide is drawn complete without Python. */
+export const DETAIL = 8;
+
+/** @typedef {import("./state.js").Meta} Meta */
+/** @typedef {import("./store.js").Held} Held */
 
 /** @param {{model: import("./protocol.js").WidgetModel, el: HTMLElement}} args */
 function render({ model, el }) {
@@ -18,144 +30,243 @@ function render({ model, el }) {
   const channel = new Channel(model);
   const root = h("div", { cls: "pw-flame" });
   el.append(root);
+  const store = new Store();
   let busy = 0;
-
+  /** Python's last word on the view (search line, breadcrumb, version) @type {Meta | null} */
+  let told = null;
   /** @type {import("./state.js").View} */
   const v = {
     model,
     root,
+    plot: h("div", { cls: "pw-fl-plot" }),
     canvas: /** @type {HTMLCanvasElement} */ (h("canvas", { cls: "pw-fl-canvas" })),
+    spacer: h("div", { cls: "pw-fl-spacer" }),
     tooltip: h("div", { cls: "pw-fl-tooltip", attrs: { role: "tooltip" } }),
     frames: null,
+    search: { pattern: "", matched: null },
     hover: -1,
+    scrollTop: 0,
     act,
   };
   v.tooltip.hidden = true;
+  v.plot.append(v.canvas, v.spacer, v.tooltip);
   const ui = controls(model, act, (kind) => (kind === "svg" ? downloadSvg(v) : downloadPng(v)));
-  const plot = h("div", { cls: "pw-fl-plot" }, [v.canvas, v.tooltip]);
   const banner = errorBanner(model);
-  root.append(ui.title, ui.toolbar, banner, ui.crumbs, plot, ui.legend);
+  root.append(ui.title, ui.toolbar, banner, ui.crumbs, v.plot, ui.legend);
 
-  const setHeight = () => { plot.style.maxHeight = `${Number(model.get("height")) || 420}px`; };
+  const setHeight = () => { v.plot.style.maxHeight = `${Number(model.get("height")) || 420}px`; };
   setHeight();
-  const stale = () => (model.get("view_version") || 0) > (v.frames ? v.frames.meta.version : -1);
+  const stale = () => (model.get("view_version") || 0) > (told ? told.version : -1);
+  /** A saved page without a kernel: a reply said so. */
+  let offline = false;
 
   /**
-   * Send a request; frames in the reply are drawn (a failed one answers the unchanged view).
+   * Draw the view of `node` (-1: the whole graph) from the finest set holding it; whether
+   * that view is complete (every frame a pixel wide held).
+   * @param {number} node @returns {{set: Held, complete: boolean} | null}
+   */
+  function showZoom(node) {
+    const found = store.best(node);
+    if (!found || !told) return null;
+    const width = canvasWidth(v);
+    show(viewOf(found.set, found.i, width, { ...told, search: searchMeta() }, store.names));
+    return { set: found.set, complete: complete(found.set, found.i, width) };
+  }
+
+  /** The search line the view says: Python's for its pattern, else the page's own. */
+  function searchMeta() {
+    const said = told ? told.search : null;
+    if (said && said.pattern === v.search.pattern) return said;
+    return { pattern: v.search.pattern, count: 0, text: "" };
+  }
+
+  /** @param {import("./state.js").Frames} frames */
+  function show(frames) {
+    v.frames = frames;
+    ui.sync(frames);
+    draw(v);
+    root.dataset.version = String(frames.meta.version);
+    root.dataset.zoom = String(frames.meta.zoom);
+    root.dataset.shown = String(frames.meta.shown);
+    root.dataset.search = v.search.pattern;
+  }
+
+  /** @param {string} key @param {string} action @param {number} t */
+  function stamp(key, action, t) {
+    root.dataset[`${key}Action`] = action;
+    root.dataset[`${key}Ms`] = (performance.now() - t).toFixed(1);
+  }
+
+  /**
+   * Ask for the frames of `set`'s view down to 1/DETAIL of a pixel, without waiting: a later
+   * zoom into a frame of it is then drawn without Python.
+   * @param {Held} set
+   */
+  async function refine(set) {
+    const width = canvasWidth(v);
+    const i = set.root < 0 ? -1 : indexOf(set, set.root);
+    const span = i < 0 ? 1 : set.cols.x1[i] - set.cols.x0[i];
+    if (offline || !(span > 0) || set.tau <= (span / (width * DETAIL)) * (1 + 1e-9)) return;
+    let reply;
+    try {
+      reply = await channel.request("frames", { node: set.root, width, detail: DETAIL, below: set.tau }, { columns: ACTIONS.frames.key });
+    } catch {
+      return; // the kernel is gone: the banner says so, the view stays
+    }
+    if (reply.offline) {
+      offline = true;
+      if (typeof reply.claim === "function") reply.claim();
+      return;
+    }
+    if (reply.ok && reply.columns) store.accept(reply.meta, reply.columns, set);
+    root.dataset.refined = String(Number(root.dataset.refined || 0) + 1);
+    root.dataset.refinedMs = (performance.now() - t0).toFixed(1); // render() -> finer frames held
+  }
+
+  /** the zoom the page shows or waits for (what a reply with frames is drawn for) */
+  let wanted = -1;
+
+  /**
+   * Send a request, drawing at once what the page can of it. A reply with frames is held
+   * (and drawn where the page's view waits for it); a failed one restores the view.
    * @param {keyof typeof ACTIONS} action
    * @param {Record<string, any>} [args]
    */
   async function act(action, args = {}) {
     const t = performance.now();
+    const width = canvasWidth(v);
+    const before = { frames: v.frames, search: v.search };
+    /** @type {Held | null} the set a reply of frames below its threshold completes */
+    let base = null;
+    let done = false; // the view drawn at once is complete
+    let sendArgs = args;
+    if (action === "zoom") {
+      wanted = args.node === null || args.node === undefined ? -1 : Number(args.node);
+      const found = told ? store.best(wanted) : null;
+      if (found) {
+        base = found.set;
+        done = complete(found.set, found.i, width);
+      }
+      sendArgs = { node: wanted < 0 ? null : wanted, width, detail: done ? DETAIL : 1, below: base ? base.tau : null };
+    } else if (action === "search") {
+      sendArgs = { pattern: String(args.pattern || "") };
+    } else if (ACTIONS[action].key) {
+      sendArgs = { ...args, width };
+      if (args.below !== undefined) {
+        const found = store.best(Number(args.node));
+        base = found ? found.set : null;
+      }
+    }
     busy++;
+    const sent = channel.request(action, sendArgs, { columns: ACTIONS[action].key });
+    // drawn while Python works on the request
+    if (action === "zoom" && base) {
+      showZoom(wanted);
+      stamp("preview", action, t);
+      if (done) stamp("complete", action, t);
+      root.dataset.completeLocal = done ? "1" : "0"; // complete before Python's reply
+    } else if (action === "search") {
+      const pattern = sendArgs.pattern;
+      const found = matchedNames(store.names, pattern);
+      if (!("error" in found) && v.frames) {
+        v.search = { pattern, matched: pattern ? found.matched : null };
+        show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
+        stamp("preview", action, t);
+      }
+    }
     let reply;
-    const { key } = ACTIONS[action];
-    const sent = channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
-    const before = v.frames;
-    preview(action, args, t);
     try {
       reply = await sent;
     } catch (err) {
       // no answer (the kernel is gone): the last view stays as it was
-      if (before && v.frames !== before) show(before.meta, before.cols);
-      ui.sync(v.frames);
+      restore(before);
       return { ok: false, error: String(err) };
     } finally {
       busy--;
     }
     if (reply.offline) {
-      offline.known = true;
-      const answered = offline.full ? local(action, args) : null;
+      offline = true;
+      const answered = local(action, args, before, base);
       if (answered) {
         if (typeof reply.claim === "function") reply.claim();
         return answered;
       }
     }
-    if (reply.columns) accept(reply);
-    else ui.sync(v.frames);
-    root.dataset.lastAction = action;
-    root.dataset.lastMs = (performance.now() - t).toFixed(1);
+    if (reply.meta) told = reply.meta;
+    if (!reply.ok) {
+      restore(before);
+    } else if (action === "search") {
+      const codes = reply.columns ? reply.columns.code : new Int32Array(0);
+      let size = store.names.length;
+      for (const k of codes) if (k >= size) size = k + 1;
+      const matched = new Uint8Array(size);
+      for (const k of codes) matched[k] = 1;
+      const pattern = reply.meta.search.pattern;
+      v.search = { pattern, matched: pattern ? matched : null };
+      if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
+    } else if (reply.columns) {
+      const set = store.accept(reply.meta, reply.columns, base);
+      const zoom = Number(reply.meta.zoom);
+      if (action !== "zoom") wanted = zoom;
+      if (zoom === wanted && !(action === "zoom" && done)) {
+        showZoom(zoom);
+        if (action === "zoom") stamp("complete", action, t);
+      } else if (v.frames) {
+        show({ ...v.frames, meta: { ...v.frames.meta, version: reply.meta.version, search: searchMeta() } });
+      }
+      if (!(action === "zoom" && done)) refine(set);
+    } else {
+      ui.sync(v.frames);
+    }
+    stamp("last", action, t);
     if (!busy && stale()) fetchFrames();
     return reply;
   }
 
-  /**
-   * Draw at once what the page can of a zoom into a frame it shows, or of a search's
-   * highlight, from the frames at hand (./offline.js); Python's reply then draws the view
-   * complete (the frames too narrow to send before, the search's share). `data-preview-ms`
-   * is the click -> preview drawn time.
-   * @param {string} action @param {Record<string, any>} args @param {number} t
-   */
-  function preview(action, args, t) {
-    const f = v.frames;
-    if (!f || offline.known) return;
-    let view = null;
-    if (action === "zoom" && args.node !== null && args.node !== undefined) {
-      const onPath = f.meta.path.some((p) => p.node === Number(args.node));
-      if (!onPath) view = zoomed(f, Number(args.node));
-    } else if (action === "search" && args.pattern) {
-      const found = searched(f, String(args.pattern));
-      if (!("error" in found)) view = { meta: { ...found.meta, search: { ...found.meta.search, text: "" } }, cols: found.cols };
-    }
-    if (!view) return;
-    show(view.meta, view.cols);
-    root.dataset.previewAction = action;
-    root.dataset.previewMs = (performance.now() - t).toFixed(1);
+  /** @param {{frames: import("./state.js").Frames | null, search: import("./state.js").Search}} before */
+  function restore(before) {
+    v.search = before.search;
+    if (before.frames) wanted = before.frames.meta.zoom;
+    if (before.frames) show(before.frames);
+    else ui.sync(v.frames);
   }
 
-  /** A saved page's zoom and search, on the frames it saved (./offline.js).
-   * `known`: a reply said the page has no kernel.
-   * @type {{full: import("./state.js").Frames | null, zoom: number | null, pattern: string, known: boolean}} */
-  const offline = { full: null, zoom: null, pattern: "", known: false };
-
   /**
-   * Answer `action` from the saved frames (no kernel); a failure shows in the banner. Null
-   * for an action the saved frames cannot answer.
+   * A saved page's answer to `action` (no kernel), from the frames it saved; a failure shows
+   * in the banner. Null for an action the saved frames cannot answer.
    * @param {string} action @param {Record<string, any>} args
+   * @param {{frames: import("./state.js").Frames | null, search: import("./state.js").Search}} before
+   * @param {Held | null} base the set a zoom was drawn from
    * @returns {{ok: boolean} | null}
    */
-  function local(action, args) {
-    const full = /** @type {import("./state.js").Frames} */ (offline.full);
+  function local(action, args, before, base) {
     if (action === "select") {
       model.set("error", "");
       model.set("selected_node", args.node === null ? -1 : Number(args.node));
       draw(v);
       return { ok: true };
     }
-    if (action !== "zoom" && action !== "search") return null; // the banner says: needs Python
-    const zoom = action === "zoom" ? (args.node === null || args.node === undefined ? null : Number(args.node)) : offline.zoom;
-    const pattern = action === "search" ? String(args.pattern || "") : offline.pattern;
-    const found = searched(full, pattern);
-    const view = "error" in found ? null : zoomed(framesOf(found.meta, found.cols), zoom);
-    if (!view) {
-      model.set("error", "error" in found ? found.error : "that frame is not in this saved page");
-      ui.sync(v.frames);
+    if (action === "zoom") {
+      if (base) { model.set("error", ""); return { ok: true }; }
+      model.set("error", "that frame is not in this saved page");
+      restore(before);
       return { ok: false };
     }
-    offline.zoom = zoom;
-    offline.pattern = pattern;
+    if (action !== "search") return null; // the banner says: needs Python
+    const pattern = String(args.pattern || "");
+    const found = matchedNames(store.names, pattern);
+    const whole = store.best(-1);
+    if ("error" in found || !whole || !told) {
+      model.set("error", "error" in found ? found.error : "this saved page holds no frames");
+      restore(before);
+      return { ok: false };
+    }
+    const text = pattern ? searchText(whole.set, found.matched, told.format) : "";
+    told = { ...told, search: { pattern, count: 0, text } };
+    v.search = { pattern, matched: pattern ? found.matched : null };
     model.set("error", "");
-    show(view.meta, view.cols);
+    if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
     return { ok: true };
-  }
-
-  /** @param {any} reply */
-  function accept(reply) {
-    const m = reply.meta;
-    if (!offline.full && m.zoom === -1 && !m.search.pattern) offline.full = framesOf(m, reply.columns);
-    show(m, reply.columns);
-  }
-
-  /** @param {import("./state.js").Meta} meta @param {Record<string, any>} cols */
-  function show(meta, cols) {
-    const reply = { meta, columns: cols };
-    v.frames = framesOf(reply.meta, reply.columns);
-    ui.sync(v.frames);
-    draw(v);
-    root.dataset.version = String(reply.meta.version);
-    root.dataset.zoom = String(reply.meta.zoom);
-    root.dataset.shown = String(reply.meta.shown);
-    root.dataset.search = reply.meta.search.pattern;
   }
 
   async function fetchFrames() {
@@ -178,9 +289,19 @@ function render({ model, el }) {
     const w = canvasWidth(v);
     if (Math.abs(w - lastWidth) < 2) return;
     lastWidth = w;
-    if (v.frames) draw(v);
+    if (!v.frames) return;
+    const drawn = showZoom(v.frames.meta.zoom); // which frames are a pixel wide changed
+    if (drawn && !drawn.complete && !offline) {
+      act("frames", { node: v.frames.meta.zoom, detail: 1, below: drawn.set.tau });
+    }
   });
-  resize.observe(root);
+  resize.observe(v.plot);
+  let scrolled = 0;
+  const onScroll = () => {
+    v.scrollTop = v.plot.scrollTop;
+    if (!scrolled) scrolled = requestAnimationFrame(() => { scrolled = 0; if (v.frames) draw(v); });
+  };
+  v.plot.addEventListener("scroll", onScroll, { passive: true });
   for (const k of Object.keys(TRAITS)) model.on(`change:${k}`, onChange);
   model.on("change:height", setHeight);
   model.on("change:view_version", onVersion);
@@ -191,6 +312,8 @@ function render({ model, el }) {
     channel.close();
     resize.disconnect();
     unlisten();
+    v.plot.removeEventListener("scroll", onScroll);
+    if (scrolled) cancelAnimationFrame(scrolled);
     for (const k of Object.keys(TRAITS)) model.off(`change:${k}`, onChange);
     model.off("change:height", setHeight);
     model.off("change:view_version", onVersion);

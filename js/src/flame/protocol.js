@@ -31,21 +31,30 @@ export const READ_ONLY = {
 export const ACTIONS = {
   "frames": {
     "args": [
-      "width"
+      "width",
+      "detail",
+      "node",
+      "below"
     ],
     "key": "frames",
     "columns": [
       "node",
       "name",
-      "key",
       "depth",
       "x0",
       "x1",
       "value",
       "exclusive",
-      "match",
-      "hidden",
+      "size",
+      "value_before",
+      "child_value",
+      "child_x1",
+      "excl_start",
+      "excl_subtree",
       "guess",
+      "key",
+      "names",
+      "name_ids",
       "value_a",
       "value_b",
       "delta",
@@ -60,21 +69,29 @@ export const ACTIONS = {
   "zoom": {
     "args": [
       "node",
-      "width"
+      "width",
+      "detail",
+      "below"
     ],
     "key": "frames",
     "columns": [
       "node",
       "name",
-      "key",
       "depth",
       "x0",
       "x1",
       "value",
       "exclusive",
-      "match",
-      "hidden",
+      "size",
+      "value_before",
+      "child_value",
+      "child_x1",
+      "excl_start",
+      "excl_subtree",
       "guess",
+      "key",
+      "names",
+      "name_ids",
       "value_a",
       "value_b",
       "delta",
@@ -88,31 +105,11 @@ export const ACTIONS = {
   },
   "search": {
     "args": [
-      "pattern",
-      "width"
+      "pattern"
     ],
-    "key": "frames",
+    "key": "found",
     "columns": [
-      "node",
-      "name",
-      "key",
-      "depth",
-      "x0",
-      "x1",
-      "value",
-      "exclusive",
-      "match",
-      "hidden",
-      "guess",
-      "value_a",
-      "value_b",
-      "delta",
-      "relative",
-      "p_value",
-      "q_value",
-      "significant",
-      "n_a",
-      "n_b"
+      "code"
     ]
   },
   "select": {
@@ -133,15 +130,21 @@ export const ACTIONS = {
     "columns": [
       "node",
       "name",
-      "key",
       "depth",
       "x0",
       "x1",
       "value",
       "exclusive",
-      "match",
-      "hidden",
+      "size",
+      "value_before",
+      "child_value",
+      "child_x1",
+      "excl_start",
+      "excl_subtree",
       "guess",
+      "key",
+      "names",
+      "name_ids",
       "value_a",
       "value_b",
       "delta",

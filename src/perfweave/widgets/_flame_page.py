@@ -1,10 +1,12 @@
-"""The FlameGraph's page side: the requests its page sends and the frames each answers with.
+"""The FlameGraph's page side: the requests its page sends and what each is answered with.
 
 :class:`FlamePage` is the part of :class:`~perfweave.widgets.flame.FlameGraph` that talks to
-the browser: one handler per declared request (``_on_<action>``) and the frames at least one
-pixel wide of the view (narrower runs of siblings gathered), packed as binary columns with
-what the page writes beside them (:meth:`FlamePage._meta`). The Python methods the handlers
-call are the widget's own.
+the browser: one handler per declared request (``_on_<action>``). Frames travel as **held
+sets**, binary columns of the frames of a view down to a width (the core's
+``FlameLayout.band``) with the sums the page gathers narrower frames from (``FrameSums``):
+the page draws the view, and any zoom into a frame whose new pixel the set reaches, itself
+(``js/src/flame/view.js``); a reply then only adds the frames it lacks. A search is answered
+with the codes of the matching names. The Python methods the handlers call are the widget's.
 """
 
 from __future__ import annotations
@@ -12,27 +14,35 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply
 from perfweave.widgets._protocol import Action, Protocol
 from perfweave.widgets._transport import pack
 
-#: the reply key of the frames' binary columns, the columns and those a comparison adds
+#: the reply key of the frames' binary columns: each frame's node, name (a code into the
+#: reply's ``names``, whose codes are ``name_ids``), depth, span (fractions of the total) and
+#: values, and the sums the page gathers narrower frames from (``FrameSums``); ``guess`` only
+#: for a prediction, ``key`` (what the colour hashes) only where it is not the name
 FRAMES_KEY = "frames"
 FRAME_COLUMNS = (
     "node",
     "name",
-    "key",
     "depth",
     "x0",
     "x1",
     "value",
     "exclusive",
-    "match",
-    "hidden",
+    "size",
+    "value_before",
+    "child_value",
+    "child_x1",
+    "excl_start",
+    "excl_subtree",
     "guess",
+    "key",
+    "names",
+    "name_ids",
 )
 COMPARE_COLUMNS = (
     "value_a",
@@ -46,11 +56,18 @@ COMPARE_COLUMNS = (
     "n_b",
 )
 _FRAMES = (*FRAME_COLUMNS, *COMPARE_COLUMNS)
+#: the reply key of a search's matches: the codes of the distinct names that match
+FOUND_KEY = "found"
 ORIENTATIONS = ("icicle", "flame")
 COLOR_BY = ("name", "module", "exclusive")
 #: widest canvas a page may ask frames for (pixels), and the default
 MAX_WIDTH = 16384
 DEFAULT_WIDTH = 1000
+#: how many times finer than its canvas a page may ask for a view's frames
+MAX_DETAIL = 64
+#: a held set's threshold is this much below the pixel's width, so that it holds every frame
+#: the page's re-based test finds a pixel wide (the two differ in the last bits)
+_MARGIN = 1 - 1e-9
 
 
 def _percent(x: float) -> str:
@@ -69,15 +86,15 @@ PROTOCOL = Protocol(
         "frames": Action(
             "_on_frames",
             "Drawing the flame graph",
-            ("width",),
+            ("width", "detail", "node", "below"),
             FRAMES_KEY,
             _FRAMES,
             first_draw={"width": MAX_WIDTH},
         ),
-        "zoom": Action("_on_zoom", "Zooming in", ("node", "width"), FRAMES_KEY, _FRAMES),
-        "search": Action(
-            "_on_search", "Searching names", ("pattern", "width"), FRAMES_KEY, _FRAMES
+        "zoom": Action(
+            "_on_zoom", "Zooming in", ("node", "width", "detail", "below"), FRAMES_KEY, _FRAMES
         ),
+        "search": Action("_on_search", "Searching names", ("pattern",), FOUND_KEY, ("code",)),
         "select": Action("_on_select", "Selecting", ("node",)),
         "set": Action(
             "_on_set",
@@ -103,19 +120,39 @@ PROTOCOL = Protocol(
 
 
 class FlamePage:
-    """The FlameGraph's request handlers and replies (mixed into the widget)."""
+    """The FlameGraph's request handlers and replies (mixed into the widget).
+
+    A frames reply is a **held set**: the frames of a view (the zoomed node's subtree, or the
+    whole graph) at least ``1 / (width * detail)`` of the view wide, with the sums the page
+    gathers the narrower ones from. The page draws any zoom inside a held set whose frames
+    reach a pixel of the new view by itself; with ``below`` (the threshold of a held set the
+    page has) a reply carries only the frames narrower than it, which the page lacks."""
 
     # ------------------------------------------------------------------ page requests
-    def _on_frames(self, width: Any = DEFAULT_WIDTH) -> Reply:
-        return self._frames_reply(width)
+    def _on_frames(
+        self, width: Any = DEFAULT_WIDTH, detail: Any = 1, node: Any = None, below: Any = None
+    ) -> Reply:
+        """Python's view (``node`` absent), the whole graph (-1) or ``node``'s subtree."""
+        if node is None:
+            zoom = self._zoom
+        else:
+            zoom = None if int(node) < 0 else self._layout.node_id(int(node))
+        return self._held_reply(zoom, width, detail, below)
 
-    def _on_zoom(self, node: Any = None, width: Any = DEFAULT_WIDTH) -> Reply:
-        self._apply_zoom(None if node is None else int(node))
-        return self._answered(width)
+    def _on_zoom(
+        self, node: Any = None, width: Any = DEFAULT_WIDTH, detail: Any = 1, below: Any = None
+    ) -> Reply:
+        self._apply_zoom(None if node is None or int(node) < 0 else int(node))
+        reply = self._held_reply(self._zoom, width, detail, below)
+        self._succeeded()
+        return reply
 
-    def _on_search(self, pattern: str = "", width: Any = DEFAULT_WIDTH) -> Reply:
-        self._apply_search(str(pattern))
-        return self._answered(width)
+    def _on_search(self, pattern: str = "") -> Reply:
+        found = self._apply_search(str(pattern))
+        self._succeeded()
+        codes = found.names if found is not None else np.zeros(0, dtype=np.int64)
+        header, buffers = pack({"code": np.asarray(codes, dtype=np.int32)})
+        return {"ok": True, FOUND_KEY: {"columns": header}, "meta": self._meta()}, buffers
 
     def _on_select(self, node: Any = None) -> Reply:
         self._apply_select(None if node is None else int(node))
@@ -124,62 +161,92 @@ class FlamePage:
 
     def _on_set(self, width: Any = DEFAULT_WIDTH, **args: Any) -> Reply:
         self._apply_set(args)
-        return self._answered(width)
-
-    def _answered(self, width: Any) -> Reply:
-        """The reply to a page's action that worked (the banner clears)."""
-        reply = self._frames_reply(width)
+        reply = self._held_reply(self._zoom, width, 1, None)
         self._succeeded()
         return reply
 
     def _failed_reply(self, message: str) -> Reply:
-        payload, buffers = self._frames_reply(DEFAULT_WIDTH)
-        return {**payload, "ok": False, "error": message}, buffers
+        """A failed request changed nothing: the page keeps the view it has."""
+        return {"ok": False, "error": message, "meta": self._meta()}, []
 
-    def _frames_reply(self, width: Any) -> Reply:
-        """The frames at least one pixel wide on a canvas ``width`` pixels wide."""
-        try:
-            px = int(width)
-        except (TypeError, ValueError):
-            raise ShapeError(f"width must be a number of pixels, not {width!r}") from None
-        px = min(max(px, 1), MAX_WIDTH)
+    def _held_reply(self, zoom: int | None, width: Any, detail: Any, below: Any) -> Reply:
+        """The held set of the view of ``zoom`` on a canvas ``width`` pixels wide, ``detail``
+        times finer (frames at least ``1 / (width * detail)`` of the view wide); with
+        ``below``, only its frames narrower than that (a fraction of the total)."""
+        px = _whole("width", width, 1, MAX_WIDTH)
+        fine = _whole("detail", detail, 1, MAX_DETAIL)
+        if below is not None:
+            try:
+                below = float(below)
+            except (TypeError, ValueError):
+                raise ShapeError(f"below must be a fraction of the width, not {below!r}") from None
+            if not below > 0:
+                raise ShapeError(f"below must be a fraction of the width above 0, not {below}")
         layout = self._layout
-        view, runs = self._view(px)
-        nodes = view["node"].to_numpy()
-        k = len(runs)
-        guess = np.zeros(len(nodes), dtype=np.uint8)
-        if layout.values.quality is not None:
-            guess = np.isin(layout.values.quality[nodes], ("poor", "")).astype(np.uint8)
-        columns: dict[str, Any] = {
-            "node": np.r_[nodes, np.full(k, -1)].astype(np.int64),
-            "name": np.r_[
-                view["name"].to_numpy(dtype=object),
-                np.array([f"… {h:,} hidden" for h in runs["hidden"]], dtype=object),
-            ],
-            "depth": np.r_[view["depth"], runs["depth"]].astype(np.int32),
-            "x0": np.r_[view["x0"], runs["x0"]].astype(float),
-            "x1": np.r_[view["x1"], runs["x1"]].astype(float),
-            "value": np.r_[view["value"], runs["value"]].astype(float),
-            "exclusive": np.r_[view["exclusive"], runs["exclusive"]].astype(float),
-            "match": np.r_[self._match_of(nodes), np.zeros(k)].astype(np.uint8),
-            "hidden": np.r_[np.zeros(len(nodes)), runs["hidden"]].astype(np.int32),
-            "guess": np.r_[guess, np.zeros(k)].astype(np.uint8),
+        span = float(layout.widths[zoom]) if zoom is not None else 1.0
+        tau = span / (px * fine) * _MARGIN
+        if span <= 0:  # a frame of no width: the view is the frame alone (FlameLayout.frames)
+            nodes = np.asarray([zoom] if below is None else [], dtype=np.int64)
+            tau = 0.0
+        else:
+            nodes = layout.band(zoom, tau, np.inf if below is None else below)
+        if zoom is not None and (below is None or span < below):
+            # a set without the zoomed frame cannot hold its ancestors either: send them
+            nodes = np.r_[np.asarray(layout.path(zoom)[:-1], dtype=np.int64), nodes]
+        header, buffers = pack(self._frame_columns(nodes))
+        meta = self._meta()
+        meta["shown"] = len(nodes)  # frames sent
+        sums = layout.sums
+        meta["held"] = {
+            "root": -1 if zoom is None else zoom,
+            "tau": tau,
+            "below": below,
+            "forest": {
+                "value": sums.forest_value,
+                "x1": sums.forest_x1,
+                "exclusive": sums.forest_exclusive,
+            },
         }
-        if self._keys is not layout.values.names:  # coloured by module: what is hashed
-            columns["key"] = np.r_[self._keys[nodes], np.full(k, "", dtype=object)]
-        if layout.comparison is not None:
-            nan = np.full(k, np.nan)
-            for c in ("value_a", "value_b", "delta", "relative", "p_value", "q_value"):
-                columns[c] = np.r_[view[c].to_numpy(dtype=float), nan]
-            columns["significant"] = np.r_[view["significant"], np.zeros(k)].astype(np.uint8)
-            columns["n_a"] = np.r_[view["n_a"], np.zeros(k)].astype(np.int32)
-            columns["n_b"] = np.r_[view["n_b"], np.zeros(k)].astype(np.int32)
-        header, buffers = pack(columns)
-        return {"ok": True, FRAMES_KEY: {"columns": header}, "meta": self._meta(len(nodes))}, (
-            buffers
-        )
+        return {"ok": True, FRAMES_KEY: {"columns": header}, "meta": meta}, buffers
 
-    def _meta(self, shown: int) -> dict[str, Any]:
+    def _frame_columns(self, nodes: np.ndarray) -> dict[str, Any]:
+        """The frames ``nodes`` as binary columns (see :data:`FRAME_COLUMNS`)."""
+        layout = self._layout
+        values, sums = layout.values, layout.sums
+        codes, uniques = layout.name_codes
+        code = codes[nodes]
+        ids = np.unique(code)
+        columns: dict[str, Any] = {
+            "node": nodes.astype(np.int32),
+            "name": code.astype(np.int32),
+            "depth": np.asarray(layout.graph.depth)[nodes].astype(np.int32),
+            "x0": layout.x0[nodes].astype(float),
+            "x1": layout.x1[nodes].astype(float),
+            "value": np.asarray(values.inclusive, dtype=float)[nodes],
+            "exclusive": np.asarray(values.exclusive, dtype=float)[nodes],
+            "size": sums.size[nodes].astype(np.int32),
+            "value_before": sums.value_before[nodes],
+            "child_value": sums.child_value[nodes],
+            "child_x1": sums.child_x1[nodes],
+            "excl_start": sums.excl_start[nodes],
+            "excl_subtree": sums.excl_subtree[nodes],
+        }
+        if values.quality is not None:
+            columns["guess"] = np.isin(values.quality[nodes], ("poor", "")).astype(np.uint8)
+        if self._keys is not values.names:  # coloured by module: what the colour hashes
+            columns["key"] = self._keys[nodes]
+        columns["names"] = uniques[ids]
+        columns["name_ids"] = ids.astype(np.int32)
+        if layout.comparison is not None:
+            compared = layout.comparison.columns(nodes)
+            for c in ("value_a", "value_b", "delta", "relative", "p_value", "q_value"):
+                columns[c] = np.asarray(compared[c], dtype=float)
+            columns["significant"] = np.asarray(compared["significant"]).astype(np.uint8)
+            columns["n_a"] = np.asarray(compared["n_a"]).astype(np.int32)
+            columns["n_b"] = np.asarray(compared["n_b"]).astype(np.int32)
+        return columns
+
+    def _meta(self) -> dict[str, Any]:
         layout = self._layout
         values = layout.values
         total = layout.total
@@ -188,6 +255,7 @@ class FlamePage:
         fmt = layout.value_format.spec()
         meta: dict[str, Any] = {
             "version": self.view_version,
+            "layout": self._layout_id,
             "zoom": -1 if z is None else z,
             "zoom_value": float(values.inclusive[z]) if z is not None else total,
             "path": [{"node": int(p), "name": str(values.names[p])} for p in path],
@@ -197,7 +265,6 @@ class FlamePage:
             "unit": values.unit,
             "metric": values.metric,
             "nodes": len(layout.graph),
-            "shown": shown,
             "search": self._search_meta(),
             "compare": layout.comparison is not None,
             "predicted": layout.values.quality is not None,
@@ -233,14 +300,11 @@ class FlamePage:
             self._found_mask = (found, mask)
         return self._found_mask[1][nodes]
 
-    def _view(self, px: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """The frames at least a pixel wide and the narrow runs gathered, of the zoom on a
-        canvas ``px`` wide (kept for the last few views: a search or a zoom back out
-        redraws a view already laid out)."""
-        key = (self._zoom, px)
-        if key not in self._views:
-            layout = self._layout
-            self._views[key] = layout.drawn(zoom=self._zoom, min_width=1.0 / px)
-            while len(self._views) > 8:
-                self._views.pop(next(iter(self._views)))
-        return self._views[key]
+
+def _whole(what: str, value: Any, low: int, high: int) -> int:
+    """``value`` as a whole number, clipped to ``[low, high]``."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ShapeError(f"{what} must be a whole number, not {value!r}") from None
+    return min(max(number, low), high)

@@ -3,8 +3,9 @@
 The layout (which rectangle goes where, zoom, search, the comparison and its test) is
 :mod:`perfweave.calltree.flame`'s; this widget holds what is being looked at (the zoomed
 node, the search, the selected node, the metric, orientation and colouring), answers the
-page's requests with the frames at least one pixel wide as binary columns, and keeps the
-widget contract (``WidgetBase``: a failed action changes nothing and shows in the banner).
+page's requests with held sets of frames (binary columns: a view's frames down to a width,
+with the sums the page gathers narrower ones from, so it draws zooms by itself), and keeps
+the widget contract (``WidgetBase``: a failed action changes nothing and shows in the banner).
 The page's side (its protocol, declared once, and the replies to its requests) is
 ``_flame_page.py``; ``js/src/flame/protocol.js`` is generated from the declaration.
 """
@@ -106,11 +107,13 @@ class FlameGraph(FlamePage, WidgetBase):
         self._layout: FlameLayout = layout
         self._zoom: int | None = None
         self._found: FlameSearch | None = None
-        #: the last search's nodes as a mask over the graph, and the views laid out lately
+        #: the last search's nodes as a mask over the graph
         self._found_mask: tuple[FlameSearch, np.ndarray] | None = None
-        self._views: dict[tuple[int | None, int], tuple[pd.DataFrame, pd.DataFrame]] = {}
+        #: which layout and colour keys the page's held frames belong to (bumped on a change)
+        self._layout_id = 0
         self._keys = self._color_keys(layout, color_by)
-        _ = layout.name_codes  # factorized now: the first search waits for no set-up
+        # factorized and summed now: the first search and the first frames wait for neither
+        _ = layout.name_codes, layout.sums
         self.metrics = source.metrics
         self.set_trait("height", height)
         self.set_trait("orientation", orientation)
@@ -211,7 +214,7 @@ class FlameGraph(FlamePage, WidgetBase):
             layout = source.layout(self.metric)
             self._check_color(layout, self.color_by)
             self._source, self._layout = source, layout
-            self._views.clear()
+            self._layout_id += 1
             self._zoom, self._found = None, None
             self._keys = self._color_keys(layout, self.color_by)
             self.metrics = source.metrics
@@ -256,9 +259,9 @@ class FlameGraph(FlamePage, WidgetBase):
         if found is not None and layout is not self._layout:
             found = layout.search(found.pattern, self._zoom)
         # checked: now assign
+        if layout is not self._layout or color_by != self.color_by:
+            self._layout_id += 1
         self._keys = self._color_keys(layout, color_by)
-        if layout is not self._layout:
-            self._views.clear()
         self._layout, self._found = layout, found
         self.orientation, self.color_by = orientation, color_by
         self._set_layout_traits()

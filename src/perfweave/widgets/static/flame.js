@@ -294,30 +294,21 @@ function css(c) {
 
 // src/flame/state.js
 var ROW = 18;
-function framesOf(meta, cols) {
-  const n = cols.node.length;
-  const byDepth = [];
-  let gathered = 0;
-  for (let i = 0; i < n; i++) {
-    const d = cols.depth[i];
-    (byDepth[d] || (byDepth[d] = [])).push(i);
-    if (cols.node[i] < 0) gathered++;
-  }
-  for (const row of byDepth) if (row) row.sort((a, b) => cols.x0[a] - cols.x0[b]);
-  return { meta, cols, n, depth: byDepth.length, byDepth, gathered };
-}
 function frameAt(f, fx, depth) {
-  const row = f.byDepth[depth];
-  if (!row) return -1;
-  let lo = 0, hi = row.length - 1;
+  if (depth < 0 || depth >= f.depth) return -1;
+  let lo = f.rowStart[depth], hi = f.rowStart[depth + 1] - 1;
   while (lo <= hi) {
     const mid = lo + hi >> 1;
-    const i = row[mid];
+    const i = f.rowIdx[mid];
     if (fx < f.cols.x0[i]) hi = mid - 1;
     else if (fx >= f.cols.x1[i]) lo = mid + 1;
     else return i;
   }
   return -1;
+}
+function matches(s, f, i) {
+  const code = f.cols.code[i];
+  return Boolean(s.matched && code >= 0 && s.matched[code]);
 }
 
 // src/flame/draw.js
@@ -341,7 +332,7 @@ function frameColor(v, i) {
   );
   const c = f.cols;
   if (c.node[i] < 0) return GATHERED;
-  if (f.meta.search.pattern) return c.match[i] ? MATCH : FADED;
+  if (v.search.pattern) return matches(v.search, f, i) ? MATCH : FADED;
   if (f.meta.compare) return deltaColor(c.relative[i], c.significant[i] === 1);
   if (v.model.get("color_by") === "exclusive") {
     return shareColor(c.value[i] > 0 ? c.exclusive[i] / c.value[i] : 0);
@@ -353,8 +344,16 @@ function canvasWidth(v) {
 }
 function rowTop(v, depth) {
   const f = v.frames;
-  const rows2 = f ? f.depth : 1;
-  return v.model.get("orientation") === "flame" ? (rows2 - 1 - depth) * ROW : depth * ROW;
+  const rows = f ? f.depth : 1;
+  return v.model.get("orientation") === "flame" ? (rows - 1 - depth) * ROW : depth * ROW;
+}
+function plotHeight(v) {
+  const rows = v.frames ? Math.max(v.frames.depth, 1) : 1;
+  return Math.min(rows * ROW, Number(v.model.get("height")) || 420);
+}
+function scrollOffset(v) {
+  const rows = v.frames ? Math.max(v.frames.depth, 1) : 1;
+  return Math.max(0, Math.min(v.scrollTop, rows * ROW - plotHeight(v)));
 }
 var MEASURED = /* @__PURE__ */ new Map();
 function widthOf(ctx, text) {
@@ -413,46 +412,70 @@ function draw(v) {
   const f = v.frames;
   const canvas = v.canvas;
   const width = canvasWidth(v);
-  const rows2 = f ? Math.max(f.depth, 1) : 1;
-  const height = rows2 * ROW;
+  const rows = f ? Math.max(f.depth, 1) : 1;
+  const height = plotHeight(v);
   const dpr = window.devicePixelRatio || 1;
-  canvas.width = Math.round(width * dpr);
-  canvas.height = Math.round(height * dpr);
-  canvas.style.width = `${width}px`;
-  canvas.style.height = `${height}px`;
+  const w = Math.round(width * dpr), hpx = Math.round(height * dpr);
+  if (canvas.width !== w || canvas.height !== hpx) {
+    canvas.width = w;
+    canvas.height = hpx;
+    canvas.style.width = `${width}px`;
+    canvas.style.height = `${height}px`;
+  }
+  v.spacer.style.height = `${rows * ROW - height}px`;
   canvas.dataset.row = String(ROW);
+  const top = scrollOffset(v);
   const ctx = (
     /** @type {CanvasRenderingContext2D} */
     canvas.getContext("2d")
   );
-  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-  ctx.clearRect(0, 0, width, height);
-  if (!f) return;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, -top * dpr);
+  ctx.clearRect(0, top, width, height);
+  if (f) {
+    const first = Math.floor(top / ROW);
+    drawRows(ctx, v, width, first, Math.min(rows, Math.ceil((top + height) / ROW)));
+    v.root.dataset.rowsDrawn = `${first}-${Math.min(rows, Math.ceil((top + height) / ROW))}`;
+  }
+  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
+}
+function drawRows(ctx, v, width, first, last) {
+  const f = (
+    /** @type {import("./state.js").Frames} */
+    v.frames
+  );
   const c = f.cols;
+  const rows = Math.max(f.depth, 1);
   const zoomPath = new Set(f.meta.path.slice(0, -1).map((p) => p.node));
   const selected = Number(v.model.get("selected_node"));
-  const byName = !f.meta.search.pattern && !f.meta.compare && v.model.get("color_by") !== "exclusive";
+  const byName = !v.search.pattern && !f.meta.compare && v.model.get("color_by") !== "exclusive";
+  const flipped = v.model.get("orientation") === "flame";
   const buckets = /* @__PURE__ */ new Map();
   const faded = [];
   const labelled = [];
+  const hatched2 = [];
   let outline = -1;
-  for (let i = 0; i < f.n; i++) {
-    const w = (c.x1[i] - c.x0[i]) * width;
-    if (w < 0.5) continue;
-    const node = Number(c.node[i]);
-    if (node === selected) outline = i;
-    if (w > 28) labelled.push(i);
-    if (zoomPath.has(node)) {
-      faded.push(i);
-      continue;
+  for (let r = first; r < last; r++) {
+    const d = flipped ? rows - 1 - r : r;
+    if (d < 0 || d >= f.depth) continue;
+    for (let k = f.rowStart[d]; k < f.rowStart[d + 1]; k++) {
+      const i = f.rowIdx[k];
+      const w = (c.x1[i] - c.x0[i]) * width;
+      if (w < 0.5) continue;
+      const node = c.node[i];
+      if (node === selected) outline = i;
+      if (w > 28) labelled.push(i);
+      if (c.guess && c.guess[i]) hatched2.push(i);
+      if (zoomPath.has(node)) {
+        faded.push(i);
+        continue;
+      }
+      const fill = frameCss(v, i, byName);
+      const bucket = buckets.get(fill);
+      if (bucket) bucket.push(i);
+      else buckets.set(fill, [i]);
     }
-    const fill = frameCss(v, i, byName);
-    const bucket = buckets.get(fill);
-    if (bucket) bucket.push(i);
-    else buckets.set(fill, [i]);
   }
-  const flipped = v.model.get("orientation") === "flame";
-  const top = (d) => flipped ? (rows2 - 1 - d) * ROW : d * ROW;
+  const top = (d) => flipped ? (rows - 1 - d) * ROW : d * ROW;
   const rect = (i) => {
     ctx.rect(c.x0[i] * width, top(c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5), ROW - 1);
   };
@@ -470,11 +493,8 @@ function draw(v) {
     ctx.fill();
   }
   ctx.globalAlpha = 1;
-  if (c.guess) {
-    for (let i = 0; i < f.n; i++) {
-      const w = (c.x1[i] - c.x0[i]) * width;
-      if (c.guess[i] && w >= 0.5) hatch(ctx, c.x0[i] * width, top(c.depth[i]), Math.max(w - 1, 0.5));
-    }
+  for (const i of hatched2) {
+    hatch(ctx, c.x0[i] * width, top(c.depth[i]), Math.max((c.x1[i] - c.x0[i]) * width - 1, 0.5));
   }
   ctx.font = FONT;
   ctx.textBaseline = "middle";
@@ -482,7 +502,7 @@ function draw(v) {
     const x = c.x0[i] * width;
     const label = clipped(ctx, c.name[i], (c.x1[i] - c.x0[i]) * width - 7);
     if (!label) continue;
-    ctx.globalAlpha = zoomPath.has(Number(c.node[i])) ? 0.55 : 1;
+    ctx.globalAlpha = zoomPath.has(c.node[i]) ? 0.55 : 1;
     ctx.fillStyle = textOn(frameColor(v, i));
     ctx.fillText(label, x + 3, top(c.depth[i]) + ROW / 2);
   }
@@ -493,7 +513,6 @@ function draw(v) {
     const x = c.x0[outline] * width;
     ctx.strokeRect(x + 1, top(c.depth[outline]) + 1, (c.x1[outline] - c.x0[outline]) * width - 2, ROW - 3);
   }
-  v.root.dataset.drawMs = (performance.now() - t).toFixed(1);
 }
 
 // src/flame/protocol.js
@@ -509,21 +528,30 @@ var TRAITS = {
 var ACTIONS = {
   "frames": {
     "args": [
-      "width"
+      "width",
+      "detail",
+      "node",
+      "below"
     ],
     "key": "frames",
     "columns": [
       "node",
       "name",
-      "key",
       "depth",
       "x0",
       "x1",
       "value",
       "exclusive",
-      "match",
-      "hidden",
+      "size",
+      "value_before",
+      "child_value",
+      "child_x1",
+      "excl_start",
+      "excl_subtree",
       "guess",
+      "key",
+      "names",
+      "name_ids",
       "value_a",
       "value_b",
       "delta",
@@ -538,21 +566,29 @@ var ACTIONS = {
   "zoom": {
     "args": [
       "node",
-      "width"
+      "width",
+      "detail",
+      "below"
     ],
     "key": "frames",
     "columns": [
       "node",
       "name",
-      "key",
       "depth",
       "x0",
       "x1",
       "value",
       "exclusive",
-      "match",
-      "hidden",
+      "size",
+      "value_before",
+      "child_value",
+      "child_x1",
+      "excl_start",
+      "excl_subtree",
       "guess",
+      "key",
+      "names",
+      "name_ids",
       "value_a",
       "value_b",
       "delta",
@@ -566,31 +602,11 @@ var ACTIONS = {
   },
   "search": {
     "args": [
-      "pattern",
-      "width"
+      "pattern"
     ],
-    "key": "frames",
+    "key": "found",
     "columns": [
-      "node",
-      "name",
-      "key",
-      "depth",
-      "x0",
-      "x1",
-      "value",
-      "exclusive",
-      "match",
-      "hidden",
-      "guess",
-      "value_a",
-      "value_b",
-      "delta",
-      "relative",
-      "p_value",
-      "q_value",
-      "significant",
-      "n_a",
-      "n_b"
+      "code"
     ]
   },
   "select": {
@@ -611,15 +627,21 @@ var ACTIONS = {
     "columns": [
       "node",
       "name",
-      "key",
       "depth",
       "x0",
       "x1",
       "value",
       "exclusive",
-      "match",
-      "hidden",
+      "size",
+      "value_before",
+      "child_value",
+      "child_x1",
+      "excl_start",
+      "excl_subtree",
       "guess",
+      "key",
+      "names",
+      "name_ids",
       "value_a",
       "value_b",
       "delta",
@@ -660,6 +682,7 @@ var CONTROLS = {
 };
 
 // src/flame/controls.js
+var CRUMBS = 10;
 function controls(model, act, download) {
   const title = h("div", { cls: "pw-fl-title" });
   const metric = h("select", { attrs: { "aria-label": "metric" } });
@@ -700,11 +723,13 @@ function controls(model, act, download) {
     const s = f.meta.search;
     if (document.activeElement !== search) search.value = s.pattern;
     found.textContent = s.text;
+    const path = f.meta.path;
+    const shown = path.length > CRUMBS ? [...path.slice(0, 2), null, ...path.slice(2 - CRUMBS)] : path;
     crumbs.replaceChildren(
       button("all", () => act("zoom", { node: null }), { cls: "pw-fl-crumb", action: "zoom-out" }),
-      ...f.meta.path.flatMap((p, k) => [
+      ...shown.flatMap((p, k) => [
         h("span", { cls: "pw-fl-sep", text: "\u203A" }),
-        button(p.name, () => act("zoom", { node: p.node }), { cls: `pw-fl-crumb${k === f.meta.path.length - 1 ? " pw-fl-current" : ""}` })
+        p === null ? h("span", { cls: "pw-fl-sep", text: `\u2026 ${(path.length - CRUMBS).toLocaleString("en-US")} more` }) : button(p.name, () => act("zoom", { node: p.node }), { cls: `pw-fl-crumb${k === shown.length - 1 ? " pw-fl-current" : ""}` })
       ])
     );
     crumbs.hidden = f.meta.path.length === 0;
@@ -770,9 +795,9 @@ function fileName(v, ext) {
 function svgText(v) {
   const f = v.frames;
   const width = canvasWidth(v);
-  const rows2 = f ? Math.max(f.depth, 1) : 1;
+  const rows = f ? Math.max(f.depth, 1) : 1;
   const top = 24;
-  const svg = el("svg", { xmlns: SVG, width, height: rows2 * ROW + top + 8, "font-family": "system-ui, sans-serif", "font-size": 11.5 });
+  const svg = el("svg", { xmlns: SVG, width, height: rows * ROW + top + 8, "font-family": "system-ui, sans-serif", "font-size": 11.5 });
   const title = el("text", { x: 0, y: 15, "font-weight": "bold" });
   title.textContent = String(v.model.get("title") || "");
   svg.append(title);
@@ -807,8 +832,22 @@ function svgText(v) {
 function downloadSvg(v) {
   save(new Blob([svgText(v)], { type: "image/svg+xml" }), fileName(v, "svg"));
 }
+var MAX_CANVAS = 32767;
 function downloadPng(v) {
-  v.canvas.toBlob((blob) => {
+  const f = v.frames;
+  const width = canvasWidth(v);
+  const dpr = window.devicePixelRatio || 1;
+  const rows = Math.min(f ? Math.max(f.depth, 1) : 1, Math.floor(MAX_CANVAS / (ROW * dpr)));
+  const canvas = document.createElement("canvas");
+  canvas.width = Math.round(width * dpr);
+  canvas.height = Math.round(rows * ROW * dpr);
+  const ctx = (
+    /** @type {CanvasRenderingContext2D} */
+    canvas.getContext("2d")
+  );
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  if (f) drawRows(ctx, v, width, 0, rows);
+  canvas.toBlob((blob) => {
     if (blob) save(blob, fileName(v, "png"));
   }, "image/png");
 }
@@ -866,11 +905,11 @@ function tooltipLines(f, i) {
   const c = f.cols, m = f.meta, fmt = m.format;
   const value = c.value[i];
   const ofTotal = percent(value, m.total);
-  const zoomed2 = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
+  const zoomed = m.zoom >= 0 ? `, ${percent(value, m.zoom_value)} of the zoomed frame` : "";
   if (c.node[i] < 0) {
     return [
       `${c.hidden[i].toLocaleString("en-US")} frames, each narrower than a pixel`,
-      `together: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed2})`,
+      `together: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`,
       "click the frame above them to zoom in and see them"
     ];
   }
@@ -886,9 +925,9 @@ function tooltipLines(f, i) {
     } else {
       lines.push("no test: one sample per side");
     }
-    lines.push(`width: the larger side, ${ofTotal} of the total${zoomed2}`);
+    lines.push(`width: the larger side, ${ofTotal} of the total${zoomed}`);
   } else {
-    lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed2})`);
+    lines.push(`inclusive: ${columnText(value, fmt)} (${ofTotal} of the total${zoomed})`);
     lines.push(`exclusive: ${columnText(c.exclusive[i], fmt)}`);
   }
   if (m.predicted) {
@@ -916,7 +955,7 @@ function frameUnder(v, ev) {
   const f = v.frames;
   if (!f) return -1;
   const box = v.canvas.getBoundingClientRect();
-  const x = ev.clientX - box.left, y = ev.clientY - box.top;
+  const x = ev.clientX - box.left, y = ev.clientY - box.top + scrollOffset(v);
   const row = Math.floor(y / ROW);
   const depth = v.model.get("orientation") === "flame" ? f.depth - 1 - row : row;
   return frameAt(f, x / canvasWidth(v), depth);
@@ -951,214 +990,592 @@ function listen(v) {
 }
 
 // src/flame/offline.js
-var EPS = 1e-12;
-function rows(cols, idx) {
-  const out = {};
-  for (const [k, col] of Object.entries(cols)) {
-    if (Array.isArray(col)) out[k] = idx.map((i) => col[i]);
-    else {
-      const Arr = (
-        /** @type {any} */
-        col.constructor
-      );
-      const arr = new Arr(idx.length);
-      for (let j = 0; j < idx.length; j++) arr[j] = col[idx[j]];
-      out[k] = arr;
-    }
-  }
-  return out;
-}
-function indexOf(f, node) {
-  for (let i = 0; i < f.n; i++) if (Number(f.cols.node[i]) === node) return i;
-  return -1;
-}
-function zoomed(full, node) {
-  const c = full.cols;
-  const meta = { ...full.meta, zoom: -1, zoom_value: full.meta.total, path: (
-    /** @type {Meta["path"]} */
-    []
-  ) };
-  if (node === null || node < 0) return { meta, cols: c };
-  const z = indexOf(full, node);
-  if (z < 0) return null;
-  const x0 = c.x0[z], x1 = c.x1[z], d = c.depth[z], span = x1 - x0;
-  const mid = (x0 + x1) / 2;
-  const path = [];
-  const inside = [];
-  const depth = c.depth, left = c.x0, right = c.x1, nodes = c.node;
-  for (let i = 0; i < full.n; i++) {
-    const di = depth[i];
-    if (di < d) {
-      if (left[i] <= mid && mid < right[i] && nodes[i] >= 0) path.push(i);
-    } else if (i === z || di > d && left[i] >= x0 - EPS && right[i] <= x1 + EPS) inside.push(i);
-  }
-  path.sort((a, b) => c.depth[a] - c.depth[b]);
-  const out = rows(c, [...path, ...inside]);
-  for (let k = 0; k < path.length; k++) {
-    out.x0[k] = 0;
-    out.x1[k] = 1;
-  }
-  for (let k = path.length; k < out.x0.length; k++) {
-    out.x0[k] = span > 0 ? (out.x0[k] - x0) / span : 0;
-    out.x1[k] = span > 0 ? (out.x1[k] - x0) / span : 1;
-  }
-  meta.zoom = node;
-  meta.zoom_value = c.value[z];
-  meta.path = [...path, z].map((i) => ({ node: Number(c.node[i]), name: c.name[i] }));
-  meta.shown = inside.length + path.length;
-  return { meta, cols: out };
-}
-function searched(full, pattern) {
-  const c = full.cols;
-  const match = new Uint8Array(full.n);
-  const meta = { ...full.meta, search: { pattern: "", count: 0, text: "" } };
-  if (!pattern) return { meta, cols: { ...c, match } };
+function matchedNames(names, pattern) {
   let re;
   try {
     re = new RegExp(pattern);
   } catch (err) {
     return { error: `search ${JSON.stringify(pattern)}: bad regular expression: ${String(err)}` };
   }
-  const hits = [];
-  for (let i = 0; i < full.n; i++) {
-    if (c.node[i] >= 0 && re.test(c.name[i])) {
-      match[i] = 1;
-      hits.push(i);
+  const matched = new Uint8Array(names.length);
+  for (let k = 0; k < names.length; k++) {
+    const name = names[k];
+    if (name !== void 0 && re.test(name)) matched[k] = 1;
+  }
+  return { matched };
+}
+function searchText(held, matched, format) {
+  const c = held.cols;
+  let count = 0, value = 0, share = 0, inside = -1;
+  for (let i = 0; i < held.n; i++) {
+    if (!matched[c.name[i]]) continue;
+    count++;
+    if (c.node[i] < inside) continue;
+    value += c.value[i];
+    share += c.x1[i] - c.x0[i];
+    inside = c.node[i] + c.size[i];
+  }
+  return `${count.toLocaleString("en-US")} match${count === 1 ? "" : "es"}: ${columnText(value, format)}, ${percent(share, 1)} of the total (frames saved in this page)`;
+}
+
+// src/flame/store.js
+var DICTIONARY = /* @__PURE__ */ new Set(["names", "name_ids"]);
+var KEEP = 4;
+function indexOf(s, node) {
+  const nodes = s.cols.node;
+  let lo = 0, hi = s.n - 1;
+  while (lo <= hi) {
+    const mid = lo + hi >> 1;
+    const m = nodes[mid];
+    if (m === node) return mid;
+    if (m < node) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+function lowerBound(s, node) {
+  const nodes = s.cols.node;
+  let lo = 0, hi = s.n;
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (nodes[mid] < node) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function gather(a, b, order, source, n) {
+  const out = {};
+  for (const [k, ca] of Object.entries(a)) {
+    const cb = b[k];
+    if (cb === void 0) continue;
+    const col = Array.isArray(ca) ? new Array(n) : new /** @type {any} */
+    ca.constructor(n);
+    for (let j = 0; j < n; j++) col[j] = source[j] ? cb[order[j]] : ca[order[j]];
+    out[k] = col;
+  }
+  return out;
+}
+var Store = class {
+  constructor() {
+    this.layout = -1;
+    this.sets = [];
+    this.names = [];
+  }
+  /**
+   * A reply's frames as a held set, merged with `base` (the set the request's `below` came
+   * from) where the reply holds only what `base` lacked. The set is kept.
+   * @param {any} meta the reply's meta (with `held`) @param {Record<string, any>} cols
+   * @param {Held | null} base
+   * @returns {Held}
+   */
+  accept(meta, cols, base) {
+    if (meta.layout !== this.layout) {
+      this.layout = meta.layout;
+      this.sets = [];
+      this.names = [];
+    }
+    const ids = cols.name_ids, names = cols.names;
+    for (let k = 0; k < ids.length; k++) this.names[ids[k]] = names[k];
+    const frames = {};
+    for (const [k, col] of Object.entries(cols)) if (!DICTIONARY.has(k)) frames[k] = col;
+    const held = meta.held;
+    const root = Number(held.root);
+    const fresh = { layout: meta.layout, root, end: 0, tau: Number(held.tau), n: frames.node.length, cols: frames, forest: held.forest };
+    const below = held.below !== null && held.below !== void 0 && base && base.layout === meta.layout;
+    if (below && fresh.n === 0 && base.root === root) {
+      base.tau = Math.min(base.tau, fresh.tau);
+      return base;
+    }
+    const set = below ? merged(
+      /** @type {Held} */
+      base,
+      fresh
+    ) : fresh;
+    set.end = root < 0 ? Number(meta.nodes) : endOf(set, root);
+    this.sets = this.sets.filter((s) => !(s.root === root && s.tau >= set.tau));
+    this.sets.push(set);
+    const whole = this.sets.filter((s) => s.root < 0).sort((a, b) => a.tau - b.tau).slice(0, 1);
+    const others = this.sets.filter((s) => s.root >= 0).slice(-KEEP);
+    this.sets = [...whole, ...others];
+    return set;
+  }
+  /**
+   * The finest held set that holds `node` (-1: the whole graph) and its subtree, and the
+   * node's index in it; null when no set does.
+   * @param {number} node
+   * @returns {{set: Held, i: number} | null}
+   */
+  best(node) {
+    let found = null;
+    for (const s of this.sets) {
+      if (s.layout !== this.layout) continue;
+      let i = -1;
+      if (node < 0) {
+        if (s.root >= 0) continue;
+      } else {
+        if (s.root >= 0 && (node < s.root || node >= s.end)) continue;
+        i = indexOf(s, node);
+        if (i < 0) continue;
+      }
+      if (!found || s.tau < found.set.tau) found = { set: s, i };
+    }
+    return found;
+  }
+};
+function complete(s, i, width) {
+  const span = i < 0 ? 1 : s.cols.x1[i] - s.cols.x0[i];
+  if (!(span > 0)) return true;
+  return s.tau <= span / width * (1 - 1e-12);
+}
+function endOf(s, root) {
+  const i = indexOf(s, root);
+  return i < 0 ? root + 1 : root + s.cols.size[i];
+}
+function merged(base, fresh) {
+  const root = fresh.root;
+  const bn = base.cols.node, bs = base.cols.size;
+  let lo = 0, hi = base.n;
+  const path = [];
+  if (root >= 0) {
+    lo = indexOf(base, root);
+    if (lo < 0) return fresh;
+    hi = lowerBound(base, root + bs[lo]);
+    for (let j = 0; j < lo; j++) if (bn[j] + bs[j] > root) path.push(j);
+  }
+  const fnodes = fresh.cols.node;
+  const n = path.length + (hi - lo) + fresh.n;
+  const order = new Int32Array(n);
+  const source = new Uint8Array(n);
+  let k = 0;
+  for (const j of path) order[k++] = j;
+  let a = lo, b = 0;
+  while (a < hi || b < fresh.n) {
+    if (b >= fresh.n || a < hi && bn[a] < fnodes[b]) order[k++] = a++;
+    else {
+      source[k] = 1;
+      order[k++] = b++;
     }
   }
-  let value = 0, share = 0;
-  for (const i of hits) {
-    const under = hits.some((j) => c.depth[j] < c.depth[i] && c.x0[j] <= c.x0[i] + EPS && c.x1[i] <= c.x1[j] + EPS);
-    if (!under) {
-      value += c.value[i];
-      share += c.x1[i] - c.x0[i];
+  return { layout: base.layout, root, end: 0, tau: fresh.tau, n, cols: gather(base.cols, fresh.cols, order, source, n), forest: fresh.forest };
+}
+
+// src/flame/view.js
+var COPIED = ["value_a", "value_b", "delta", "relative", "p_value", "q_value", "significant", "n_a", "n_b", "guess"];
+var work = {
+  size: 0,
+  src: new Int32Array(0),
+  x0: new Float64Array(0),
+  x1: new Float64Array(0),
+  depth: new Int32Array(0),
+  runValue: new Float64Array(0),
+  runExcl: new Float64Array(0),
+  runHidden: new Int32Array(0),
+  stI: new Int32Array(0),
+  stDepth: new Int32Array(0),
+  stCursor: new Float64Array(0),
+  stEnd: new Float64Array(0),
+  stPrev: new Int32Array(0)
+};
+function scratch(n) {
+  if (work.size < n) {
+    const size = Math.max(n, 2 * work.size);
+    Object.assign(work, {
+      size,
+      src: new Int32Array(size),
+      x0: new Float64Array(size),
+      x1: new Float64Array(size),
+      depth: new Int32Array(size),
+      runValue: new Float64Array(size),
+      runExcl: new Float64Array(size),
+      runHidden: new Int32Array(size),
+      stI: new Int32Array(size),
+      stDepth: new Int32Array(size),
+      stCursor: new Float64Array(size),
+      stEnd: new Float64Array(size),
+      stPrev: new Int32Array(size)
+    });
+  }
+  return work;
+}
+function grouped2(n) {
+  const s = String(Math.trunc(Math.abs(n)));
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    if (i && (s.length - i) % 3 === 0) out += ",";
+    out += s[i];
+  }
+  return n < 0 ? `-${out}` : out;
+}
+function viewOf(held, iz, width, meta, names) {
+  const c = held.cols;
+  const minWidth = 1 / width;
+  const node = c.node, size = c.size, depth = c.depth, x0 = c.x0, x1 = c.x1;
+  const value = c.value, excl = c.exclusive, before = c.value_before;
+  const childValue = c.child_value, childX1 = c.child_x1, exclStart = c.excl_start, exclSub = c.excl_subtree;
+  const zoomed = iz >= 0;
+  const zx0 = zoomed ? x0[iz] : 0;
+  const span = zoomed ? x1[iz] - x0[iz] : 1;
+  const at = zoomed ? (x) => (x - zx0) / span : (x) => x;
+  const path = [];
+  let lo = 0, hi = held.n;
+  if (zoomed) {
+    const z = node[iz];
+    for (let j = 0; j < iz; j++) if (node[j] + size[j] > z) path.push(j);
+    path.sort((a, b) => depth[a] - depth[b]);
+    lo = iz;
+    hi = span > 0 ? upper(node, iz, held.n, z + size[iz]) : iz + 1;
+  }
+  const w = scratch(path.length + 2 * (hi - lo) + 2);
+  const src = w.src;
+  const vx0 = w.x0, vx1 = w.x1, vdepth = w.depth;
+  const runValue = w.runValue, runExcl = w.runExcl, runHidden = w.runHidden;
+  let n = 0;
+  for (const j of path) {
+    src[n] = j;
+    vx0[n] = 0;
+    vx1[n] = 1;
+    vdepth[n] = depth[j];
+    n++;
+  }
+  const stI = w.stI, stDepth = w.stDepth, stCursor = w.stCursor, stEnd = w.stEnd, stPrev = w.stPrev;
+  let top = -1;
+  const forest = held.forest;
+  if (!zoomed) {
+    top = 0;
+    stI[0] = -1;
+    stDepth[0] = -1;
+    stCursor[0] = 0;
+    stEnd[0] = Number(meta.nodes);
+    stPrev[0] = -1;
+  }
+  const run = (t, s, e, prev, next) => {
+    const p = stI[t];
+    const pStart = p < 0 ? 0 : exclStart[p];
+    const valueEnd = next >= 0 ? before[next] : p < 0 ? forest.value : childValue[p];
+    const valueStart = prev >= 0 ? before[prev] + value[prev] : 0;
+    const exclEnd = next >= 0 ? exclStart[next] : p < 0 ? forest.exclusive : pStart + exclSub[p];
+    const exclBegin = prev >= 0 ? exclStart[prev] + exclSub[prev] : p < 0 ? 0 : pStart + excl[p];
+    const left = prev >= 0 ? at(x1[prev]) : p < 0 ? 0 : at(x0[p]);
+    const right = next >= 0 ? at(x0[next]) : p < 0 ? forest.x1 : at(childX1[p]);
+    if (!(right - left >= minWidth)) return;
+    src[n] = -1;
+    vx0[n] = left;
+    vx1[n] = right;
+    vdepth[n] = stDepth[t] + 1;
+    runValue[n] = valueEnd - valueStart;
+    runExcl[n] = exclEnd - exclBegin;
+    runHidden[n] = e - s;
+    n++;
+  };
+  const close = () => {
+    if (stCursor[top] < stEnd[top]) run(top, stCursor[top], stEnd[top], stPrev[top], -1);
+    top--;
+  };
+  for (let i = lo; i < hi; i++) {
+    const a = at(x0[i]), b = at(x1[i]);
+    if (i !== iz && !(b - a >= minWidth)) continue;
+    const id = node[i], d = depth[i];
+    while (top >= 0 && stEnd[top] <= id) close();
+    if (top >= 0 && stDepth[top] === d - 1) {
+      if (id > stCursor[top]) run(top, stCursor[top], id, stPrev[top], i);
+      stCursor[top] = id + size[i];
+      stPrev[top] = i;
+    }
+    src[n] = i;
+    vx0[n] = i === iz ? 0 : a;
+    vx1[n] = i === iz ? 1 : b;
+    vdepth[n] = d;
+    n++;
+    top++;
+    stI[top] = i;
+    stDepth[top] = d;
+    stCursor[top] = id + 1;
+    stEnd[top] = id + size[i];
+    stPrev[top] = -1;
+  }
+  while (top >= 0) close();
+  return framesOf(held, meta, names, { n, src, vx0, vx1, vdepth, runValue, runExcl, runHidden }, path, iz);
+}
+function upper(node, lo, hi, end) {
+  while (lo < hi) {
+    const mid = lo + hi >> 1;
+    if (node[mid] < end) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function framesOf(held, meta, names, v, path, iz) {
+  const c = held.cols, n = v.n, src = v.src;
+  const node = new Int32Array(n), code = new Int32Array(n), value = new Float64Array(n);
+  const exclusive = new Float64Array(n), hidden = new Int32Array(n);
+  const name = new Array(n);
+  let gathered = 0, maxDepth = 0;
+  for (let k = 0; k < n; k++) {
+    const i = src[k];
+    if (v.vdepth[k] > maxDepth) maxDepth = v.vdepth[k];
+    if (i >= 0) {
+      node[k] = c.node[i];
+      code[k] = c.name[i];
+      value[k] = c.value[i];
+      exclusive[k] = c.exclusive[i];
+      name[k] = names[c.name[i]] ?? "";
+    } else {
+      node[k] = -1;
+      code[k] = -1;
+      value[k] = v.runValue[k];
+      exclusive[k] = v.runExcl[k];
+      hidden[k] = v.runHidden[k];
+      name[k] = `\u2026 ${grouped2(v.runHidden[k])} hidden`;
+      gathered++;
     }
   }
-  const count = hits.length;
-  const text = `${count.toLocaleString("en-US")} match${count === 1 ? "" : "es"}: ${columnText(value, full.meta.format)}, ${percent(share, 1)} of the total (frames saved in this page)`;
-  meta.search = { pattern, count, text };
-  return { meta, cols: { ...c, match } };
+  const cols = {
+    node,
+    code,
+    name,
+    depth: v.vdepth.slice(0, n),
+    x0: v.vx0.slice(0, n),
+    x1: v.vx1.slice(0, n),
+    value,
+    exclusive,
+    hidden
+  };
+  for (const k of COPIED) {
+    const col = c[k];
+    if (!col) continue;
+    const out = new /** @type {any} */
+    col.constructor(n);
+    const empty = col instanceof Float64Array ? NaN : 0;
+    for (let j = 0; j < n; j++) out[j] = src[j] >= 0 ? col[src[j]] : empty;
+    cols[k] = out;
+  }
+  if (c.key) cols.key = Array.from(src.subarray(0, n), (i) => i >= 0 ? c.key[i] : "");
+  const depth = cols.depth;
+  const rows = n ? maxDepth + 1 : 0;
+  const rowStart = new Int32Array(rows + 1);
+  for (let k = 0; k < n; k++) rowStart[depth[k] + 1]++;
+  for (let d = 0; d < rows; d++) rowStart[d + 1] += rowStart[d];
+  const fill = rowStart.slice(0, rows);
+  const rowIdx = new Int32Array(n);
+  for (let k = 0; k < n; k++) rowIdx[fill[depth[k]]++] = k;
+  const z = iz >= 0 ? c.node[iz] : -1;
+  const view = {
+    ...meta,
+    zoom: z,
+    zoom_value: iz >= 0 ? c.value[iz] : meta.total,
+    path: iz >= 0 ? [...path, iz].map((i) => ({ node: Number(c.node[i]), name: names[c.name[i]] ?? "" })) : [],
+    shown: n - gathered
+  };
+  return { meta: view, cols, n, depth: rows, rowStart, rowIdx, gathered };
 }
 
 // src/flame/index.js
+var DETAIL = 8;
 function render({ model, el: el2 }) {
   const t0 = performance.now();
   const channel = new Channel(model);
   const root = h("div", { cls: "pw-flame" });
   el2.append(root);
+  const store = new Store();
   let busy = 0;
+  let told = null;
   const v = {
     model,
     root,
+    plot: h("div", { cls: "pw-fl-plot" }),
     canvas: (
       /** @type {HTMLCanvasElement} */
       h("canvas", { cls: "pw-fl-canvas" })
     ),
+    spacer: h("div", { cls: "pw-fl-spacer" }),
     tooltip: h("div", { cls: "pw-fl-tooltip", attrs: { role: "tooltip" } }),
     frames: null,
+    search: { pattern: "", matched: null },
     hover: -1,
+    scrollTop: 0,
     act
   };
   v.tooltip.hidden = true;
+  v.plot.append(v.canvas, v.spacer, v.tooltip);
   const ui = controls(model, act, (kind) => kind === "svg" ? downloadSvg(v) : downloadPng(v));
-  const plot = h("div", { cls: "pw-fl-plot" }, [v.canvas, v.tooltip]);
   const banner = errorBanner(model);
-  root.append(ui.title, ui.toolbar, banner, ui.crumbs, plot, ui.legend);
+  root.append(ui.title, ui.toolbar, banner, ui.crumbs, v.plot, ui.legend);
   const setHeight = () => {
-    plot.style.maxHeight = `${Number(model.get("height")) || 420}px`;
+    v.plot.style.maxHeight = `${Number(model.get("height")) || 420}px`;
   };
   setHeight();
-  const stale = () => (model.get("view_version") || 0) > (v.frames ? v.frames.meta.version : -1);
+  const stale = () => (model.get("view_version") || 0) > (told ? told.version : -1);
+  let offline = false;
+  function showZoom(node) {
+    const found = store.best(node);
+    if (!found || !told) return null;
+    const width = canvasWidth(v);
+    show(viewOf(found.set, found.i, width, { ...told, search: searchMeta() }, store.names));
+    return { set: found.set, complete: complete(found.set, found.i, width) };
+  }
+  function searchMeta() {
+    const said = told ? told.search : null;
+    if (said && said.pattern === v.search.pattern) return said;
+    return { pattern: v.search.pattern, count: 0, text: "" };
+  }
+  function show(frames) {
+    v.frames = frames;
+    ui.sync(frames);
+    draw(v);
+    root.dataset.version = String(frames.meta.version);
+    root.dataset.zoom = String(frames.meta.zoom);
+    root.dataset.shown = String(frames.meta.shown);
+    root.dataset.search = v.search.pattern;
+  }
+  function stamp(key, action, t) {
+    root.dataset[`${key}Action`] = action;
+    root.dataset[`${key}Ms`] = (performance.now() - t).toFixed(1);
+  }
+  async function refine(set) {
+    const width = canvasWidth(v);
+    const i = set.root < 0 ? -1 : indexOf(set, set.root);
+    const span = i < 0 ? 1 : set.cols.x1[i] - set.cols.x0[i];
+    if (offline || !(span > 0) || set.tau <= span / (width * DETAIL) * (1 + 1e-9)) return;
+    let reply;
+    try {
+      reply = await channel.request("frames", { node: set.root, width, detail: DETAIL, below: set.tau }, { columns: ACTIONS.frames.key });
+    } catch {
+      return;
+    }
+    if (reply.offline) {
+      offline = true;
+      if (typeof reply.claim === "function") reply.claim();
+      return;
+    }
+    if (reply.ok && reply.columns) store.accept(reply.meta, reply.columns, set);
+    root.dataset.refined = String(Number(root.dataset.refined || 0) + 1);
+    root.dataset.refinedMs = (performance.now() - t0).toFixed(1);
+  }
+  let wanted = -1;
   async function act(action, args = {}) {
     const t = performance.now();
+    const width = canvasWidth(v);
+    const before = { frames: v.frames, search: v.search };
+    let base = null;
+    let done = false;
+    let sendArgs = args;
+    if (action === "zoom") {
+      wanted = args.node === null || args.node === void 0 ? -1 : Number(args.node);
+      const found = told ? store.best(wanted) : null;
+      if (found) {
+        base = found.set;
+        done = complete(found.set, found.i, width);
+      }
+      sendArgs = { node: wanted < 0 ? null : wanted, width, detail: done ? DETAIL : 1, below: base ? base.tau : null };
+    } else if (action === "search") {
+      sendArgs = { pattern: String(args.pattern || "") };
+    } else if (ACTIONS[action].key) {
+      sendArgs = { ...args, width };
+      if (args.below !== void 0) {
+        const found = store.best(Number(args.node));
+        base = found ? found.set : null;
+      }
+    }
     busy++;
+    const sent = channel.request(action, sendArgs, { columns: ACTIONS[action].key });
+    if (action === "zoom" && base) {
+      showZoom(wanted);
+      stamp("preview", action, t);
+      if (done) stamp("complete", action, t);
+      root.dataset.completeLocal = done ? "1" : "0";
+    } else if (action === "search") {
+      const pattern = sendArgs.pattern;
+      const found = matchedNames(store.names, pattern);
+      if (!("error" in found) && v.frames) {
+        v.search = { pattern, matched: pattern ? found.matched : null };
+        show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
+        stamp("preview", action, t);
+      }
+    }
     let reply;
-    const { key } = ACTIONS[action];
-    const sent = channel.request(action, key ? { ...args, width: canvasWidth(v) } : args, { columns: key });
-    const before = v.frames;
-    preview(action, args, t);
     try {
       reply = await sent;
     } catch (err) {
-      if (before && v.frames !== before) show(before.meta, before.cols);
-      ui.sync(v.frames);
+      restore(before);
       return { ok: false, error: String(err) };
     } finally {
       busy--;
     }
     if (reply.offline) {
-      offline.known = true;
-      const answered = offline.full ? local(action, args) : null;
+      offline = true;
+      const answered = local(action, args, before, base);
       if (answered) {
         if (typeof reply.claim === "function") reply.claim();
         return answered;
       }
     }
-    if (reply.columns) accept(reply);
-    else ui.sync(v.frames);
-    root.dataset.lastAction = action;
-    root.dataset.lastMs = (performance.now() - t).toFixed(1);
+    if (reply.meta) told = reply.meta;
+    if (!reply.ok) {
+      restore(before);
+    } else if (action === "search") {
+      const codes = reply.columns ? reply.columns.code : new Int32Array(0);
+      let size = store.names.length;
+      for (const k of codes) if (k >= size) size = k + 1;
+      const matched = new Uint8Array(size);
+      for (const k of codes) matched[k] = 1;
+      const pattern = reply.meta.search.pattern;
+      v.search = { pattern, matched: pattern ? matched : null };
+      if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
+    } else if (reply.columns) {
+      const set = store.accept(reply.meta, reply.columns, base);
+      const zoom = Number(reply.meta.zoom);
+      if (action !== "zoom") wanted = zoom;
+      if (zoom === wanted && !(action === "zoom" && done)) {
+        showZoom(zoom);
+        if (action === "zoom") stamp("complete", action, t);
+      } else if (v.frames) {
+        show({ ...v.frames, meta: { ...v.frames.meta, version: reply.meta.version, search: searchMeta() } });
+      }
+      if (!(action === "zoom" && done)) refine(set);
+    } else {
+      ui.sync(v.frames);
+    }
+    stamp("last", action, t);
     if (!busy && stale()) fetchFrames();
     return reply;
   }
-  function preview(action, args, t) {
-    const f = v.frames;
-    if (!f || offline.known) return;
-    let view = null;
-    if (action === "zoom" && args.node !== null && args.node !== void 0) {
-      const onPath = f.meta.path.some((p) => p.node === Number(args.node));
-      if (!onPath) view = zoomed(f, Number(args.node));
-    } else if (action === "search" && args.pattern) {
-      const found = searched(f, String(args.pattern));
-      if (!("error" in found)) view = { meta: { ...found.meta, search: { ...found.meta.search, text: "" } }, cols: found.cols };
-    }
-    if (!view) return;
-    show(view.meta, view.cols);
-    root.dataset.previewAction = action;
-    root.dataset.previewMs = (performance.now() - t).toFixed(1);
+  function restore(before) {
+    v.search = before.search;
+    if (before.frames) wanted = before.frames.meta.zoom;
+    if (before.frames) show(before.frames);
+    else ui.sync(v.frames);
   }
-  const offline = { full: null, zoom: null, pattern: "", known: false };
-  function local(action, args) {
-    const full = (
-      /** @type {import("./state.js").Frames} */
-      offline.full
-    );
+  function local(action, args, before, base) {
     if (action === "select") {
       model.set("error", "");
       model.set("selected_node", args.node === null ? -1 : Number(args.node));
       draw(v);
       return { ok: true };
     }
-    if (action !== "zoom" && action !== "search") return null;
-    const zoom = action === "zoom" ? args.node === null || args.node === void 0 ? null : Number(args.node) : offline.zoom;
-    const pattern = action === "search" ? String(args.pattern || "") : offline.pattern;
-    const found = searched(full, pattern);
-    const view = "error" in found ? null : zoomed(framesOf(found.meta, found.cols), zoom);
-    if (!view) {
-      model.set("error", "error" in found ? found.error : "that frame is not in this saved page");
-      ui.sync(v.frames);
+    if (action === "zoom") {
+      if (base) {
+        model.set("error", "");
+        return { ok: true };
+      }
+      model.set("error", "that frame is not in this saved page");
+      restore(before);
       return { ok: false };
     }
-    offline.zoom = zoom;
-    offline.pattern = pattern;
+    if (action !== "search") return null;
+    const pattern = String(args.pattern || "");
+    const found = matchedNames(store.names, pattern);
+    const whole = store.best(-1);
+    if ("error" in found || !whole || !told) {
+      model.set("error", "error" in found ? found.error : "this saved page holds no frames");
+      restore(before);
+      return { ok: false };
+    }
+    const text = pattern ? searchText(whole.set, found.matched, told.format) : "";
+    told = { ...told, search: { pattern, count: 0, text } };
+    v.search = { pattern, matched: pattern ? found.matched : null };
     model.set("error", "");
-    show(view.meta, view.cols);
+    if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
     return { ok: true };
-  }
-  function accept(reply) {
-    const m = reply.meta;
-    if (!offline.full && m.zoom === -1 && !m.search.pattern) offline.full = framesOf(m, reply.columns);
-    show(m, reply.columns);
-  }
-  function show(meta, cols) {
-    const reply = { meta, columns: cols };
-    v.frames = framesOf(reply.meta, reply.columns);
-    ui.sync(v.frames);
-    draw(v);
-    root.dataset.version = String(reply.meta.version);
-    root.dataset.zoom = String(reply.meta.zoom);
-    root.dataset.shown = String(reply.meta.shown);
-    root.dataset.search = reply.meta.search.pattern;
   }
   async function fetchFrames() {
     const reply = await act("frames");
@@ -1182,9 +1599,22 @@ function render({ model, el: el2 }) {
     const w = canvasWidth(v);
     if (Math.abs(w - lastWidth) < 2) return;
     lastWidth = w;
-    if (v.frames) draw(v);
+    if (!v.frames) return;
+    const drawn = showZoom(v.frames.meta.zoom);
+    if (drawn && !drawn.complete && !offline) {
+      act("frames", { node: v.frames.meta.zoom, detail: 1, below: drawn.set.tau });
+    }
   });
-  resize.observe(root);
+  resize.observe(v.plot);
+  let scrolled = 0;
+  const onScroll = () => {
+    v.scrollTop = v.plot.scrollTop;
+    if (!scrolled) scrolled = requestAnimationFrame(() => {
+      scrolled = 0;
+      if (v.frames) draw(v);
+    });
+  };
+  v.plot.addEventListener("scroll", onScroll, { passive: true });
   for (const k of Object.keys(TRAITS)) model.on(`change:${k}`, onChange);
   model.on("change:height", setHeight);
   model.on("change:view_version", onVersion);
@@ -1194,6 +1624,8 @@ function render({ model, el: el2 }) {
     channel.close();
     resize.disconnect();
     unlisten();
+    v.plot.removeEventListener("scroll", onScroll);
+    if (scrolled) cancelAnimationFrame(scrolled);
     for (const k of Object.keys(TRAITS)) model.off(`change:${k}`, onChange);
     model.off("change:height", setHeight);
     model.off("change:view_version", onVersion);
@@ -1201,5 +1633,6 @@ function render({ model, el: el2 }) {
 }
 var index_default = { render };
 export {
+  DETAIL,
   index_default as default
 };
