@@ -38,6 +38,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
+from collections.abc import Callable
 from itertools import chain, repeat
 from operator import itemgetter
 from pathlib import Path
@@ -358,23 +359,33 @@ def calls(
     kind_row = np.r_[np.zeros(len(x), INT), np.where(ended, 1, 2)]
     dur_row = np.r_[dur_x, end_b - ts[b]]
     order = _begin_order(thread[row], ts[row], kind_row, at[row], dur_row)
-    begin = row[order]  # (speed) each column taken once, in its final order
+    begin = row[order]  # (speed) each column taken once, in its final order, if not in it
+    by_begin, by_order = _taker(begin, len(at)), _taker(order, len(order))
     out = {
-        "name": name[begin],
-        "ts_us": ts[begin],
-        "dur_us": dur_row[order],
-        "end_us": np.r_[ts[x] + dur_x, end_b][order],
-        "pid": pid[begin],
-        "tid": tid[begin],
-        "thread": thread[begin],
-        "event": at[begin],
-        "kind": kind_row[order],
-        "seq": np.r_[np.full(len(x), -1, INT), pairs.seq][order],
+        "name": by_begin(name),
+        "ts_us": by_begin(ts),
+        "dur_us": by_order(dur_row),
+        "end_us": by_order(np.r_[ts[x] + dur_x, end_b]),
+        "pid": by_begin(pid),
+        "tid": by_begin(tid),
+        "thread": by_begin(thread),
+        "event": by_begin(at),
+        "kind": by_order(kind_row),
+        "seq": by_order(np.r_[np.full(len(x), -1, INT), pairs.seq]),
     }
     if split_args:
         out["args"] = _args_text(events, out["event"])
     out["begin_pos"] = np.arange(len(order), dtype=INT)
     return out
+
+
+def _taker(positions: np.ndarray, size: int) -> Callable[[np.ndarray], np.ndarray]:
+    """A function taking the values at ``positions`` of arrays of ``size`` values: the
+    array itself where the positions are all of them in order (a trace in order)."""
+    n = len(positions)
+    if n == size and (not n or (positions[0] == 0 and (positions == np.arange(n)).all())):
+        return lambda values: values
+    return lambda values: values[positions]
 
 
 def _begin_order(
@@ -386,7 +397,11 @@ def _begin_order(
     and a time are sorted on the other keys. ``kind`` 0 is an X event, ``event`` the
     index of the event that began the call, ``dur`` its length."""
     order = np.argsort(ts, kind="stable")
-    order = order[np.argsort(thread[order], kind="stable")]
+    by_thread = thread[order]
+    if len(order) and by_thread.max() > 0:  # several threads
+        if by_thread.max() < 2**15:  # (speed) numpy sorts 16-bit integers by radix
+            by_thread = by_thread.astype(np.int16)
+        order = order[np.argsort(by_thread, kind="stable")]
     t, s = thread[order], ts[order]
     tie = np.r_[False, (t[1:] == t[:-1]) & (s[1:] == s[:-1])]
     if not tie.any():
