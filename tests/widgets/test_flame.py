@@ -103,6 +103,7 @@ def test_the_page_gets_the_frames_one_pixel_wide_with_exact_values(lulesh):
     reply, cols = page.ask("frames", width=300)
     # coloured by name, the hash key is the name: it is not sent twice; measured: no guesses
     assert reply["ok"] and list(cols) == [c for c in FRAME_COLUMNS if c not in ("key", "guess")]
+    assert len(cols["found"]) == 0  # Python's view: no search, no names found
     layout = fg.layout
     # every frame a pixel wide, and none much narrower (the threshold is a hair below it)
     held = reply["meta"]["held"]
@@ -158,6 +159,13 @@ def test_search_highlights_and_says_the_share(lulesh):
         {str(n) for n in fg.layout.values.names[hit]}, key=list(uniques).index
     )
     np.testing.assert_array_equal(np.isin(codes, cols["code"]), hit)
+    # a page that learns Python's view (after a search from Python) gets the matches with it
+    fg.search("^Lagrange")
+    _, view = page.ask("frames", width=800)
+    np.testing.assert_array_equal(np.isin(codes, view["found"]), fg.layout.matches("^Lagrange"))
+    _, refined = page.ask("frames", width=800, node=-1, detail=8, below=0.5)
+    assert "found" not in refined  # a refinement is frames only
+    page.ask("search", pattern="Calc")
     found = fg.search_result
     share = f"{100 * found.share:.0f}%"
     fmt = column_format(fg.layout.values.inclusive, lulesh.unit_of("time (inc)"))
@@ -251,10 +259,8 @@ def test_compare_two_ensembles_colours_by_a_tested_difference(rajaperf):
     fg = FlameGraph(a, compare=b)
     page = Page(fg)
     reply, cols = page.ask("frames", width=1000)
-    assert list(cols) == [
-        *(c for c in FRAME_COLUMNS if c not in ("key", "guess")),
-        *COMPARE_COLUMNS,
-    ]
+    frame = [c for c in FRAME_COLUMNS if c not in ("key", "guess", "found")]
+    assert list(cols) == [*frame, *COMPARE_COLUMNS, "found"]
     assert set(cols) <= set(_const("ACTIONS")["frames"]["columns"])
     meta = reply["meta"]
     assert meta["compare"] and meta["tested"]

@@ -196,16 +196,11 @@ function render({ model, el }) {
     if (!reply.ok) {
       restore(before);
     } else if (action === "search") {
-      const codes = reply.columns ? reply.columns.code : new Int32Array(0);
-      let size = store.names.length;
-      for (const k of codes) if (k >= size) size = k + 1;
-      const matched = new Uint8Array(size);
-      for (const k of codes) matched[k] = 1;
-      const pattern = reply.meta.search.pattern;
-      v.search = { pattern, matched: pattern ? matched : null };
+      found(reply.meta, reply.columns ? reply.columns.code : new Int32Array(0));
       if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
     } else if (reply.columns) {
       const set = store.accept(reply.meta, reply.columns, base);
+      if (reply.columns.found) found(reply.meta, reply.columns.found); // Python's search
       const zoom = Number(reply.meta.zoom);
       if (action !== "zoom") wanted = zoom;
       if (zoom === wanted && !(action === "zoom" && done)) {
@@ -221,6 +216,19 @@ function render({ model, el }) {
     stamp("last", action, t);
     if (!busy && stale()) fetchFrames();
     return reply;
+  }
+
+  /**
+   * Python's search: its pattern and the codes of the names it matches.
+   * @param {Meta} meta @param {ArrayLike<number>} codes
+   */
+  function found(meta, codes) {
+    let size = store.names.length;
+    for (let k = 0; k < codes.length; k++) if (codes[k] >= size) size = codes[k] + 1;
+    const matched = new Uint8Array(size);
+    for (let k = 0; k < codes.length; k++) matched[codes[k]] = 1;
+    const pattern = meta.search.pattern;
+    v.search = { pattern, matched: pattern ? matched : null };
   }
 
   /** @param {{frames: import("./state.js").Frames | null, search: import("./state.js").Search}} before */

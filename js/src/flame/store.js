@@ -17,8 +17,8 @@
  * @property {{value: number, x1: number, exclusive: number}} forest the roots' sums
  */
 
-/** The reply columns that are the name dictionary, not frames. */
-const DICTIONARY = new Set(["names", "name_ids"]);
+/** The reply columns that are not frames: the name dictionary, the search's names. */
+const DICTIONARY = new Set(["names", "name_ids", "found"]);
 
 /** How many held sets the page keeps (the whole graph's is kept besides). */
 const KEEP = 4;

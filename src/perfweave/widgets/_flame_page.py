@@ -23,7 +23,8 @@ from perfweave.widgets._transport import pack
 #: the reply key of the frames' binary columns: each frame's node, name (a code into the
 #: reply's ``names``, whose codes are ``name_ids``), depth, span (fractions of the total) and
 #: values, and the sums the page gathers narrower frames from (``FrameSums``); ``guess`` only
-#: for a prediction, ``key`` (what the colour hashes) only where it is not the name
+#: for a prediction, ``key`` (what the colour hashes) only where it is not the name; ``found``
+#: (the codes of the names the search matches) where the reply is Python's view
 FRAMES_KEY = "frames"
 FRAME_COLUMNS = (
     "node",
@@ -43,6 +44,7 @@ FRAME_COLUMNS = (
     "key",
     "names",
     "name_ids",
+    "found",
 )
 COMPARE_COLUMNS = (
     "value_a",
@@ -133,10 +135,9 @@ class FlamePage:
         self, width: Any = DEFAULT_WIDTH, detail: Any = 1, node: Any = None, below: Any = None
     ) -> Reply:
         """Python's view (``node`` absent), the whole graph (-1) or ``node``'s subtree."""
-        if node is None:
-            zoom = self._zoom
-        else:
-            zoom = None if int(node) < 0 else self._layout.node_id(int(node))
+        if node is None:  # what Python shows, its search's matches too
+            return self._held_reply(self._zoom, width, detail, below, found=True)
+        zoom = None if int(node) < 0 else self._layout.node_id(int(node))
         return self._held_reply(zoom, width, detail, below)
 
     def _on_zoom(
@@ -148,11 +149,15 @@ class FlamePage:
         return reply
 
     def _on_search(self, pattern: str = "") -> Reply:
-        found = self._apply_search(str(pattern))
+        self._apply_search(str(pattern))
         self._succeeded()
-        codes = found.names if found is not None else np.zeros(0, dtype=np.int64)
-        header, buffers = pack({"code": np.asarray(codes, dtype=np.int32)})
+        header, buffers = pack({"code": self._found_codes()})
         return {"ok": True, FOUND_KEY: {"columns": header}, "meta": self._meta()}, buffers
+
+    def _found_codes(self) -> np.ndarray:
+        """The codes of the names the search matches (none without a search)."""
+        found = self._found
+        return np.asarray(found.names if found is not None else [], dtype=np.int32)
 
     def _on_select(self, node: Any = None) -> Reply:
         self._apply_select(None if node is None else int(node))
@@ -161,7 +166,7 @@ class FlamePage:
 
     def _on_set(self, width: Any = DEFAULT_WIDTH, **args: Any) -> Reply:
         self._apply_set(args)
-        reply = self._held_reply(self._zoom, width, 1, None)
+        reply = self._held_reply(self._zoom, width, 1, None, found=True)
         self._succeeded()
         return reply
 
@@ -169,10 +174,14 @@ class FlamePage:
         """A failed request changed nothing: the page keeps the view it has."""
         return {"ok": False, "error": message, "meta": self._meta()}, []
 
-    def _held_reply(self, zoom: int | None, width: Any, detail: Any, below: Any) -> Reply:
+    def _held_reply(
+        self, zoom: int | None, width: Any, detail: Any, below: Any, found: bool = False
+    ) -> Reply:
         """The held set of the view of ``zoom`` on a canvas ``width`` pixels wide, ``detail``
         times finer (frames at least ``1 / (width * detail)`` of the view wide); with
-        ``below``, only its frames narrower than that (a fraction of the total)."""
+        ``below``, only its frames narrower than that (a fraction of the total). ``found``
+        adds the search's matching names (``found``: their codes), for a page that learns
+        Python's view from this reply."""
         px = _whole("width", width, 1, MAX_WIDTH)
         fine = _whole("detail", detail, 1, MAX_DETAIL)
         if below is not None:
@@ -193,7 +202,10 @@ class FlamePage:
         if zoom is not None and (below is None or span < below):
             # a set without the zoomed frame cannot hold its ancestors either: send them
             nodes = np.r_[np.asarray(layout.path(zoom)[:-1], dtype=np.int64), nodes]
-        header, buffers = pack(self._frame_columns(nodes))
+        columns = self._frame_columns(nodes)
+        if found:
+            columns["found"] = self._found_codes()
+        header, buffers = pack(columns)
         meta = self._meta()
         meta["shown"] = len(nodes)  # frames sent
         sums = layout.sums

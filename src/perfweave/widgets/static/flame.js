@@ -552,6 +552,7 @@ var ACTIONS = {
       "key",
       "names",
       "name_ids",
+      "found",
       "value_a",
       "value_b",
       "delta",
@@ -589,6 +590,7 @@ var ACTIONS = {
       "key",
       "names",
       "name_ids",
+      "found",
       "value_a",
       "value_b",
       "delta",
@@ -642,6 +644,7 @@ var ACTIONS = {
       "key",
       "names",
       "name_ids",
+      "found",
       "value_a",
       "value_b",
       "delta",
@@ -1019,7 +1022,7 @@ function searchText(held, matched, format) {
 }
 
 // src/flame/store.js
-var DICTIONARY = /* @__PURE__ */ new Set(["names", "name_ids"]);
+var DICTIONARY = /* @__PURE__ */ new Set(["names", "name_ids", "found"]);
 var KEEP = 4;
 function indexOf(s, node) {
   const nodes = s.cols.node;
@@ -1407,11 +1410,11 @@ function render({ model, el: el2 }) {
   const stale = () => (model.get("view_version") || 0) > (told ? told.version : -1);
   let offline = false;
   function showZoom(node) {
-    const found = store.best(node);
-    if (!found || !told) return null;
+    const found2 = store.best(node);
+    if (!found2 || !told) return null;
     const width = canvasWidth(v);
-    show(viewOf(found.set, found.i, width, { ...told, search: searchMeta() }, store.names));
-    return { set: found.set, complete: complete(found.set, found.i, width) };
+    show(viewOf(found2.set, found2.i, width, { ...told, search: searchMeta() }, store.names));
+    return { set: found2.set, complete: complete(found2.set, found2.i, width) };
   }
   function searchMeta() {
     const said = told ? told.search : null;
@@ -1461,10 +1464,10 @@ function render({ model, el: el2 }) {
     let sendArgs = args;
     if (action === "zoom") {
       wanted = args.node === null || args.node === void 0 ? -1 : Number(args.node);
-      const found = told ? store.best(wanted) : null;
-      if (found) {
-        base = found.set;
-        done = complete(found.set, found.i, width);
+      const found2 = told ? store.best(wanted) : null;
+      if (found2) {
+        base = found2.set;
+        done = complete(found2.set, found2.i, width);
       }
       sendArgs = { node: wanted < 0 ? null : wanted, width, detail: done ? DETAIL : 1, below: base ? base.tau : null };
     } else if (action === "search") {
@@ -1472,8 +1475,8 @@ function render({ model, el: el2 }) {
     } else if (ACTIONS[action].key) {
       sendArgs = { ...args, width };
       if (args.below !== void 0) {
-        const found = store.best(Number(args.node));
-        base = found ? found.set : null;
+        const found2 = store.best(Number(args.node));
+        base = found2 ? found2.set : null;
       }
     }
     busy++;
@@ -1485,9 +1488,9 @@ function render({ model, el: el2 }) {
       root.dataset.completeLocal = done ? "1" : "0";
     } else if (action === "search") {
       const pattern = sendArgs.pattern;
-      const found = matchedNames(store.names, pattern);
-      if (!("error" in found) && v.frames) {
-        v.search = { pattern, matched: pattern ? found.matched : null };
+      const found2 = matchedNames(store.names, pattern);
+      if (!("error" in found2) && v.frames) {
+        v.search = { pattern, matched: pattern ? found2.matched : null };
         show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
         stamp("preview", action, t);
       }
@@ -1513,16 +1516,11 @@ function render({ model, el: el2 }) {
     if (!reply.ok) {
       restore(before);
     } else if (action === "search") {
-      const codes = reply.columns ? reply.columns.code : new Int32Array(0);
-      let size = store.names.length;
-      for (const k of codes) if (k >= size) size = k + 1;
-      const matched = new Uint8Array(size);
-      for (const k of codes) matched[k] = 1;
-      const pattern = reply.meta.search.pattern;
-      v.search = { pattern, matched: pattern ? matched : null };
+      found(reply.meta, reply.columns ? reply.columns.code : new Int32Array(0));
       if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
     } else if (reply.columns) {
       const set = store.accept(reply.meta, reply.columns, base);
+      if (reply.columns.found) found(reply.meta, reply.columns.found);
       const zoom = Number(reply.meta.zoom);
       if (action !== "zoom") wanted = zoom;
       if (zoom === wanted && !(action === "zoom" && done)) {
@@ -1538,6 +1536,14 @@ function render({ model, el: el2 }) {
     stamp("last", action, t);
     if (!busy && stale()) fetchFrames();
     return reply;
+  }
+  function found(meta, codes) {
+    let size = store.names.length;
+    for (let k = 0; k < codes.length; k++) if (codes[k] >= size) size = codes[k] + 1;
+    const matched = new Uint8Array(size);
+    for (let k = 0; k < codes.length; k++) matched[codes[k]] = 1;
+    const pattern = meta.search.pattern;
+    v.search = { pattern, matched: pattern ? matched : null };
   }
   function restore(before) {
     v.search = before.search;
@@ -1563,16 +1569,16 @@ function render({ model, el: el2 }) {
     }
     if (action !== "search") return null;
     const pattern = String(args.pattern || "");
-    const found = matchedNames(store.names, pattern);
+    const found2 = matchedNames(store.names, pattern);
     const whole = store.best(-1);
-    if ("error" in found || !whole || !told) {
-      model.set("error", "error" in found ? found.error : "this saved page holds no frames");
+    if ("error" in found2 || !whole || !told) {
+      model.set("error", "error" in found2 ? found2.error : "this saved page holds no frames");
       restore(before);
       return { ok: false };
     }
-    const text = pattern ? searchText(whole.set, found.matched, told.format) : "";
+    const text = pattern ? searchText(whole.set, found2.matched, told.format) : "";
     told = { ...told, search: { pattern, count: 0, text } };
-    v.search = { pattern, matched: pattern ? found.matched : null };
+    v.search = { pattern, matched: pattern ? found2.matched : null };
     model.set("error", "");
     if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
     return { ok: true };
