@@ -97,20 +97,28 @@ def pair(
 
 def _shared_times(b: np.ndarray, t: np.ndarray, ts: np.ndarray, name: np.ndarray) -> np.ndarray:
     """Threads where a B and an E of one name (or an E without a name) share a time: the
-    zero-length rule may apply there, so they are replayed. Arrays in pairing order."""
-    code, _ = pd.factorize(name)  # None: -1
-    ts_code, _ = pd.factorize(ts)
-    both = np.zeros(len(b), bool)
-    group = pd.factorize(t.astype(INT) * (int(ts_code.max(initial=0)) + 1) + ts_code)[0]
-    has_b = np.isin(group, group[b])
-    e_here = ~b & has_b
-    if not e_here.any():
+    zero-length rule may apply there, so they are replayed. Arrays in pairing order, so
+    the events of one thread and time are neighbours; (speed) only the events of times
+    that have both a B and an E are looked at by name."""
+    if len(b) < 2:
         return np.zeros(0, INT)
+    group = np.cumsum(np.r_[True, (t[1:] != t[:-1]) | (ts[1:] != ts[:-1])]) - 1
+    has_b = np.zeros(int(group[-1]) + 1, bool)
+    has_e = np.zeros(len(has_b), bool)
+    has_b[group[b]] = True
+    has_e[group[~b]] = True
+    at = np.flatnonzero((has_b & has_e)[group])  # events of a time with a B and an E
+    if not len(at):
+        return np.zeros(0, INT)
+    group, b = group[at], b[at]
+    code, _ = pd.factorize(name[at])  # None: -1
+    e_here = ~b
+    both = np.zeros(len(at), bool)
     nameless = e_here & (code < 0)
     span = int(code.max(initial=0)) + 2
     b_keys = group[b] * span + code[b] + 1
     both[e_here] = np.isin(group[e_here] * span + code[e_here] + 1, b_keys)
-    return np.unique(t[both | nameless])
+    return np.unique(t[at][both | nameless])
 
 
 def _replay(is_begin, thread, ts, name, key, event, odd, n):
