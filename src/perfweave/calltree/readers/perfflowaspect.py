@@ -78,7 +78,10 @@ def _read(files: list[Path], merge_calls: bool, scan_cpu_mem: bool):
         table["rank"] = np.full(len(table["name"]), rank, np.int64)
         tables.append(table)
         metadata = metadata or te.plain(meta, file, "otherData")
-    calls = {k: np.concatenate([t[k] for t in tables]) for k in tables[0]}
+    if len(tables) == 1:
+        calls = tables[0]
+    else:
+        calls = {k: np.concatenate([t[k] for t in tables]) for k in tables[0]}
     if not len(calls["name"]):
         raise ParseError(files[0], "at least one complete call (X event or B/E pair)", found="none")
     if len(tables) > 1:  # threads of different files are different threads
