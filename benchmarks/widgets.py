@@ -739,7 +739,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs of each JupyterLab figure")
     ap.add_argument(
         "--only",
-        default="lab,frame,wide,ensemble,merge_panel,picker,heatmap,flame",
+        default="lab,frame,wide,ensemble,merge_panel,picker,heatmap,flame,flame_lab",
         help="scenarios to run",
     )
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
@@ -767,6 +767,11 @@ def main(argv: list[str]) -> None:
 
                     lab_n, runs = int(args.lab_size), args.runs
                     scenarios += lab_scenarios(fig, browser, work, lab_n, runs, args.cap)
+                if "flame_lab" in only:
+                    from benchmarks.widgets_flame_lab import flame_lab_scenarios
+
+                    lab_n, runs = int(args.lab_size), args.runs
+                    scenarios += flame_lab_scenarios(fig, browser, work, lab_n, runs, args.cap)
                 if "frame" in only:
                     for n in sizes:
                         scenarios.append(

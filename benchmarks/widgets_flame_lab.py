@@ -1,0 +1,260 @@
+"""Widget benchmark scenario ``flame_lab``: FlameGraph in JupyterLab, timed the way issue 32
+measures its first draw, run by ``python -m benchmarks widgets --only flame_lab``.
+
+One JupyterLab server, one notebook, Debian's headless Chromium driven by Playwright
+(``benchmarks/_lab.py``). Cell 1 builds the random deep calltree of ``benchmarks.flame``
+(:func:`benchmarks.flame.tree`, as the ``flame`` scenario does: about 20,000 levels at a
+million nodes, exclusive times only); cell 2 is ``FlameGraph(gf)``. Each run clears the
+outputs, closes the earlier runs' widgets in the kernel, then runs cell 2 as Shift+Enter
+does and reads the page's clock from just before the run until the flame graph's first
+frames are drawn on its canvas (``data-ready``, set right after the canvas is drawn) and
+until the frame after that is painted.
+
+Every kernel message is stamped with the page's clock as it passes Lab's kernel connection,
+so the figure splits into: the execute request reaching the kernel, the kernel's work up to
+the widget's comm open (the constructor), its display, the page's widget manager until
+``render()``, and render() to the frames drawn (the first ``frames`` request's round trip,
+when the frames did not come with the widget's state). The kernel writes how long the cell
+took and each request handler. Medians and ranges of ``--runs`` runs, with the load average
+at the start and the end. Target (issue 32): first draw 0.3 s after the cell runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks._lab import LabNotebook, first_time, is_local, start_lab, write_notebook
+from benchmarks.widgets import REPO, VIEWPORT, Figures, _fmt_n
+
+TARGET_MS = 300.0
+#: the notebook's cells (see :func:`_kernel_cells`)
+FLAME_CELL, CLOSE_CELL = 1, 2
+
+# Marks, in the page's clock, when a flame graph has drawn its first frames (data-ready) and
+# when the frame after that was painted.
+PROBE_JS = """() => {
+  if (window.__pwFlameMarks) return;
+  window.__pwFlameMarks = [];
+  const mark = (el) => {
+    const m = { at: performance.now(), first: Number(el.dataset.firstDrawMs),
+                shown: Number(el.dataset.shown) };
+    window.__pwFlameMarks.push(m);
+    requestAnimationFrame(() => setTimeout(() => { m.paint = performance.now(); }, 0));
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'attributes') {
+        const el = r.target;
+        if (el.classList.contains('pw-flame') && el.dataset.ready === '1') mark(el);
+      } else {
+        for (const node of r.addedNodes) {
+          if (!(node instanceof Element)) continue;
+          const el = node.matches('.pw-flame') ? node : node.querySelector('.pw-flame');
+          if (el && el.dataset.ready === '1') mark(el);
+        }
+      }
+    }
+  }).observe(document.body, {
+    subtree: true, childList: true, attributes: true, attributeFilter: ['data-ready'],
+  });
+}"""
+
+MARK_JS = """(since) => (window.__pwFlameMarks || []).find(
+  (m) => m.at > since && m.paint !== undefined) || null"""
+
+
+def _kernel_cells(state: Path, n: int) -> list[str]:
+    """The notebook: data and hooks, the flame graph, closing the earlier widgets."""
+    return [
+        "import sys, gc, json, os, time\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        "from benchmarks.flame import tree\n"
+        "from benchmarks.widgets import instrument\n"
+        "from perfweave.widgets import FlameGraph\n"
+        "from perfweave.widgets._base import live_widgets\n"
+        f"gf = tree({n})\n"
+        "_cell = {}\n"
+        "def _pre_cell(info):\n"
+        "    _cell['t0'] = time.perf_counter()\n"
+        "def _post_cell(result):\n"
+        "    ms = (time.perf_counter() - _cell.pop('t0', time.perf_counter())) * 1e3\n"
+        "    fg = live_widgets()[-1] if live_widgets() else None\n"
+        "    if isinstance(fg, FlameGraph) and not hasattr(fg, '_bench_cell_ms'):\n"
+        "        fg._bench_cell_ms = ms\n"
+        f"        instrument(fg, {str(state)!r}, (), cell_ms=ms)\n"
+        "get_ipython().displayhook.cache_size = 0  # no Out[n]: a closed widget is freed\n"
+        "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
+        "get_ipython().events.register('post_run_cell', _post_cell)",
+        "FlameGraph(gf)",
+        "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()",
+    ]
+
+
+def _load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):,.0f}-{max(values):,.0f}"
+
+
+class LabFlame:
+    """The scenario's notebook open in JupyterLab, and the figures read from its page."""
+
+    def __init__(self, browser: Any, work: Path, n: int, cap: float) -> None:
+        root = work / "flame-lab-root"
+        self.state_path = root / "flame_lab.state.json"
+        write_notebook(root / "flame_lab.ipynb", _kernel_cells(self.state_path, n))
+        self.server = start_lab(root, work / "flame-lab-server")
+        try:
+            self.context = browser.new_context(viewport=VIEWPORT)
+            self.blocked: list[str] = []
+            self.context.route(lambda url: not is_local(url), self._abort)
+            self.page = self.context.new_page()
+            self.errors: list[str] = []
+            self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+            self.nb = LabNotebook(self.page, self.server, "flame_lab.ipynb", cap)
+            self.nb.run_and_wait(0)  # the data
+            self.page.evaluate(PROBE_JS)
+        except BaseException:
+            self.close()
+            raise
+        self.cap = cap
+
+    def _abort(self, route: Any) -> None:
+        self.blocked.append(route.request.url)
+        route.abort("internetdisconnected")
+
+    def state(self) -> dict[str, Any]:
+        try:
+            return json.loads(self.state_path.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def first_draw(self) -> dict[str, float]:
+        """Run the flame graph's cell once (the earlier widgets closed, the outputs
+        cleared); the page's times from the run to the first frames drawn, split by the
+        kernel messages on the way."""
+        self.nb.clear_outputs()
+        self.nb.run_and_wait(CLOSE_CELL)
+        self.page.wait_for_selector(".pw-flame", state="detached", timeout=self.cap * 1000)
+        self.state_path.unlink(missing_ok=True)
+        t0 = self.nb.run(FLAME_CELL)
+        mark = self.page.wait_for_function(
+            MARK_JS, arg=t0, timeout=self.cap * 1000, polling=20
+        ).json_value()
+        self.nb.wait_idle()
+        log = self.nb.messages()
+        render = mark["at"] - mark["first"]
+        got = {"drawn": mark["at"] - t0, "painted": mark["paint"] - t0, "shown": mark["shown"]}
+        started = first_time(log, type="execute_input")
+        opens = [m for m in log if m["type"] == "comm_open" and m["t"] < render]
+        opened = opens[-1]["t"] if opens else None  # the flame graph's own comm opens last
+        shown = first_time(log, type="execute_result")
+        if None not in (started, opened, shown):
+            got.update(
+                to_kernel=started - t0,
+                kernel_to_open=opened - started,
+                open_to_display=shown - opened,
+                display_to_render=render - shown,
+                drawn_to_painted=mark["paint"] - mark["at"],
+            )
+        asked = first_time(log, dir="send", what="request", action="frames")
+        answered = first_time(log, dir="recv", what="response")
+        if asked is not None and answered is not None and asked < mark["at"]:
+            got.update(
+                render_to_request=asked - render,
+                round_trip=answered - asked,
+                reply_to_drawn=mark["at"] - answered,
+            )
+        else:  # the first frames came with the widget's state
+            got["render_to_drawn"] = mark["first"]
+        st = self.state()
+        if "cell_ms" in st:
+            got["kernel_cell"] = st["cell_ms"]
+        frames = st.get("py_ms", {}).get("frames")
+        if frames and "round_trip" in got:
+            got["kernel_frames"] = frames[0]
+        return got
+
+    def close(self) -> None:
+        try:
+            if getattr(self, "context", None) is not None:
+                self.context.close()
+        finally:
+            self.server.stop()
+
+
+PARTS = (
+    ("to_kernel", "run -> kernel starts the cell (execute_input)"),
+    ("kernel_to_open", "kernel: cell start -> the flame graph's comm open"),
+    ("open_to_display", "kernel: comm open -> its display (execute_result)"),
+    ("kernel_cell", "kernel: whole cell, timed in the kernel"),
+    ("display_to_render", "page: display -> render() starts"),
+    ("render_to_drawn", "page: render() -> frames drawn (frames in the state)"),
+    ("render_to_request", "page: render() -> first frames request sent"),
+    ("round_trip", "first frames request -> reply in the page"),
+    ("kernel_frames", "  of which the kernel's frames handler"),
+    ("reply_to_drawn", "page: reply -> frames drawn"),
+    ("drawn_to_painted", "page: frames drawn -> next frame painted"),
+)
+
+
+def flame_lab_scenario(
+    fig: Figures, browser: Any, work: Path, n: int, runs: int, cap: float
+) -> list[dict[str, float]]:
+    """The issue's first draw of a FlameGraph, in JupyterLab (see the module text)."""
+    tag = f"@ {_fmt_n(n)} (Lab)"
+    load_before = _load()
+    s = LabFlame(browser, work, n, cap)
+    try:
+        warm = s.first_draw()  # the kernel's first flame graph: imports, first calls
+        first = [s.first_draw() for _ in range(runs)]
+        drawn = [r["drawn"] for r in first]
+        painted = [r["painted"] for r in first]
+        fig.add(
+            f"flame: cell run -> first frames drawn {tag}",
+            statistics.median(drawn),
+            "ms",
+            TARGET_MS,
+            f"{len(first)} runs, {_spread(drawn)} ms; painted median "
+            f"{statistics.median(painted):,.0f} ms ({_spread(painted)}); "
+            f"{first[-1]['shown']:,.0f} frames; the kernel's first flame graph "
+            f"{warm['drawn']:,.0f} ms (not counted)",
+        )
+        for key, label in PARTS:
+            values = [r[key] for r in first if key in r]
+            if values:
+                fig.add(
+                    f"  {label} {tag}",
+                    statistics.median(values),
+                    "ms",
+                    detail=f"median of {len(values)}; {_spread(values)} ms",
+                )
+        fig.notes += [f"flame_lab: {p}" for p in s.errors]
+        fig.notes += [f"flame_lab: blocked {u}" for u in s.blocked]
+    finally:
+        s.close()
+    fig.table.add_row(f"load average {tag}", "", "", "", f"before: {load_before}; after: {_load()}")
+    print(f"flame_lab load average: before {load_before}; after {_load()}", flush=True)
+    for r in first:
+        print("flame_lab run:", json.dumps({k: round(v, 1) for k, v in r.items()}), flush=True)
+    return first
+
+
+def flame_lab_scenarios(
+    fig: Figures, browser: Any, work: Path, n: int, runs: int, cap: float
+) -> list[tuple[str, Callable[[], None]]]:
+    """The scenario for ``benchmarks.widgets.main``."""
+    return [
+        (
+            f"flame_lab @ {_fmt_n(n)}",
+            lambda: flame_lab_scenario(fig, browser, work, n, runs, cap),
+        )
+    ]
