@@ -85,3 +85,47 @@ def test_up_sum_of_a_deep_forest_with_runs_and_single_children():
     assert np.array_equal(got, want, equal_nan=True)
     one = up_sum(graph, dense[:, 0])  # a vector too
     assert np.array_equal(one, want[:, 0], equal_nan=True)
+
+
+def _layout_x_scaled(graph, widths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """layout_x's rule with every parent's scale factor worked out (the path taken where
+    some children overflow their parent)."""
+    from perfweave.calltree.flame import _children_sum, _down_sum
+
+    w = np.maximum(np.nan_to_num(np.asarray(widths, dtype=float), nan=0.0), 0.0)
+    n, parent = len(graph), graph.parent
+    child_sum = _children_sum(graph, w)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(child_sum > w, w / child_sum, 1.0)
+    zero = (f <= 0).astype(float)
+    logf = np.where(f > 0, np.log(np.where(f > 0, f, 1.0)), 0.0)
+    has = parent >= 0
+    above_log, above_zero = np.zeros(n), np.zeros(n)
+    above_log[has] = _down_sum(graph, logf)[parent[has]]
+    above_zero[has] = _down_sum(graph, zero)[parent[has]]
+    drawn = np.where(above_zero > 0, 0.0, w * np.exp(above_log))
+    ptr, idx = graph.children_csr()
+    groups = np.repeat(np.arange(n), np.diff(ptr))
+    d = drawn[idx]
+    run = np.cumsum(d) - d
+    offset = np.zeros(n)
+    offset[idx] = run - run[ptr[groups]]
+    roots = graph.root_ids
+    offset[roots] = np.cumsum(drawn[roots]) - drawn[roots]
+    total = float(drawn[roots].sum())
+    x0 = _down_sum(graph, offset) / total
+    return x0, x0 + drawn / total
+
+
+@pytest.mark.parametrize("name", ["sampling", "cpi", "lulesh"])
+def test_layout_x_without_overflow_is_the_scaled_rule_bit_for_bit(name):
+    """Inclusive values summed from exclusive ones never overflow their parent: layout_x
+    then skips the scale factors (all 1), and gets the same numbers."""
+    from perfweave.calltree.flame import _children_sum, flame_layout, layout_x
+
+    gf, _ = _profiles()[name]
+    values = flame_layout(gf).values.inclusive
+    assert not (_children_sum(gf.graph, values) > values).any()
+    x0, x1, _ = layout_x(gf.graph, values)
+    want0, want1 = _layout_x_scaled(gf.graph, values)
+    assert x0.tolist() == want0.tolist() and x1.tolist() == want1.tolist()

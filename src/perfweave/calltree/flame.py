@@ -359,16 +359,20 @@ def layout_x(graph: Graph, widths: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
     child_sum = _children_sum(graph, w)
     # f[p] shrinks p's children to fit p; a node's drawn width is w times the product of f
     # over its strict ancestors (logs summed down the tree; a factor 0 counted apart)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = np.where(child_sum > w, w / child_sum, 1.0)
-    zero = (f <= 0).astype(float)
-    logf = np.where(f > 0, np.log(np.where(f > 0, f, 1.0)), 0.0)
-    has = parent >= 0
-    above_log = np.zeros(n)
-    above_zero = np.zeros(n)
-    above_log[has] = _down_sum(graph, logf)[parent[has]]
-    above_zero[has] = _down_sum(graph, zero)[parent[has]]
-    drawn = np.where(above_zero > 0, 0.0, w * np.exp(above_log))
+    over = child_sum > w
+    if over.any():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(over, w / child_sum, 1.0)
+        zero = (f <= 0).astype(float)
+        logf = np.where(f > 0, np.log(np.where(f > 0, f, 1.0)), 0.0)
+        has = parent >= 0
+        above_log = np.zeros(n)
+        above_zero = np.zeros(n)
+        above_log[has] = _down_sum(graph, logf)[parent[has]]
+        above_zero[has] = _down_sum(graph, zero)[parent[has]]
+        drawn = np.where(above_zero > 0, 0.0, w * np.exp(above_log))
+    else:  # no children overflow (inclusive values summed from exclusive ones): f is 1
+        drawn = w.copy()
     # a node's left edge: its earlier siblings' widths, summed over its ancestors and itself
     roots = graph.root_ids
     offset = np.zeros(n)
