@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from perfweave.calltree.display import node_names
+from perfweave.calltree.display import NodeNames
 from perfweave.calltree.graph import Graph, Node
 from perfweave.calltree.graphframe import GraphFrame, inclusive_name
 from perfweave.calltree.numbers import ColumnFormat, column_format
@@ -75,10 +75,15 @@ class NodeValues:
     """One side's values per graph node: what a flame graph is drawn from.
 
     ``samples`` (nodes x samples, NaN where a sample lacks the node) holds what a test of a
-    difference compares: the profiles of an ensemble, the ranks of a multi-rank frame."""
+    difference compares: the profiles of an ensemble, the ranks of a multi-rank frame.
+
+    ``name_source`` is every node's name, or a :class:`~perfweave.calltree.display.NodeNames`
+    that works them out only for the nodes asked for (:meth:`names_of`: a first draw needs
+    the names of the frames a pixel wide, not of a million nodes) until :attr:`names` (all
+    of them) is needed; the names are the same either way."""
 
     graph: Graph
-    names: np.ndarray
+    name_source: np.ndarray | NodeNames
     inclusive: np.ndarray
     exclusive: np.ndarray
     metric: str
@@ -91,6 +96,19 @@ class NodeValues:
     #: each node's model quality ("good", "fair", "poor", "" for no model) where the values
     #: are predicted by models (:mod:`perfweave.scaling.flame`), else None
     quality: np.ndarray | None = None
+
+    @functools.cached_property
+    def names(self) -> np.ndarray:
+        """Every node's name (object array of ``str``)."""
+        source = self.name_source
+        return source.all if isinstance(source, NodeNames) else source
+
+    def names_of(self, nodes: np.ndarray) -> np.ndarray:
+        """The names of ``nodes`` (``names[nodes]``), without working out every name."""
+        source = self.name_source
+        if isinstance(source, NodeNames) and "names" not in self.__dict__:
+            return source.of(nodes)
+        return self.names[np.asarray(nodes, dtype=INT)]
 
 
 def node_attribute(graph: Graph, dataframe: pd.DataFrame, column: str) -> np.ndarray | None:
@@ -250,7 +268,7 @@ def graphframe_values(gf: GraphFrame, metric: Any = None) -> NodeValues:
     noun = cells.noun if cells is not None else "profile"
     return NodeValues(
         gf.graph,
-        node_names(gf.graph, gf.dataframe),
+        NodeNames(gf.graph, gf.dataframe),
         values,
         exclusive,
         inc,
@@ -290,7 +308,7 @@ def ensemble_values(ens: Ensemble, metric: Any = None, statistic: str = "mean") 
     unit_metric = derived_from or inc
     return NodeValues(
         ens.graph,
-        node_names(ens.graph, ens.dataframe),
+        NodeNames(ens.graph, ens.dataframe),
         values,
         exclusive,
         inc,
@@ -604,7 +622,7 @@ class FlameLayout:
             nodes, x0, x1 = nodes[keep], x0[keep], x1[keep]
         table = {
             "node": nodes,
-            "name": self.values.names[nodes],
+            "name": self.values.names_of(nodes),
             "depth": np.asarray(self.graph.depth, dtype=INT)[nodes],
             "x0": x0,
             "x1": x1,

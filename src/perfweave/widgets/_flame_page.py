@@ -11,17 +11,22 @@ with the codes of the matching names. The Python methods the handlers call are t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 
 from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply
 from perfweave.widgets._protocol import Action, Protocol
 from perfweave.widgets._transport import pack
 
+if TYPE_CHECKING:
+    from perfweave.calltree.flame import FlameLayout
+
 #: the reply key of the frames' binary columns: each frame's node, name (a code into the
-#: reply's ``names``, whose codes are ``name_ids``), depth, span (fractions of the total) and
+#: reply's ``names``, whose codes are ``name_ids``: the widget's codes, see
+#: :class:`NameCodes`), depth, span (fractions of the total) and
 #: values, and the sums the page gathers narrower frames from (``FrameSums``); ``guess`` only
 #: for a prediction, ``key`` (what the colour hashes) only where it is not the name; ``found``
 #: (the codes of the names the search matches) where the reply is Python's view
@@ -121,6 +126,59 @@ PROTOCOL = Protocol(
 )
 
 
+class NameCodes:
+    """The codes a page knows names by: each distinct name gets the next code when a reply
+    first carries it, and keeps it for the widget's life (a page holds the names of the
+    codes it was sent, across layouts). The frames of a first draw are coded from their own
+    names (the other nodes' names are not worked out for it); once a layout's
+    ``name_codes`` exist (a search needs every name), its codes are translated."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, int] = {}
+        self._names: list[str] = []
+        #: a layout's name codes -> these codes (the layout it was made for)
+        self._of_layout: tuple[FlameLayout, np.ndarray] | None = None
+
+    def _coded(self, names: np.ndarray) -> np.ndarray:
+        """The codes of ``names`` (distinct names), new ones added."""
+        out = np.empty(len(names), dtype=np.int32)
+        for k, name in enumerate(names.tolist()):
+            code = self._code.get(name)
+            if code is None:
+                code = self._code[name] = len(self._names)
+                self._names.append(name)
+            out[k] = code
+        return out
+
+    def _translation(self, layout: FlameLayout) -> np.ndarray:
+        """Codes of the layout's distinct names (``layout.name_codes[1]``)."""
+        if self._of_layout is None or self._of_layout[0] is not layout:
+            uniques = layout.name_codes[1]
+            known = pd.Index(self._names, dtype=object).get_indexer(uniques)
+            new = known < 0
+            known[new] = len(self._names) + np.arange(int(new.sum()))
+            for name, code in zip(uniques[new].tolist(), known[new].tolist(), strict=True):
+                self._code[name] = code
+            self._names.extend(uniques[new].tolist())
+            self._of_layout = (layout, known.astype(np.int32))
+        return self._of_layout[1]
+
+    def of_nodes(self, layout: FlameLayout, nodes: np.ndarray) -> np.ndarray:
+        """The code of each node's name."""
+        if "name_codes" in layout.__dict__:  # every name is known: translated
+            return self._translation(layout)[layout.name_codes[0][nodes]]
+        local, uniques = pd.factorize(pd.Series(layout.values.names_of(nodes), dtype=object))
+        return self._coded(np.asarray(uniques, dtype=object))[local]
+
+    def of_layout_codes(self, layout: FlameLayout, codes: np.ndarray) -> np.ndarray:
+        """These codes of the layout's name codes (a search's matching names)."""
+        return self._translation(layout)[np.asarray(codes, dtype=np.int64)]
+
+    def names(self, codes: np.ndarray) -> np.ndarray:
+        """The name of each code."""
+        return np.array([self._names[c] for c in codes.tolist()] or [], dtype=object)
+
+
 class FlamePage:
     """The FlameGraph's request handlers and replies (mixed into the widget).
 
@@ -138,7 +196,12 @@ class FlamePage:
         if node is None:  # what Python shows, its search's matches too
             return self._held_reply(self._zoom, width, detail, below, found=True)
         zoom = None if int(node) < 0 else self._layout.node_id(int(node))
-        return self._held_reply(zoom, width, detail, below)
+        reply = self._held_reply(zoom, width, detail, below)
+        if below is not None:
+            # a refinement, asked after a first draw: every name is worked out now, so that
+            # a search (which needs them all) does not wait for it
+            _ = self._layout.name_codes
+        return reply
 
     def _on_zoom(
         self, node: Any = None, width: Any = DEFAULT_WIDTH, detail: Any = 1, below: Any = None
@@ -157,7 +220,9 @@ class FlamePage:
     def _found_codes(self) -> np.ndarray:
         """The codes of the names the search matches (none without a search)."""
         found = self._found
-        return np.asarray(found.names if found is not None else [], dtype=np.int32)
+        if found is None:
+            return np.zeros(0, dtype=np.int32)
+        return self._name_codes.of_layout_codes(self._layout, found.names)
 
     def _on_select(self, node: Any = None) -> Reply:
         self._apply_select(None if node is None else int(node))
@@ -225,8 +290,7 @@ class FlamePage:
         """The frames ``nodes`` as binary columns (see :data:`FRAME_COLUMNS`)."""
         layout = self._layout
         values, sums = layout.values, layout.sums
-        codes, uniques = layout.name_codes
-        code = codes[nodes]
+        code = self._name_codes.of_nodes(layout, nodes)
         ids = np.unique(code)
         columns: dict[str, Any] = {
             "node": nodes.astype(np.int32),
@@ -245,9 +309,9 @@ class FlamePage:
         }
         if values.quality is not None:
             columns["guess"] = np.isin(values.quality[nodes], ("poor", "")).astype(np.uint8)
-        if self._keys is not values.names:  # coloured by module: what the colour hashes
+        if self._keys is not None:  # coloured by module: what the colour hashes
             columns["key"] = self._keys[nodes]
-        columns["names"] = uniques[ids]
+        columns["names"] = self._name_codes.names(ids)
         columns["name_ids"] = ids.astype(np.int32)
         if layout.comparison is not None:
             compared = layout.comparison.columns(nodes)
@@ -270,7 +334,10 @@ class FlamePage:
             "layout": self._layout_id,
             "zoom": -1 if z is None else z,
             "zoom_value": float(values.inclusive[z]) if z is not None else total,
-            "path": [{"node": int(p), "name": str(values.names[p])} for p in path],
+            "path": [
+                {"node": int(p), "name": str(name)}
+                for p, name in zip(path, values.names_of(np.asarray(path, dtype=np.int64)))
+            ],
             "total": total,
             "total_text": layout.value_format.text(total),
             "format": fmt,

@@ -31,6 +31,7 @@ from perfweave.widgets._flame_page import (
     ORIENTATIONS,
     PROTOCOL,
     FlamePage,
+    NameCodes,
 )
 
 __all__ = [
@@ -112,8 +113,9 @@ class FlameGraph(FlamePage, WidgetBase):
         #: which layout and colour keys the page's held frames belong to (bumped on a change)
         self._layout_id = 0
         self._keys = self._color_keys(layout, color_by)
-        # factorized and summed now: the first search and the first frames wait for neither
-        _ = layout.name_codes, layout.sums
+        #: the codes the page knows names by (the first frames are coded from their own
+        #: names: nothing here works out every node's name, a refinement does)
+        self._name_codes = NameCodes()
         self.metrics = source.metrics
         self.set_trait("height", height)
         self.set_trait("orientation", orientation)
@@ -288,13 +290,14 @@ class FlameGraph(FlamePage, WidgetBase):
             )
 
     @staticmethod
-    def _color_keys(layout: FlameLayout, color_by: str) -> np.ndarray:
-        """What each node's colour is hashed from (its name or module)."""
+    def _color_keys(layout: FlameLayout, color_by: str) -> np.ndarray | None:
+        """What each node's colour is hashed from where it is not its name (its module,
+        else its name); None: the name."""
         module = layout.values.module
         if color_by == "module" and module is not None:
             named = np.array([m is not None for m in module], dtype=bool)
             return np.where(named, module, layout.values.names).astype(object)
-        return layout.values.names
+        return None
 
 
 def _check_choice(what: str, value: Any, choices: tuple[str, ...]) -> None:

@@ -1,0 +1,88 @@
+"""A FlameGraph's first draw works out the names of the frames it sends only: every
+node's name is worked out when something needs them all (a refinement, a search). The
+names and codes a page gets are the same either way, on real profiles."""
+
+from __future__ import annotations
+
+import glob
+import re
+
+import numpy as np
+import pytest
+
+import perfweave as pw
+from perfweave.calltree.display import node_names
+from perfweave.errors import NoRegionWarning
+from perfweave.widgets.flame import FlameGraph
+from tests.conftest import DATA
+from tests.widgets.test_flame import Page, _names
+
+
+def _lulesh():
+    return pw.read(f"{DATA}/hatchet/caliper-lulesh-json/lulesh-annotation-profile.json")
+
+
+def _sampling():  # exclusive metrics only, several roots, a row per call stack
+    with pytest.warns(NoRegionWarning):
+        return pw.read(f"{DATA}/calltree-sampling/sampling-profile.cali")
+
+
+def _rajaperf():
+    files = sorted(
+        glob.glob(f"{DATA}/thicket/rajaperf/quartz/gcc10.3.1_1048576/**/*.cali", recursive=True)
+    )
+    return pw.Ensemble.from_files(files)
+
+
+PROFILES = {"lulesh": _lulesh, "sampling": _sampling, "rajaperf": _rajaperf}
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_the_first_frames_name_only_themselves_and_name_them_right(name):
+    data = PROFILES[name]()
+    fg = FlameGraph(data)
+    page = Page(fg)
+    reply, cols = page.ask("frames", width=200)
+    values = fg.layout.values
+    assert not values.name_source.complete  # no node's name beyond the frames sent
+    everyone = node_names(data.graph, data.dataframe)
+    assert _names(cols) == [str(n) for n in everyone[cols["node"]]]
+    deep = int(cols["node"][np.argmax(cols["depth"])])
+    zoomed, _ = page.ask("zoom", node=deep, width=200)
+    path = fg.layout.path(deep)
+    assert [p["name"] for p in zoomed["meta"]["path"]] == [str(n) for n in everyone[path]]
+    assert not values.name_source.complete
+    # the layout's own frames name every node as node_names does
+    assert fg.layout.frames()["name"].tolist() == everyone.tolist()
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_a_name_keeps_its_code_once_every_name_is_known(name):
+    data = PROFILES[name]()
+    fg = FlameGraph(data)
+    page = Page(fg)
+    _, first = page.ask("frames", width=120)
+    code_of = dict(zip(_names(first), first["name"].tolist(), strict=True))
+    tau = float(page.sent[-1][0]["meta"]["held"]["tau"])
+    _, finer = page.ask("frames", node=-1, width=120, detail=8, below=tau)
+    assert fg.layout.values.name_source.complete  # a refinement works every name out
+    assert len(finer["node"]) > 0
+    for n, c in zip(_names(finer), finer["name"].tolist(), strict=True):
+        assert code_of.setdefault(n, c) == c  # one code per name, in both replies
+    assert len(set(code_of.values())) == len(code_of)
+    # a search names the matches by the same codes: they mark exactly the matching frames
+    pattern = re.escape(str(fg.layout.values.names[int(finer["node"][-1])]))
+    _, found = page.ask("search", pattern=pattern)
+    both = np.r_[first["name"], finer["name"]]
+    nodes = np.r_[first["node"], finer["node"]]
+    np.testing.assert_array_equal(np.isin(both, found["code"]), fg.layout.matches(pattern)[nodes])
+
+
+def test_a_search_before_any_frames_codes_as_the_frames_after_it():
+    fg = FlameGraph(_lulesh())
+    page = Page(fg)
+    _, found = page.ask("search", pattern="Calc")
+    _, cols = page.ask("frames", width=300)
+    hit = fg.layout.matches("Calc")[cols["node"]]
+    np.testing.assert_array_equal(np.isin(cols["name"], found["code"]), hit)
+    assert _names(cols) == [str(n) for n in fg.layout.values.names[cols["node"]]]
