@@ -124,6 +124,8 @@ def test_draw_hover_zoom_breadcrumb_and_search(
     page.set_viewport_size({"width": 1200, "height": 900})
     widget = open_in_voila(page, server.url(), READY)
     state = wait_state(nb, lambda s: len(s["frames"]) > 0)
+    # the first frames came with the widget's state: drawn without asking Python
+    assert widget.get_attribute("data-first-from-state") == "1"
     canvas = widget.locator("canvas.pw-fl-canvas")
     assert not canvas_is_blank(canvas)
     assert "time (inc)" in widget.locator(".pw-fl-title").inner_text()

@@ -1,6 +1,7 @@
 """A FlameGraph's first draw works out the names of the frames it sends only: every
 node's name is worked out when something needs them all (a refinement, a search). The
-names and codes a page gets are the same either way, on real profiles."""
+names and codes a page gets are the same either way, on real profiles. The first frames go
+with the widget's state, as the page's first request would get them."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 import perfweave as pw
 from perfweave.calltree.display import node_names
 from perfweave.errors import NoRegionWarning
-from perfweave.widgets.flame import FlameGraph
+from perfweave.widgets._flame_page import FIRST_WIDTH
+from perfweave.widgets._transport import unpack
+from perfweave.widgets.flame import FRAMES_KEY, FlameGraph
 from tests.conftest import DATA
 from tests.widgets.test_flame import Page, _names
 
@@ -86,3 +89,54 @@ def test_a_search_before_any_frames_codes_as_the_frames_after_it():
     hit = fg.layout.matches("Calc")[cols["node"]]
     np.testing.assert_array_equal(np.isin(cols["name"], found["code"]), hit)
     assert _names(cols) == [str(n) for n in fg.layout.values.names[cols["node"]]]
+
+
+def _first(fg: FlameGraph):
+    """The first frames sent with the state, as a page unpacks them."""
+    first = fg.first_frames
+    return first["reply"], unpack(first["reply"][FRAMES_KEY]["columns"], first["buffers"])
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_the_first_frames_go_with_the_state_as_the_first_request_gets_them(name):
+    data = PROFILES[name]()
+    fg = FlameGraph(data)
+    reply, cols = _first(fg)
+    twin = FlameGraph(data)  # the same widget, asked by a page instead
+    asked, asked_cols = Page(twin).ask("frames", width=FIRST_WIDTH)
+    assert reply["meta"] == asked["meta"] and reply["ok"]
+    assert reply["meta"]["version"] == fg.view_version
+    assert set(cols) == set(asked_cols)
+    for key, col in cols.items():
+        if isinstance(col, np.ndarray):
+            assert col.dtype == asked_cols[key].dtype, key
+            np.testing.assert_array_equal(col, asked_cols[key], err_msg=key)
+        else:
+            assert list(col) == list(asked_cols[key]), key
+    # every frame at least a pixel of a FIRST_WIDTH canvas wide is there, named right
+    layout = fg.layout
+    wide = np.flatnonzero(layout.widths >= 1 / FIRST_WIDTH)
+    assert np.isin(wide, cols["node"]).all()
+    everyone = node_names(data.graph, data.dataframe)
+    assert _names(cols) == [str(n) for n in everyone[cols["node"]]]
+
+
+def test_the_first_frames_are_dropped_when_the_view_changes_or_a_page_asks():
+    fg = FlameGraph(_lulesh())
+    assert fg.first_frames
+    node = int(_first(fg)[1]["node"][3])
+    fg.zoom(node)  # from Python: the frames sent show an older view
+    assert fg.first_frames == {}
+    for action, args in (
+        ("zoom", {"node": 5, "width": 300}),
+        ("search", {"pattern": "Calc"}),
+        ("set", {"metric": fg.metric, "orientation": "flame"}),
+        ("frames", {"width": 300}),
+    ):
+        fg = FlameGraph(_lulesh())
+        reply, _ = Page(fg).ask(action, **args)
+        assert reply["ok"], reply
+        assert fg.first_frames == {}, action  # a page's view may now differ from Python's
+    fg = FlameGraph(_lulesh())
+    Page(fg).ask("select", node=4)  # a selection is drawn over the same frames
+    assert fg.first_frames

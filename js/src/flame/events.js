@@ -1,5 +1,6 @@
 // Pointer events on the canvas: hover shows the tooltip, a click zooms into the frame and
 // selects it (a linked explorer reveals it).
+import { unpack } from "../lib/columns.js";
 import { canvasWidth, scrollOffset } from "./draw.js";
 import { frameAt, ROW } from "./state.js";
 import { showTooltip } from "./tooltip.js";
@@ -47,4 +48,19 @@ export function listen(v) {
     v.canvas.removeEventListener("mouseleave", leave);
     v.canvas.removeEventListener("click", click);
   };
+}
+
+/**
+ * The first frames Python sent with the widget's state (`first_frames`: the reply the first
+ * `frames` request would get), as a reply with its columns unpacked; null when there are
+ * none or they show an older view than the model's.
+ * @param {import("./protocol.js").WidgetModel} model
+ * @returns {{ok: boolean, meta: any, columns: Record<string, any>} | null}
+ */
+export function firstFrames(model) {
+  const first = model.get("first_frames");
+  const reply = first && first.reply;
+  if (!reply || !reply.ok || !reply.frames || !reply.meta) return null;
+  if (Number(reply.meta.version) !== Number(model.get("view_version"))) return null;
+  return { ...reply, columns: unpack(reply.frames.columns, first.buffers || []) };
 }

@@ -11,7 +11,7 @@ import { Channel } from "../lib/request.js";
 import { controls } from "./controls.js";
 import { downloadPng, downloadSvg } from "./download.js";
 import { canvasWidth, draw } from "./draw.js";
-import { listen } from "./events.js";
+import { firstFrames, listen } from "./events.js";
 import { matchedNames, searchText } from "./offline.js";
 import { ACTIONS, TRAITS } from "./protocol.js";
 import { complete, indexOf, Store } from "./store.js";
@@ -277,6 +277,25 @@ function render({ model, el }) {
     return { ok: true };
   }
 
+  /**
+   * Draw the first frames Python sent with the widget's state, as the reply to a first
+   * `frames` request is drawn, then ask for finer ones (and, on a canvas wider than the set
+   * was held for, the frames it lacks) without waiting.
+   * @param {{meta: any, columns: Record<string, any>}} reply
+   */
+  function drawFirst(reply) {
+    told = reply.meta;
+    const set = store.accept(reply.meta, reply.columns, null);
+    if (reply.columns.found) found(reply.meta, reply.columns.found);
+    wanted = Number(reply.meta.zoom);
+    lastWidth = canvasWidth(v);
+    showZoom(wanted);
+    root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
+    root.dataset.firstFromState = "1";
+    root.dataset.ready = "1";
+    refine(set);
+  }
+
   async function fetchFrames() {
     const reply = await act("frames");
     if (!root.dataset.ready && (reply.ok || model.get("error"))) {
@@ -314,7 +333,12 @@ function render({ model, el }) {
   model.on("change:height", setHeight);
   model.on("change:view_version", onVersion);
   ui.sync(null);
-  requestAnimationFrame(() => fetchFrames());
+  requestAnimationFrame(() => {
+    // the first frames came with the widget's state (no round trip), unless the view changed
+    const first = firstFrames(model);
+    if (first) drawFirst(first);
+    else fetchFrames();
+  });
 
   return () => {
     channel.close();

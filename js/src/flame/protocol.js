@@ -4,7 +4,7 @@
 
 /** The synced traits of FlameGraph and their types (the contract's own, `error`
  * and `request_timeout`, are WidgetBase's).
- * @typedef {{ color_by: string, height: number, metric: string, metrics: string[], orientation: string, search_pattern: string, selected_node: number, title: string, view_version: number, zoom_node: number }} Traits */
+ * @typedef {{ color_by: string, first_frames: Record<string, any>, height: number, metric: string, metrics: string[], orientation: string, search_pattern: string, selected_node: number, title: string, view_version: number, zoom_node: number }} Traits */
 /** The page's model, typed by the traits.
  * @typedef {import("../lib/types.js").TypedModel<Traits>} WidgetModel */
 
@@ -21,6 +21,7 @@ export const TRAITS = {
 
 /** Synced traits the page reads but does not redraw on. */
 export const READ_ONLY = {
+  "first_frames": "Record<string, any>",
   "search_pattern": "string",
   "view_version": "number",
   "zoom_node": "number"

@@ -70,6 +70,9 @@ COLOR_BY = ("name", "module", "exclusive")
 #: widest canvas a page may ask frames for (pixels), and the default
 MAX_WIDTH = 16384
 DEFAULT_WIDTH = 1000
+#: the canvas width the first frames sent with the widget's state are held for: a page's
+#: canvas up to this wide draws them complete (a wider one asks for the frames it lacks)
+FIRST_WIDTH = 2048
 #: how many times finer than its canvas a page may ask for a view's frames
 MAX_DETAIL = 64
 #: a held set's threshold is this much below the pixel's width, so that it holds every frame
@@ -111,7 +114,7 @@ PROTOCOL = Protocol(
             _FRAMES,
         ),
     },
-    read_only=("view_version", "zoom_node", "search_pattern"),
+    read_only=("view_version", "zoom_node", "search_pattern", "first_frames"),
     controls={
         "orientation": (
             ("icicle", "icicle (root on top)"),
@@ -182,11 +185,32 @@ class NameCodes:
 class FlamePage:
     """The FlameGraph's request handlers and replies (mixed into the widget).
 
+    The first held set goes with the widget's state (``first_frames``: the reply the page's
+    first ``frames`` request would get, on a canvas :data:`FIRST_WIDTH` wide), so a page
+    draws without waiting for the kernel to finish the cell and answer; it is emptied when
+    the view changes or a page asks (its view may then differ from Python's).
+
     A frames reply is a **held set**: the frames of a view (the zoomed node's subtree, or the
     whole graph) at least ``1 / (width * detail)`` of the view wide, with the sums the page
     gathers the narrower ones from. The page draws any zoom inside a held set whose frames
     reach a pixel of the new view by itself; with ``below`` (the threshold of a held set the
     page has) a reply carries only the frames narrower than it, which the page lacks."""
+
+    first_frames: dict
+    _answering: bool
+
+    def _first_frames(self) -> dict:
+        """The reply the page's first ``frames`` request would get (Python's view on a canvas
+        :data:`FIRST_WIDTH` wide), for the ``first_frames`` trait: ``reply`` is the
+        response, ``buffers`` its binary columns."""
+        payload, buffers = self._held_reply(self._zoom, FIRST_WIDTH, 1, None, found=True)
+        return {"reply": payload, "buffers": buffers}
+
+    def _page_asks(self) -> None:
+        """A page's request may change the view (a zoom, a search): the first frames sent
+        with the state would draw an older one in a page rendered later."""
+        if self._answering and self.first_frames:
+            self.first_frames = {}
 
     # ------------------------------------------------------------------ page requests
     def _on_frames(
@@ -212,6 +236,7 @@ class FlamePage:
         return reply
 
     def _on_search(self, pattern: str = "") -> Reply:
+        self._page_asks()
         self._apply_search(str(pattern))
         self._succeeded()
         header, buffers = pack({"code": self._found_codes()})
@@ -247,6 +272,7 @@ class FlamePage:
         ``below``, only its frames narrower than that (a fraction of the total). ``found``
         adds the search's matching names (``found``: their codes), for a page that learns
         Python's view from this reply."""
+        self._page_asks()
         px = _whole("width", width, 1, MAX_WIDTH)
         fine = _whole("detail", detail, 1, MAX_DETAIL)
         if below is not None:

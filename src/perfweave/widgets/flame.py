@@ -72,6 +72,10 @@ class FlameGraph(FlamePage, WidgetBase):
     #: the zoomed node (-1: the whole graph) and the search's pattern, for observers
     zoom_node = traitlets.Int(-1).tag(sync=True)
     search_pattern = traitlets.Unicode("").tag(sync=True)
+    #: the reply the page's first ``frames`` request would get, sent with the widget's state
+    #: so the page draws without a round trip (``reply`` and its binary ``buffers``); emptied
+    #: when the view changes or a page asks (see :meth:`FlamePage._first_frames`)
+    first_frames = traitlets.Dict().tag(sync=True)
 
     def __init__(
         self,
@@ -116,11 +120,13 @@ class FlameGraph(FlamePage, WidgetBase):
         #: the codes the page knows names by (the first frames are coded from their own
         #: names: nothing here works out every node's name, a refinement does)
         self._name_codes = NameCodes()
-        self.metrics = source.metrics
-        self.set_trait("height", height)
-        self.set_trait("orientation", orientation)
-        self.set_trait("color_by", color_by)
-        self._set_layout_traits()
+        with self.hold_sync():  # the page gets the view and its first frames in one message
+            self.metrics = source.metrics
+            self.set_trait("height", height)
+            self.set_trait("orientation", orientation)
+            self.set_trait("color_by", color_by)
+            self._set_layout_traits()
+            self.first_frames = self._first_frames()
 
     @classmethod
     def at_scale(
@@ -269,6 +275,8 @@ class FlameGraph(FlamePage, WidgetBase):
         self._set_layout_traits()
 
     def _changed(self) -> None:
+        if self.first_frames:  # frames of an earlier view: a page asks for the new ones
+            self.first_frames = {}
         self.view_version += 1
 
     def _set_layout_traits(self) -> None:

@@ -991,6 +991,13 @@ function listen(v) {
     v.canvas.removeEventListener("click", click);
   };
 }
+function firstFrames(model) {
+  const first = model.get("first_frames");
+  const reply = first && first.reply;
+  if (!reply || !reply.ok || !reply.frames || !reply.meta) return null;
+  if (Number(reply.meta.version) !== Number(model.get("view_version"))) return null;
+  return { ...reply, columns: unpack(reply.frames.columns, first.buffers || []) };
+}
 
 // src/flame/offline.js
 function matchedNames(names, pattern) {
@@ -1583,6 +1590,18 @@ function render({ model, el: el2 }) {
     if (v.frames) show({ ...v.frames, meta: { ...v.frames.meta, search: searchMeta() } });
     return { ok: true };
   }
+  function drawFirst(reply) {
+    told = reply.meta;
+    const set = store.accept(reply.meta, reply.columns, null);
+    if (reply.columns.found) found(reply.meta, reply.columns.found);
+    wanted = Number(reply.meta.zoom);
+    lastWidth = canvasWidth(v);
+    showZoom(wanted);
+    root.dataset.firstDrawMs = (performance.now() - t0).toFixed(1);
+    root.dataset.firstFromState = "1";
+    root.dataset.ready = "1";
+    refine(set);
+  }
   async function fetchFrames() {
     const reply = await act("frames");
     if (!root.dataset.ready && (reply.ok || model.get("error"))) {
@@ -1625,7 +1644,11 @@ function render({ model, el: el2 }) {
   model.on("change:height", setHeight);
   model.on("change:view_version", onVersion);
   ui.sync(null);
-  requestAnimationFrame(() => fetchFrames());
+  requestAnimationFrame(() => {
+    const first = firstFrames(model);
+    if (first) drawFirst(first);
+    else fetchFrames();
+  });
   return () => {
     channel.close();
     resize.disconnect();
