@@ -182,7 +182,7 @@ class NodeNames:
     def __init__(self, graph: Graph, dataframe: pd.DataFrame, column: str = "name") -> None:
         self.graph, self.dataframe, self.column = graph, dataframe, column
         self._all: np.ndarray | None = None
-        self._node: np.ndarray | None = None  # the dataframe's node of each row
+        self._first: np.ndarray | None = None  # each node's first row (-1: none)
 
     def __len__(self) -> int:
         return len(self.graph)
@@ -202,6 +202,19 @@ class NodeNames:
             self._all = node_names(self.graph, self.dataframe, self.column)
         return self._all
 
+    def _first_rows(self) -> np.ndarray:
+        """Each node's first row in the dataframe (-1: it has none), found once: then the
+        names of any window of rows are read at its nodes' rows alone."""
+        if self._first is None:
+            n = len(self.graph)
+            node = np.asarray(self.dataframe.index.get_level_values("node"), dtype=INT)
+            first = first_rows(node)
+            nodes = node[first]
+            keep = (nodes >= 0) & (nodes < n)
+            self._first = np.full(n, -1, INT)
+            self._first[nodes[keep]] = first[keep]
+        return self._first
+
     def of(self, nodes: np.ndarray) -> np.ndarray:
         """The names of ``nodes`` (node ids), as ``all[nodes]``."""
         nodes = np.asarray(nodes, dtype=INT)
@@ -209,21 +222,12 @@ class NodeNames:
             return self._all[nodes]
         if not len(nodes):
             return np.zeros(0, dtype=object)
-        n, df, column = len(self.graph), self.dataframe, self.column
+        df, column = self.dataframe, self.column
         names = np.full(len(nodes), None, dtype=object)
         if column in df.columns and len(df):
-            if self._node is None:
-                self._node = np.asarray(df.index.get_level_values("node"), dtype=INT)
-            node = self._node
-            if node.min() < 0:
-                raise GraphError(f"the dataframe has a row of node {int(node.min())}")
-            wanted = np.zeros(max(n, int(node.max()) + 1), bool)  # past n: not in the graph
-            wanted[nodes] = True
-            rows = np.flatnonzero(wanted[node])
-            found, first = np.unique(node[rows], return_index=True)  # each node's first row
-            at = np.minimum(np.searchsorted(found, nodes), max(len(found) - 1, 0))
-            has = found[at] == nodes if len(found) else np.zeros(len(nodes), bool)
-            names[has] = _column_at(df[column], rows[first[at[has]]])
+            rows = self._first_rows()[nodes]
+            has = rows >= 0
+            names[has] = _column_at(df[column], rows[has])
         missing = _unnamed(names)
         frames = self.graph.frames
         if missing.any() and column in frames.columns:

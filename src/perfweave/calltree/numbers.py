@@ -111,14 +111,12 @@ def _with_unit(digits: str, unit: str) -> str:
 def _magnitude(values: Any) -> tuple[float, bool]:
     """The largest finite magnitude of ``values`` (0 when none) and whether every finite
     value is a whole number."""
-    size = np.abs(np.asarray(values, dtype=float).ravel())  # one copy: a column can be long
+    size = np.abs(np.asarray(values, dtype=float).ravel())
     finite = np.isfinite(size)
     if not finite.any():
         return 0.0, True
     top = float(np.max(size, where=finite, initial=0.0))
-    with np.errstate(invalid="ignore"):  # fmod(inf, 1) is NaN, and left out below
-        np.fmod(size, 1.0, out=size)  # the fractional parts, in place
-    return top, bool(np.all(size == 0.0, where=finite))
+    return top, bool(np.all(size == np.rint(size), where=finite))
 
 
 def _step(top: float, unit: str) -> tuple[float, str]:
