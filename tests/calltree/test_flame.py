@@ -334,3 +334,53 @@ def test_band_is_the_frames_between_two_widths(rajaperf):
     assert layout.band(zoom, 1e-4, 1e-3).tolist() == keep.tolist() and len(keep) > 0
     with pytest.raises(GraphError):
         layout.band(10**7, 0.0)
+
+
+def _deep_forest(n: int = 20_000, seed: int = 11):
+    """A random forest of three trees, deep (each parent a few nodes before its child), with
+    nodes of many children and heavy-tailed exclusive times."""
+    from perfweave.calltree._build import build_graphframe
+
+    rng = np.random.default_rng(seed)
+    back = np.minimum(rng.geometric(0.05, size=n - 1), np.arange(1, n))
+    parent = np.r_[-1, np.arange(1, n) - back]
+    parent[[n // 3, 2 * n // 3]] = -1
+    return build_graphframe(
+        pd.DataFrame({"name": [f"f{i % 97}" for i in range(n)]}),
+        pd.DataFrame({"node": np.arange(n), "time": rng.exponential(1.0, n) ** 3}),
+        parent=parent,
+        exc_metrics=["time"],
+        inc_metrics=[],
+        default_metric="time",
+    )
+
+
+@pytest.mark.parametrize("data", ["lulesh", "cpi", "sampling", "rajaperf", "deep"])
+def test_the_sums_of_some_nodes_are_the_sums_bit_for_bit(data, request):
+    """FlameLayout.sums_of (what a reply of some frames needs) equals FlameLayout.sums at
+    those nodes exactly, worked out alone or after the whole sums, for every node, a random
+    half, the roots, the leaves and none."""
+    source = _deep_forest() if data == "deep" else request.getfixturevalue(data)
+    n = len(source.graph)
+    rng = np.random.default_rng(2)
+    leaves = np.flatnonzero(np.diff(source.graph.children_csr()[0]) == 0)
+    picks = {
+        "all": np.arange(n),
+        "half": np.sort(rng.choice(n, size=n // 2, replace=False)),
+        "roots": np.asarray(source.graph.root_ids),
+        "leaves": leaves,
+        "none": np.zeros(0, dtype=np.int64),
+    }
+    for name, nodes in picks.items():
+        lazy = flame_layout(source).sums_of(nodes)  # before any whole sums exist
+        layout = flame_layout(source)
+        whole = layout.sums
+        for field in ("size", "value_before", "child_value", "child_x1", "excl_start"):
+            got, want = getattr(lazy, field), getattr(whole, field)[nodes]
+            assert got.dtype == want.dtype, (name, field)
+            np.testing.assert_array_equal(got, want, err_msg=f"{name}: {field}")
+        np.testing.assert_array_equal(lazy.excl_subtree, whole.excl_subtree[nodes])
+        for field in ("forest_value", "forest_x1", "forest_exclusive"):
+            assert getattr(lazy, field) == getattr(whole, field), (name, field)
+        again = layout.sums_of(nodes)  # read from the whole sums once they exist
+        np.testing.assert_array_equal(again.value_before, lazy.value_before)

@@ -102,6 +102,17 @@ def test_the_first_frames_go_with_the_state_as_the_first_request_gets_them(name)
     data = PROFILES[name]()
     fg = FlameGraph(data)
     reply, cols = _first(fg)
+    assert "sums" not in fg.layout.__dict__  # summed for the frames sent, not every node
+    sums, nodes = fg.layout.sums, cols["node"]  # every node's, bit for bit at the frames
+    for key in ("value_before", "child_value", "child_x1", "excl_start", "excl_subtree"):
+        np.testing.assert_array_equal(cols[key], getattr(sums, key)[nodes], err_msg=key)
+    np.testing.assert_array_equal(cols["size"], sums.size[nodes])
+    forest = reply["meta"]["held"]["forest"]
+    assert forest == {
+        "value": sums.forest_value,
+        "x1": sums.forest_x1,
+        "exclusive": sums.forest_exclusive,
+    }
     twin = FlameGraph(data)  # the same widget, asked by a page instead
     asked, asked_cols = Page(twin).ask("frames", width=FIRST_WIDTH)
     assert reply["meta"] == asked["meta"] and reply["ok"]

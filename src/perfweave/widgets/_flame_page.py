@@ -22,7 +22,7 @@ from perfweave.widgets._protocol import Action, Protocol
 from perfweave.widgets._transport import pack
 
 if TYPE_CHECKING:
-    from perfweave.calltree.flame import FlameLayout
+    from perfweave.calltree.flame import FlameLayout, FrameSums
 
 #: the reply key of the frames' binary columns: each frame's node, name (a code into the
 #: reply's ``names``, whose codes are ``name_ids``: the widget's codes, see
@@ -293,13 +293,13 @@ class FlamePage:
         if zoom is not None and (below is None or span < below):
             # a set without the zoomed frame cannot hold its ancestors either: send them
             nodes = np.r_[np.asarray(layout.path(zoom)[:-1], dtype=np.int64), nodes]
-        columns = self._frame_columns(nodes)
+        sums = layout.sums_of(nodes)  # of the frames sent only
+        columns = self._frame_columns(nodes, sums)
         if found:
             columns["found"] = self._found_codes()
         header, buffers = pack(columns)
         meta = self._meta()
         meta["shown"] = len(nodes)  # frames sent
-        sums = layout.sums
         meta["held"] = {
             "root": -1 if zoom is None else zoom,
             "tau": tau,
@@ -312,10 +312,11 @@ class FlamePage:
         }
         return {"ok": True, FRAMES_KEY: {"columns": header}, "meta": meta}, buffers
 
-    def _frame_columns(self, nodes: np.ndarray) -> dict[str, Any]:
-        """The frames ``nodes`` as binary columns (see :data:`FRAME_COLUMNS`)."""
+    def _frame_columns(self, nodes: np.ndarray, sums: FrameSums) -> dict[str, Any]:
+        """The frames ``nodes`` as binary columns (see :data:`FRAME_COLUMNS`); ``sums`` are
+        the layout's sums of these nodes (``FlameLayout.sums_of``)."""
         layout = self._layout
-        values, sums = layout.values, layout.sums
+        values = layout.values
         code = self._name_codes.of_nodes(layout, nodes)
         ids = np.unique(code)
         columns: dict[str, Any] = {
@@ -326,12 +327,12 @@ class FlamePage:
             "x1": layout.x1[nodes].astype(float),
             "value": np.asarray(values.inclusive, dtype=float)[nodes],
             "exclusive": np.asarray(values.exclusive, dtype=float)[nodes],
-            "size": sums.size[nodes].astype(np.int32),
-            "value_before": sums.value_before[nodes],
-            "child_value": sums.child_value[nodes],
-            "child_x1": sums.child_x1[nodes],
-            "excl_start": sums.excl_start[nodes],
-            "excl_subtree": sums.excl_subtree[nodes],
+            "size": sums.size.astype(np.int32),
+            "value_before": sums.value_before,
+            "child_value": sums.child_value,
+            "child_x1": sums.child_x1,
+            "excl_start": sums.excl_start,
+            "excl_subtree": sums.excl_subtree,
         }
         if values.quality is not None:
             columns["guess"] = np.isin(values.quality[nodes], ("poor", "")).astype(np.uint8)
