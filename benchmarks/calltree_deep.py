@@ -265,9 +265,10 @@ def _spread(values: list[float], fmt: str = "{:.2f}") -> str:
 
 
 def _million_rows(table: Table, tmp: str, n: int, runs: int, compare: str | None) -> None:
-    """Each trace read ``runs`` times by each reader in fresh processes (the versions, the
-    readers and the runs alternate, so all see the same load): median (range) of CPU and
-    wall seconds, of the peak memory and of the load when each read began."""
+    """Each trace read ``runs`` times by each reader in fresh processes (the versions and
+    the readers alternate, so all see the same load, and each round starts one read later):
+    median (range) of CPU and wall seconds, of the peak memory and of the load when each
+    read began."""
     cases = [
         (f"{n:,} X events, nested chain", lambda: trace_events(n, True, False)),
         (f"{n:,} X events, one after another", lambda: trace_events(n, False, False)),
@@ -279,11 +280,13 @@ def _million_rows(table: Table, tmp: str, n: int, runs: int, compare: str | None
         path = _write_trace(Path(tmp) / "million.json", make())
         size = path.stat().st_size / 1e6
         parse = {fmt: _fresh_read(path, fmt)["cpu"] for fmt in ("json.loads", "orjson")}
-        got: dict[tuple[str, str], list[dict]] = {}
-        for _ in range(runs):
-            for fmt in ("trace-event", "perfflowaspect"):
-                for version, src in versions:
-                    got.setdefault((fmt, version), []).append(_fresh_read(path, fmt, src))
+        reads = [(fmt, v) for fmt in ("trace-event", "perfflowaspect") for v in versions]
+        got: dict[tuple[str, str], list[dict]] = {(fmt, v[0]): [] for fmt, v in reads}
+        for k in range(runs):
+            # each round starts one read later: a read's place in a round (the first read
+            # after the json.loads parses or after the largest read) is no one's alone
+            for fmt, (version, src) in reads[k % len(reads) :] + reads[: k % len(reads)]:
+                got[(fmt, version)].append(_fresh_read(path, fmt, src))
         for (fmt, version), rows in got.items():
             table.add_row(
                 f"{label} ({size:.0f} MB), {fmt}{version}",
