@@ -38,6 +38,37 @@ def tree(n: int, seed: int = 3):
     )
 
 
+def readers_tree(n: int, levels: int = 100, seed: int = 3):
+    """A calltree as readers give one: ``levels`` deep (fanning out by 4 from the root, then
+    about ``n / levels`` calls a level, each under a random call of the level above, a few
+    callers holding many callees), an exclusive time per node and its inclusive column
+    already present (``update_inclusive_columns``, as a profile that measured both has)."""
+    from perfweave.calltree._build import build_graphframe
+
+    rng = np.random.default_rng(seed)
+    plateau = n // levels
+    while sum(min(4**k, plateau) for k in range(levels)) < n:
+        plateau += 1
+    size = [min(4**k, plateau) for k in range(levels)]
+    size[-1] -= sum(size) - n
+    start = np.r_[0, np.cumsum(size)]
+    parent = [np.array([-1])]
+    for k in range(1, levels):
+        weight = rng.pareto(1.5, size[k - 1]) + 0.1
+        pick = rng.choice(size[k - 1], size=size[k], p=weight / weight.sum())
+        parent.append(np.sort(pick) + start[k - 1])
+    names = [f"f{i % 5000}" for i in range(n)]
+    gf = build_graphframe(
+        pd.DataFrame({"name": names}),
+        pd.DataFrame({"node": np.arange(n), "time": rng.exponential(1.0, n)}),
+        parent=np.concatenate(parent),
+        exc_metrics=["time"],
+        inc_metrics=[],
+        default_metric="time",
+    )
+    return gf.update_inclusive_columns()
+
+
 def timed(fn):
     t = time.perf_counter()
     out = fn()

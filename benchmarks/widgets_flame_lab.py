@@ -2,9 +2,11 @@
 measures its first draw, run by ``python -m benchmarks widgets --only flame_lab``.
 
 One JupyterLab server, one notebook, Debian's headless Chromium driven by Playwright
-(``benchmarks/_lab.py``). Cell 1 builds the random deep calltree of ``benchmarks.flame``
-(:func:`benchmarks.flame.tree`, as the ``flame`` scenario does: about 20,000 levels at a
-million nodes, exclusive times only); cell 2 is ``FlameGraph(gf)``. Each run clears the
+(``benchmarks/_lab.py``). Cell 1 builds two calltrees of ``benchmarks.flame``: the random
+deep one (:func:`benchmarks.flame.tree`, as the ``flame`` scenario does: about 20,000 levels
+at a million nodes, exclusive times only, so the inclusive values are summed level by level)
+and one as readers give it (:func:`benchmarks.flame.readers_tree`: 100 levels, its inclusive
+column present); cells 2 and 3 are ``FlameGraph`` of each (the two shapes). Each run clears the
 outputs, closes the earlier runs' widgets in the kernel, then runs cell 2 as Shift+Enter
 does and reads the page's clock from just before the run until the flame graph's first
 frames are drawn on its canvas (``data-ready``, set right after the canvas is drawn) and
@@ -33,7 +35,12 @@ from benchmarks.widgets import REPO, VIEWPORT, Figures, _fmt_n
 
 TARGET_MS = 300.0
 #: the notebook's cells (see :func:`_kernel_cells`)
-FLAME_CELL, CLOSE_CELL = 1, 2
+CLOSE_CELL = 3
+#: the data shapes timed: (tag, the cell drawing its flame graph, what it is)
+SHAPES = (
+    ("deep", 1, "random tree, ~20,000 levels, exclusive only"),
+    ("readers", 2, "100 levels, inclusive column present"),
+)
 
 # Marks, in the page's clock, when a flame graph has drawn its first frames (data-ready) and
 # when the frame after that was painted.
@@ -42,7 +49,7 @@ PROBE_JS = """() => {
   window.__pwFlameMarks = [];
   const mark = (el) => {
     const m = { at: performance.now(), first: Number(el.dataset.firstDrawMs),
-                shown: Number(el.dataset.shown) };
+                shown: Number(el.dataset.shown), state: el.dataset.firstFromState === '1' };
     window.__pwFlameMarks.push(m);
     requestAnimationFrame(() => setTimeout(() => { m.paint = performance.now(); }, 0));
   };
@@ -73,11 +80,12 @@ def _kernel_cells(state: Path, n: int) -> list[str]:
     return [
         "import sys, gc, json, os, time\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
-        "from benchmarks.flame import tree\n"
+        "from benchmarks.flame import readers_tree, tree\n"
         "from benchmarks.widgets import instrument\n"
         "from perfweave.widgets import FlameGraph\n"
         "from perfweave.widgets._base import live_widgets\n"
         f"gf = tree({n})\n"
+        f"gf_readers = readers_tree({n})\n"
         "_cell = {}\n"
         "def _pre_cell(info):\n"
         "    _cell['t0'] = time.perf_counter()\n"
@@ -91,6 +99,7 @@ def _kernel_cells(state: Path, n: int) -> list[str]:
         "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
         "get_ipython().events.register('post_run_cell', _post_cell)",
         "FlameGraph(gf)",
+        "FlameGraph(gf_readers)",
         "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()",
     ]
 
@@ -137,7 +146,7 @@ class LabFlame:
         except (OSError, ValueError):
             return {}
 
-    def first_draw(self) -> dict[str, float]:
+    def first_draw(self, cell: int) -> dict[str, float]:
         """Run the flame graph's cell once (the earlier widgets closed, the outputs
         cleared); the page's times from the run to the first frames drawn, split by the
         kernel messages on the way."""
@@ -145,7 +154,7 @@ class LabFlame:
         self.nb.run_and_wait(CLOSE_CELL)
         self.page.wait_for_selector(".pw-flame", state="detached", timeout=self.cap * 1000)
         self.state_path.unlink(missing_ok=True)
-        t0 = self.nb.run(FLAME_CELL)
+        t0 = self.nb.run(cell)
         mark = self.page.wait_for_function(
             MARK_JS, arg=t0, timeout=self.cap * 1000, polling=20
         ).json_value()
@@ -167,7 +176,7 @@ class LabFlame:
             )
         asked = first_time(log, dir="send", what="request", action="frames")
         answered = first_time(log, dir="recv", what="response")
-        if asked is not None and answered is not None and asked < mark["at"]:
+        if not mark.get("state") and asked is not None and answered is not None:
             got.update(
                 render_to_request=asked - render,
                 round_trip=answered - asked,
@@ -208,44 +217,58 @@ PARTS = (
 
 def flame_lab_scenario(
     fig: Figures, browser: Any, work: Path, n: int, runs: int, cap: float
-) -> list[dict[str, float]]:
+) -> list[dict[str, Any]]:
     """The issue's first draw of a FlameGraph, in JupyterLab (see the module text)."""
-    tag = f"@ {_fmt_n(n)} (Lab)"
     load_before = _load()
     s = LabFlame(browser, work, n, cap)
+    out: list[dict[str, float]] = []
     try:
-        warm = s.first_draw()  # the kernel's first flame graph: imports, first calls
-        first = [s.first_draw() for _ in range(runs)]
-        drawn = [r["drawn"] for r in first]
-        painted = [r["painted"] for r in first]
-        fig.add(
-            f"flame: cell run -> first frames drawn {tag}",
-            statistics.median(drawn),
-            "ms",
-            TARGET_MS,
-            f"{len(first)} runs, {_spread(drawn)} ms; painted median "
-            f"{statistics.median(painted):,.0f} ms ({_spread(painted)}); "
-            f"{first[-1]['shown']:,.0f} frames; the kernel's first flame graph "
-            f"{warm['drawn']:,.0f} ms (not counted)",
-        )
-        for key, label in PARTS:
-            values = [r[key] for r in first if key in r]
-            if values:
-                fig.add(
-                    f"  {label} {tag}",
-                    statistics.median(values),
-                    "ms",
-                    detail=f"median of {len(values)}; {_spread(values)} ms",
+        for shape, cell, what in SHAPES:
+            tag = f"@ {_fmt_n(n)}, {shape} ({what}; Lab)"
+            warm = s.first_draw(cell)  # the kernel's first flame graph: imports, first calls
+            first = [s.first_draw(cell) for _ in range(runs)]
+            drawn = [r["drawn"] for r in first]
+            painted = [r["painted"] for r in first]
+            fig.add(
+                f"flame: cell run -> first frames drawn {tag}",
+                statistics.median(drawn),
+                "ms",
+                TARGET_MS,
+                f"{len(first)} runs, {_spread(drawn)} ms; painted median "
+                f"{statistics.median(painted):,.0f} ms ({_spread(painted)}); "
+                f"{first[-1]['shown']:,.0f} frames; the kernel's first flame graph "
+                f"{warm['drawn']:,.0f} ms (not counted)",
+            )
+            for key, label in PARTS:
+                values = [r[key] for r in first if key in r]
+                if values:
+                    fig.add(
+                        f"  {label} {tag}",
+                        statistics.median(values),
+                        "ms",
+                        detail=f"median of {len(values)}; {_spread(values)} ms",
+                    )
+            print(
+                f"flame_lab {shape}: drawn median {statistics.median(drawn):,.0f} ms "
+                f"({_spread(drawn)}), painted median {statistics.median(painted):,.0f} ms "
+                f"({_spread(painted)}), load now {_load()}",
+                flush=True,
+            )
+            for r in first:
+                print(
+                    f"flame_lab {shape} run:",
+                    json.dumps({k: round(v, 1) for k, v in r.items()}),
+                    flush=True,
                 )
+            out += [{**r, "shape": shape} for r in first]  # type: ignore[dict-item]
         fig.notes += [f"flame_lab: {p}" for p in s.errors]
         fig.notes += [f"flame_lab: blocked {u}" for u in s.blocked]
     finally:
         s.close()
+    tag = f"@ {_fmt_n(n)} (Lab)"
     fig.table.add_row(f"load average {tag}", "", "", "", f"before: {load_before}; after: {_load()}")
     print(f"flame_lab load average: before {load_before}; after {_load()}", flush=True)
-    for r in first:
-        print("flame_lab run:", json.dumps({k: round(v, 1) for k, v in r.items()}), flush=True)
-    return first
+    return out
 
 
 def flame_lab_scenarios(
