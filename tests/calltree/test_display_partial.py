@@ -106,6 +106,13 @@ def _check_names(graph: pw.Graph, df: pd.DataFrame, seed: int) -> None:
         # worked out for these nodes alone, unless one is named after an ancestor
         after_ancestor = any(n.startswith("(unnamed") for n in whole[nodes])
         assert lazy.complete == after_ancestor
+        # later windows: names kept from earlier ones and new ones worked out
+        again = np.concatenate([nodes[::-1], rng.integers(0, len(graph), 7)])
+        assert lazy.of(again).tolist() == whole[again].tolist()
+        assert lazy.of(nodes).tolist() == whole[nodes].tolist()
+        assert lazy.complete == after_ancestor or any(
+            n.startswith("(unnamed") for n in whole[again]
+        )
         assert lazy.all.tolist() == whole.tolist()  # worked out whole after a part
         assert lazy.of(nodes).tolist() == whole[nodes].tolist()
         assert np.asarray(lazy).tolist() == whole.tolist() and len(lazy) == len(graph)

@@ -183,6 +183,8 @@ class NodeNames:
         self.graph, self.dataframe, self.column = graph, dataframe, column
         self._all: np.ndarray | None = None
         self._first: np.ndarray | None = None  # each node's first row (-1: none)
+        self._asked = False  # whether a first window's names were worked out
+        self._kept: tuple[np.ndarray, np.ndarray] | None = None  # names so far, and where
 
     def __len__(self) -> int:
         return len(self.graph)
@@ -216,12 +218,31 @@ class NodeNames:
         return self._first
 
     def of(self, nodes: np.ndarray) -> np.ndarray:
-        """The names of ``nodes`` (node ids), as ``all[nodes]``."""
+        """The names of ``nodes`` (node ids), as ``all[nodes]``. From the second call on,
+        names worked out are kept, so a window of rows asked again costs a lookup."""
         nodes = np.asarray(nodes, dtype=INT)
         if self._all is not None:
             return self._all[nodes]
         if not len(nodes):
             return np.zeros(0, dtype=object)
+        if self._kept is None:
+            if not self._asked:  # the first window: nothing kept (no n-sized array yet)
+                self._asked = True
+                return self._work_out(nodes)
+            self._kept = (np.full(len(self.graph), None, dtype=object), np.zeros(len(self), bool))
+        kept, known = self._kept
+        new = np.unique(nodes[~known[nodes]])
+        if len(new):
+            names = self._work_out(new)
+            if self._all is not None:  # an unnamed node needed all the names
+                return self._all[nodes]
+            kept[new] = names
+            known[new] = True
+        return kept[nodes]
+
+    def _work_out(self, nodes: np.ndarray) -> np.ndarray:
+        """The names of ``nodes`` from their first rows and frames (from :attr:`all` when
+        one is named after an ancestor)."""
         df, column = self.dataframe, self.column
         names = np.full(len(nodes), None, dtype=object)
         if column in df.columns and len(df):
