@@ -140,3 +140,16 @@ def test_names_of_nodes_without_rows_or_a_name_come_from_their_frames(data_dir):
     assert len(under) == 3
     lazy = NodeNames(unresolved.graph, unresolved.dataframe)
     assert lazy.of(under).tolist() == names[under].tolist()
+
+
+def test_names_of_some_nodes_from_a_table_not_sorted_by_node(data_dir):
+    """A one-level table sorted by node is looked up by position, any other one through
+    each node's first row: both give the names among all (rows shuffled, some repeated)."""
+    gf = _read(data_dir, "gamess")
+    df = gf.dataframe
+    assert df.index.nlevels == 1 and df.index.is_monotonic_increasing
+    rng = np.random.default_rng(5)
+    shuffled = df.iloc[rng.permutation(len(df))]
+    repeated = pd.concat([df, df.iloc[::3].assign(name="later row")]).sort_index(kind="stable")
+    for table in (shuffled, repeated):
+        _check_names(gf.graph, table, 6)

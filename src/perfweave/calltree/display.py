@@ -204,6 +204,17 @@ class NodeNames:
             self._all = node_names(self.graph, self.dataframe, self.column)
         return self._all
 
+    def _first_rows_of(self, nodes: np.ndarray) -> np.ndarray:
+        """The first row of each of ``nodes`` in the dataframe (-1: it has none): looked up
+        in a table sorted by a one-level node index (the usual case), else from
+        :meth:`_first_rows`."""
+        index = self.dataframe.index
+        if self._first is None and index.nlevels == 1 and index.is_monotonic_increasing:
+            node = np.asarray(index, dtype=INT)  # the index's own array: no copy
+            at = np.minimum(np.searchsorted(node, nodes), len(node) - 1)
+            return np.where(node[at] == nodes, at, -1)
+        return self._first_rows()[nodes]
+
     def _first_rows(self) -> np.ndarray:
         """Each node's first row in the dataframe (-1: it has none), found once: then the
         names of any window of rows are read at its nodes' rows alone."""
@@ -246,7 +257,7 @@ class NodeNames:
         df, column = self.dataframe, self.column
         names = np.full(len(nodes), None, dtype=object)
         if column in df.columns and len(df):
-            rows = self._first_rows()[nodes]
+            rows = self._first_rows_of(nodes)
             has = rows >= 0
             names[has] = _column_at(df[column], rows[has])
         missing = _unnamed(names)

@@ -108,15 +108,22 @@ def _with_unit(digits: str, unit: str) -> str:
     return f"{digits}{unit}" if unit in _PREFIXES else f"{digits} {unit}"
 
 
+#: values looked at per pass of :func:`_magnitude` (its temporaries stay this small)
+_CHUNK = 1 << 16
+
+
 def _magnitude(values: Any) -> tuple[float, bool]:
     """The largest finite magnitude of ``values`` (0 when none) and whether every finite
-    value is a whole number."""
-    size = np.abs(np.asarray(values, dtype=float).ravel())
-    finite = np.isfinite(size)
-    if not finite.any():
-        return 0.0, True
-    top = float(np.max(size, where=finite, initial=0.0))
-    return top, bool(np.all(size == np.rint(size), where=finite))
+    value is a whole number. A long column is read in chunks: a million values need no
+    million-sized temporaries."""
+    arr = np.asarray(values, dtype=float).ravel()
+    top, whole = 0.0, True
+    for start in range(0, len(arr), _CHUNK):
+        size = np.abs(arr[start : start + _CHUNK])
+        finite = np.isfinite(size)
+        top = max(top, float(np.max(size, where=finite, initial=0.0)))
+        whole = whole and bool(np.all(size == np.rint(size), where=finite))
+    return top, whole
 
 
 def _step(top: float, unit: str) -> tuple[float, str]:

@@ -130,7 +130,7 @@ class ExplorerPage:
         return self._window(*self._viewport)
 
     def _node_of(self, vid: int) -> int:
-        return int(self._rows.node[self._rows.check(vid)])
+        return int(self._rows.node_of([self._rows.check(vid)])[0])
 
     def _on_rows(self, start: int = 0, count: int = 100) -> Reply:
         return self._window(start, count)
@@ -256,9 +256,10 @@ class ExplorerPage:
         start, count = self._viewport
         start = min(start, max(0, total - 1))
         vids = visible[start : start + count]
-        nodes = rows.node[vids]
+        nodes = rows.node_of(vids)
+        nchild = rows.n_children_of(vids)
         flags = np.where(rows.expanded[vids], EXPANDED, 0)
-        flags |= np.where(rows.n_children[vids] > 0, PARENT, 0)
+        flags |= np.where(nchild > 0, PARENT, 0)
         flags |= np.where(self._selected[nodes], SELECTED, 0)
         if len(rows.matches):
             # only the window's rows are looked up (not a mask over the whole tree per fetch)
@@ -269,7 +270,7 @@ class ExplorerPage:
             "vid": vids.astype(np.int32),
             "node": nodes.astype(np.int32),
             "depth": rows.depth[vids].astype(np.int32),
-            "nchild": rows.n_children[vids].astype(np.int32),
+            "nchild": nchild.astype(np.int32),
             "parent_row": rows.row_of(rows.parent[vids]).astype(np.int32),
             "flags": flags.astype(np.uint8),
             "name": view.names_of(nodes).tolist(),

@@ -58,15 +58,20 @@ class TreeRows:
 
     def __init__(self, graph: Graph, max_paths: int = MAX_PATHS) -> None:
         self.graph = graph
-        self.node, self.parent = display_tree(graph, max_paths)
-        m = len(self.node)
-        self.expanded = np.zeros(m, bool)
-        if graph.is_tree():  # the graph is its own display tree: its children, as they are
+        self._tree = graph.is_tree()
+        self._node: np.ndarray | None = None  # a tree's: its own ids, made on first use
+        self._n_children: np.ndarray | None = None  # made on first use
+        if self._tree:  # the graph is its own display tree: its children, as they are
+            self.parent = np.asarray(graph.parent, dtype=INT)
             self._ptr, self._idx = graph.children_csr()
             self.roots = graph.root_ids
         else:
-            self._ptr, self._idx, self.roots = children_csr(self.parent, np.zeros(m, INT))
-        self.n_children = np.diff(self._ptr)
+            self._node, self.parent = display_tree(graph, max_paths)
+            self._ptr, self._idx, self.roots = children_csr(
+                self.parent, np.zeros(len(self.parent), INT)
+            )
+        m = self._m = len(self.parent)
+        self.expanded = np.zeros(m, bool)
         #: display nodes a search matched, in row order, and the index of the current one
         self.matches = np.zeros(0, INT)
         self.current = -1
@@ -78,21 +83,45 @@ class TreeRows:
         self._rows_by_id: tuple[np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
-        return len(self.node)
+        return self._m
+
+    @property
+    def node(self) -> np.ndarray:
+        """The graph node of each display node."""
+        if self._node is None:
+            self._node = np.arange(self._m, dtype=INT)
+        return self._node
+
+    def node_of(self, vids: np.ndarray) -> np.ndarray:
+        """The graph nodes of some display nodes (a tree's are the same ids)."""
+        vids = np.asarray(vids, dtype=INT)
+        return vids.copy() if self._tree else self.node[vids]
+
+    @property
+    def n_children(self) -> np.ndarray:
+        """How many children each display node has."""
+        if self._n_children is None:
+            self._n_children = np.diff(self._ptr)
+        return self._n_children
+
+    def n_children_of(self, vids: np.ndarray) -> np.ndarray:
+        """How many children some display nodes have."""
+        vids = np.asarray(vids, dtype=INT)
+        return self._ptr[vids + 1] - self._ptr[vids]
 
     @property
     def depth(self) -> np.ndarray:
         """Depth of each display node (roots: 0)."""
-        return self.graph.depth if self.graph.is_tree() else self._canonical()[2]
+        return self.graph.depth if self._tree else self._canonical()[2]
 
     def _canonical(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """``(pos, order, depth, size)`` of the display tree in canonical preorder (children
         by id): a display node's subtree is ``order[pos : pos + size]`` in it, as in any
         preorder, whatever the sort."""
         if self._canon is None:
-            m = len(self.node)
+            m = self._m
             sizes = self.graph.subtree_size
-            if self.graph.is_tree() and sizes is not None:  # ids are canonical preorder
+            if self._tree and sizes is not None:  # ids are canonical preorder
                 ids = np.arange(m, dtype=INT)
                 self._canon = (ids, ids, self.graph.depth, np.asarray(sizes, dtype=INT))
             else:
@@ -119,7 +148,7 @@ class TreeRows:
 
     def of_graph(self, values: np.ndarray) -> np.ndarray:
         """Per display node, ``values`` given per graph node (for a tree, the same array)."""
-        return values if self.graph.is_tree() else values[self.node]
+        return values if self._tree else values[self.node]
 
     def _ordered(self, members: np.ndarray) -> np.ndarray:
         """``members`` (ascending ids, closed under parents) in row order."""
@@ -146,7 +175,7 @@ class TreeRows:
     def _above(self, vids: np.ndarray) -> np.ndarray:
         """Whether each display node is a proper ancestor of one of ``vids``."""
         pos, _, _, size = self._canonical()
-        m = len(self.node)
+        m = self._m
         marks = np.bincount(pos[np.asarray(vids, dtype=INT)], minlength=m)
         before = np.concatenate([[0], np.cumsum(marks)])  # marks at positions < p
         return (before[pos + size] - before[pos + 1]) > 0
@@ -200,7 +229,7 @@ class TreeRows:
         if more). Where a level does not fit whole, its nodes open in row order while they
         fit. Returns (rows shown, rows that would show with everything opened): equal when
         the budget did not stop it."""
-        m = len(self.node)
+        m = self._m
         tops = self.roots if tops is None else np.unique(np.asarray(tops, dtype=INT))
         self.expand_to(tops)
         # display nodes strictly below a top (by canonical preorder position); tops below
@@ -217,7 +246,7 @@ class TreeRows:
         budget = max(int(budget), rows)
         shown = self._shown_sizes()
         while len(frontier):
-            closed = frontier[~self.expanded[frontier] & (self.n_children[frontier] > 0)]
+            closed = frontier[~self.expanded[frontier] & (self.n_children_of(frontier) > 0)]
             kids, counts = gather_children(self._ptr, self._idx, closed)
             owner = np.repeat(np.arange(len(closed)), counts)
             gain = np.bincount(owner, weights=shown[kids], minlength=len(closed)).astype(INT)
@@ -237,7 +266,7 @@ class TreeRows:
     def _shown_sizes(self) -> np.ndarray:
         """Rows each display node shows with its subtree as it is open now (itself, and
         below it what its open descendants show), summed up from the deepest level."""
-        m = len(self.node)
+        m = self._m
         shown = np.ones(m, INT)
         below = np.zeros(m, INT)
         for level in reversed(level_order(self.depth)):
@@ -248,7 +277,7 @@ class TreeRows:
 
     def expand_to(self, vids: np.ndarray) -> None:
         """Expand every proper ancestor of ``vids`` so that they become visible."""
-        if not len(vids) or not len(self.node):
+        if not len(vids) or not self._m:
             return
         self.expanded |= self._above(vids)
         self._changed()
@@ -259,7 +288,7 @@ class TreeRows:
         Leaves are not marked open, and the path stops before a node with more than
         ``widest`` children (a person opens such a node when they want its rows).
         """
-        self.expanded[self.roots[self.n_children[self.roots] > 0]] = True
+        self.expanded[self.roots[self.n_children_of(self.roots) > 0]] = True
         values = np.asarray(values, dtype=float)
         frontier = self.roots
         for _ in range(levels):
@@ -273,7 +302,8 @@ class TreeRows:
             first = np.ones(len(order), bool)
             first[1:] = owner[order][1:] != owner[order][:-1]
             best = kids[order][first]
-            best = best[(self.n_children[best] > 0) & (self.n_children[best] <= widest)]
+            count = self.n_children_of(best)
+            best = best[(count > 0) & (count <= widest)]
             self.expanded[best] = True
             frontier = best
         self._changed()
@@ -299,7 +329,7 @@ class TreeRows:
             found.append(frontier)
         if not self.expanded[frontier].any():
             return np.sort(np.concatenate(found))
-        m = len(self.node)
+        m = self._m
         pos, order, _, size = self._canonical()
         closed = ~self.expanded & (size > 1)
         start = pos[closed] + 1
@@ -328,8 +358,8 @@ class TreeRows:
         return np.flatnonzero(mask[self.node])
 
     def check(self, vid: int) -> int:
-        if not 0 <= vid < len(self.node):
-            raise GraphError(f"no row {vid}: the tree shows {len(self.node)} nodes")
+        if not 0 <= vid < self._m:
+            raise GraphError(f"no row {vid}: the tree shows {self._m} nodes")
         return int(vid)
 
 

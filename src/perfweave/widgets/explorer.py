@@ -165,13 +165,13 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
     def visible_rows(self) -> pd.DataFrame:
         """The rows the table shows now, top to bottom (node, name, depth, columns)."""
         vids = self._rows.visible()
-        nodes = self._rows.node[vids]
+        nodes = self._rows.node_of(vids)
         view = self._view
         out = {
             "node": nodes,
             "name": view.names_of(nodes),
             "depth": self._rows.depth[vids],
-            "expanded": self._rows.expanded[vids] & (self._rows.n_children[vids] > 0),
+            "expanded": self._rows.expanded[vids] & (self._rows.n_children_of(vids) > 0),
         }
         for c in view.columns:
             out[c.key] = view.table[c.key][nodes]
@@ -262,7 +262,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
     @redraws
     def select(self, nodes: Any, add: bool = False) -> None:
         """Select nodes (ids, Node objects or names); ``add`` keeps the earlier selection."""
-        ids = np.unique(self._rows.node[self._vids(nodes)]) if _given(nodes) else []
+        ids = np.unique(self._rows.node_of(self._vids(nodes))) if _given(nodes) else []
         if not add:
             self._selected[:] = False
         self._selected[ids] = True
@@ -277,7 +277,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         vid = self._vids(node)[:1] if one else self._vids(node)
         self._rows.expand_to(vid)
         self._selected[:] = False
-        self._selected[self._rows.node[vid]] = True
+        self._selected[self._rows.node_of(vid)] = True
         self._scroll_vid = int(vid[0]) if len(vid) else -1
 
     def clear_selection(self) -> CalltreeExplorer:
@@ -400,7 +400,7 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
         within a row budget, and say so when the budget stopped it."""
         budget = self._expand_budget if budget is None else check_budget(budget)
         if tops is not None:
-            tops = tops[self._rows.n_children[tops] > 0]
+            tops = tops[self._rows.n_children_of(tops) > 0]
         rows, everything = self._rows.expand_within(
             tops if tops is not None and len(tops) else None, int(budget)
         )
