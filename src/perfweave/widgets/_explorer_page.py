@@ -213,12 +213,19 @@ class ExplorerPage:
         payload, buffers = self._window(*FIRST_WINDOW)
         return {"reply": payload, "buffers": buffers}
 
+    def _drop_first_window(self) -> None:
+        """Take the first window's rows out of the state (a page then asks for its rows).
+        Its buffers stay where they were, emptied: a notebook's saved widget state keeps
+        each buffer by its path until one replaces it (nbclient), and a saved page puts
+        them back at those paths, which must still exist."""
+        if self.first_window.get("reply"):
+            self.first_window = {"buffers": [b""] * len(self.first_window.get("buffers", []))}
+
     def _refresh(self) -> None:
         """Tell the page the view changed. After a change made from Python, the rows in the
         page's viewport go with it (pushed before the version moves, so the page does not
         ask for them); a request's own response carries them otherwise."""
-        if self.first_window:  # rows of an earlier view: a page asks for the new ones
-            self.first_window = {}
+        self._drop_first_window()  # rows of an earlier view: a page asks for the new ones
         if self._seen and not self._answering:  # the window sets the counters too
             payload, buffers = self._window(*self._viewport)
             payload["version"] = self.view_version + 1
@@ -238,8 +245,8 @@ class ExplorerPage:
 
     def _window(self, start: int, count: int) -> Reply:
         """The rows ``start .. start+count`` as binary columns, and the view's counters."""
-        if self._answering and self.first_window:  # a page asks: its rows may change
-            self.first_window = {}
+        if self._answering:  # a page asks: its rows may change from here
+            self._drop_first_window()
         self._viewport = (max(0, int(start)), max(1, min(MAX_WINDOW, int(count))))
         rows = self._rows
         visible = rows.visible()

@@ -78,8 +78,8 @@ class CalltreeExplorer(ExplorerPage, WidgetBase):
     #: whether the page tells Python where its keyboard cursor rests (a linked view sets it)
     report_cursor = traitlets.Bool(False).tag(sync=True)
     #: the first window of rows ({"reply", "buffers"}: the response to the page's first
-    #: ``rows`` request), sent with the state so that the page draws at once; emptied when
-    #: the view changes or a page asks for rows
+    #: ``rows`` request), sent with the state so that the page draws at once; its reply is
+    #: dropped (the buffers emptied) when the view changes or a page asks for rows
     first_window = traitlets.Dict().tag(sync=True)
     #: the query of the last filter in the history ("" when none): the filter box shows it
     filter_query = traitlets.Unicode("").tag(sync=True)
