@@ -394,7 +394,7 @@ def report_open(fig: Figures, s: Session, opened: dict[str, Any], tag: str, targ
         opened["first_rows_ms"],
         "ms",
         target,
-        "data-first-rows-ms: render() start -> first rows (Python round trip incl.)",
+        "data-first-rows-ms: render() start -> first rows (sent with the state)",
     )
     fig.add(
         f"  page HTML received -> first rows {tag}",
@@ -413,7 +413,7 @@ def report_open(fig: Figures, s: Session, opened: dict[str, Any], tag: str, targ
         f"  kernel: CalltreeExplorer(...) {tag}",
         st["explorer_s"] * 1e3,
         "ms",
-        detail="constructor: display tree, sort, hot path",
+        detail="constructor: the view and its first window of rows",
     )
     return st
 
