@@ -285,3 +285,39 @@ def test_exported_flame_graph_zooms_and_searches_without_a_kernel(
     page.wait_for_function("() => document.querySelector('.pw-flame').dataset.zoom === '-1'")
     save_screenshot(page, "export_flame_search")
     page_watch.assert_clean()
+
+
+def test_export_of_views_changed_in_later_cells(
+    tmp_path: Path, static_server: str, page, page_watch: PageWatch
+) -> None:
+    """A later cell changes what the explorer and the flame graph show, after their first rows
+    and frames went with their state: the saved page draws both, each in Python's last view
+    (the notebook's saved widget state keeps buffers by path, so a dropped first reply must
+    leave them where they were)."""
+    nb = write_notebook(
+        tmp_path / "later.ipynb",
+        [
+            "import perfweave as pw\nfrom perfweave.examples import path\n"
+            "fg = pw.FlameGraph(pw.datasets.lulesh())\nfg",
+            "frames = fg.frames\n"
+            "_ = fg.zoom(int(frames[frames['name'] == 'LagrangeElements']['node'].iloc[0]))",
+            "ex = pw.CalltreeExplorer(pw.read(path('hatchet-graph-literal.json')))\nex",
+            "_ = ex.focus(4)",
+        ],
+    )
+    assert main(["export", str(nb), str(tmp_path / "later.html")]) == 0
+    _open(page, f"{static_server}/later.html", views=2)
+    flame = page.locator(".pw-flame[data-ready='1']").first
+    flame.wait_for()
+    crumbs = flame.locator(".pw-fl-crumbs .pw-btn").all_inner_texts()
+    assert crumbs[0] == "all" and crumbs[-1] == "LagrangeElements"
+    assert not canvas_is_blank(flame.locator("canvas.pw-fl-canvas"))
+    explorer = page.locator(".pw-explorer[data-ready='1']").first
+    explorer.wait_for()
+    ex = pw.CalltreeExplorer(pw.read(example("hatchet-graph-literal.json")))
+    ex.focus(4)  # the later cell: only node 4's subtree is shown
+    want = list(ex.visible_rows()["name"].astype(str))
+    explorer.locator("[role=row]", has_text=want[-1]).first.wait_for()
+    assert explorer.get_attribute("data-rows") == str(len(want))
+    save_screenshot(page, "export_views_changed_later")
+    page_watch.assert_clean()

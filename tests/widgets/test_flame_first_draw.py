@@ -135,9 +135,12 @@ def test_the_first_frames_go_with_the_state_as_the_first_request_gets_them(name)
 def test_the_first_frames_are_dropped_when_the_view_changes_or_a_page_asks():
     fg = FlameGraph(_lulesh())
     assert fg.first_frames
+    # dropped: no reply, the buffers emptied where they were (a notebook's saved widget
+    # state keeps buffers by path: a saved page puts them back there)
+    dropped = {"buffers": [b""] * len(fg.first_frames["buffers"])}
     node = int(_first(fg)[1]["node"][3])
     fg.zoom(node)  # from Python: the frames sent show an older view
-    assert fg.first_frames == {}
+    assert fg.first_frames == dropped
     for action, args in (
         ("zoom", {"node": 5, "width": 300}),
         ("search", {"pattern": "Calc"}),
@@ -147,7 +150,7 @@ def test_the_first_frames_are_dropped_when_the_view_changes_or_a_page_asks():
         fg = FlameGraph(_lulesh())
         reply, _ = Page(fg).ask(action, **args)
         assert reply["ok"], reply
-        assert fg.first_frames == {}, action  # a page's view may now differ from Python's
+        assert fg.first_frames == dropped, action  # a page's view may now differ from Python's
     fg = FlameGraph(_lulesh())
     Page(fg).ask("select", node=4)  # a selection is drawn over the same frames
     assert fg.first_frames

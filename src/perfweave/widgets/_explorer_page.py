@@ -19,7 +19,7 @@ from perfweave.calltree.study import CalltreeStudy, CalltreeView
 from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply, action
 from perfweave.widgets._protocol import Action, Protocol
-from perfweave.widgets._transport import pack
+from perfweave.widgets._transport import dropped, pack, with_state
 from perfweave.widgets._tree_rows import TreeRows
 
 #: most rows one request may ask for
@@ -210,16 +210,13 @@ class ExplorerPage:
         ``first_window`` trait: sent with the widget's state, so the page draws them at once
         instead of asking and waiting for the kernel to finish the cell first. ``reply`` is
         the response, ``buffers`` its binary columns."""
-        payload, buffers = self._window(*FIRST_WINDOW)
-        return {"reply": payload, "buffers": buffers}
+        return with_state(*self._window(*FIRST_WINDOW))
 
     def _drop_first_window(self) -> None:
-        """Take the first window's rows out of the state (a page then asks for its rows).
-        Its buffers stay where they were, emptied: a notebook's saved widget state keeps
-        each buffer by its path until one replaces it (nbclient), and a saved page puts
-        them back at those paths, which must still exist."""
+        """Take the first window's rows out of the state (a page then asks for its rows;
+        see :func:`~perfweave.widgets._transport.dropped`)."""
         if self.first_window.get("reply"):
-            self.first_window = {"buffers": [b""] * len(self.first_window.get("buffers", []))}
+            self.first_window = dropped(self.first_window)
 
     def _refresh(self) -> None:
         """Tell the page the view changed. After a change made from Python, the rows in the

@@ -19,7 +19,7 @@ import pandas as pd
 from perfweave.errors import ShapeError
 from perfweave.widgets._base import Reply
 from perfweave.widgets._protocol import Action, Protocol
-from perfweave.widgets._transport import pack
+from perfweave.widgets._transport import dropped, pack, with_state
 
 if TYPE_CHECKING:
     from perfweave.calltree.flame import FlameLayout, FrameSums
@@ -203,14 +203,13 @@ class FlamePage:
         """The reply the page's first ``frames`` request would get (Python's view on a canvas
         :data:`FIRST_WIDTH` wide), for the ``first_frames`` trait: ``reply`` is the
         response, ``buffers`` its binary columns."""
-        payload, buffers = self._held_reply(self._zoom, FIRST_WIDTH, 1, None, found=True)
-        return {"reply": payload, "buffers": buffers}
+        return with_state(*self._held_reply(self._zoom, FIRST_WIDTH, 1, None, found=True))
 
     def _page_asks(self) -> None:
         """A page's request may change the view (a zoom, a search): the first frames sent
         with the state would draw an older one in a page rendered later."""
-        if self._answering and self.first_frames:
-            self.first_frames = {}
+        if self._answering and self.first_frames.get("reply"):
+            self.first_frames = dropped(self.first_frames)
 
     # ------------------------------------------------------------------ page requests
     def _on_frames(

@@ -80,6 +80,22 @@ def unpack(header: Sequence[dict], buffers: Sequence[bytes | memoryview]) -> dic
     return out
 
 
+def with_state(payload: dict, buffers: list[bytes]) -> dict:
+    """A first reply sent with a widget's state (the value of a ``first_*`` trait): the page
+    draws it at once instead of asking the kernel, which may still be running the cell."""
+    return {"reply": payload, "buffers": buffers}
+
+
+def dropped(sent: dict) -> dict:
+    """``sent`` (a :func:`with_state` value) taken out of the state once its view is gone.
+
+    Its buffers stay where they were, emptied: a notebook's saved widget state keeps each
+    buffer by its path until one replaces it (nbclient), and a saved page puts them back at
+    those paths, which must still exist (else the page draws no widget at all).
+    """
+    return {"buffers": [b""] * len(sent.get("buffers", []))}
+
+
 def js_number_text(value: float) -> str:
     """The text JavaScript's ``String(value)`` gives a float64 (``1024``, ``0.0002``,
     ``1e-7``): bqplot looks an axis's ``tick_labels`` up by it."""

@@ -33,6 +33,7 @@ from perfweave.widgets._flame_page import (
     FlamePage,
     NameCodes,
 )
+from perfweave.widgets._transport import dropped
 
 __all__ = [
     "COLOR_BY",
@@ -275,8 +276,8 @@ class FlameGraph(FlamePage, WidgetBase):
         self._set_layout_traits()
 
     def _changed(self) -> None:
-        if self.first_frames:  # frames of an earlier view: a page asks for the new ones
-            self.first_frames = {}
+        if self.first_frames.get("reply"):  # an earlier view's: a page asks for the new one
+            self.first_frames = dropped(self.first_frames)
         self.view_version += 1
 
     def _set_layout_traits(self) -> None:
