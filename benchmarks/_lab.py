@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -263,3 +264,67 @@ def first_time(log: list[dict[str, Any]], **match: Any) -> float | None:
         if all(m.get(k) == v for k, v in match.items()):
             return float(m["t"])
     return None
+
+
+def load_average() -> str:
+    """The machine's load average now (1 and 5 minutes), printed beside each figure."""
+    one, five, _ = os.getloadavg()
+    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def spread(values: list[float]) -> str:
+    """A range of milliseconds, as the figures print it."""
+    return f"{min(values):,.0f}-{max(values):,.0f}"
+
+
+class LabSession:
+    """A scenario's notebook open in JupyterLab (its first cell, the data, run), the kernel's
+    state file it writes (``cells(state_path)`` makes the notebook's cells), and every
+    request leaving the machine aborted and counted."""
+
+    def __init__(
+        self,
+        browser: Any,
+        work: Path,
+        name: str,
+        cells: Callable[[Path], list[str]],
+        probe_js: str,
+        viewport: dict,
+        cap: float,
+    ) -> None:
+        root = work / f"{name}-root"
+        self.state_path = root / f"{name}.state.json"
+        write_notebook(root / f"{name}.ipynb", cells(self.state_path))
+        self.server = start_lab(root, work / f"{name}-server")
+        try:
+            self.context = browser.new_context(viewport=viewport)
+            self.blocked: list[str] = []
+            self.context.route(lambda url: not is_local(url), self._abort)
+            self.page = self.context.new_page()
+            self.errors: list[str] = []
+            self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+            self.nb = LabNotebook(self.page, self.server, f"{name}.ipynb", cap)
+            self.nb.run_and_wait(0)  # the data
+            self.page.evaluate(probe_js)
+        except BaseException:
+            self.close()
+            raise
+        self.cap = cap
+
+    def _abort(self, route: Any) -> None:
+        self.blocked.append(route.request.url)
+        route.abort("internetdisconnected")
+
+    def state(self) -> dict[str, Any]:
+        """What the kernel last wrote of the widget's state ({} before it wrote any)."""
+        try:
+            return json.loads(self.state_path.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def close(self) -> None:
+        try:
+            if getattr(self, "context", None) is not None:
+                self.context.close()
+        finally:
+            self.server.stop()

@@ -24,13 +24,12 @@ at the start and the end. Target (issue 32): first draw 0.3 s after the cell run
 from __future__ import annotations
 
 import json
-import os
 import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabNotebook, first_time, is_local, start_lab, write_notebook
+from benchmarks._lab import LabSession, first_time, load_average, spread
 from benchmarks.widgets import REPO, VIEWPORT, Figures, _fmt_n
 
 TARGET_MS = 300.0
@@ -104,47 +103,12 @@ def _kernel_cells(state: Path, n: int) -> list[str]:
     ]
 
 
-def _load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
-
-
-def _spread(values: list[float]) -> str:
-    return f"{min(values):,.0f}-{max(values):,.0f}"
-
-
-class LabFlame:
+class LabFlame(LabSession):
     """The scenario's notebook open in JupyterLab, and the figures read from its page."""
 
     def __init__(self, browser: Any, work: Path, n: int, cap: float) -> None:
-        root = work / "flame-lab-root"
-        self.state_path = root / "flame_lab.state.json"
-        write_notebook(root / "flame_lab.ipynb", _kernel_cells(self.state_path, n))
-        self.server = start_lab(root, work / "flame-lab-server")
-        try:
-            self.context = browser.new_context(viewport=VIEWPORT)
-            self.blocked: list[str] = []
-            self.context.route(lambda url: not is_local(url), self._abort)
-            self.page = self.context.new_page()
-            self.errors: list[str] = []
-            self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-            self.nb = LabNotebook(self.page, self.server, "flame_lab.ipynb", cap)
-            self.nb.run_and_wait(0)  # the data
-            self.page.evaluate(PROBE_JS)
-        except BaseException:
-            self.close()
-            raise
-        self.cap = cap
-
-    def _abort(self, route: Any) -> None:
-        self.blocked.append(route.request.url)
-        route.abort("internetdisconnected")
-
-    def state(self) -> dict[str, Any]:
-        try:
-            return json.loads(self.state_path.read_text())
-        except (OSError, ValueError):
-            return {}
+        cells = lambda state: _kernel_cells(state, n)  # noqa: E731
+        super().__init__(browser, work, "flame_lab", cells, PROBE_JS, VIEWPORT, cap)
 
     def first_draw(self, cell: int) -> dict[str, float]:
         """Run the flame graph's cell once (the earlier widgets closed, the outputs
@@ -192,13 +156,6 @@ class LabFlame:
             got["kernel_frames"] = frames[0]
         return got
 
-    def close(self) -> None:
-        try:
-            if getattr(self, "context", None) is not None:
-                self.context.close()
-        finally:
-            self.server.stop()
-
 
 PARTS = (
     ("to_kernel", "run -> kernel starts the cell (execute_input)"),
@@ -219,7 +176,7 @@ def flame_lab_scenario(
     fig: Figures, browser: Any, work: Path, n: int, runs: int, cap: float
 ) -> list[dict[str, Any]]:
     """The issue's first draw of a FlameGraph, in JupyterLab (see the module text)."""
-    load_before = _load()
+    load_before = load_average()
     s = LabFlame(browser, work, n, cap)
     out: list[dict[str, float]] = []
     try:
@@ -234,8 +191,8 @@ def flame_lab_scenario(
                 statistics.median(drawn),
                 "ms",
                 TARGET_MS,
-                f"{len(first)} runs, {_spread(drawn)} ms; painted median "
-                f"{statistics.median(painted):,.0f} ms ({_spread(painted)}); "
+                f"{len(first)} runs, {spread(drawn)} ms; painted median "
+                f"{statistics.median(painted):,.0f} ms ({spread(painted)}); "
                 f"{first[-1]['shown']:,.0f} frames; the kernel's first flame graph "
                 f"{warm['drawn']:,.0f} ms (not counted)",
             )
@@ -246,12 +203,12 @@ def flame_lab_scenario(
                         f"  {label} {tag}",
                         statistics.median(values),
                         "ms",
-                        detail=f"median of {len(values)}; {_spread(values)} ms",
+                        detail=f"median of {len(values)}; {spread(values)} ms",
                     )
             print(
                 f"flame_lab {shape}: drawn median {statistics.median(drawn):,.0f} ms "
-                f"({_spread(drawn)}), painted median {statistics.median(painted):,.0f} ms "
-                f"({_spread(painted)}), load now {_load()}",
+                f"({spread(drawn)}), painted median {statistics.median(painted):,.0f} ms "
+                f"({spread(painted)}), load now {load_average()}",
                 flush=True,
             )
             for r in first:
@@ -266,8 +223,10 @@ def flame_lab_scenario(
     finally:
         s.close()
     tag = f"@ {_fmt_n(n)} (Lab)"
-    fig.table.add_row(f"load average {tag}", "", "", "", f"before: {load_before}; after: {_load()}")
-    print(f"flame_lab load average: before {load_before}; after {_load()}", flush=True)
+    fig.table.add_row(
+        f"load average {tag}", "", "", "", f"before: {load_before}; after: {load_average()}"
+    )
+    print(f"flame_lab load average: before {load_before}; after {load_average()}", flush=True)
     return out
 
 

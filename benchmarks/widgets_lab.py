@@ -21,14 +21,12 @@ handler. Medians and ranges of the runs, with the load average at the start and 
 
 from __future__ import annotations
 
-import json
-import os
 import statistics
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabNotebook, first_time, is_local, start_lab, write_notebook
+from benchmarks._lab import LabSession, first_time, load_average, spread
 from benchmarks.widgets import FILTERS, REPO, VIEWPORT, WIDE_CHILDREN, Figures, _fmt_n
 
 TARGETS = {"first_ms": 300.0, "filter_ms": 500.0, "wide_ms": 100.0}
@@ -101,47 +99,12 @@ def _kernel_cells(state: Path, n: int) -> list[str]:
     ]
 
 
-def _load() -> str:
-    one, five, _ = os.getloadavg()
-    return f"{one:.2f} (1 min), {five:.2f} (5 min)"
-
-
-def _spread(values: list[float]) -> str:
-    return f"{min(values):,.0f}-{max(values):,.0f}"
-
-
-class LabExplorer:
+class LabExplorer(LabSession):
     """The scenario's notebook open in JupyterLab, and the figures read from its page."""
 
     def __init__(self, browser: Any, work: Path, n: int, cap: float) -> None:
-        root = work / "lab-root"
-        self.state_path = root / "explorer_lab.state.json"
-        write_notebook(root / "explorer_lab.ipynb", _kernel_cells(self.state_path, n))
-        self.server = start_lab(root, work / "lab-server")
-        try:
-            self.context = browser.new_context(viewport=VIEWPORT)
-            self.blocked: list[str] = []
-            self.context.route(lambda url: not is_local(url), self._abort)
-            self.page = self.context.new_page()
-            self.errors: list[str] = []
-            self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
-            self.nb = LabNotebook(self.page, self.server, "explorer_lab.ipynb", cap)
-            self.nb.run_and_wait(0)  # the data
-            self.page.evaluate(PROBE_JS)
-        except BaseException:
-            self.close()
-            raise
-        self.cap = cap
-
-    def _abort(self, route: Any) -> None:
-        self.blocked.append(route.request.url)
-        route.abort("internetdisconnected")
-
-    def state(self) -> dict[str, Any]:
-        try:
-            return json.loads(self.state_path.read_text())
-        except (OSError, ValueError):
-            return {}
+        cells = lambda state: _kernel_cells(state, n)  # noqa: E731
+        super().__init__(browser, work, "explorer_lab", cells, PROBE_JS, VIEWPORT, cap)
 
     def _mark(self, name: str, since: float) -> dict[str, Any]:
         handle = self.page.wait_for_function(
@@ -226,13 +189,6 @@ class LabExplorer:
             got["kernel"] = py[-1]
         return got
 
-    def close(self) -> None:
-        try:
-            if getattr(self, "context", None) is not None:
-                self.context.close()
-        finally:
-            self.server.stop()
-
 
 def _add_runs(
     fig: Figures, label: str, runs: list[dict[str, float]], target: float | None, note: str
@@ -241,7 +197,7 @@ def _add_runs(
     drawn = [r["drawn"] for r in runs]
     kernel = [r["kernel"] for r in runs if "kernel" in r]
     detail = (
-        f"{len(runs)} runs, {_spread(painted)} ms; drawn (before paint) median "
+        f"{len(runs)} runs, {spread(painted)} ms; drawn (before paint) median "
         f"{statistics.median(drawn):,.0f} ms"
     )
     if kernel:
@@ -265,7 +221,7 @@ def _add_parts(fig: Figures, runs: list[dict[str, float]], tag: str) -> None:
                 f"    {label} {tag}",
                 statistics.median(values),
                 "ms",
-                detail=f"median of {len(values)}; {_spread(values)} ms",
+                detail=f"median of {len(values)}; {spread(values)} ms",
             )
 
 
@@ -274,7 +230,7 @@ def lab_scenario(
 ) -> dict[str, Any]:
     """The issue's CalltreeExplorer rows, in JupyterLab (see the module text)."""
     tag = f"@ {_fmt_n(n)} (Lab)"
-    load_before = _load()
+    load_before = load_average()
     s = LabExplorer(browser, work, n, cap)
     out: dict[str, Any] = {}
     try:
@@ -308,7 +264,7 @@ def lab_scenario(
                     f"  {label} {tag}",
                     statistics.median(values),
                     "ms",
-                    detail=f"median of {len(values)}; {_spread(values)} ms",
+                    detail=f"median of {len(values)}; {spread(values)} ms",
                 )
 
         # the node of 10,000 children: expand (timed) and collapse again
@@ -353,7 +309,9 @@ def lab_scenario(
         fig.notes += [f"lab: blocked {u}" for u in s.blocked]
     finally:
         s.close()
-    fig.table.add_row(f"load average {tag}", "", "", "", f"before: {load_before}; after: {_load()}")
+    fig.table.add_row(
+        f"load average {tag}", "", "", "", f"before: {load_before}; after: {load_average()}"
+    )
     return out
 
 
