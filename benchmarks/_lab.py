@@ -19,6 +19,7 @@ import json
 import os
 import secrets
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -275,6 +276,22 @@ def load_average() -> str:
 def spread(values: list[float]) -> str:
     """A range of milliseconds, as the figures print it."""
     return f"{min(values):,.0f}-{max(values):,.0f}"
+
+
+def add_parts(
+    fig: Any, runs: list[dict[str, float]], parts: list[tuple[str, str]], tag: str, indent: str
+) -> None:
+    """Where a figure's time went: one row per part ``(key, label)`` that the runs measured,
+    its median and range (``fig`` is a :class:`benchmarks.widgets.Figures`)."""
+    for key, label in parts:
+        values = [r[key] for r in runs if key in r]
+        if values:
+            fig.add(
+                f"{indent}{label} {tag}",
+                statistics.median(values),
+                "ms",
+                detail=f"median of {len(values)}; {spread(values)} ms",
+            )
 
 
 class LabSession:

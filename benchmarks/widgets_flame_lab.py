@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabSession, first_time, load_average, spread
+from benchmarks._lab import LabSession, add_parts, first_time, load_average, spread
 from benchmarks.widgets import REPO, VIEWPORT, Figures, _fmt_n
 
 TARGET_MS = 300.0
@@ -196,15 +196,7 @@ def flame_lab_scenario(
                 f"{first[-1]['shown']:,.0f} frames; the kernel's first flame graph "
                 f"{warm['drawn']:,.0f} ms (not counted)",
             )
-            for key, label in PARTS:
-                values = [r[key] for r in first if key in r]
-                if values:
-                    fig.add(
-                        f"  {label} {tag}",
-                        statistics.median(values),
-                        "ms",
-                        detail=f"median of {len(values)}; {spread(values)} ms",
-                    )
+            add_parts(fig, first, list(PARTS), tag, "  ")
             print(
                 f"flame_lab {shape}: drawn median {statistics.median(drawn):,.0f} ms "
                 f"({spread(drawn)}), painted median {statistics.median(painted):,.0f} ms "

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabSession, first_time, load_average, spread
+from benchmarks._lab import LabSession, add_parts, first_time, load_average, spread
 from benchmarks.widgets import FILTERS, REPO, VIEWPORT, WIDE_CHILDREN, Figures, _fmt_n
 
 TARGETS = {"first_ms": 300.0, "filter_ms": 500.0, "wide_ms": 100.0}
@@ -214,15 +214,7 @@ def _add_parts(fig: Figures, runs: list[dict[str, float]], tag: str) -> None:
         ("reply_to_drawn", "page: reply -> rows in the DOM"),
         ("drawn_to_painted", "page: rows in the DOM -> next frame painted"),
     ]
-    for key, label in parts:
-        values = [r[key] for r in runs if key in r]
-        if values:
-            fig.add(
-                f"    {label} {tag}",
-                statistics.median(values),
-                "ms",
-                detail=f"median of {len(values)}; {spread(values)} ms",
-            )
+    add_parts(fig, runs, parts, tag, "    ")
 
 
 def lab_scenario(
@@ -257,15 +249,7 @@ def lab_scenario(
             ("reply_to_drawn", "page: reply -> rows in the DOM"),
             ("drawn_to_painted", "page: rows in the DOM -> next frame painted"),
         ]
-        for key, label in parts:
-            values = [r[key] for r in first if key in r]
-            if values:
-                fig.add(
-                    f"  {label} {tag}",
-                    statistics.median(values),
-                    "ms",
-                    detail=f"median of {len(values)}; {spread(values)} ms",
-                )
+        add_parts(fig, first, parts, tag, "  ")
 
         # the node of 10,000 children: expand (timed) and collapse again
         page = s.page
