@@ -66,3 +66,31 @@ def test_a_plus_b_minus_b_is_a_on_a_nodes(a, b):
     got = rows(back, ["time", "time (inc)"], [])
     for key, values in want.items():
         assert np.allclose(got[key], values)
+
+
+@settings(max_examples=80, deadline=None)
+@given(trees(), st.data())
+def test_filtering_twice_is_filtering_once_by_both(tree, data):
+    # the second squash must merge what the first one left as equal-frame cousins and
+    # now become siblings, whatever the first one merged
+    gf = frame_of(tree)
+    n = len(gf.dataframe)
+    first = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    names = set(data.draw(st.lists(st.sampled_from(NAMES), min_size=1)))
+
+    def named(frame):
+        name = frame.graph.frames["name"].to_numpy()[frame.node_ids()]
+        return np.isin(name, list(names))
+
+    if not (first & named(gf)).any():
+        return
+    once = gf.filter(first & named(gf))
+    part = gf.filter(first)
+    twice = part.filter(named(part))
+    assert twice.graph == once.graph
+    assert structure(twice.graph) == structure(once.graph)
+    want = rows(once, ["time", "time (inc)"], [])
+    got = rows(twice, ["time", "time (inc)"], [])
+    assert got.keys() == want.keys()
+    for key, values in want.items():
+        assert np.allclose(got[key], values)

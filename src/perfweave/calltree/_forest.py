@@ -271,10 +271,17 @@ def occurrence(parent: np.ndarray, frame_code: np.ndarray) -> np.ndarray:
     return out
 
 
-def nearest_kept_ancestor(parent: np.ndarray, depth: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """For every node, its closest proper ancestor with ``keep`` set (-1 if none)."""
-    out = np.full(len(parent), -1, INT)
+def squash_links(
+    parent: np.ndarray, depth: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """For every node, its closest proper ancestor with ``keep`` set (-1 if none), and how
+    many of its proper ancestors are kept: a kept node's depth once the others are gone."""
+    n = len(parent)
+    nearest = np.full(n, -1, INT)
+    above = np.zeros(n, INT)
     for level in level_order(depth)[1:]:
         par = parent[level]
-        out[level] = np.where(keep[par], par, out[par])
-    return out
+        kept_par = keep[par]
+        nearest[level] = np.where(kept_par, par, nearest[par])
+        above[level] = above[par] + kept_par
+    return nearest, above

@@ -117,20 +117,27 @@ class Graph:
         edges: tuple[np.ndarray, np.ndarray] | None,
         order_key: np.ndarray | None = None,
         codes: tuple[np.ndarray, np.ndarray] | None = None,
+        rows: np.ndarray | None = None,
     ) -> tuple[Graph, np.ndarray]:
         """Build from a frame table and a parent array or an edge list.
 
         Returns the graph and ``pos``: input node id -> canonical node id. ``codes``
-        (frame code and rank per row) may be passed when they are already known, as they
-        are for rows taken from existing graphs; the table is then used as it is.
+        (frame code and rank per node) may be passed when they are already known, as they
+        are for nodes taken from existing graphs; the table is then used as it is, and
+        ``rows`` (with ``codes`` only) names each node's row of it, so that the frames
+        are taken from the table once, in canonical order.
         """
         if codes is None:
             frames = normalize_table(frames)
             code, rank = frame_codes(frames)
         else:
-            frames = frames.reset_index(drop=True)
+            if rows is None:
+                frames = frames.reset_index(drop=True)
             code, rank = codes
-        n = len(frames)
+        if rows is not None and parent is None:
+            frames = frames.iloc[rows].reset_index(drop=True)
+            rows = None
+        n = len(frames) if rows is None else len(rows)
         key = rank if order_key is None else np.asarray(order_key)
         if parent is None:
             src, dst = (np.asarray(e, dtype=INT) for e in edges)
@@ -158,7 +165,7 @@ class Graph:
         inv[pos] = np.arange(n, dtype=INT)
         new_parent = np.where(parent[inv] >= 0, pos[np.maximum(parent[inv], 0)], -1)
         g = cls._assemble(
-            frames.iloc[inv].reset_index(drop=True),
+            frames.iloc[inv if rows is None else rows[inv]].reset_index(drop=True),
             code[inv],
             rank[inv],
             None if order_key is None else np.asarray(order_key)[inv],
@@ -491,7 +498,9 @@ class Graph:
         group = _forest.merge_groups(parent, depth, code, dup)
         keys = [g._order_key for g in graphs]
         order_key = None if any(k is None for k in keys) else np.concatenate(keys)
-        union, pos = Graph._from_groups(group, parent, code, rank, table, row_of_code, order_key)
+        union, pos = Graph._from_groups(
+            group, parent, code, rank, table, row_of_code[code], order_key
+        )
         mapped = pos[group]
         return union, [mapped[off : off + len(g)] for g, off in zip(graphs, offsets)]
 
@@ -499,7 +508,10 @@ class Graph:
         """The graph on the kept nodes only, and the old->new id map (-1 where removed).
 
         Each kept node is wired to its nearest kept ancestor (all of them, in a DAG);
-        kept nodes that become siblings with equal frames merge into one.
+        kept nodes that become siblings with equal frames merge into one. The squashed
+        graph is built once: merged nodes are found on the kept nodes' links before any
+        layout, and a merged node takes its first member's place (its order key, where
+        siblings follow a recorded order).
         """
         keep = np.asarray(keep, dtype=bool)
         if not self._tree:
@@ -507,33 +519,39 @@ class Graph:
 
             return squash_dag(self, keep)
         n = len(self)
-        nka = _forest.nearest_kept_ancestor(self._parent, self._depth, keep)
+        nka, kept_depth = _forest.squash_links(self._parent, self._depth, keep)
         kept = np.flatnonzero(keep)
         index = np.full(n, -1, INT)
         index[kept] = np.arange(len(kept), dtype=INT)
         parent = np.where(nka[kept] >= 0, index[np.maximum(nka[kept], 0)], -1)
+        depth = kept_depth[kept]
+        code, rank = self._code[kept], self._rank[kept]
         key = None if self._order_key is None else self._order_key[kept]
-        g1, pos1 = Graph._new(
-            self._frames.iloc[kept], parent, None, key, codes=(self._code[kept], self._rank[kept])
-        )
-        group = _forest.merge_groups(g1._parent, g1._depth, g1._code)
+        if key is not None:
+            # number the kept nodes in the squashed tree's canonical order, so that the
+            # first member of a merged node is the first in that order
+            pos, depth, _ = _forest.tree_layout(parent, key)
+            inv = np.empty(len(kept), INT)
+            inv[pos] = np.arange(len(kept), dtype=INT)
+            parent = np.where(parent[inv] >= 0, pos[np.maximum(parent[inv], 0)], -1)
+            kept, depth, code, rank, key = kept[inv], depth[inv], code[inv], rank[inv], key[inv]
+        group = _forest.merge_groups(parent, depth, code)
         out = np.full(n, -1, INT)
-        if len(group) == 0 or int(group.max()) + 1 == len(g1):
-            out[kept] = pos1
-            return g1, out
-        rows = np.arange(len(g1), dtype=INT)
-        g2, pos2 = Graph._from_groups(
-            group, g1._parent, rows, g1._rank, g1._frames, rows, g1._order_key
-        )
-        out[kept] = pos2[group[pos1]]
-        return g2, out
+        if len(group) == 0 or int(group.max()) + 1 == len(group):
+            g, pos = Graph._new(self._frames, parent, None, key, codes=(code, rank), rows=kept)
+            out[kept] = pos
+            return g, out
+        g, pos = Graph._from_groups(group, parent, code, rank, self._frames, kept, key)
+        out[kept] = pos[group]
+        return g, out
 
     @classmethod
-    def _from_groups(cls, group, parent, code, rank, table, row_of_code, order_key=None):
+    def _from_groups(cls, group, parent, code, rank, table, member_row, order_key=None):
         """A tree with one node per group (parent = the group of a member's parent).
 
-        ``code``/``rank`` are per member; a group's frame is row ``row_of_code[code]`` of
-        ``table``. Returns (graph, group -> canonical id).
+        ``code``/``rank``/``member_row`` are per member; a group's frame is row
+        ``member_row`` of ``table`` of its first member. Returns (graph, group ->
+        canonical id).
         """
         n_groups = int(group.max()) + 1 if len(group) else 0
         rep = np.full(n_groups, len(group), INT)
@@ -541,8 +559,9 @@ class Graph:
         rep_parent = parent[rep]
         new_parent = np.where(rep_parent >= 0, group[np.maximum(rep_parent, 0)], -1)
         key = None if order_key is None else np.asarray(order_key)[rep]
-        frames = table.iloc[row_of_code[code[rep]]]
-        return cls._new(frames, new_parent, None, key, codes=(code[rep], rank[rep]))
+        return cls._new(
+            table, new_parent, None, key, codes=(code[rep], rank[rep]), rows=member_row[rep]
+        )
 
     def __eq__(self, other: object) -> bool:
         """Same frames and edges from the roots (children compared in frame order)."""

@@ -350,9 +350,10 @@ class GraphFrame:
         keep = np.zeros(len(self.graph), bool)
         keep[self.node_ids()] = True
         graph, old_to_new = self.graph.squash(keep)
-        df = reindex_nodes(self.dataframe, old_to_new)
-        if df.index.has_duplicates:
-            df = combine_duplicates(df, set(self.exc_metrics + self.inc_metrics))
+        df = combine_duplicates(
+            reindex_nodes(self.dataframe, old_to_new, sort=False),
+            set(self.exc_metrics + self.inc_metrics),
+        )
         out = self._derive(graph, df)
         if update_inclusive_columns:
             out.update_inclusive_columns()
@@ -708,32 +709,79 @@ def _describe(predicate: Any) -> str:
     return repr(predicate) if isinstance(predicate, str) else type(predicate).__name__
 
 
-def reindex_nodes(df: pd.DataFrame, old_to_new: np.ndarray) -> pd.DataFrame:
+def reindex_nodes(df: pd.DataFrame, old_to_new: np.ndarray, sort: bool = True) -> pd.DataFrame:
     """Map the ``node`` index level through an id map (rows mapped to -1 are dropped): the
-    dataframe of a GraphFrame or Ensemble whose graph was rebuilt (filter, squash, union)."""
+    dataframe of a GraphFrame or Ensemble whose graph was rebuilt (filter, squash, union).
+    The rows come out sorted by their new index (left in their order with ``sort=False``,
+    for :func:`combine_duplicates`, which sorts)."""
     node = np.asarray(df.index.get_level_values("node"), dtype=np.int64)
     new = old_to_new[node]
     keep = new >= 0
     if not keep.all():
         df, new = df[keep], new[keep]
     if df.index.nlevels == 1:
-        index = pd.Index(new, name="node")
-    else:
-        arrays = [
-            new if name == "node" else df.index.get_level_values(name) for name in df.index.names
-        ]
-        index = pd.MultiIndex.from_arrays(arrays, names=df.index.names)
-    out = df.set_axis(index, axis=0)
-    return out if out.index.is_monotonic_increasing else out.sort_index()
+        out = df.set_axis(pd.Index(new, name="node"), axis=0)
+        if not sort or len(new) < 2 or bool(np.all(new[1:] >= new[:-1])):
+            return out
+        return out.take(np.argsort(new, kind="stable"))
+    arrays = [new if name == "node" else df.index.get_level_values(name) for name in df.index.names]
+    out = df.set_axis(pd.MultiIndex.from_arrays(arrays, names=df.index.names), axis=0)
+    return out if not sort or out.index.is_monotonic_increasing else out.sort_index()
 
 
 def combine_duplicates(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
-    """Merge rows with equal index: metrics summed (NaN if all NaN), others first value."""
+    """Merge rows with equal index: metrics summed (NaN if all NaN), others first value
+    (not NaN where one is). The result is sorted by index; only the rows whose index
+    repeats are grouped, so a squash that merges a few nodes costs little more than one
+    pass over the rows."""
+    if df.index.nlevels == 1:
+        return _combine_by_node(df, metrics)
+    if not df.index.is_monotonic_increasing:
+        df = df.sort_index()
+    repeated = df.index.duplicated(keep=False)
+    if not repeated.any():
+        return df
+    merged = _grouped(df[repeated], metrics)
+    return pd.concat([df[~repeated], merged]).sort_index()
+
+
+def _grouped(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
+    """One row per index value of ``df`` (sorted): metrics summed, others first value."""
     grouped = df.groupby(level=list(range(df.index.nlevels)), sort=True)
-    cols = {}
+    cols = {c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first() for c in df}
+    return pd.DataFrame(cols, columns=list(df.columns))
+
+
+def _combine_by_node(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
+    """:func:`combine_duplicates` of a frame indexed by node alone: one sort of the ids,
+    one take of a row per node, the merged values written over the repeated ones."""
+    node = np.asarray(df.index, dtype=np.int64)
+    n = len(node)
+    order = (
+        None if n < 2 or bool(np.all(node[1:] >= node[:-1])) else np.argsort(node, kind="stable")
+    )
+    ids = node if order is None else node[order]
+    first = np.ones(n, bool)
+    first[1:] = ids[1:] != ids[:-1]
+    if first.all():
+        return df if order is None else df.take(order)
+    starts = np.flatnonzero(first)
+    counts = np.diff(np.append(starts, n))
+    multi = counts > 1
+    rows = np.arange(n) if order is None else order
+    merged = _grouped(df.take(rows[np.repeat(multi, counts)]), metrics)
+    out = df.take(rows[starts])
+    at = np.flatnonzero(multi)
     for col in df.columns:
-        cols[col] = grouped[col].sum(min_count=1) if col in metrics else grouped[col].first()
-    return pd.DataFrame(cols)[list(df.columns)]
+        if col not in metrics and not out[col].iloc[at].isna().any():
+            continue  # the first row of each run holds the first value already
+        values = merged[col]
+        if values.dtype != out[col].dtype or not isinstance(values.dtype, np.dtype):
+            return pd.concat([df.take(rows[starts[~multi]]), merged]).sort_index(kind="stable")
+        column = out[col].to_numpy(copy=True)
+        column[at] = values.to_numpy()
+        out[col] = column
+    return out
 
 
 __all__ = ["OPERATIONS", "GraphFrame", "Node", "combine_duplicates", "reindex_nodes"]
