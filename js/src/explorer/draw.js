@@ -2,7 +2,7 @@
 // percentages, glyphs), the legend, the status and details lines, and the tooltips.
 import { row2d } from "../lib/columns.js";
 import { h } from "../lib/dom.js";
-import { exact, percent, precise } from "../lib/format.js";
+import { BARE_PREFIXES, exact, percent, precise } from "../lib/format.js";
 import { drawDistribution, PALETTE, stripX } from "../lib/glyph.js";
 import { cellText, exactWithUnit, ratio } from "./format.js";
 import {
@@ -49,14 +49,27 @@ export function fitHeight(ctx) {
 }
 
 /**
+ * The unit a column's cells are written in: its format's step ("ms" for a column of
+ * seconds written in ms), so the header never says "s" above "124.0 ms"; a bare SI prefix
+ * is written onto each number ("1.20M"), so the header keeps the column's own unit.
+ * @param {ColumnSpec} col
+ */
+export function shownUnit(col) {
+  const step = col.format?.unit;
+  if (step === undefined) return col.unit || "";
+  return BARE_PREFIXES.includes(step) ? col.unit || "" : step;
+}
+
+/**
  * What a column's numbers are: its unit and what its percentages are of.
  * @param {ColumnSpec} col
  */
 function columnNote(col) {
   if (col.kind === "ratio") return "max / mean";
-  if (col.kind === "excess") return col.unit ? `${col.unit} · max − mean` : "max − mean";
+  const unit = shownUnit(col);
+  if (col.kind === "excess") return unit ? `${unit} · max − mean` : "max − mean";
   const parts = [];
-  if (col.unit) parts.push(col.unit);
+  if (unit) parts.push(unit);
   if (col.share && col.kind !== "diff") parts.push(col.share);
   return parts.join(" · ");
 }

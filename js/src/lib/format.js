@@ -110,7 +110,7 @@ export function plural(n, word, many = `${word}s`) {
  */
 
 /** SI prefixes a bare unit may be (written onto the number: "1.200M"). */
-const BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
+export const BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
 /** more decimals than this and a value is written in e-notation (numbers.MAX_DECIMALS) */
 const MAX_DECIMALS = 6;
 

@@ -695,11 +695,17 @@ function fitHeight(ctx) {
   const need = Math.max(3, ctx.state.total) * ROW_H + 2;
   ctx.els.body.style.height = `${Math.min(ctx.model.get("height"), need)}px`;
 }
+function shownUnit(col) {
+  const step = col.format?.unit;
+  if (step === void 0) return col.unit || "";
+  return BARE_PREFIXES.includes(step) ? col.unit || "" : step;
+}
 function columnNote(col) {
   if (col.kind === "ratio") return "max / mean";
-  if (col.kind === "excess") return col.unit ? `${col.unit} \xB7 max \u2212 mean` : "max \u2212 mean";
+  const unit = shownUnit(col);
+  if (col.kind === "excess") return unit ? `${unit} \xB7 max \u2212 mean` : "max \u2212 mean";
   const parts = [];
-  if (col.unit) parts.push(col.unit);
+  if (unit) parts.push(unit);
   if (col.share && col.kind !== "diff") parts.push(col.share);
   return parts.join(" \xB7 ");
 }
