@@ -36,6 +36,8 @@ wait_state = functools.partial(_wait_state, hide=("values",))
 pytestmark = pytest.mark.browser
 
 READY = ".pw-heatmap[data-ready='1']"
+# a color-bar tick: 1-3 significant digits, no trailing zero, an optional SI suffix
+TICK = re.compile(r"(0|[1-9]\d{0,2}|[1-9]\.\d?[1-9]|[1-9]\d\.[1-9]|0\.0*[1-9]\d{0,2})[kMGT]?")
 
 STATE_HOOK = """
 import json
@@ -355,6 +357,10 @@ def test_heatmap_in_voila_4096_ranks(
     widget.locator("[data-action=zoom-out]").click()
     state = wait_state(nb, lambda s: s["view"]["rows"] == [0, 4096])
     drawn(widget, state["version"])
+    # the color bar's ticks (drawn on the canvas, their words in data-color-ticks): at most
+    # 3 significant digits and no trailing zeros, "100M" and "486G", never "100.00M"
+    ticks = json.loads(widget.get_attribute("data-color-ticks") or "[]")
+    assert len(ticks) >= 3 and all(TICK.fullmatch(t) for t in ticks), ticks
     save_screenshot(widget, "heatmap_voila_4096_log")
 
     # another lead rank while grouped by host: its call has no location file, so the rows

@@ -1,7 +1,7 @@
 // Drawing on the one canvas: the block matrix (one pixel per block, scaled without
 // smoothing), the rank-range axes, the marginal bars, the color bar and the title.
 import { lut, rgb } from "../lib/colormap.js";
-import { compact, grouped } from "../lib/format.js";
+import { compact, grouped, tickText } from "../lib/format.js";
 import { colRange, rangeText, rowRange, words } from "./state.js";
 
 export const LEFT = 150; // row labels
@@ -225,10 +225,12 @@ function drawColorBar(ctx, v) {
       for (const f of [0.25, 0.5, 0.75, 1]) ticks.push([lo + (hi - lo) * f, 1 - f]);
     }
   }
-  for (const [val, f] of ticks) {
+  const labels = ticks.map(([val]) => tickText(val));
+  ticks.forEach(([, f], k) => {
     ctx.fillRect(x + BAR_W, y + f * hh, 3, 1);
-    ctx.fillText(compact(val), x + BAR_W + 5, y + f * hh);
-  }
+    ctx.fillText(labels[k], x + BAR_W + 5, y + f * hh);
+  });
+  v.root.dataset.colorTicks = JSON.stringify(labels); // the canvas's words, for a reader test
   ctx.fillText("0 (none)", x + BAR_W + 5, y + hh + 11);
   ctx.textBaseline = "bottom";
   ctx.fillText(`${v.model.get("unit")}, ${log ? "log" : "linear"}`, x - 2, y - 19);

@@ -26,7 +26,8 @@ export function precise(v) {
 const SUFFIX = ["", "k", "M", "G", "T"];
 
 /**
- * Short text for a cell: 3 significant digits with a k/M/G suffix.
+ * Short text for a cell: 1,000 and up in 3 significant digits with a k/M/G/T suffix
+ * ("486G", "12.7M"), below it with a few decimals ("477.6").
  * @param {number | bigint} v
  * @returns {string}
  */
@@ -41,8 +42,26 @@ export function compact(v) {
   const a = Math.abs(v);
   if (a < 1e-3 || a >= 1e15) return v.toExponential(2); // never a suffix that reads as "e"
   if (a < 1000) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
-  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
-  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
+  let tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
+  let y = v / 10 ** (3 * tier);
+  if (Math.abs(Number(y.toPrecision(3))) >= 1000 && tier < SUFFIX.length - 1) {
+    tier += 1; // 999.7k reads "1.00M", not "1000k"
+    y = v / 10 ** (3 * tier);
+  }
+  const ay = Math.abs(y);
+  return y.toFixed(ay >= 100 ? 0 : ay >= 10 ? 1 : 2) + SUFFIX[tier]; // "486G", "48.6G", "4.86G"
+}
+
+/**
+ * A chart tick: 3 significant digits without trailing zeros ("1k", "100M", "12.7M",
+ * "486"), as a reader of decades on a log scale expects.
+ * @param {number} v
+ * @returns {string}
+ */
+export function tickText(v) {
+  const a = Math.abs(v);
+  if (a >= 1e-3 && a < 1000) return String(Number(v.toPrecision(3))); // "486", "0.5"
+  return compact(v).replace(/\.(\d*?)0+(?=[kMGT]?$)/, (_, kept) => (kept ? `.${kept}` : ""));
 }
 
 /**

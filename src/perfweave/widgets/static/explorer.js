@@ -502,8 +502,14 @@ function compact(v) {
   const a = Math.abs(v);
   if (a < 1e-3 || a >= 1e15) return v.toExponential(2);
   if (a < 1e3) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
-  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
-  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
+  let tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
+  let y = v / 10 ** (3 * tier);
+  if (Math.abs(Number(y.toPrecision(3))) >= 1e3 && tier < SUFFIX.length - 1) {
+    tier += 1;
+    y = v / 10 ** (3 * tier);
+  }
+  const ay = Math.abs(y);
+  return y.toFixed(ay >= 100 ? 0 : ay >= 10 ? 1 : 2) + SUFFIX[tier];
 }
 function percent(v, total) {
   const x = Number(v);

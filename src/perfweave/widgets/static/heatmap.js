@@ -73,8 +73,19 @@ function compact(v) {
   const a = Math.abs(v);
   if (a < 1e-3 || a >= 1e15) return v.toExponential(2);
   if (a < 1e3) return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
-  const tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
-  return (v / 10 ** (3 * tier)).toFixed(2) + SUFFIX[tier];
+  let tier = Math.min(SUFFIX.length - 1, Math.floor(Math.log10(a) / 3));
+  let y = v / 10 ** (3 * tier);
+  if (Math.abs(Number(y.toPrecision(3))) >= 1e3 && tier < SUFFIX.length - 1) {
+    tier += 1;
+    y = v / 10 ** (3 * tier);
+  }
+  const ay = Math.abs(y);
+  return y.toFixed(ay >= 100 ? 0 : ay >= 10 ? 1 : 2) + SUFFIX[tier];
+}
+function tickText(v) {
+  const a = Math.abs(v);
+  if (a >= 1e-3 && a < 1e3) return String(Number(v.toPrecision(3)));
+  return compact(v).replace(/\.(\d*?)0+(?=[kMGT]?$)/, (_, kept) => kept ? `.${kept}` : "");
 }
 function grouped(v) {
   const text = typeof v === "string" ? v : exact(v);
@@ -356,10 +367,12 @@ function drawColorBar(ctx, v) {
       for (const f of [0.25, 0.5, 0.75, 1]) ticks.push([lo + (hi - lo) * f, 1 - f]);
     }
   }
-  for (const [val, f] of ticks) {
+  const labels = ticks.map(([val]) => tickText(val));
+  ticks.forEach(([, f], k) => {
     ctx.fillRect(x + BAR_W, y + f * hh, 3, 1);
-    ctx.fillText(compact(val), x + BAR_W + 5, y + f * hh);
-  }
+    ctx.fillText(labels[k], x + BAR_W + 5, y + f * hh);
+  });
+  v.root.dataset.colorTicks = JSON.stringify(labels);
   ctx.fillText("0 (none)", x + BAR_W + 5, y + hh + 11);
   ctx.textBaseline = "bottom";
   ctx.fillText(`${v.model.get("unit")}, ${log ? "log" : "linear"}`, x - 2, y - 19);
