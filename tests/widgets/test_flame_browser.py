@@ -6,6 +6,7 @@ Python agree; screenshots go to tests/artifacts/."""
 from __future__ import annotations
 
 import inspect
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
@@ -235,6 +236,8 @@ def test_two_ensembles_compared(
     tip.wait_for(state="visible")
     text = tip.inner_text()
     assert "quartz:" in text and "lassen:" in text and "Δ quartz − lassen" in text
+    # the two sides' values are told apart on screen (three spaces collapsed to one before)
+    assert re.search(r"quartz: [\d.,]+ m?s · lassen: [\d.,]+ m?s\n", text), text
     assert "n = 4 / 10" in text
     assert "quartz larger" in legend
     assert "(significant)" in text

@@ -919,7 +919,7 @@ function tooltipLines(f, i) {
   const lines = [c.name[i]];
   if (m.compare) {
     const [a, b] = m.labels || ["a", "b"];
-    lines.push(`${a}: ${columnText(c.value_a[i], fmt)}   ${b}: ${columnText(c.value_b[i], fmt)}`);
+    lines.push(`${a}: ${columnText(c.value_a[i], fmt)} \xB7 ${b}: ${columnText(c.value_b[i], fmt)}`);
     const rel = Number.isFinite(c.relative[i]) ? ` (${(100 * c.relative[i]).toFixed(1)}% of the larger)` : "";
     lines.push(`\u0394 ${a} \u2212 ${b}: ${columnText(c.delta[i], fmt)}${rel}`);
     if (m.tested) {
