@@ -144,13 +144,13 @@ def test_node_values_are_the_mean_over_ranks(cpi, allgather):
 
 def test_tree_says_what_it_shows(cpi):
     lines = cpi.tree("time", color=False).splitlines()
-    assert lines[0] == "# time: mean over 4 ranks"
+    assert lines[0] == "# time in µs: mean over 4 ranks"
     mean = cpi.node_values("time")["time"]
     log2 = next(line for line in lines if line.endswith(" log2"))
     node = int(np.flatnonzero(cpi.graph.frames["name"].to_numpy() == "log2")[0])
     assert log2.strip("└├─│ ").startswith(f"{mean[node]:.3f}")
     rank1 = cpi.tree("time", color=False, rank=1).splitlines()
-    assert rank1[0] == "# time: rank 1"
+    assert rank1[0] == "# time in µs: rank 1"
     one_row = pw.read(H + "json/hatchet-graph-literal.json")
     assert not one_row.tree(color=False).startswith("#")  # one row per node: nothing to say
     assert one_row.tree(color=False, rank=0) == one_row.tree(color=False)  # as Hatchet: ignored

@@ -155,7 +155,7 @@ def test_tree_takes_hatchets_keywords(monkeypatch):
     text, want = ours.tree(**kw), theirs.tree(**kw)
     # the same lines once the colours are taken out: values, [annotation], names
     note, *lines = ANSI.sub("", text).splitlines()
-    assert note == "# time (inc): rank 0"
+    assert note == "# time (inc) in µs: rank 0"  # perfweave names the reader's unit
     want_lines = ANSI.sub("", want).splitlines()
     tree_lines = [line for line in want_lines if line and not line.startswith(("Legend", "█"))]
     assert lines[: len(tree_lines) - 1] == tree_lines[:-1]  # Hatchet ends with a key line

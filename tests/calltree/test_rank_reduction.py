@@ -189,7 +189,7 @@ def test_tree_and_cli_show_the_same_nested_values(capsys):
     gf = _frame("hpctoolkit4-gamess")
     values = gf.node_values("time (inc)")["time (inc)"].to_numpy()
     text = gf.tree(color=False, depth=5, metric_column="time (inc)").splitlines()
-    assert text[0].startswith("# time (inc): mean over 40 threads (16 ranks)")
+    assert text[0].startswith("# time (inc) in s: mean over 40 threads (16 ranks)")
     shown = [float(line.strip("└├─│ ").split()[0]) for line in text[1:] if line.strip()]
     assert shown[:4] == pytest.approx([round(v, 3) for v in values[:4]], abs=1e-3)
     assert main(["tree", GAMESS, "-O", "per_profile=true", "--depth", "5", "--color", "never"]) == 0

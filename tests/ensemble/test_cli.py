@@ -40,7 +40,8 @@ def test_stats_csv_and_json(quartz_files, tmp_path):
 
 def test_tree_and_errors(quartz_files, tmp_path):
     code, out, _ = _run(["ensemble", *quartz_files, "--tree", "max", "--metric", "Avg time/rank"])
-    assert code == 0 and out.splitlines()[0].endswith("RAJAPerf")
+    assert code == 0 and out.splitlines()[0] == "# Avg time/rank_max in s"  # the unit
+    assert out.splitlines()[1].endswith("RAJAPerf")
     bad = tmp_path / "bad.cali"
     bad.write_bytes(b"__rec=ctx,ref=1\n")
     code, _, err = _run(["ensemble", quartz_files[0], str(bad)])

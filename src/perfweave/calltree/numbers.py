@@ -73,10 +73,7 @@ class ColumnFormat:
         if math.isinf(x):
             return "inf" if x > 0 else "-inf"
         y = x / self.scale
-        decimals = self.decimals
-        if not self.exponent and y != 0 and round(abs(y), decimals) == 0:
-            # a value that is not 0 never reads as 0: 2 significant digits of its own
-            decimals = 1 - math.floor(math.log10(abs(y)))
+        decimals = self.decimals if self.exponent else never_zero(y, self.decimals)
         if x == 0:
             digits = "0"
         elif self.exponent or decimals > MAX_DECIMALS:
@@ -99,6 +96,36 @@ class ColumnFormat:
             "decimals": self.decimals,
             "exponent": self.exponent,
         }
+
+
+def never_zero(value: float, decimals: int) -> int:
+    """The decimals ``value`` is written with in a column of ``decimals``: the column's,
+    or, where they would write a value that is not 0 as 0 (``0.000`` for 1.02e-4), two
+    significant digits of its own (5 decimals: ``0.00010``)."""
+    if value == 0 or not math.isfinite(value):
+        return decimals
+    if float(f"{abs(value):.{max(decimals, 0)}f}") != 0:
+        return decimals
+    return 1 - math.floor(math.log10(abs(value)))
+
+
+def fixed_text(value: Any, decimals: int, thousands: bool = False) -> str:
+    """``value`` with ``decimals`` decimals, as a text tree or table with a ``precision``
+    writes it (``tree()``, ``perfweave tree``, ``perfweave imbalance``), by the rule of
+    every column: a value that is not 0 never reads as 0 (:func:`never_zero`; e-notation
+    past :data:`MAX_DECIMALS` decimals: ``3.2e-9``), NaN is ``nan``, an exact 0 keeps the
+    decimals (``0.000``). ``thousands`` adds separators (``1,608.000``)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "nan"
+    if not math.isfinite(x):
+        return "nan" if math.isnan(x) else ("inf" if x > 0 else "-inf")
+    places = never_zero(x, decimals)
+    if places > MAX_DECIMALS:
+        mantissa, exp = f"{x:.1e}".split("e")
+        return f"{mantissa}e{int(exp):+d}"
+    return f"{x:,.{places}f}" if thousands else f"{x:.{places}f}"
 
 
 def _with_unit(digits: str, unit: str) -> str:

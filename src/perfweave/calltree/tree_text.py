@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree.analysis import DESCRIPTION, node_values
+from perfweave.calltree.numbers import fixed_text
 from perfweave.calltree.shown import with_inclusive
 from perfweave.calltree.writers import node_names, node_view, printable
 
@@ -121,13 +122,13 @@ def render(
     span = hi - lo
 
     def metric_text(v: int) -> str:
-        text = "{:.{p}f}".format(primary[v], p=precision)
+        text = fixed_text(primary[v], precision)  # a value that is not 0 never reads 0
         if use_color and np.isfinite(primary[v]):
             frac = (primary[v] - lo) / span if span > 0 else 1.0
             band = next(i for i, b in enumerate(_BANDS) if frac >= b)
             text = colors[band] + text + _END
         for other in values[1:]:
-            extra = "{:.{p}f}".format(other[v], p=precision)
+            extra = fixed_text(other[v], precision)
             text += f" {_FAINT}{extra}{_END}" if use_color else f" {extra}"
         if annotation_column is not None:
             note = printable(str(view[annotation_column].iloc[v]))
@@ -178,7 +179,9 @@ def render(
 
         out += f"perfweave {__version__} — {shown_metric}\n\n"
     if note:  # say what the numbers are whenever they are not simply each node's row
-        out += f"# {metrics[0]}: {note}\n"
+        out += f"# {shown_metric}: {note}\n"
+    elif unit:  # and always the unit the reader gave
+        out += f"# {shown_metric}\n"
     out += "\n".join(lines) + "\n"
     if use_color:
         out += _legend(shown_metric, lo, hi, colors)
@@ -215,10 +218,12 @@ def _annotation_colors(
 
 def _legend(metric: str, lo: float, hi: float, colors: tuple[str, ...]) -> str:
     span = hi - lo
-    text = f"\n{_UNDERLINE}Legend{_END} (Metric: {metric} Min: {lo:.2f} Max: {hi:.2f})\n"
+    text = (
+        f"\n{_UNDERLINE}Legend{_END} (Metric: {metric} "
+        f"Min: {fixed_text(lo, 2)} Max: {fixed_text(hi, 2)})\n"
+    )
     bounds = (1.0, 0.9, 0.7, 0.5, 0.3, 0.1, 0.0)
     for i in range(6):
-        text += (
-            f"{colors[i]}█ {_END}{bounds[i + 1] * span + lo:.2f} - {bounds[i] * span + lo:.2f}\n"
-        )
+        low, high = (fixed_text(b * span + lo, 2) for b in (bounds[i + 1], bounds[i]))
+        text += f"{colors[i]}█ {_END}{low} - {high}\n"
     return text

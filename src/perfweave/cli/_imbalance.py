@@ -50,6 +50,7 @@ def _imbalance(args: argparse.Namespace) -> int:
     import numpy as np
 
     from perfweave.calltree.display import node_names
+    from perfweave.calltree.numbers import fixed_text
     from perfweave.calltree.ranks import check_across, compared
     from perfweave.cli._calltree import _load
     from perfweave.errors import PerfweaveError
@@ -91,11 +92,12 @@ def _imbalance(args: argparse.Namespace) -> int:
         row = df.iloc[i]
         rows.append(
             [
-                f"{row[f'{metric}.excess']:,.{p}f}",
-                f"{row[f'{metric}.max']:,.{p}f}",
-                f"{row[f'{metric}.mean']:,.{p}f}",
-                f"{row[f'{metric}.efficiency']:.2f}",
-                f"{row[f'{metric}.imbalance']:.2f}x",
+                # a value that is not 0 never reads as 0 (the rule of every column)
+                fixed_text(row[f"{metric}.excess"], p, thousands=True),
+                fixed_text(row[f"{metric}.max"], p, thousands=True),
+                fixed_text(row[f"{metric}.mean"], p, thousands=True),
+                fixed_text(row[f"{metric}.efficiency"], 2),
+                f"{fixed_text(row[f'{metric}.imbalance'], 2)}x",
                 _units(row, metric),
                 f"{names[int(df.index[i])]} (node {int(df.index[i])})",
             ]

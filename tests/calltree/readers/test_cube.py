@@ -333,7 +333,8 @@ def test_cli_info_tree_convert(tmp_path, capsys):
     assert main(["tree", str(KRIPKE.parent), "--color", "never"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("# mean over 8 ranks")
-    assert re.match(r"\d+\.\d+ PARALLEL", lines[1])
+    assert lines[1] == "# time (inc) in s"  # the reader's unit
+    assert re.match(r"\d+\.\d+ PARALLEL", lines[2])
     dst = tmp_path / "kripke.json"
     assert main(["convert", str(KRIPKE), "--to", "json", "-o", str(dst)]) == 0
     assert len(GraphFrame.from_json(dst).graph) == 14

@@ -1,0 +1,93 @@
+"""The numbers the text views print (tree(), ``perfweave tree``, ``perfweave imbalance``)
+can be trusted: a value that is not 0 never reads as 0, the reader's unit is named, and a
+rank spread never shows a negative excess. On bundled profiles and on a user's own
+multi-rank profile (tests/data/calltree-user)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import perfweave as pw
+from perfweave.calltree.numbers import fixed_text
+from perfweave.calltree.shown import with_inclusive
+from perfweave.cli import main
+
+LULESH_CALI = "tests/data/hatchet/caliper-lulesh-cali/lulesh-annotation-profile.cali"
+GAMESS = "tests/data/hatchet-more/hpctoolkit-gamess"
+USER = "tests/data/calltree-user/user-profile.json"
+_VALUE = re.compile(r"^[\s│├└─]*(\S+) ")
+
+
+def _printed(text: str) -> list[float]:
+    """The first value of every tree line (the header lines start with '#')."""
+    lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+    return [float(_VALUE.match(line).group(1).replace(",", "")) for line in lines]
+
+
+@pytest.mark.parametrize(
+    "path, options",
+    [(LULESH_CALI, {}), (USER, {}), (GAMESS, {"per_profile": True})],
+    ids=["lulesh-cali", "user", "gamess-per-profile"],
+)
+def test_tree_never_prints_a_value_that_is_not_zero_as_zero(path, options):
+    gf = pw.read(path, **options)
+    text = gf.tree(color=False)
+    metric = text.splitlines()[0].split("#")[1].split(" in ")[0].strip()
+    shown = with_inclusive(gf)  # the columns a tree shows
+    values = shown.node_values([metric])[metric].to_numpy(float)  # in node (= line) order
+    printed = np.array(_printed(text))
+    assert len(printed) == len(values)
+    finite = np.isfinite(values)
+    assert np.isnan(printed[~finite]).all()  # NaN reads nan, never 0
+    small = finite & (values != 0) & (np.abs(values) < 5e-4)
+    assert small.any()  # the profile has values below the 3 decimals
+    assert (printed[finite & (values != 0)] != 0).all()
+    # and each is its value to the digits written
+    assert printed[finite] == pytest.approx(values[finite], rel=0.05, abs=5e-4)
+
+
+def test_tree_names_the_readers_unit(capsys):
+    assert pw.read(LULESH_CALI).tree(color=False).splitlines()[0] == "# time (inc) in s"
+    user = pw.read(USER).tree(color=False).splitlines()[0]
+    assert user.startswith("# time (inc) in s: mean over 3 ranks")
+    assert main(["tree", LULESH_CALI]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "# time (inc) in s"
+    assert out[3] == "   ├─ 0.00010 TimeIncrement"  # 102 µs, once printed 0.000
+    # a profile whose reader knows no unit prints no unit line (Hatchet's lines)
+    literal = pw.read("tests/data/hatchet/json/hatchet-graph-literal.json")
+    assert not literal.tree(color=False).startswith("#")
+
+
+def test_imbalance_of_a_users_profile(capsys):
+    li = pw.read(USER).load_imbalance("time").dataframe
+    # three ranks of 0.1 s: their float mean is above their max; the excess is not negative
+    assert (li["time.excess"].dropna() >= 0).all()
+    assert (li["time.efficiency"].dropna() <= 1).all()
+    assert (li["time.imbalance"].dropna() >= 1).all()
+    assert main(["imbalance", USER, "--top", "8"]) == 0
+    lines = capsys.readouterr().out.splitlines()[2:]
+    row = {line.rsplit("(node ", 1)[0].split("  ")[-1].strip(): line.split() for line in lines}
+    assert len(row) == 8
+    assert not any(cell.startswith("-") for line in lines for cell in line.split()[:3])
+    # 20 µs mean, 40 µs max on rank 1: never 0.000
+    assert row["<b>x</b>"][:3] == ["0.000020", "0.000040", "0.000020"]
+
+
+@pytest.mark.parametrize(
+    "value, decimals, text",
+    [
+        (0.000102, 3, "0.00010"),
+        (0.0, 3, "0.000"),
+        (0.492, 3, "0.492"),
+        (6.7e-6, 3, "6.7e-6"),
+        (float("nan"), 3, "nan"),
+        (1608.25, 2, "1608.25"),
+        (-2e-5, 3, "-0.000020"),
+    ],
+)
+def test_fixed_text(value, decimals, text):
+    assert fixed_text(value, decimals) == text
