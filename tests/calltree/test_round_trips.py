@@ -20,6 +20,7 @@ import perfweave as pw
 from perfweave.calltree.display import node_names
 from perfweave.calltree.folded import parse_folded
 from perfweave.calltree.readers import detect
+from perfweave.calltree.shown import with_inclusive
 from perfweave.cli import main
 
 DATA = Path("tests/data")
@@ -100,6 +101,46 @@ def test_converted_file_reads_back(fmt, to, tmp_path, capsys):
     expected, got = _sums(source, columns), _sums(back, columns)
     for c in columns:
         assert math.isclose(got[c], expected[c], rel_tol=1e-9, abs_tol=1e-12), (c, got, expected)
+
+
+# the sources whose reader gives units; the DOT of two shows a metric without a reader's
+# unit (perf-script: samples) or with the unit its name declares (Caliper's Avg time/rank)
+UNITS_KEPT = [
+    (fmt, to)
+    for fmt in SOURCES
+    if pw.read(SOURCES[fmt]).units
+    for to in ("json", "dot")
+    if (fmt, to) not in {("perf-script", "dot"), ("cali", "dot")}
+]
+
+
+@pytest.mark.parametrize("fmt, to", UNITS_KEPT)
+def test_converted_file_keeps_units_and_the_shown_metric(fmt, to, tmp_path, capsys):
+    """A converted file says what the source said. Before, every unit was lost, and the
+    tree of a Caliper profile converted to JSON showed its counts (the default metric
+    became `count`) where the source's showed `time (inc) in µs`."""
+    source = SOURCES[fmt]
+    out = tmp_path / "converted"
+    assert main(["tree", str(source), "--color", "never"]) == 0
+    want = capsys.readouterr().out
+    assert main(["convert", str(source), "--to", to, "-o", str(out)]) == 0
+    capsys.readouterr()
+    back, gf = pw.read(out), pw.read(source)
+    metrics = back.exc_metrics + back.inc_metrics
+    assert {m: back.unit_of(m) for m in metrics} == {m: gf.unit_of(m) for m in metrics}
+    if to == "dot":
+        return
+    assert any(back.unit_of(m) for m in metrics)
+    assert back.default_metric == with_inclusive(gf).default_metric
+    assert main(["tree", str(out), "--color", "never"]) == 0
+    got = capsys.readouterr().out
+
+    def lines(text: str) -> list[str]:  # value and name of each node (sibling order aside)
+        return sorted(line.strip("└├─│ ") for line in text.splitlines() if line[:1] != "#")
+
+    assert lines(got) == lines(want)
+    unit = [line for line in want.splitlines() if line.startswith("# ") and " in " in line]
+    assert unit == [line for line in got.splitlines() if line in unit]
 
 
 def test_folded_stacks_give_paths_and_values_back(tmp_path, capsys):

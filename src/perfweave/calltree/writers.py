@@ -130,9 +130,11 @@ def _plain(column: pd.Series) -> list:
 
 
 def to_dict(gf: GraphFrame) -> dict:
-    """Hatchet's GraphFrame dict. The small keys come first: format detection reads only
-    a file's first and last bytes, and a graph of a few hundred nodes would push them
-    past that window (Hatchet writes ``graph`` first; key order means nothing to JSON)."""
+    """Hatchet's GraphFrame dict, plus ``units`` (metric -> the reader's unit) and
+    ``default_metric``, read back by ``from_dict`` (Hatchet ignores both keys). The small keys come first: format
+    detection reads only a file's first and last bytes, and a graph of a few hundred
+    nodes would push them past that window (Hatchet writes ``graph`` first; key order
+    means nothing to JSON)."""
     g = gf.graph
     frames = frames_of(g.frames)
     graphs = []
@@ -150,6 +152,9 @@ def to_dict(gf: GraphFrame) -> dict:
         "dataframe_indices": list(gf.dataframe.index.names),
         "inclusive_metrics": list(gf.inc_metrics),
         "exclusive_metrics": list(gf.exc_metrics),
+        # perfweave's keys (Hatchet ignores them): the reader's units, the metric views show
+        "units": dict(gf.units),
+        "default_metric": gf.default_metric,
         "graph": graphs,
         "dataframe": ef.to_dict("records"),
     }
@@ -167,10 +172,11 @@ def _dot_quote(s: str) -> str:
 
 
 #: attributes of perfweave's DOT that Graphviz ignores and the ``gprof-dot`` reader reads
-#: back: the graph's metric and its kind, each node's name, frame type and exact value
-DOT_METRIC, DOT_KIND, DOT_NAME, DOT_TYPE, DOT_VALUE = (
+#: back: the graph's metric, its kind and unit, each node's name, frame type and exact value
+DOT_METRIC, DOT_KIND, DOT_UNIT, DOT_NAME, DOT_TYPE, DOT_VALUE = (
     "perfweave_metric",
     "perfweave_metric_kind",
+    "perfweave_unit",
     "perfweave_name",
     "perfweave_type",
     "perfweave_value",
@@ -180,8 +186,9 @@ DOT_METRIC, DOT_KIND, DOT_NAME, DOT_TYPE, DOT_VALUE = (
 def to_dot(gf: GraphFrame, metric: str, name: str, rank: int, thread: int, threshold: float) -> str:
     """Graphviz DOT: a box per node labelled with its name and value (3 digits), an edge
     per parent -> child. Each node also carries its name, frame type and exact value as
-    ``perfweave_*`` attributes (Graphviz ignores them), so ``perfweave.read`` reads the
-    file back: node for node, with the metric's full value."""
+    ``perfweave_*`` attributes (Graphviz ignores them), and the graph the metric's kind
+    and unit, so ``perfweave.read`` reads the file back: node for node, with the metric's
+    full value and unit."""
     view = node_view(gf, [name, metric], rank, thread)
     names = node_names(gf, view, name)
     vals = (
@@ -193,9 +200,11 @@ def to_dot(gf: GraphFrame, metric: str, name: str, rank: int, thread: int, thres
     g = gf.graph
     frames = frames_of(g.frames)
     kind = "inclusive" if metric in gf.inc_metrics else "exclusive"
+    unit = gf.unit_of(metric)
+    said = f", {DOT_UNIT}={_dot_quote(unit)}" if unit else ""
     lines = [
         'strict digraph "" {',
-        f"  graph [{DOT_METRIC}={_dot_quote(metric)}, {DOT_KIND}={kind}];",
+        f"  graph [{DOT_METRIC}={_dot_quote(metric)}, {DOT_KIND}={kind}{said}];",
         "  node [shape=box, style=rounded];",
     ]
     for n in np.flatnonzero(keep).tolist():

@@ -346,4 +346,5 @@ def _read_perfweave(dot: _DotGraph, ids: dict[str, int], path: Path):
         default_metric=metric,
         metadata={"cycle_edges": [(a, b) for (a, b), c in zip(dot.edges, cyc) if c]},
         path=path,
+        units={metric: _unescape(unit)} if (unit := dot.attrs.get(writers.DOT_UNIT)) else None,
     )

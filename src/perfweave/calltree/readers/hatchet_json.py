@@ -98,7 +98,9 @@ def from_dict(spec: dict, name: str = "<dict>"):
         edges=(src, dst),
         exc_metrics=spec["exclusive_metrics"],
         inc_metrics=spec["inclusive_metrics"],
+        default_metric=spec.get("default_metric"),
         path=name,
+        units=spec.get("units"),
     )
 
 
@@ -129,3 +131,10 @@ def _check_shape(spec: dict, name: str) -> None:
         value = spec[key]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ParseError(name, f"{key!r} as a list of names", found=value)
+    units = spec.get("units", {})  # perfweave's key: metric -> unit
+    if not isinstance(units, dict) or not all(isinstance(u, str) for u in units.values()):
+        raise ParseError(name, "'units' as an object of metric: unit text", found=units)
+    default = spec.get("default_metric")  # perfweave's key: a metric column
+    metrics = spec["exclusive_metrics"] + spec["inclusive_metrics"]
+    if default is not None and default not in metrics:
+        raise ParseError(name, f"'default_metric' among the metrics {metrics}", found=default)
