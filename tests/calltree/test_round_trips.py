@@ -240,3 +240,16 @@ def test_dot_value_that_is_not_a_number_names_node_and_line(tmp_path):
     line = next(k for k, s in enumerate(bad.splitlines(), 1) if 'perfweave_value="x' in s)
     with pytest.raises(pw.errors.ParseError, match=rf"line {line}.*node '0'.*perfweave_value"):
         pw.read(path)
+
+
+@pytest.mark.parametrize(
+    "key, value, said",
+    [("units", "s", "'units' as an object"), ("default_metric", "nope", "'default_metric' among")],
+)
+def test_bad_perfweave_key_in_hatchet_json_names_file_and_value(key, value, said, tmp_path):
+    spec = json.loads(pw.read(SOURCES["hatchet-json"]).to_json())
+    spec[key] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(pw.errors.ParseError, match=f"bad.json.*{said}.*{value}"):
+        pw.read(path)
