@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
+import re
 import tarfile
 import threading
 from collections.abc import Iterator
@@ -100,6 +102,14 @@ def test_export_draws_every_widget_offline(
     heatmap = page.locator(".pw-heatmap[data-ready='1']").first
     heatmap.wait_for()
     assert not canvas_is_blank(heatmap.locator("canvas").first)
+    # the canvas writes counts whole: color-bar ticks are whole numbers up to the largest
+    # block (never "0.250" of a message) and the sums read as Python's ("4", not "4.000")
+    blocks = pw.CountMatrixHeatmap(example("alltoallv")).blocks()
+    ticks = json.loads(heatmap.get_attribute("data-color-ticks"))
+    assert all(re.fullmatch(r"[1-9]\d*", t) for t in ticks), ticks
+    assert ticks[-1] == str(blocks.values.max())
+    sums = [f"max {blocks.row_sum.max()}", f"column sum (max {blocks.col_sum.max()})"]
+    assert json.loads(heatmap.get_attribute("data-sums")) == sums
 
     # ClassPicker: report rows of the session's applications
     picker = page.locator(".pw-picker").first

@@ -1,7 +1,7 @@
 // Drawing on the one canvas: the block matrix (one pixel per block, scaled without
 // smoothing), the rank-range axes, the marginal bars, the color bar and the title.
 import { lut, rgb } from "../lib/colormap.js";
-import { compact, grouped, tickText } from "../lib/format.js";
+import { grouped, tickText } from "../lib/format.js";
 import { colRange, rangeText, rowRange, words } from "./state.js";
 
 export const LEFT = 150; // row labels
@@ -181,10 +181,29 @@ function drawMarginals(ctx, v) {
   ctx.textAlign = "left";
   ctx.textBaseline = "bottom";
   ctx.fillText("row sum", x0, g.y - 2);
-  ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14, MARG - 8); // clear of the color bar
+  // whole counts and bytes read whole: "max 4", not "max 4.000"
+  const sums = [`max ${tickText(rmax)}`, `column sum (max ${tickText(cmax)})`];
+  v.root.dataset.sums = JSON.stringify(sums); // the canvas's words, for a reader test
+  ctx.fillText(sums[0], x0, g.y + g.s + 14, MARG - 8); // clear of the color bar
   ctx.textAlign = "right";
   ctx.textBaseline = "top";
-  ctx.fillText(`column sum (max ${compact(cmax)})`, g.x - 4, y0 + 4);
+  ctx.fillText(sums[1], g.x - 4, y0 + 4);
+}
+
+/**
+ * The ticks of a linear color bar from 0 to `hi`: round whole steps (1, 2 or 5 × 10^k, at
+ * least 1: a block holds whole counts or bytes, never 0.25 of one) and the top itself.
+ * @param {number} hi
+ * @returns {number[]}
+ */
+export function linearTicks(hi) {
+  const raw = hi / 4;
+  const decade = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(1, ([1, 2, 5, 10].map((m) => m * decade).find((s) => s >= raw) || raw));
+  const out = [];
+  for (let k = 1; k * step < 0.94 * hi; k++) out.push(k * step); // clear of the top's label
+  out.push(hi);
+  return out;
 }
 
 /** @param {CanvasRenderingContext2D} ctx @param {View} v */
@@ -222,7 +241,7 @@ function drawColorBar(ctx, v) {
       ticks.push([hi, 0]);
     } else {
       // the bar's foot is the smallest non-zero color: zero has its own swatch below
-      for (const f of [0.25, 0.5, 0.75, 1]) ticks.push([lo + (hi - lo) * f, 1 - f]);
+      for (const val of linearTicks(hi)) ticks.push([val, 1 - val / hi]);
     }
   }
   const labels = ticks.map(([val]) => tickText(val));

@@ -321,10 +321,21 @@ function drawMarginals(ctx, v) {
   ctx.textAlign = "left";
   ctx.textBaseline = "bottom";
   ctx.fillText("row sum", x0, g.y - 2);
-  ctx.fillText(`max ${compact(rmax)}`, x0, g.y + g.s + 14, MARG - 8);
+  const sums = [`max ${tickText(rmax)}`, `column sum (max ${tickText(cmax)})`];
+  v.root.dataset.sums = JSON.stringify(sums);
+  ctx.fillText(sums[0], x0, g.y + g.s + 14, MARG - 8);
   ctx.textAlign = "right";
   ctx.textBaseline = "top";
-  ctx.fillText(`column sum (max ${compact(cmax)})`, g.x - 4, y0 + 4);
+  ctx.fillText(sums[1], g.x - 4, y0 + 4);
+}
+function linearTicks(hi) {
+  const raw = hi / 4;
+  const decade = 10 ** Math.floor(Math.log10(raw));
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * decade).find((s) => s >= raw) || raw);
+  const out = [];
+  for (let k = 1; k * step < 0.94 * hi; k++) out.push(k * step);
+  out.push(hi);
+  return out;
 }
 function drawColorBar(ctx, v) {
   const g = (
@@ -364,7 +375,7 @@ function drawColorBar(ctx, v) {
       }
       ticks.push([hi, 0]);
     } else {
-      for (const f of [0.25, 0.5, 0.75, 1]) ticks.push([lo + (hi - lo) * f, 1 - f]);
+      for (const val of linearTicks(hi)) ticks.push([val, 1 - val / hi]);
     }
   }
   const labels = ticks.map(([val]) => tickText(val));
