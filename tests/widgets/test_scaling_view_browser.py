@@ -59,6 +59,12 @@ def watch(view, path):
 """
 
 
+# the view's own toggle buttons: label, top edge, and whether the label is cut short
+TOGGLES = """(root) => [...root.querySelectorAll(".widget-toggle-buttons button")].map((b) => (
+  { text: b.textContent.trim(), top: Math.round(b.getBoundingClientRect().top),
+    clipped: b.scrollWidth > b.clientWidth + 1 }))"""
+
+
 def _notebook(path: Path) -> Path:
     state = path.with_suffix(".state.json")
     return write_notebook(
@@ -92,6 +98,12 @@ def test_scaling_view_in_jupyterlab(lab: Server, page: Page, page_watch: PageWat
     header = view.locator(".pw-hcell", has_text="growth")
     header.click()
     wait_state(nb, lambda s: s["sort"] == "growth term · fit quality")
+    # in the notebook's narrow output the controls wrap as whole controls: each pair of
+    # toggle buttons stays on one row and no button's label is cut ("flame at tar…")
+    buttons = view.evaluate(TOGGLES)
+    assert [b["text"] for b in buttons] == ["linear", "log", "calltree", "flame at target"]
+    assert buttons[0]["top"] == buttons[1]["top"] and buttons[2]["top"] == buttons[3]["top"]
+    assert not [b["text"] for b in buttons if b["clipped"]], buttons
     save_screenshot(view, "scaling_view_lab")
 
     # a click on a row of the explorer focuses the chart on it

@@ -306,8 +306,11 @@ class ScalingView(CompositeBase):
         self._target_box.observe(
             lambda c: self._from_control(lambda: self.set_target(c["new"])), "value"
         )
+        # a control keeps its own width: a narrow output wraps the row of controls instead of
+        # squeezing the buttons into a column or cutting "flame at target" short
+        keep = w.Layout(flex="0 0 auto")
         self._axes_box = w.ToggleButtons(
-            options=[("linear", False), ("log", True)], value=self.log_axes
+            options=[("linear", False), ("log", True)], value=self.log_axes, layout=keep
         )
         self._axes_box.style.button_width = "60px"
         self._axes_box.observe(
@@ -345,13 +348,18 @@ class ScalingView(CompositeBase):
         self._runs_note = w.Label()
         self._draw_runs()
         self._shown_box = w.ToggleButtons(
-            options=[("calltree", "tree"), ("flame at target", "flame")], value=self.shown
+            options=[("calltree", "tree"), ("flame at target", "flame")],
+            value=self.shown,
+            layout=keep,
         )
         self._shown_box.add_class("pw-scaling-shown")
-        self._shown_box.style.button_width = "110px"
+        self._shown_box.style.button_width = "auto"  # as wide as "flame at target" in any font
         self._shown_box.observe(lambda c: self._from_control(lambda: self.show(c["new"])), "value")
         self._middle = w.Box([self.explorer], layout=w.Layout(width="100%"))
-        controls = w.HBox([self._target_box, self._axes_box, self._group_box, self._shown_box])
+        controls = w.HBox(
+            [self._target_box, self._axes_box, self._group_box, self._shown_box],
+            layout=w.Layout(flex_flow="row wrap", align_items="center"),
+        )
         runs = w.VBox(
             [w.HBox([self._all_button, self._runs_note]), self._runs_box],
             layout=w.Layout(flex="1 1 360px", min_width="260px"),
