@@ -295,30 +295,8 @@ class Session:
         return ms, (py[-1] if len(py) > before else None)
 
     def act_on(self, root: str, do: Callable[[], None], action: str) -> tuple[float, float | None]:
-        """Run ``do`` on the widget whose root element is ``root`` (a selector); the page's
-        ``data-last-ms`` once it reports ``action``, and the kernel handler's ms (None when
-        the kernel did not time it)."""
-        before = len(self.state().get("py_ms", {}).get(action, []))
-        self.page.evaluate(
-            "(root) => { const r = document.querySelector(root); delete r.dataset.lastAction;"
-            " delete r.dataset.lastMs; }",
-            root,
-        )
-        do()
-        self.page.wait_for_function(
-            "([root, action]) => { const r = document.querySelector(root);"
-            " return r.dataset.lastAction === action && r.dataset.lastMs !== undefined; }",
-            arg=[root, action],
-            timeout=self.cap * 1000,
-            polling="raf",
-        )
-        ms = float(
-            self.page.evaluate(
-                "(root) => Number(document.querySelector(root).dataset.lastMs)", root
-            )
-        )
-        py = self.state().get("py_ms", {}).get(action, [])
-        return ms, (py[-1] if len(py) > before else None)
+        """:func:`act_on` in this scenario's page."""
+        return act_on(self, root, do, action)
 
     def visible_rows(self, extra: str = "") -> Any:
         return self.page.locator(f".pw-row:not([hidden]):not(.pw-loading){extra}")
@@ -328,6 +306,34 @@ class Session:
             self.context.close()
         finally:
             self.server.stop()
+
+
+def act_on(
+    session: Any, root: str, do: Callable[[], None], action: str
+) -> tuple[float, float | None]:
+    """Run ``do`` on the widget whose root element is ``root`` (a selector) in
+    ``session.page`` (Voila's :class:`Session` or JupyterLab's ``LabSession``); the page's
+    ``data-last-ms`` once it reports ``action``, and the kernel handler's ms (None when the
+    kernel did not time it)."""
+    before = len(session.state().get("py_ms", {}).get(action, []))
+    session.page.evaluate(
+        "(root) => { const r = document.querySelector(root); delete r.dataset.lastAction;"
+        " delete r.dataset.lastMs; }",
+        root,
+    )
+    do()
+    session.page.wait_for_function(
+        "([root, action]) => { const r = document.querySelector(root);"
+        " return r.dataset.lastAction === action && r.dataset.lastMs !== undefined; }",
+        arg=[root, action],
+        timeout=session.cap * 1000,
+        polling="raf",
+    )
+    ms = float(
+        session.page.evaluate("(root) => Number(document.querySelector(root).dataset.lastMs)", root)
+    )
+    py = session.state().get("py_ms", {}).get(action, [])
+    return ms, (py[-1] if len(py) > before else None)
 
 
 # ---------------------------------------------------------------------- table helpers
@@ -739,7 +745,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--runs", type=int, default=5, help="runs of each JupyterLab figure")
     ap.add_argument(
         "--only",
-        default="lab,frame,wide,ensemble,merge_panel,picker,heatmap,flame,flame_lab",
+        default="lab,frame,wide,ensemble,merge_panel,picker,heatmap,heatmap_lab,flame,flame_lab",
         help="scenarios to run",
     )
     ap.add_argument("--cap", type=float, default=300.0, help="seconds allowed per page/action")
@@ -772,6 +778,10 @@ def main(argv: list[str]) -> None:
 
                     lab_n, runs = int(args.lab_size), args.runs
                     scenarios += flame_lab_scenarios(fig, browser, work, lab_n, runs, args.cap)
+                if "heatmap_lab" in only:
+                    from benchmarks.widgets_heatmap_lab import heatmap_lab_scenarios
+
+                    scenarios += heatmap_lab_scenarios(fig, browser, work, args.runs, args.cap)
                 if "frame" in only:
                     for n in sizes:
                         scenarios.append(

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfweave.counts as pc
+from perfweave.counts.blocks import BlockAggregator
 from perfweave.counts.blocks import aggregate_blocks as aggregate
 from perfweave.counts.blocks import row_units as units_of
 
@@ -95,3 +96,25 @@ def test_int64_while_the_view_total_fits_float64_past_it():
     assert b.exact and b.values.tolist() == [[40]]
     b = aggregate(m.rows, units_of(m), (0, 1), (0, 1), 1, 1, "sum", 8)
     assert not b.exact and b.values.tolist() == [[float(2**61) * 8]]
+
+
+def test_a_kept_aggregator_answers_zooms_as_a_fresh_one():
+    # a zoom into ranks with rows of their own reads only the rows it uses and keeps that
+    # work apart from the whole view's: every view answers as a fresh aggregation does
+    rng = np.random.default_rng(7)
+    dense = rng.integers(0, 5000, size=(300, 120))
+    dense[rng.random(dense.shape) < 0.6] = 0
+    m = pc.CountMatrix.from_dense(dense)
+    units = units_of(m, "rank")
+    kept = BlockAggregator()
+    views = [((0, 300), (0, 120)), ((30, 90), (10, 60)), ((0, 300), (0, 120)), ((30, 90), (10, 60))]
+    views += [((200, 201), (0, 120)), ((31, 90), (10, 60))]
+    for rows, cols in views:
+        for reduce in ("max", "sum"):
+            got = kept.aggregate(m.rows, units, rows, cols, 40, 40, reduce)
+            want = aggregate(m.rows, units, rows, cols, 40, 40, reduce)
+            for name in ("values", "row_sum", "row_max", "col_sum", "col_max", "row_ranks"):
+                np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+            ranks = units.ranks_of(*rows)
+            view = dense[ranks][:, cols[0] : cols[1]]
+            assert got.row_sum.sum() == view.sum() == got.col_sum.sum()

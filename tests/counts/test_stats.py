@@ -2,17 +2,22 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from unittest import mock
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import perfweave.counts as pc
 from perfweave.counts import (
     call_stats,
     format_heatmap,
     message_totals,
     read,
     read_locations,
+    stats,
     stats_summary,
 )
 from perfweave.counts.stats import host_totals
@@ -212,3 +217,37 @@ def test_call_stats_side_equals_its_definition(seed):
         got_min_nz = None if np.isnan(got["min_nonzero"]) else got["min_nonzero"]
         assert got_min_nz == want.pop("min_nonzero")
         assert {k: got[k] for k in want} == want, (dtsize, threshold)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 30), st.integers(0, 5), st.data())
+def test_tallies_read_block_by_block_equal_whole_matrix_ones(n, width, dtsize, data):
+    # the summary reads a wide matrix a block of rows at a time: with blocks of a few
+    # cells every tally must still be the whole matrix's
+    cells = data.draw(
+        st.lists(st.integers(0, 300), min_size=n * width, max_size=n * width), label="counts"
+    )
+    rows = np.asarray(cells, dtype=np.int64).reshape(n, width)
+    m = pc.CountMatrix.from_dense(rows)
+    threshold = data.draw(st.integers(0, 400), label="threshold")
+    want = _numpy_side(rows, dtsize, threshold)
+    for block in (1, width, 7 * width, 1 << 18):
+        with mock.patch.object(stats, "_BLOCK_CELLS", block):
+            got = stats._side(m, 1, dtsize, threshold)  # one rank per count: no multiplicity
+        for key, value in want.items():
+            assert got[key] == value or (value != value and got[key] != got[key]), key
+
+
+def _numpy_side(dense: np.ndarray, dtsize: int, threshold: int) -> dict:
+    size = dense * dtsize
+    positive = dense[dense > 0]
+    return {
+        "zeros": int((dense == 0).sum()),
+        "min": int(dense.min()),
+        "min_nonzero": int(positive.min()) if positive.size else float("nan"),
+        "max": int(dense.max()),
+        "large": int((size >= threshold).sum()),
+        "small": int((size < threshold).sum()),
+        "small_nonzero": int(((size < threshold) & (dense > 0)).sum()),
+        "bytes": int(dense.sum()) * dtsize,
+    }

@@ -189,7 +189,28 @@ class BlockAggregator:
         width = c1 - c0
         scale = int(scale)
 
-        ckey = (c0, c1, ce.size)
+        # the distinct rows the view's ranks use: a zoom into part of a matrix whose ranks
+        # have rows of their own reads only those (the column-side work of every distinct
+        # row is kept for views that use most of them)
+        used = np.unique(prow)
+        if 2 * used.size <= rows.shape[0]:
+            tag: tuple = ("rows", hashlib.blake2b(used.tobytes(), digest_size=16).digest())
+            local = np.searchsorted(used, prow)
+            held: list[np.ndarray] = []
+
+            def src() -> np.ndarray:  # the used rows over the view's columns, copied once
+                if not held:
+                    held.append(rows[used, c0:c1])
+                return held[0]
+
+            n_src = used.size
+        else:
+            tag, local, n_src = (), prow, rows.shape[0]
+
+            def src() -> np.ndarray:
+                return rows[:, c0:c1]
+
+        ckey = (c0, c1, ce.size, *tag)
         # int64 unless a sum could pass 2**63 - 1: bounded by the view's total when the
         # counts are >= 0 (they are in profiler files), else by peak x cells
         peak = self.peak(rows)
@@ -197,8 +218,8 @@ class BlockAggregator:
         if peak * width > INT64_MAX:  # even one row's total over the view may not fit
             sums_fit = False
         elif self._range(rows)[0] >= 0:
-            totals = self._colsum(rows, ckey, cstarts, np.int64).sum(axis=1)
-            bound = float(totals[prow].astype(np.float64) @ pw.astype(np.float64)) * abs(scale)
+            totals = self._colsum(rows, src, ckey, cstarts, np.int64).sum(axis=1)
+            bound = float(totals[local].astype(np.float64) @ pw.astype(np.float64)) * abs(scale)
             sums_fit = bound < 2.0**62  # float rounding is far below the margin to 2**63
         else:
             sums_fit = peak * abs(scale) * n_ranks_view * width <= INT64_MAX
@@ -207,38 +228,38 @@ class BlockAggregator:
 
         # the distinct rows each part uses, once per (row block, distinct row)
         block_of_part = np.repeat(np.arange(re_.size - 1), np.diff(np.append(pstarts, p1 - p0)))
-        pair, pair_inv = np.unique(block_of_part * rows.shape[0] + prow, return_inverse=True)
-        pair_row = pair % rows.shape[0]
+        pair, pair_inv = np.unique(block_of_part * n_src + local, return_inverse=True)
+        pair_row = pair % n_src
         pair_w = np.bincount(pair_inv.reshape(-1), weights=pw, minlength=pair.size)
         pair_w = np.rint(pair_w).astype(np.int64)
-        pair_starts = np.searchsorted(pair // rows.shape[0], np.arange(re_.size - 1))
+        pair_starts = np.searchsorted(pair // n_src, np.arange(re_.size - 1))
 
         if reduce == "max":
             colred = self._cached(
-                rows, ("max", *ckey), lambda: np.maximum.reduceat(rows[:, c0:c1], cstarts, axis=1)
+                rows, ("max", *ckey), lambda: np.maximum.reduceat(src(), cstarts, axis=1)
             )
             values = np.maximum.reduceat(colred[pair_row], pair_starts, axis=0)
             values = _times(values, scale, np.int64 if exact else np.float64)
         else:
-            colsum = self._colsum(rows, ckey, cstarts, dtype)
+            colsum = self._colsum(rows, src, ckey, cstarts, dtype)
             values = np.add.reduceat(colsum[pair_row] * pair_w[:, None].astype(dtype), pair_starts)
             values = _times(values, scale, dtype)
 
         # row marginals: each part's total over the view's columns
-        total = self._colsum(rows, ckey, cstarts, dtype).sum(axis=1)
-        per_part = _times(total[prow], scale, dtype)
+        total = self._colsum(rows, src, ckey, cstarts, dtype).sum(axis=1)
+        per_part = _times(total[local], scale, dtype)
         block_ranks = np.add.reduceat(pw, pstarts)
         row_sum = np.add.reduceat(per_part * pw.astype(dtype), pstarts)
         row_max = np.maximum.reduceat(per_part, pstarts)
 
         # column marginals: the view's ranks' total of every column
-        weights = np.bincount(prow, weights=pw, minlength=rows.shape[0])
+        weights = np.bincount(local, weights=pw, minlength=n_src)
         weights = np.rint(weights).astype(np.int64)
         digest = hashlib.blake2b(weights.tobytes(), digest_size=16).digest()
         per_col = self._cached(
             rows,
-            ("cols", c0, c1, dtype.__name__, digest),
-            lambda: _weighted_columns(weights, rows[:, c0:c1], dtype),
+            ("cols", c0, c1, dtype.__name__, digest, *tag),
+            lambda: _weighted_columns(weights, src(), dtype),
         )
         per_col = _times(per_col, scale, dtype)
         return Blocks(
@@ -254,12 +275,12 @@ class BlockAggregator:
             sums_exact=sums_fit,
         )
 
-    def _colsum(self, rows: np.ndarray, ckey: tuple, cstarts: np.ndarray, dtype) -> np.ndarray:
-        c0, c1, _ = ckey
+    def _colsum(self, rows: np.ndarray, src, ckey: tuple, cstarts: np.ndarray, dtype) -> np.ndarray:
+        """The rows ``src()`` summed over each column block (kept under ``ckey``)."""
         return self._cached(
             rows,
             ("sum", dtype.__name__, *ckey),
-            lambda: np.add.reduceat(rows[:, c0:c1].astype(dtype, copy=False), cstarts, axis=1),
+            lambda: np.add.reduceat(src().astype(dtype, copy=False), cstarts, axis=1),
         )
 
 
