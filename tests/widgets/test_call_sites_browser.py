@@ -143,6 +143,17 @@ def test_call_sites_and_heatmap_follow_each_other_in_voila(
         lambda: heatmap.locator(".pw-hm-note").inner_text() == state["note"],
         "the page's note still names the call site",
     )
+    # time (inc) of a selected call site: the whole run's time is unknown (the tree's top
+    # frames have none), so the cell shows no share and its tooltip claims none ("0 s")
+    times = [explorer.locator(f".pw-row[data-node='{n}'] .pw-metric").nth(2) for n in want]
+    cell = next(c for c in times if c.locator(".pw-val").inner_text() != "–")
+    assert cell.locator(".pw-pct").inner_text() == ""
+    cell.hover()
+    tip = explorer.locator(".pw-tooltip")
+    eventually(lambda: tip.is_visible(), "no tooltip over the time cell")
+    lines = tip.inner_text().splitlines()
+    assert lines[0].startswith("time (inc): ") and lines[-1].startswith("node ")
+    assert not [line for line in lines if "of the whole run" in line], lines
     save_screenshot(page, "call_sites_link_voila_group")
     page_watch.assert_clean()
 

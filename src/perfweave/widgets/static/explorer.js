@@ -972,8 +972,9 @@ function showTip(ctx, row, cell) {
   const plain = PLAIN_KINDS.includes(col.kind) || col.kind === "diff";
   const lines = [
     `${col.label}: ${col.kind === "ratio" ? `${precise(v)} (max / mean)` : col.kind === "excess" ? `${exactWithUnit(v, col.unit)} (max \u2212 mean)` : exactWithUnit(v, col.unit)}`,
-    // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run")
-    plain ? "" : `${percent(v, col.total) || "\u2013"} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
+    // "48% of the whole run: 0.19 s" (the header's note reads "% of the whole run"); none
+    // where the cell shows none: a total of 0 or unknown is no whole to take a share of
+    plain || !percent(v, col.total) ? "" : `${percent(v, col.total)} ${(col.share || "of the total").replace(/^% /, "")}: ${exactWithUnit(col.total, col.unit)}`,
     `node ${row.dataset.node}: ${c.name[row._k]}`
   ].filter(Boolean);
   const tip = ctx.els.tooltip;
