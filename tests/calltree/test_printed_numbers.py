@@ -91,3 +91,24 @@ def test_imbalance_of_a_users_profile(capsys):
 )
 def test_fixed_text(value, decimals, text):
     assert fixed_text(value, decimals) == text
+
+
+@pytest.mark.parametrize(
+    "path, metric, unit, header",
+    [
+        # experiment.xml names the metric "CPUTIME (usec)", read as "time"
+        ("tests/data/hatchet/hpctoolkit-cpi-database", "time", "µs", "# time in µs: mean"),
+        ("tests/data/hatchet/hpctoolkit-allgather-database", "time (inc)", "µs", "# time in µs"),
+        # TAU writes its TIME metric in microseconds
+        ("tests/data/hatchet/tau-cpi-mpi", "time (inc)", "µs", "# time (inc) in µs: mean"),
+        # timemory's component says "unit_repr": "sec"; sqr.* is its square: no unit
+        ("tests/data/hatchet/timemory", "mean.wall_clock (inc)", "s", "# sum.wall_clock in s"),
+    ],
+    ids=["hpctoolkit-cpi", "hpctoolkit-allgather", "tau", "timemory"],
+)
+def test_readers_that_know_a_unit_give_it(path, metric, unit, header):
+    gf = pw.read(path)
+    assert gf.unit_of(metric) == unit
+    assert gf.tree(color=False).startswith(header)
+    if "timemory" in path:
+        assert gf.unit_of("sqr.wall_clock") == ""

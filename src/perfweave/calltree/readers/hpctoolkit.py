@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.display import metric_unit
 from perfweave.errors import ParseError
 
 _MAGIC = b"HPCPROF-metricdb__"
@@ -55,7 +56,7 @@ def read(path: str | PathLike[str], **_: Any):
     tables, cct = _scan(xml_path.read_bytes(), xml_path)
     nodes = _graph_nodes(cct, tables, xml_path)
     values, ranks, threads = _metric_dbs(directory, len(tables["metrics"]))
-    return _assemble(nodes, tables["metrics"], values, ranks, threads, directory)
+    return _assemble(nodes, tables["metrics"], values, ranks, threads, directory, tables["units"])
 
 
 # ---------------------------------------------------------------------- experiment.xml
@@ -130,6 +131,12 @@ def _scan(text: bytes, path: Path) -> tuple[dict[str, Any], dict[str, np.ndarray
     except ValueError as exc:
         raise ParseError(path, "integer MetricDB ids", found=str(list(tables["metricdb"]))) from exc
     tables["metrics"] = [_RENAME.get(tables["metricdb"][i], tables["metricdb"][i]) for i in ids]
+    # the unit a metric's name declares (CPUTIME (usec)) stays with its renamed column
+    tables["units"] = {
+        new: metric_unit(tables["metricdb"][i])
+        for i, new in zip(ids, tables["metrics"])
+        if metric_unit(tables["metricdb"][i])
+    }
 
     tag_arr = np.array(tags, dtype=object).astype(str) if tags else np.zeros(0, str)
     parent = np.array(parents, dtype=np.int64)
@@ -338,7 +345,7 @@ def _metric_dbs(directory: Path, n_metrics: int) -> tuple[np.ndarray, np.ndarray
 
 
 # ---------------------------------------------------------------------- GraphFrame
-def _assemble(nodes, metrics, values, ranks, threads, directory):
+def _assemble(nodes, metrics, values, ranks, threads, directory, units=None):
     n_files, n_db_nodes, _ = values.shape
     nid = nodes["nid"].to_numpy()
     if len(nid) and (nid.min() < 1 or nid.max() > n_db_nodes):
@@ -389,4 +396,5 @@ def _assemble(nodes, metrics, values, ranks, threads, directory):
         default_metric="time" if "time" in metrics else (exc or inc)[0],
         metadata={"hpctoolkit_database": str(directory)},
         path=directory,
+        units=units,
     )

@@ -352,4 +352,5 @@ def _assemble(tree: _Tree, rows: list[dict], metrics: list[str], root: Path):
         inc_metrics=[m + " (inc)" for m in metrics],
         default_metric="time (inc)" if "time" in metrics else metrics[0] + " (inc)",
         path=root,
+        units={"time": "µs"} if "time" in metrics else None,  # TAU writes TIME in µs
     )

@@ -27,6 +27,10 @@ from perfweave.calltree.readers._common import is_int64, load_json, sniff_json_k
 from perfweave.errors import ArgumentTypeError, ParseError
 
 _DROP_STATS = ("cereal_class_version", "count")
+# statistics in the component's own unit (its ``unit_repr``; ``sqr`` is its square)
+_UNIT_STATS = ("sum", "min", "max", "mean", "stddev")
+# timemory's unit names -> perfweave's
+_UNIT_NAMES = {"sec": "s", "msec": "ms", "usec": "µs", "nsec": "ns"}
 # region label forms, tried in order: [func][file] / "label  [func/file:line]" /
 # func@file:line/tail / func@file/tail / func:line/tail  ('@' or '/' as separator)
 _LABELS = [
@@ -165,6 +169,7 @@ class _Builder:
         self.parent: list[int] = []
         self.rows: dict[tuple, dict] = {}
         self.metrics: dict[str, None] = {}
+        self.units: dict[str, str] = {}  # component -> its unit_repr
         self.has_ranks = False
         self.has_threads = False
 
@@ -176,6 +181,9 @@ class _Builder:
             if not isinstance(data, dict):
                 raise ParseError(self.name, "a component object", position=f"timemory.{comp}")
             labels = data.get("type")
+            unit = data.get("unit_repr")
+            if isinstance(unit, str) and unit.strip() and isinstance(labels, (str, type(None))):
+                self.units[metric] = _UNIT_NAMES.get(unit.strip(), unit.strip())
             if "graph" in data:
                 self._ranks(data["graph"], metric, labels, None, f"timemory.{comp}.graph")
             else:
@@ -318,6 +326,12 @@ class _Builder:
             inc_metrics=inc,
             default_metric=default,
             path=self.name,
+            units={
+                f"{stat}.{comp}": unit
+                for comp, unit in self.units.items()
+                for stat in _UNIT_STATS
+                if f"{stat}.{comp}" in self.metrics
+            },
         )
 
 
