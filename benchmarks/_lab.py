@@ -332,6 +332,24 @@ class LabSession:
         self.blocked.append(route.request.url)
         route.abort("internetdisconnected")
 
+    def run_first(
+        self, cell: int, close_cell: int, root: str, mark_js: str, arg: Any = None
+    ) -> tuple[float, dict[str, Any], list[dict[str, Any]]]:
+        """Run a widget's ``cell`` afresh (outputs cleared, ``close_cell`` run, the ``root``
+        element gone from the page): the page time just before the run, the first mark
+        ``mark_js`` finds after it (called with ``arg``, default that time) and the kernel
+        messages of the run."""
+        self.nb.clear_outputs()
+        self.nb.run_and_wait(close_cell)
+        self.page.wait_for_selector(root, state="detached", timeout=self.cap * 1000)
+        self.state_path.unlink(missing_ok=True)
+        t0 = self.nb.run(cell)
+        mark = self.page.wait_for_function(
+            mark_js, arg=t0 if arg is None else arg(t0), timeout=self.cap * 1000, polling=20
+        ).json_value()
+        self.nb.wait_idle()
+        return t0, mark, self.nb.messages()
+
     def state(self) -> dict[str, Any]:
         """What the kernel last wrote of the widget's state ({} before it wrote any)."""
         try:
@@ -345,3 +363,106 @@ class LabSession:
                 self.context.close()
         finally:
             self.server.stop()
+
+
+def kernel_hooks(widget: str, state: Path, traits: str = "") -> str:
+    """Notebook lines that time each cell in the kernel and, after the cell that made a new
+    ``widget`` (a class name in the notebook's namespace), instrument it
+    (:func:`benchmarks.widgets.instrument`, ``traits`` its trait argument) with the cell's
+    time; no ``Out[n]`` is kept, so a closed widget is freed."""
+    extra = f", {traits}" if traits else ""
+    return (
+        "from perfweave.widgets._base import live_widgets\n"
+        "from benchmarks.widgets import instrument\n"
+        "_cell = {}\n"
+        "def _pre_cell(info):\n"
+        "    _cell['t0'] = time.perf_counter()\n"
+        "def _post_cell(result):\n"
+        "    ms = (time.perf_counter() - _cell.pop('t0', time.perf_counter())) * 1e3\n"
+        "    w = live_widgets()[-1] if live_widgets() else None\n"
+        f"    if isinstance(w, {widget}) and not hasattr(w, '_bench_cell_ms'):\n"
+        "        w._bench_cell_ms = ms\n"
+        f"        instrument(w, {str(state)!r}{extra}, cell_ms=ms)\n"
+        "get_ipython().displayhook.cache_size = 0\n"
+        "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
+        "get_ipython().events.register('post_run_cell', _post_cell)"
+    )
+
+
+#: the notebook cell that closes every widget shown (and frees them)
+CLOSE_WIDGETS = "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()"
+
+
+def ready_probe(var: str, root_class: str, fields: str) -> str:
+    """Page script: push ``{at, paint, ...fields}`` to ``window[var]`` (page clock) whenever
+    an element of class ``root_class`` is added with, or gets, ``data-ready="1"``; ``paint``
+    is set once the frame after it was painted. ``fields`` is a JS object literal over the
+    element ``el``."""
+    return f"""() => {{
+  if (window.{var}) return;
+  window.{var} = [];
+  const mark = (el) => {{
+    const m = {{ at: performance.now(), ...({fields}) }};
+    window.{var}.push(m);
+    requestAnimationFrame(() => setTimeout(() => {{ m.paint = performance.now(); }}, 0));
+  }};
+  new MutationObserver((records) => {{
+    for (const r of records) {{
+      if (r.type === 'attributes') {{
+        const el = r.target;
+        if (el.classList.contains('{root_class}') && el.dataset.ready === '1') mark(el);
+      }} else {{
+        for (const node of r.addedNodes) {{
+          if (!(node instanceof Element)) continue;
+          const el = node.matches('.{root_class}') ? node : node.querySelector('.{root_class}');
+          if (el && el.dataset.ready === '1') mark(el);
+        }}
+      }}
+    }}
+  }}).observe(document.body, {{
+    subtree: true, childList: true, attributes: true, attributeFilter: ['data-ready'],
+  }});
+}}"""
+
+
+def ready_mark(var: str) -> str:
+    """Page script: the first mark of :func:`ready_probe` after a time (its argument) whose
+    frame was painted, or null."""
+    return f"""(since) => (window.{var} || []).find(
+  (m) => m.at > since && m.paint !== undefined) || null"""
+
+
+def first_draw_parts(
+    log: list[dict[str, Any]], t0: float, mark: dict[str, Any], request: str | None
+) -> dict[str, float]:
+    """Where the time from running a cell (page time ``t0``) to a widget's first draw
+    (``mark``: ``at``, ``paint`` and ``first``, render() -> drawn) went, from the kernel
+    messages ``log``: the execute request reaching the kernel, the kernel up to the
+    widget's comm open (it opens last) and display, the widget manager until render(), and
+    the first ``request`` action's round trip when the page asked for its first data (else
+    render() -> drawn whole, the data having come with the widget's state)."""
+    render = mark["at"] - mark["first"]
+    got = {"drawn": mark["at"] - t0, "painted": mark["paint"] - t0}
+    started = first_time(log, type="execute_input")
+    opens = [m for m in log if m["type"] == "comm_open" and m["t"] < render]
+    opened = opens[-1]["t"] if opens else None
+    shown = first_time(log, type="execute_result")
+    if None not in (started, opened, shown):
+        got.update(
+            to_kernel=started - t0,
+            kernel_to_open=opened - started,
+            open_to_display=shown - opened,
+            display_to_render=render - shown,
+            drawn_to_painted=mark["paint"] - mark["at"],
+        )
+    asked = first_time(log, dir="send", what="request", action=request) if request else None
+    answered = first_time(log, dir="recv", what="response")
+    if asked is not None and answered is not None and render <= asked < mark["at"]:
+        got.update(
+            render_to_request=asked - render,
+            round_trip=answered - asked,
+            reply_to_drawn=mark["at"] - answered,
+        )
+    else:
+        got["render_to_drawn"] = mark["first"]
+    return got

@@ -29,7 +29,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabSession, add_parts, first_time, load_average, spread
+from benchmarks._lab import (
+    CLOSE_WIDGETS,
+    LabSession,
+    add_parts,
+    first_draw_parts,
+    kernel_hooks,
+    load_average,
+    ready_mark,
+    ready_probe,
+    spread,
+)
 from benchmarks.widgets import REPO, VIEWPORT, Figures, _fmt_n
 
 TARGET_MS = 300.0
@@ -43,35 +53,13 @@ SHAPES = (
 
 # Marks, in the page's clock, when a flame graph has drawn its first frames (data-ready) and
 # when the frame after that was painted.
-PROBE_JS = """() => {
-  if (window.__pwFlameMarks) return;
-  window.__pwFlameMarks = [];
-  const mark = (el) => {
-    const m = { at: performance.now(), first: Number(el.dataset.firstDrawMs),
-                shown: Number(el.dataset.shown), state: el.dataset.firstFromState === '1' };
-    window.__pwFlameMarks.push(m);
-    requestAnimationFrame(() => setTimeout(() => { m.paint = performance.now(); }, 0));
-  };
-  new MutationObserver((records) => {
-    for (const r of records) {
-      if (r.type === 'attributes') {
-        const el = r.target;
-        if (el.classList.contains('pw-flame') && el.dataset.ready === '1') mark(el);
-      } else {
-        for (const node of r.addedNodes) {
-          if (!(node instanceof Element)) continue;
-          const el = node.matches('.pw-flame') ? node : node.querySelector('.pw-flame');
-          if (el && el.dataset.ready === '1') mark(el);
-        }
-      }
-    }
-  }).observe(document.body, {
-    subtree: true, childList: true, attributes: true, attributeFilter: ['data-ready'],
-  });
-}"""
-
-MARK_JS = """(since) => (window.__pwFlameMarks || []).find(
-  (m) => m.at > since && m.paint !== undefined) || null"""
+PROBE_JS = ready_probe(
+    "__pwFlameMarks",
+    "pw-flame",
+    "{ first: Number(el.dataset.firstDrawMs), shown: Number(el.dataset.shown),"
+    " state: el.dataset.firstFromState === '1' }",
+)
+MARK_JS = ready_mark("__pwFlameMarks")
 
 
 def _kernel_cells(state: Path, n: int) -> list[str]:
@@ -80,26 +68,12 @@ def _kernel_cells(state: Path, n: int) -> list[str]:
         "import sys, gc, json, os, time\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
         "from benchmarks.flame import readers_tree, tree\n"
-        "from benchmarks.widgets import instrument\n"
         "from perfweave.widgets import FlameGraph\n"
-        "from perfweave.widgets._base import live_widgets\n"
         f"gf = tree({n})\n"
-        f"gf_readers = readers_tree({n})\n"
-        "_cell = {}\n"
-        "def _pre_cell(info):\n"
-        "    _cell['t0'] = time.perf_counter()\n"
-        "def _post_cell(result):\n"
-        "    ms = (time.perf_counter() - _cell.pop('t0', time.perf_counter())) * 1e3\n"
-        "    fg = live_widgets()[-1] if live_widgets() else None\n"
-        "    if isinstance(fg, FlameGraph) and not hasattr(fg, '_bench_cell_ms'):\n"
-        "        fg._bench_cell_ms = ms\n"
-        f"        instrument(fg, {str(state)!r}, (), cell_ms=ms)\n"
-        "get_ipython().displayhook.cache_size = 0  # no Out[n]: a closed widget is freed\n"
-        "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
-        "get_ipython().events.register('post_run_cell', _post_cell)",
+        f"gf_readers = readers_tree({n})\n" + kernel_hooks("FlameGraph", state, "()"),
         "FlameGraph(gf)",
         "FlameGraph(gf_readers)",
-        "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()",
+        CLOSE_WIDGETS,
     ]
 
 
@@ -114,40 +88,9 @@ class LabFlame(LabSession):
         """Run the flame graph's cell once (the earlier widgets closed, the outputs
         cleared); the page's times from the run to the first frames drawn, split by the
         kernel messages on the way."""
-        self.nb.clear_outputs()
-        self.nb.run_and_wait(CLOSE_CELL)
-        self.page.wait_for_selector(".pw-flame", state="detached", timeout=self.cap * 1000)
-        self.state_path.unlink(missing_ok=True)
-        t0 = self.nb.run(cell)
-        mark = self.page.wait_for_function(
-            MARK_JS, arg=t0, timeout=self.cap * 1000, polling=20
-        ).json_value()
-        self.nb.wait_idle()
-        log = self.nb.messages()
-        render = mark["at"] - mark["first"]
-        got = {"drawn": mark["at"] - t0, "painted": mark["paint"] - t0, "shown": mark["shown"]}
-        started = first_time(log, type="execute_input")
-        opens = [m for m in log if m["type"] == "comm_open" and m["t"] < render]
-        opened = opens[-1]["t"] if opens else None  # the flame graph's own comm opens last
-        shown = first_time(log, type="execute_result")
-        if None not in (started, opened, shown):
-            got.update(
-                to_kernel=started - t0,
-                kernel_to_open=opened - started,
-                open_to_display=shown - opened,
-                display_to_render=render - shown,
-                drawn_to_painted=mark["paint"] - mark["at"],
-            )
-        asked = first_time(log, dir="send", what="request", action="frames")
-        answered = first_time(log, dir="recv", what="response")
-        if not mark.get("state") and asked is not None and answered is not None:
-            got.update(
-                render_to_request=asked - render,
-                round_trip=answered - asked,
-                reply_to_drawn=mark["at"] - answered,
-            )
-        else:  # the first frames came with the widget's state
-            got["render_to_drawn"] = mark["first"]
+        t0, mark, log = self.run_first(cell, CLOSE_CELL, ".pw-flame", MARK_JS)
+        got = first_draw_parts(log, t0, mark, None if mark.get("state") else "frames")
+        got["shown"] = mark["shown"]
         st = self.state()
         if "cell_ms" in st:
             got["kernel_cell"] = st["cell_ms"]

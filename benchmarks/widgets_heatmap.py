@@ -60,6 +60,19 @@ GEOMETRY_JS = """() => {
 }"""
 
 
+def drag(page: Any, geo: dict, k: int) -> None:
+    """The ``k``-th drag-zoom of the scenarios on the matrix square ``geo``
+    (:data:`GEOMETRY_JS`): over 30 % of each axis, from ``10 % + k * 10 %`` in."""
+    a, b = 0.1 + 0.1 * k, 0.4 + 0.1 * k
+    x0, y0 = geo["x"] + a * geo["s"], geo["y"] + a * geo["s"]
+    x1, y1 = geo["x"] + b * geo["s"], geo["y"] + b * geo["s"]
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2)
+    page.mouse.move(x1, y1)
+    page.mouse.up()
+
+
 # ---------------------------------------------------------------------- kernel side
 def write_scenario(folder: Path, n: int) -> Path:
     from tests.widgets.browser import write_notebook
@@ -166,18 +179,7 @@ def heatmap_scenario(fig: Figures, browser: Any, work: Path, n: int, cap: float)
         geo = s.page.evaluate(GEOMETRY_JS)
         zooms, outs, py_z = [], [], []
         for k in range(3):
-            a, b = 0.1 + 0.1 * k, 0.4 + 0.1 * k
-            x0, y0 = geo["x"] + a * geo["s"], geo["y"] + a * geo["s"]
-            x1, y1 = geo["x"] + b * geo["s"], geo["y"] + b * geo["s"]
-
-            def drag() -> None:
-                s.page.mouse.move(x0, y0)
-                s.page.mouse.down()
-                s.page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2)
-                s.page.mouse.move(x1, y1)
-                s.page.mouse.up()
-
-            ms, py = _act_on(s, drag, "zoom")
+            ms, py = _act_on(s, lambda k=k: drag(s.page, geo, k), "zoom")
             zooms.append(ms)
             py_z.append(py or 0.0)
             ms, _ = _act_on(s, lambda: s.page.locator("[data-action=zoom-out]").click(), "zoom_out")

@@ -24,9 +24,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabSession, add_parts, first_time, load_average, spread
+from benchmarks._lab import (
+    CLOSE_WIDGETS,
+    LabSession,
+    add_parts,
+    first_draw_parts,
+    kernel_hooks,
+    load_average,
+    ready_mark,
+    ready_probe,
+    spread,
+)
 from benchmarks.widgets import REPO, VIEWPORT, Figures, _fmt_n, act_on
-from benchmarks.widgets_heatmap import GEOMETRY_JS
+from benchmarks.widgets_heatmap import GEOMETRY_JS, drag
 
 #: issue 34's targets (ms): drawn after the cell runs, a drag-zoom redrawn, send <-> recv
 TARGETS = {
@@ -40,34 +50,8 @@ ROOT = ".pw-heatmap"
 
 # Marks, in the page's clock, when a heatmap has drawn its first matrix (data-ready) and when
 # the frame after that was painted.
-PROBE_JS = """() => {
-  if (window.__pwHeatMarks) return;
-  window.__pwHeatMarks = [];
-  const mark = (el) => {
-    const m = { at: performance.now(), first: Number(el.dataset.firstDrawMs) };
-    window.__pwHeatMarks.push(m);
-    requestAnimationFrame(() => setTimeout(() => { m.paint = performance.now(); }, 0));
-  };
-  new MutationObserver((records) => {
-    for (const r of records) {
-      if (r.type === 'attributes') {
-        const el = r.target;
-        if (el.classList.contains('pw-heatmap') && el.dataset.ready === '1') mark(el);
-      } else {
-        for (const node of r.addedNodes) {
-          if (!(node instanceof Element)) continue;
-          const el = node.matches('.pw-heatmap') ? node : node.querySelector('.pw-heatmap');
-          if (el && el.dataset.ready === '1') mark(el);
-        }
-      }
-    }
-  }).observe(document.body, {
-    subtree: true, childList: true, attributes: true, attributeFilter: ['data-ready'],
-  });
-}"""
-
-MARK_JS = """(since) => (window.__pwHeatMarks || []).find(
-  (m) => m.at > since && m.paint !== undefined) || null"""
+PROBE_JS = ready_probe("__pwHeatMarks", "pw-heatmap", "{ first: Number(el.dataset.firstDrawMs) }")
+MARK_JS = ready_mark("__pwHeatMarks")
 
 
 def _kernel_cells(state: Path) -> list[str]:
@@ -80,23 +64,10 @@ def _kernel_cells(state: Path) -> list[str]:
         f"sys.path.insert(0, {str(REPO)!r})\n"
         f"{SYNTHETIC}\n"
         f"{data}\n"
-        "from benchmarks.widgets import instrument\n"
         "from perfweave.widgets import CountMatrixHeatmap\n"
-        "from perfweave.widgets._base import live_widgets\n"
-        "_cell = {}\n"
-        "def _pre_cell(info):\n"
-        "    _cell['t0'] = time.perf_counter()\n"
-        "def _post_cell(result):\n"
-        "    ms = (time.perf_counter() - _cell.pop('t0', time.perf_counter())) * 1e3\n"
-        "    hm = live_widgets()[-1] if live_widgets() else None\n"
-        "    if isinstance(hm, CountMatrixHeatmap) and not hasattr(hm, '_bench_cell_ms'):\n"
-        "        hm._bench_cell_ms = ms\n"
-        f"        instrument(hm, {str(state)!r}, (), cell_ms=ms)\n"
-        "get_ipython().displayhook.cache_size = 0  # no Out[n]: a closed widget is freed\n"
-        "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
-        "get_ipython().events.register('post_run_cell', _post_cell)",
+        + kernel_hooks("CountMatrixHeatmap", state, "()"),
         *(f"CountMatrixHeatmap(prof{n})" for n, _, _ in SIZES),
-        "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()",
+        CLOSE_WIDGETS,
     ]
 
 
@@ -109,40 +80,13 @@ class LabHeatmap(LabSession):
     def first_draw(self, cell: int) -> dict[str, float]:
         """Run a heatmap's cell once (the earlier widgets closed, the outputs cleared); the
         page's times from the run to the matrix drawn, split by the kernel messages."""
-        self.nb.clear_outputs()
-        self.nb.run_and_wait(CLOSE_CELL)
-        self.page.wait_for_selector(ROOT, state="detached", timeout=self.cap * 1000)
-        self.state_path.unlink(missing_ok=True)
-        t0 = self.nb.run(cell)
-        mark = self.page.wait_for_function(
-            MARK_JS, arg=t0, timeout=self.cap * 1000, polling=20
-        ).json_value()
-        self.nb.wait_idle()
-        log = self.nb.messages()
-        render = mark["at"] - mark["first"]
-        got = {"drawn": mark["at"] - t0, "painted": mark["paint"] - t0}
-        started = first_time(log, type="execute_input")
-        opens = [m for m in log if m["type"] == "comm_open" and m["t"] < render]
-        opened = opens[-1]["t"] if opens else None  # the heatmap's own comm opens last
-        shown = first_time(log, type="execute_result")
-        if None not in (started, opened, shown):
-            got.update(
-                to_kernel=started - t0,
-                kernel_to_open=opened - started,
-                open_to_display=shown - opened,
-                display_to_render=render - shown,
-                render_to_drawn=mark["first"],
-                drawn_to_painted=mark["paint"] - mark["at"],
-            )
-        asked = first_time(log, dir="send", what="request")
-        answered = first_time(log, dir="recv", what="response")
-        if asked is not None and answered is not None and asked > render:
-            got["round_trip"] = answered - asked
+        t0, mark, log = self.run_first(cell, CLOSE_CELL, ROOT, MARK_JS)
+        got = first_draw_parts(log, t0, mark, "matrix")
         st = self.state()
         if "cell_ms" in st:
             got["kernel_cell"] = st["cell_ms"]
         first = st.get("py_ms", {}).get("matrix")
-        if first:
+        if first and "round_trip" in got:
             got["kernel_matrix"] = first[0]
         return got
 
@@ -153,25 +97,14 @@ class LabHeatmap(LabSession):
         return ms, py or 0.0
 
     def drag_zooms(self, times: int) -> tuple[list[float], list[float], list[float]]:
-        """``times`` drag-zooms over ~30 % of each axis, each zoomed out again: the zooms'
-        ms, their kernel handlers' ms and the zoom-outs' ms."""
+        """``times`` drag-zooms over 30 % of each axis (:func:`widgets_heatmap.drag`), each
+        zoomed out again: the zooms' ms, their kernel handlers' ms and the zoom-outs' ms."""
         # Lab scrolls its notebook panel: the canvas must be in view for the drags to land
         self.page.locator(f"{ROOT} .pw-hm-canvas").scroll_into_view_if_needed()
         geo = self.page.evaluate(GEOMETRY_JS)
         zooms, kernel, outs = [], [], []
         for k in range(times):
-            a, b = 0.1 + 0.1 * k, 0.4 + 0.1 * k
-            x0, y0 = geo["x"] + a * geo["s"], geo["y"] + a * geo["s"]
-            x1, y1 = geo["x"] + b * geo["s"], geo["y"] + b * geo["s"]
-
-            def drag() -> None:
-                self.page.mouse.move(x0, y0)
-                self.page.mouse.down()
-                self.page.mouse.move((x0 + x1) / 2, (y0 + y1) / 2)
-                self.page.mouse.move(x1, y1)
-                self.page.mouse.up()
-
-            ms, py = self.act(drag, "zoom")
+            ms, py = self.act(lambda k=k: drag(self.page, geo, k % 5), "zoom")
             zooms.append(ms)
             kernel.append(py)
             out = self.page.locator(f"{ROOT} [data-action=zoom-out]")
@@ -197,8 +130,10 @@ PARTS = (
     ("kernel_cell", "kernel: whole cell, timed in the kernel"),
     ("display_to_render", "page: display -> render() starts"),
     ("render_to_drawn", "page: render() -> matrix drawn"),
-    ("round_trip", "  of which the first matrix request's round trip"),
-    ("kernel_matrix", "    of which the kernel's matrix handler"),
+    ("render_to_request", "page: render() -> first matrix request sent"),
+    ("round_trip", "first matrix request -> reply in the page"),
+    ("kernel_matrix", "  of which the kernel's matrix handler"),
+    ("reply_to_drawn", "page: reply -> matrix drawn"),
     ("drawn_to_painted", "page: matrix drawn -> next frame painted"),
 )
 

@@ -26,7 +26,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks._lab import LabSession, add_parts, first_time, load_average, spread
+from benchmarks._lab import (
+    CLOSE_WIDGETS,
+    LabSession,
+    add_parts,
+    first_draw_parts,
+    first_time,
+    kernel_hooks,
+    load_average,
+    spread,
+)
 from benchmarks.widgets import FILTERS, REPO, VIEWPORT, WIDE_CHILDREN, Figures, _fmt_n
 
 TARGETS = {"first_ms": 300.0, "filter_ms": 500.0, "wide_ms": 100.0}
@@ -78,24 +87,11 @@ def _kernel_cells(state: Path, n: int) -> list[str]:
     return [
         "import sys, gc, json, os, time\n"
         f"sys.path.insert(0, {str(REPO)!r})\n"
-        "from benchmarks.widgets import build_data, instrument\n"
+        "from benchmarks.widgets import build_data\n"
         "from perfweave.widgets import CalltreeExplorer\n"
-        "from perfweave.widgets._base import live_widgets\n"
-        f"gf = build_data('wide', {n})\n"
-        "_cell = {}\n"
-        "def _pre_cell(info):\n"
-        "    _cell['t0'] = time.perf_counter()\n"
-        "def _post_cell(result):\n"
-        "    ms = (time.perf_counter() - _cell.pop('t0', time.perf_counter())) * 1e3\n"
-        "    ex = live_widgets()[-1] if live_widgets() else None\n"
-        "    if isinstance(ex, CalltreeExplorer) and not hasattr(ex, '_bench_cell_ms'):\n"
-        "        ex._bench_cell_ms = ms\n"
-        f"        instrument(ex, {str(state)!r}, cell_ms=ms)\n"
-        "get_ipython().displayhook.cache_size = 0  # no Out[n]: a closed explorer is freed\n"
-        "get_ipython().events.register('pre_run_cell', _pre_cell)\n"
-        "get_ipython().events.register('post_run_cell', _post_cell)",
+        f"gf = build_data('wide', {n})\n" + kernel_hooks("CalltreeExplorer", state),
         "CalltreeExplorer(gf)",
-        "for _w in live_widgets():\n    _w.close()\n_w = None\ngc.collect()",
+        CLOSE_WIDGETS,
     ]
 
 
@@ -116,45 +112,15 @@ class LabExplorer(LabSession):
         """Run the explorer's cell once (the earlier explorers closed, the outputs
         cleared); the page's times from the run to the first rows, split by the kernel
         messages on the way."""
-        self.nb.clear_outputs()
-        self.nb.run_and_wait(CLOSE_CELL)
-        self.page.wait_for_selector(".pw-explorer", state="detached", timeout=self.cap * 1000)
-        self.state_path.unlink(missing_ok=True)
-        t0 = self.nb.run(EXPLORER_CELL)
-        mark = self._mark("ready", t0)
-        self.nb.wait_idle()
-        log = self.nb.messages()
-        render = mark["at"] - mark["first"]
-        got = {"drawn": mark["at"] - t0, "painted": mark["paint"] - t0}
-        started = first_time(log, type="execute_input")
-        # the explorer's own comm opens last (its layout widget's first)
-        opens = [m for m in log if m["type"] == "comm_open" and m["t"] < render]
-        opened = opens[-1]["t"] if opens else None
-        shown = first_time(log, type="execute_result")
-        if None not in (started, opened, shown):
-            got.update(
-                to_kernel=started - t0,
-                kernel_to_open=opened - started,
-                open_to_display=shown - opened,
-                display_to_render=render - shown,
-                drawn_to_painted=mark["paint"] - mark["at"],
-            )
-        # the page asks for its first rows when they did not come with the widget's state
-        asked = first_time(log, dir="send", what="request", action="rows")
-        answered = first_time(log, dir="recv", what="response")
-        if asked is not None and answered is not None and asked < mark["at"]:
-            got.update(
-                render_to_request=asked - render,
-                round_trip=answered - asked,
-                reply_to_drawn=mark["at"] - answered,
-            )
-        else:
-            got["render_to_drawn"] = mark["first"]
+        t0, mark, log = self.run_first(
+            EXPLORER_CELL, CLOSE_CELL, ".pw-explorer", MARK_JS, lambda t0: ["ready", t0]
+        )
+        got = first_draw_parts(log, t0, mark, "rows")
         st = self.state()
         if "cell_ms" in st:
             got["kernel_cell"] = st["cell_ms"]
         rows = st.get("py_ms", {}).get("rows")
-        if rows:
+        if rows and "round_trip" in got:
             got["kernel_rows"] = rows[0]
         return got
 
