@@ -5,12 +5,14 @@ multi-rank profile (tests/data/calltree-user)."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 
 import numpy as np
 import pytest
 
 import perfweave as pw
+from perfweave.calltree.display import node_names
 from perfweave.calltree.numbers import fixed_text
 from perfweave.calltree.shown import with_inclusive
 from perfweave.cli import main
@@ -112,3 +114,27 @@ def test_readers_that_know_a_unit_give_it(path, metric, unit, header):
     assert gf.tree(color=False).startswith(header)
     if "timemory" in path:
         assert gf.unit_of("sqr.wall_clock") == ""
+
+
+@pytest.mark.parametrize(
+    "path, unnamed",
+    [
+        # 22 samples of 3 sampled functions the sampler could not name
+        ("tests/data/calltree-sampling/sampling-unresolved.cali", 3),
+        # a region labelled "  "
+        (USER, 1),
+    ],
+    ids=["sampling-unresolved", "user"],
+)
+def test_flat_profile_has_no_blank_name(path, unnamed):
+    with (
+        pytest.warns(pw.errors.PerfweaveWarning) if "sampling" in path else contextlib.nullcontext()
+    ):
+        gf = pw.read(path)
+    flat = gf.flat_profile()
+    names = [str(name) for name in flat.index]
+    assert all(name.strip() and name != "nan" for name in names)
+    # grouped under the names tree() prints, each unnamed node under its own
+    assert sum(name.startswith("(unnamed) under ") for name in names) == unnamed
+    assert set(names) <= set(node_names(gf.graph, gf.dataframe))
+    assert flat["time"].sum() == pytest.approx(gf.node_values("time")["time"].sum())

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._layout import INT, Layout, layout
+from perfweave.calltree.display import node_names
 from perfweave.calltree.ranks import Cells, check_across, rank_cells, spread_of
 from perfweave.errors import ShapeError
 
@@ -265,10 +266,15 @@ def flat_profile(
 ) -> pd.DataFrame:
     """Chopper's flat profile: each node's value (:func:`node_values`), summed over all
     nodes with the same ``by`` (a dataframe column or frame attribute), one row per
-    value of ``by``, sorted by the first metric, largest first."""
+    value of ``by``, sorted by the first metric, largest first. By ``name``, a node is
+    grouped under the name every view shows (:func:`~perfweave.calltree.display.node_names`:
+    a node without a name under ``(unnamed) under solve``, never a blank row)."""
     cols = metric_list(gf, metric_columns, "flat_profile")
     values, lay = _node_values(gf, cols)
-    keys = _node_attribute(gf, by, lay)
+    if by == "name":
+        keys = node_names(gf.graph, gf.dataframe, by)
+    else:
+        keys = _node_attribute(gf, by, lay)
     has_rows = np.zeros(len(gf.graph), bool)
     has_rows[gf.node_ids()] = True
     values = values[has_rows]
