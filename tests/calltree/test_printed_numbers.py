@@ -138,3 +138,12 @@ def test_flat_profile_has_no_blank_name(path, unnamed):
     assert sum(name.startswith("(unnamed) under ") for name in names) == unnamed
     assert set(names) <= set(node_names(gf.graph, gf.dataframe))
     assert flat["time"].sum() == pytest.approx(gf.node_values("time")["time"].sum())
+
+
+def test_info_names_the_units(capsys):
+    assert main(["info", "tests/data/hatchet/caliper-cpi-json/cpi-callpath-profile.json"]) == 0
+    assert "units:     time in µs\n" in capsys.readouterr().out
+    assert main(["info", "tests/data/hatchet/tau-cpi-mpi"]) == 0
+    assert "units:     time in µs, time (inc) in µs\n" in capsys.readouterr().out
+    assert main(["info", "tests/data/hatchet/json/hatchet-graph-literal.json"]) == 0
+    assert "units:     -\n" in capsys.readouterr().out

@@ -209,6 +209,9 @@ def _info(args: argparse.Namespace) -> int:
         lines.append(f"{level + 's:':<10}{len(values)} ({values.min()}..{values.max()})")
     lines.append(f"exclusive: {', '.join(map(str, gf.exc_metrics)) or '-'}")
     lines.append(f"inclusive: {', '.join(map(str, gf.inc_metrics)) or '-'}")
+    # the unit of every metric that has one (the reader's, or what its name declares)
+    units = [f"{m} in {gf.unit_of(m)}" for m in gf.exc_metrics + gf.inc_metrics if gf.unit_of(m)]
+    lines.append(f"units:     {', '.join(units) or '-'}")
     lines.append(f"default:   {gf.default_metric}")
     print("\n".join(lines))
     return 0

@@ -617,4 +617,5 @@ def test_ts_is_never_a_metric_and_dur_is_inclusive(rel, capsys):
     assert main(["info", str(DATA / rel)]) == 0
     out = capsys.readouterr().out
     assert "exclusive: dur (exc)\n" in out and "inclusive: dur\n" in out
-    assert "ts" not in out.split("exclusive:")[1]
+    assert "ts" not in out.split("exclusive:")[1].split("units:")[0]  # not a metric
+    assert "units:     dur (exc) in s, dur in s\n" in out
