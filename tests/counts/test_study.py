@@ -209,3 +209,23 @@ def test_the_other_directions_work_is_kept_for_the_switch(wrf):
     s.set_option("direction", "recv")
     np.testing.assert_array_equal(s.blocks.values, fresh.values)
     np.testing.assert_array_equal(s.blocks.col_max, fresh.col_max)
+
+
+def test_the_summary_work_runs_aside_and_leaves_no_thread_behind(wrf, monkeypatch):
+    # the statistics and patterns start on a thread of their own while the view is
+    # aggregated; the thread ends with its work (none is left to meet a later fork), and a
+    # failure there reaches the summary as a failure here would
+    import threading
+
+    def broken(rank=None, job=None):
+        raise MetadataError("pattern report unreadable")
+
+    monkeypatch.setattr(wrf, "patterns", broken)
+    s = CallGroupStudy(wrf)
+    got = s.summary()
+    assert got["patterns"] == ["patterns unavailable: pattern report unreadable"]
+    assert dict(got["stats"])["messages"] == 160 * 160
+    for t in threading.enumerate():
+        if t.name == "perfweave-summary":
+            t.join(timeout=30)
+    assert not [t for t in threading.enumerate() if t.name == "perfweave-summary"]

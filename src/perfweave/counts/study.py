@@ -19,8 +19,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import threading
 import warnings
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -60,6 +62,21 @@ MAX_CELLS = 900
 LABEL_RANGES = 6
 #: the per-call statistics of the summary, in order
 STATISTICS = ("bytes", "messages", "zeros", "min_nonzero", "max", "large", "small")
+
+
+def _in_background(make: Callable[[], Any]) -> Future:
+    """Run ``make`` on a thread of its own (it ends with the work, so no thread outlives it
+    to meet a later fork); its result or exception in the Future returned."""
+    done: Future = Future()
+
+    def run() -> None:
+        try:
+            done.set_result(make())
+        except BaseException as exc:  # handed to whoever asks for the result
+            done.set_exception(exc)
+
+    threading.Thread(target=run, name="perfweave-summary", daemon=True).start()
+    return done
 
 
 def group_label(group: CallGroup) -> str:
@@ -491,7 +508,21 @@ class CallGroupStudy:
     def _kept(self, key: tuple, make: Any) -> Any:
         if key not in self._cache:
             self._cache[key] = make()
-        return self._cache[key]
+        held = self._cache[key]
+        return held.result() if isinstance(held, Future) else held
+
+    def _prefetch(self) -> None:
+        """Start the summary's view-independent work of the call group shown (its
+        statistics, its lead rank's patterns) on a background thread: a first view's
+        summary then waits for what is left of it, not for all of it after the blocks."""
+        g, rank, index = self.call_group, self._lead_rank, self._group_index
+        work = (
+            (("stats", rank, index), lambda: call_stats([g])),
+            (("patterns", rank), lambda: self._profile.patterns(rank)),
+        )
+        for key, make in work:
+            if key not in self._cache:
+                self._cache[key] = _in_background(make)
 
     def _shown(self) -> CallGroup:
         """The call group shown, or the MetadataError saying why there is none."""
@@ -511,6 +542,7 @@ class CallGroupStudy:
         return None if g is None else self._kept(key, lambda: self._profile.hosts(g))
 
     def _show(self, reset: bool) -> None:
+        self._prefetch()
         m = self.matrix
         if m.n_ranks == 0 or m.width == 0:
             raise ShapeError(f"the {self._direction} matrix of {self.label} is empty")
