@@ -453,3 +453,24 @@ def test_records_with_text_use_the_json_path(tmp_path):
     # text in a value column is named, not kept as an object "metric" (issue #16)
     with pytest.raises(ParseError, match=r"data row 0.*value column 'note'.*a, \[b\]"):
         caliper_json.read(p)
+
+
+def test_rank_column_declared_a_reference(data_dir, tmp_path):
+    """mpi.rank declared ``is_value: false`` refers to the nodes table: its labels are the
+    ranks. A label that is no rank was an unexpected ValueError ('invalid literal for
+    int()': 'solve'); it is a ParseError naming the file, the row and the value."""
+    spec = json.loads((data_dir / "calltree-user/user-profile.json").read_text())
+    spec["column_metadata"][0] = {"is_value": False}
+    path = tmp_path / "rank-refs.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(ParseError, match=r"rank-refs.json, data row 0: .*mpi.rank.*'main'"):
+        perfweave.read(path)
+    # references whose labels are ranks read as those ranks: the profile as written
+    spec["nodes"] += [{"column": "mpi.rank", "label": str(r)} for r in (0, 1, 2)]
+    for record in spec["data"]:
+        record[0] += len(spec["nodes"]) - 3
+    path.write_text(json.dumps(spec))
+    gf = perfweave.read(path)
+    want = perfweave.read(data_dir / "calltree-user/user-profile.json")
+    assert gf.graph == want.graph
+    assert gf.dataframe.equals(want.dataframe)

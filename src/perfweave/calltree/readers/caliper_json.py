@@ -436,19 +436,6 @@ def _assemble(
         )
     df["nid"] = ref
     df["node"] = node
-    if "rank" in df.columns:
-        ranks = pd.to_numeric(df["rank"], errors="coerce").astype(float)
-        wrong = ranks.isna() | (ranks < 0) | (ranks > MAX_RANK) | (ranks % 1 != 0)
-        if wrong.any():
-            i = int(np.flatnonzero(wrong.to_numpy())[0])
-            raise ParseError(
-                name,
-                f"an integer mpi.rank in 0..{MAX_RANK}",
-                position=f"data row {i}",
-                found=str(df["rank"].iloc[i]),
-            )
-        df["rank"] = ranks.astype(INT)
-
     if both:  # a secondary region hierarchy splits records: sum them per call path node
         keys = ["node", "nid"] + [k for k in ("rank", _SOURCELOC) if k in df.columns]
         agg = {c: "sum" for c in value_cols}
@@ -466,6 +453,19 @@ def _assemble(
             df["line"] = split["line"].to_numpy(dtype=object)
         else:
             df[c] = text
+    # mpi.rank is a value, or (is_value false) a reference whose label is the rank
+    if "rank" in df.columns:
+        ranks = pd.to_numeric(df["rank"], errors="coerce").astype(float)
+        wrong = ranks.isna() | (ranks < 0) | (ranks > MAX_RANK) | (ranks % 1 != 0)
+        if wrong.any():
+            i = int(np.flatnonzero(wrong.to_numpy())[0])
+            raise ParseError(
+                name,
+                f"an integer mpi.rank in 0..{MAX_RANK}",
+                position=f"data row {i}",
+                found=str(df["rank"].iloc[i]),
+            )
+        df["rank"] = ranks.astype(INT)
 
     extra = None
     if "line" in df.columns:
