@@ -64,6 +64,23 @@ TOGGLES = """(root) => [...root.querySelectorAll(".widget-toggle-buttons button"
   { text: b.textContent.trim(), top: Math.round(b.getBoundingClientRect().top),
     clipped: b.scrollWidth > b.clientWidth + 1 }))"""
 
+# scroll every sideways scroller of the explorer to its end; then the last header cell's right
+# edge, the visible right edge (the view's, or the explorer's if narrower) and the left
+# edges of the last header cell and of the first row's last cell
+LAST_COLUMN = """(view) => {
+  const ex = view.querySelector(".pw-explorer");
+  const wide = [...ex.querySelectorAll("*")].filter((el) => el.scrollWidth > el.clientWidth);
+  for (const el of wide) el.scrollLeft = 1e6;
+  const box = (el) => el.getBoundingClientRect();
+  const heads = ex.querySelectorAll(".pw-head > .pw-hcell");
+  const row = ex.querySelector(".pw-row:not([hidden]):not(.pw-loading)");
+  const out = { right: box(heads[heads.length - 1]).right, head: box(heads[heads.length - 1]).left,
+                cell: box(row.children[row.children.length - 1]).left,
+                limit: Math.min(box(view).right, box(ex).right) };
+  for (const el of wide) el.scrollLeft = 0;  // the screenshot from the start
+  return out;
+}"""
+
 
 def _notebook(path: Path) -> Path:
     state = path.with_suffix(".state.json")
@@ -104,6 +121,11 @@ def test_scaling_view_in_jupyterlab(lab: Server, page: Page, page_watch: PageWat
     assert [b["text"] for b in buttons] == ["linear", "log", "calltree", "flame at target"]
     assert buttons[0]["top"] == buttons[1]["top"] and buttons[2]["top"] == buttons[3]["top"]
     assert not [b["text"] for b in buttons if b["clipped"]], buttons
+    # the explorer's table is wider than the output: it scrolls sideways as one (header with
+    # its rows), so its last column can be reached and still sits under its header
+    reach = view.evaluate(LAST_COLUMN)
+    assert reach["right"] <= reach["limit"] + 1, reach
+    assert abs(reach["head"] - reach["cell"]) <= 1, reach
     save_screenshot(view, "scaling_view_lab")
 
     # a click on a row of the explorer focuses the chart on it

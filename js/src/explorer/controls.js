@@ -111,7 +111,10 @@ export function buildControls(model, el) {
   const tooltip = h("div", { cls: "pw-tooltip", attrs: { role: "tooltip" } });
   tooltip.hidden = true;
   details.hidden = true;
-  root.append(toolbar, historyBar, banner, legend, head, body, status, details, tooltip);
+  // the header and its rows scroll sideways together when the columns are wider than the
+  // output (a ScalingView's extra columns in a 768 px notebook): nothing is cut off
+  const table = h("div", { cls: "pw-table" }, [head, body]);
+  root.append(toolbar, historyBar, banner, legend, table, status, details, tooltip);
   return {
     root, searchInput, searchCount, filterInput, statSelect, colorSelect, ensembleBar,
     historyBar, historySteps, head, body, status, details, legend, tooltip, buttons,

@@ -36,6 +36,9 @@ export function layout(ctx) {
   const tpl = ["minmax(240px, 1fr)", ...widths];
   if (ctx.state.hasGlyph()) tpl.push("150px");
   ctx.els.root.style.setProperty("--pw-cols", tpl.join(" "));
+  // the narrowest the columns fit in: below it the table scrolls sideways (.pw-table)
+  const least = tpl.reduce((sum, w) => sum + parseInt(w.replace(/^minmax\(/, ""), 10), 0);
+  ctx.els.root.style.setProperty("--pw-min", `${least}px`);
   fitHeight(ctx);
 }
 

@@ -356,6 +356,7 @@ class ScalingView(CompositeBase):
         self._shown_box.style.button_width = "auto"  # as wide as "flame at target" in any font
         self._shown_box.observe(lambda c: self._from_control(lambda: self.show(c["new"])), "value")
         self._middle = w.Box([self.explorer], layout=w.Layout(width="100%"))
+        self._middle.add_class("pw-scaling-middle")  # its widget may be narrower than its table
         controls = w.HBox(
             [self._target_box, self._axes_box, self._group_box, self._shown_box],
             layout=w.Layout(flex_flow="row wrap", align_items="center"),

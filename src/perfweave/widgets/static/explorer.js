@@ -404,7 +404,8 @@ function buildControls(model, el) {
   const tooltip = h("div", { cls: "pw-tooltip", attrs: { role: "tooltip" } });
   tooltip.hidden = true;
   details.hidden = true;
-  root.append(toolbar, historyBar, banner, legend, head, body, status, details, tooltip);
+  const table = h("div", { cls: "pw-table" }, [head, body]);
+  root.append(toolbar, historyBar, banner, legend, table, status, details, tooltip);
   return {
     root,
     searchInput,
@@ -695,6 +696,8 @@ function layout(ctx) {
   const tpl = ["minmax(240px, 1fr)", ...widths];
   if (ctx.state.hasGlyph()) tpl.push("150px");
   ctx.els.root.style.setProperty("--pw-cols", tpl.join(" "));
+  const least = tpl.reduce((sum, w) => sum + parseInt(w.replace(/^minmax\(/, ""), 10), 0);
+  ctx.els.root.style.setProperty("--pw-min", `${least}px`);
   fitHeight(ctx);
 }
 function fitHeight(ctx) {
