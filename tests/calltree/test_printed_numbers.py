@@ -105,13 +105,31 @@ def test_fixed_text(value, decimals, text):
         ("tests/data/hatchet/tau-cpi-mpi", "time (inc)", "µs", "# time (inc) in µs: mean"),
         # timemory's component says "unit_repr": "sec"; sqr.* is its square: no unit
         ("tests/data/hatchet/timemory", "mean.wall_clock (inc)", "s", "# sum.wall_clock in s"),
+        # cProfile's and pyinstrument's times are seconds
+        ("tests/data/hatchet/cprofile-hatchet-pstats/cprofile-cycle.pstats", "time", "s", ""),
+        (
+            "tests/data/hatchet/pyinstrument-hatchet-json/pyinstrument-hatchet-profile.json",
+            "time (inc)",
+            "s",
+            "# time in s\n",
+        ),
+        # gprof2dot labels each node with its shares of the total time
+        ("tests/data/hatchet/gprof2dot-cpi/callgrind.dot.64042.0.1", "time (inc)", "%", ""),
     ],
-    ids=["hpctoolkit-cpi", "hpctoolkit-allgather", "tau", "timemory"],
+    ids=[
+        "hpctoolkit-cpi",
+        "hpctoolkit-allgather",
+        "tau",
+        "timemory",
+        "cprofile",
+        "pyinstrument",
+        "gprof-dot",
+    ],
 )
 def test_readers_that_know_a_unit_give_it(path, metric, unit, header):
     gf = pw.read(path)
     assert gf.unit_of(metric) == unit
-    assert gf.tree(color=False).startswith(header)
+    assert gf.tree(color=False).startswith(header or f"# time in {unit}\n")
     if "timemory" in path:
         assert gf.unit_of("sqr.wall_clock") == ""
 

@@ -104,6 +104,7 @@ def read(path: str | PathLike[str], **_: Any):
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
         default_metric="time",
+        units={"time": "s", "time (inc)": "s"},  # cProfile times are seconds
         metadata={"cycle_edges": dropped},
         path=p,
     )

@@ -292,6 +292,7 @@ def read(path: str | PathLike[str], **_: Any):
         default_metric="time",
         metadata={"cycle_edges": [(a, b) for (a, b), c in zip(dot.edges, cyc) if c]},
         path=p,
+        units={"time": "%", "time (inc)": "%"},  # gprof2dot labels shares of the total time
     )
 
 

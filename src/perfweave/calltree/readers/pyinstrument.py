@@ -103,6 +103,7 @@ def read(source: Any, **_: Any):
         exc_metrics=["time"],
         inc_metrics=["time (inc)"],
         default_metric="time",
+        units={"time": "s", "time (inc)": "s"},  # pyinstrument's times are seconds
         metadata=metadata,
         path=name,
     )
