@@ -165,3 +165,11 @@ def test_info_names_the_units(capsys):
     assert "units:     time in µs, time (inc) in µs\n" in capsys.readouterr().out
     assert main(["info", "tests/data/hatchet/json/hatchet-graph-literal.json"]) == 0
     assert "units:     -\n" in capsys.readouterr().out
+
+
+def test_what_is_reduced_reads_as_a_count(capsys):
+    """'mean over 2 ranks, 1 threads' read as a typo; one thread is '1 thread'."""
+    assert main(["tree", "tests/data/hatchet/timemory"]) == 0
+    assert capsys.readouterr().out.startswith("# mean over 2 ranks, 1 thread (--aggregate")
+    text = pw.read("tests/data/hatchet/timemory").tree(color=False)
+    assert text.startswith("# sum.wall_clock in s: mean over 2 ranks, 1 thread\n")

@@ -174,21 +174,27 @@ class Cells:
         counts = self.level_counts
         if self.across == "ranks" and len(self.levels) > 1:
             others = "/".join(lvl for lvl in self.levels if lvl != "rank")
-            text = f"{how} over {self.width} ranks ({others}s summed)"
+            text = f"{how} over {_count(self.width, 'rank')} ({others}s summed)"
             unit = "rank"
         elif len(self.levels) == 1:
-            text = f"{how} over {self.width} {self.levels[0]}s"
+            text = f"{how} over {_count(self.width, self.levels[0])}"
             unit = self.levels[0]
         elif self.width == int(np.prod([counts[lvl] for lvl in self.levels])):
-            text = f"{how} over " + ", ".join(f"{counts[lvl]} {lvl}s" for lvl in self.levels)
+            text = f"{how} over " + ", ".join(_count(counts[lvl], lvl) for lvl in self.levels)
             unit = "/".join(self.levels)
         else:
             last, rest = self.levels[-1], self.levels[:-1]
-            text = f"{how} over {self.width} {last}s ({', '.join(f'{counts[lvl]} {lvl}s' for lvl in rest)})"
+            text = f"{how} over {_count(self.width, last)} "
+            text += f"({', '.join(_count(counts[lvl], lvl) for lvl in rest)})"
             unit = last
         if self.partial():
             text += f"; a {unit} without a row for a node counts 0"
         return text
+
+
+def _count(n: int, noun: str) -> str:
+    """``4 ranks``, ``1 thread``."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def rank_cells(
