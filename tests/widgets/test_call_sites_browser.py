@@ -143,6 +143,15 @@ def test_call_sites_and_heatmap_follow_each_other_in_voila(
         lambda: heatmap.locator(".pw-hm-note").inner_text() == state["note"],
         "the page's note still names the call site",
     )
+    # the group's 121 scattered calls: a two-line title (one heading's line is the measure),
+    # the whole list on hover, instead of ten bold lines of call numbers
+    title = heatmap.locator(".pw-hm-title")
+    assert title.get_attribute("title").endswith(state["group_labels"][other])
+    high = title.evaluate(
+        "(el) => [el.getBoundingClientRect().height,"
+        " el.parentElement.querySelector('h4:not(.pw-hm-title)').getBoundingClientRect().height]"
+    )
+    assert high[0] <= 2 * high[1] + 1, high
     # time (inc) of a selected call site: the whole run's time is unknown (the tree's top
     # frames have none), so the cell shows no share and its tooltip claims none ("0 s")
     times = [explorer.locator(f".pw-row[data-node='{n}'] .pw-metric").nth(2) for n in want]

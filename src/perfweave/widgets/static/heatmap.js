@@ -1021,7 +1021,8 @@ function drawSide(side, model) {
   const sel = model.get("selection_state") || {};
   const parts = [];
   if (info.calls) {
-    parts.push(h("h4", { cls: "pw-hm-title", text: `${info.collective} ${info.calls}` }));
+    const title = `${info.collective} ${info.calls}`;
+    parts.push(h("h4", { cls: "pw-hm-title", text: title, title }));
     const hosts = info.hosts ? `, ${plural(info.hosts, "host")}` : "";
     parts.push(h("div", {
       text: `communicator of ${plural(info.comm_size, "rank")}, ${grouped(info.datatype_size)}-byte datatype, ${plural(info.rank_groups, "group")} of ranks with identical rows${hosts}`
