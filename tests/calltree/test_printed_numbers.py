@@ -173,3 +173,34 @@ def test_what_is_reduced_reads_as_a_count(capsys):
     assert capsys.readouterr().out.startswith("# mean over 2 ranks, 1 thread (--aggregate")
     text = pw.read("tests/data/hatchet/timemory").tree(color=False)
     assert text.startswith("# sum.wall_clock in s: mean over 2 ranks, 1 thread\n")
+
+
+@pytest.mark.parametrize(
+    "path, query",
+    [
+        ("tests/data/calltree-sampling/sampling-profile.cali", "time > 0.001"),
+        (USER, "name != 'solve'"),
+    ],
+    ids=["sampling", "user"],
+)
+def test_filter_squash_tree_shows_what_tree_showed(path, query):
+    """A frame with only exclusive metrics shows inclusive values; its filtered (squashed)
+    frame showed the exclusive ones instead ('# time in s', 0.002 main above 0.072
+    relax_kernel where the tree before read 0.124 main)."""
+    with (
+        pytest.warns(pw.errors.PerfweaveWarning) if "sampling" in path else contextlib.nullcontext()
+    ):
+        gf = pw.read(path)
+    before = gf.tree(color=False).splitlines()[0]
+    assert before.startswith("# time (inc) in s")
+    for shown in (gf.filter(query), gf.copy().update_inclusive_columns(), gf.squash()):
+        text = shown.tree(color=False)
+        assert text.splitlines()[0] == before
+        values = shown.node_values(["time (inc)"])["time (inc)"].to_numpy(float)
+        assert np.array(_printed(text)) == pytest.approx(values, rel=0.05, abs=5e-4)
+        parent = shown.graph.parent
+        child = parent >= 0
+        assert (values[child] <= values[parent[child]] * (1 + 1e-12)).all()
+    kept = gf.filter(query)
+    main_before = gf.tree(color=False).splitlines()[1]
+    assert kept.tree(color=False).splitlines()[1] == main_before  # the first root, unchanged
