@@ -157,6 +157,8 @@ def test_call_sites_and_heatmap_follow_each_other_in_voila(
     times = [explorer.locator(f".pw-row[data-node='{n}'] .pw-metric").nth(2) for n in want]
     cell = next(c for c in times if c.locator(".pw-val").inner_text() != "–")
     assert cell.locator(".pw-pct").inner_text() == ""
+    note = explorer.locator(".pw-hcell.pw-hmetric").nth(2).locator(".pw-hnote").inner_text()
+    assert note == "s", note  # its header names no share either ("s · % of the whole run")
     cell.hover()
     tip = explorer.locator(".pw-tooltip")
     eventually(lambda: tip.is_visible(), "no tooltip over the time cell")

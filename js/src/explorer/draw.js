@@ -73,7 +73,9 @@ function columnNote(col) {
   if (col.kind === "excess") return unit ? `${unit} · max − mean` : "max − mean";
   const parts = [];
   if (unit) parts.push(unit);
-  if (col.share && col.kind !== "diff") parts.push(col.share);
+  // a share only where the cells can show one: a total of 0 or unknown is no whole
+  const whole = Number.isFinite(Number(col.total)) && Number(col.total) !== 0;
+  if (col.share && col.kind !== "diff" && whole) parts.push(col.share);
   return parts.join(" · ");
 }
 

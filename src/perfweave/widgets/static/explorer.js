@@ -715,7 +715,8 @@ function columnNote(col) {
   if (col.kind === "excess") return unit ? `${unit} \xB7 max \u2212 mean` : "max \u2212 mean";
   const parts = [];
   if (unit) parts.push(unit);
-  if (col.share && col.kind !== "diff") parts.push(col.share);
+  const whole = Number.isFinite(Number(col.total)) && Number(col.total) !== 0;
+  if (col.share && col.kind !== "diff" && whole) parts.push(col.share);
   return parts.join(" \xB7 ");
 }
 function drawHead(ctx) {
