@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 import perfweave as pw
+from perfweave.calltree import CalltreeStudy
 from perfweave.calltree.display import node_names
+from perfweave.calltree.flame import flame_metrics
 from perfweave.calltree.numbers import fixed_text
 from perfweave.calltree.shown import with_inclusive
 from perfweave.cli import main
@@ -204,3 +206,20 @@ def test_filter_squash_tree_shows_what_tree_showed(path, query):
     kept = gf.filter(query)
     main_before = gf.tree(color=False).splitlines()[1]
     assert kept.tree(color=False).splitlines()[1] == main_before  # the first root, unchanged
+
+
+def test_statistics_of_instances_are_never_summed_over_a_subtree():
+    """lulesh's .cali has Caliper's min#, max# and avg#time.duration per region: a view
+    showed 'avg#time.duration (inc)', main 0.040 s, the sum of the averages below main
+    (and the flame graph offered to draw by it). They are shown as they are."""
+    gf = pw.read(LULESH_CALI)
+    stats = ["min#time.duration", "max#time.duration", "avg#time.duration"]
+    shown = with_inclusive(gf)
+    assert shown.inc_metrics == ["time (inc)", "count (inc)"]
+    assert not any(f"{m} (inc)" in shown.dataframe.columns for m in stats)
+    columns = [c.key for c in CalltreeStudy(gf).view.columns]
+    assert columns == ["time (inc)", "time", "count (inc)", *stats]
+    assert flame_metrics(gf) == ["time (inc)", "count (inc)"]
+    # the time spent is still summed: main's inclusive time is all its regions' time
+    values = shown.node_values(["time (inc)", "time"])
+    assert values["time (inc)"][0] == pytest.approx(values["time"].sum())

@@ -55,7 +55,7 @@ from perfweave.calltree.ranks import (
     reduce_matrix,
     reduce_ranks,
 )
-from perfweave.calltree.shown import POINTS_IN_TIME, with_inclusive
+from perfweave.calltree.shown import is_amount, with_inclusive
 from perfweave.errors import GraphError, QueryError, ShapeError
 
 if TYPE_CHECKING:
@@ -171,7 +171,7 @@ def _pick_inclusive(
         return inclusive_name(d), None
     if inc_names:
         return inc_names[0], None
-    amounts = [m for m in exc_names if m not in POINTS_IN_TIME]
+    amounts = [m for m in exc_names if is_amount(m)]
     if amounts:
         first = d if d in amounts else amounts[0]
         return inclusive_name(first), first
@@ -859,10 +859,11 @@ def flame_frames(data: Any, metric: Any = None, statistic: str = "mean") -> pd.D
 def flame_metrics(data: Any) -> list[str]:
     """The inclusive metrics a flame graph of ``data`` can be drawn by, by the names the
     drawn graph carries: the inclusive metrics, then the inclusive partner of each exclusive
-    one without a measured partner (computed from it; not for points in time)."""
+    one without a measured partner (computed from it; not for points in time nor for
+    statistics such as ``avg#time.duration``: :func:`~perfweave.calltree.shown.is_amount`)."""
     out = [str(m) for m in data.inc_metrics]
     for m in data.exc_metrics:
-        if str(m) not in POINTS_IN_TIME:
+        if is_amount(m):
             out.append(inclusive_name(str(m)))
     return list(dict.fromkeys(out))
 

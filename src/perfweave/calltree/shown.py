@@ -9,7 +9,9 @@ metric becomes the frame's default. So an inner node of a sampling profile reads
 time spent below it, not ``0``, and views sort and open the hot path by it.
 
 A column that holds a point in time (:data:`POINTS_IN_TIME`, a trace event's start ``ts``)
-is never summed. A frame that has any inclusive metric is shown as it is: its exclusive
+is never summed, nor one that holds a statistic of a node's own instances (Caliper's
+``min#time.duration``, ``max#...``, ``avg#...``: a sum of the maximums below a node is no
+time spent anywhere; :func:`perfweave.calltree.ranks.is_additive`). A frame that has any inclusive metric is shown as it is: its exclusive
 columns may be measured differently (an inclusive column recomputed from them could
 disagree with the measured one). An inclusive column asked for by name (``tree("count
 (inc)")``, ``perfweave tree --metric "count (inc)"``) is computed for any frame.
@@ -26,6 +28,7 @@ import pandas as pd
 
 from perfweave.calltree.graphframe import GraphFrame, inclusive_name
 from perfweave.calltree.inclusive import subgraph_sums
+from perfweave.calltree.ranks import is_additive
 
 #: metric columns that hold a point in time, not an amount: never summed into an inclusive
 #: column, never a view's default column (a trace event's start ``ts``, which Hatchet lists
@@ -33,13 +36,23 @@ from perfweave.calltree.inclusive import subgraph_sums
 POINTS_IN_TIME = frozenset({"ts"})
 
 
+def is_amount(metric: object) -> bool:
+    """Whether an exclusive metric adds up over a subtree, so that a view may show its
+    inclusive column (its sum over the subtree): not a point in time, not a statistic of a
+    node's own instances (:func:`~perfweave.calltree.ranks.is_additive`)."""
+    return str(metric) not in POINTS_IN_TIME and is_additive(metric)
+
+
 def _amounts(gf: GraphFrame) -> list[str]:
-    """The exclusive metrics that can be summed over a subtree: numeric, not a time point."""
+    """The exclusive metrics that can be summed over a subtree: numeric, not a time point,
+    not a statistic of the node's own instances (Caliper's ``min#time.duration``,
+    ``avg#time.duration``: a sum of the minimums or means below a node means nothing;
+    :func:`~perfweave.calltree.ranks.is_additive`, the rule for ranks too)."""
     df = gf.dataframe
     return [
         m
         for m in gf.exc_metrics
-        if str(m) not in POINTS_IN_TIME
+        if is_amount(m)
         and m in df.columns
         and pd.api.types.is_numeric_dtype(df[m].dtype)
         and not pd.api.types.is_bool_dtype(df[m].dtype)

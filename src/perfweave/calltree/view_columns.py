@@ -107,11 +107,19 @@ def derived_metrics(data: Any) -> list[str]:
     """The default metrics of a frame whose inclusive columns a view computed (it had only
     exclusive metrics): the default metric's inclusive and exclusive columns, then the other
     inclusive ones (a sampling profile: time (inc), time, count (inc)); the exclusive ones
-    beside them would only crowd the table."""
+    beside them would only crowd the table. An exclusive metric that got no inclusive
+    column (a statistic of a node's own instances, Caliper's ``avg#time.duration``: never
+    summed over a subtree) is shown as it is, after them; points in time are not."""
     default = str(data.default_metric)
     own = exclusive_name(default)
     first = [default] + ([own] if own != default and own in data.dataframe.columns else [])
-    return first + [m for m in data.inc_metrics if m not in first]
+    shown = first + [m for m in data.inc_metrics if m not in first]
+    summed = {exclusive_name(m) for m in data.inc_metrics}
+    return shown + [
+        m
+        for m in data.exc_metrics
+        if m not in shown and m not in summed and str(m) not in POINTS_IN_TIME
+    ]
 
 
 def columns_for(data: Any, metrics: Sequence[str], compare: bool, stat: str) -> list[Column]:
