@@ -474,3 +474,13 @@ def test_rank_column_declared_a_reference(data_dir, tmp_path):
     want = perfweave.read(data_dir / "calltree-user/user-profile.json")
     assert gf.graph == want.graph
     assert gf.dataframe.equals(want.dataframe)
+
+
+def test_infinite_value_is_named_as_written(data_dir, tmp_path):
+    """An infinite time was named 'np.float64(inf)' (numpy's repr) in the error."""
+    spec = json.loads((data_dir / "calltree-user/user-profile.json").read_text())
+    spec["data"][1][1] = float("inf")  # json writes Infinity, as Python's and JS's do
+    path = tmp_path / "inf.json"
+    path.write_text(json.dumps(spec))
+    with pytest.raises(ParseError, match=r"inf.json, data row 1: .*'time', found 'inf'$"):
+        perfweave.read(path)

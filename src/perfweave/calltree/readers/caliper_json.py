@@ -337,6 +337,11 @@ def _node_refs(values: pd.Series, n_nodes: int, col: str, name: str) -> np.ndarr
     return np.where(given, np.nan_to_num(arr, nan=-1), -1).astype(INT)
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (``inf``, not ``np.float64(inf)``)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _check_values(values: pd.Series, column: str, name: str) -> None:
     """A value (metric) column holds numbers: null where absent, never text or infinity.
 
@@ -358,7 +363,7 @@ def _check_values(values: pd.Series, column: str, name: str) -> None:
             name,
             f"finite numbers (or null) in the value column {column!r}",
             position=f"data row {i}",
-            found=repr(values.iloc[i]),
+            found=repr(_plain(values.iloc[i])),
         )
 
 
