@@ -66,3 +66,16 @@ test("a tooltip never shows the noise of summing floats", async () => {
   assert.equal(precise(543731), "543731");
   assert.equal(precise(2.5e-7), "2.5e-7");
 });
+
+test("a value too small for its column's step reads in a step of its own, as in Python", () => {
+  // the explorer's hostile-names page: counts of 4.6e18 and 3 in one column
+  const exa = { scale: 1e18, unit: "E", decimals: 3, exponent: false, base: "" };
+  assert.deepEqual([4.612e18, 3, 9e15, 7].map((v) => columnText(v, exa)),
+    ["4.612E", "3", "0.009E", "7"]);
+  const gigabytes = { scale: 1e9, unit: "GB", decimals: 3, exponent: false, base: "B" };
+  assert.equal(columnText(24, gigabytes), "24 B");
+  const whole = { scale: 1, unit: "s", decimals: 0, exponent: false, base: "s" };
+  assert.equal(columnText(3e-9, whole), "3.000 ns");
+  const ms = { scale: 1e3, unit: "s", decimals: 3, exponent: false, base: "ms" };
+  assert.equal(columnText(4e-9, ms), "0.004000 ns");
+});

@@ -16,6 +16,7 @@ import pytest
 
 import perfweave as pw
 from perfweave.calltree.numbers import (
+    ColumnFormat,
     axis_labels,
     axis_ticks,
     column_format,
@@ -57,7 +58,8 @@ def test_the_issues_column_of_seconds_in_one_step():
     assert texts == ["0.00026 s", "0.0010 s", "0.02 s", "5.66 s", "68.16 s"]
     # MPI_Barrier's 48.9 ms prediction under 1,616 s: not "0 s", which an exact 0 reads
     assert format_column([1616.2, 0.0489, 0.0], "s") == ["1,616 s", "0.049 s", "0 s"]
-    assert format_column([1616.2, 3e-9], "s") == ["1,616 s", "3.0e-9 s"]
+    # past MAX_DECIMALS a value is written in a step of its own, as a column of it would be
+    assert format_column([1616.2, 3e-9], "s") == ["1,616 s", "3.000 ns"]
     # a prediction column with long and short runs: whole seconds, never 1,616 s over 507.9 s
     assert format_column([1616.2, 507.9], "s") == ["1,616 s", "508 s"]
     assert format_column([0.8, -0.0125], "s") == ["800.0 ms", "-12.5 ms"]  # not "800m"
@@ -74,7 +76,19 @@ def test_counts_read_as_counts_and_prefixes_come_per_column():
         "unit": "s",
         "decimals": 3,
         "exponent": False,
+        "base": "s",
     }
+
+
+def test_a_value_too_small_for_its_columns_step_reads_in_a_step_of_its_own():
+    # the explorer's hostile-names page: counts of 4.6e18 and of 3 in one column read
+    # "4.612E" and "3", never "3.0e-18E"; a call site's 24 bytes beside 5.486 GB read "24 B"
+    assert format_column([4.612e18, 3, 9e15, 7]) == ["4.612E", "3", "0.009E", "7"]
+    assert format_column([5.4864e9, 24], "B") == ["5.486 GB", "24 B"]
+    assert format_column([2.5e3, 4e-9], "ms") == ["2.500 s", "0.004000 ns"]  # ns at most
+    # a format without its column's unit (as older saved pages send) keeps e-notation
+    fmt = column_format([1616.2, 3e-9], "s")
+    assert ColumnFormat(fmt.scale, fmt.unit, fmt.decimals).text(3e-9) == "3.0e-9 s"
 
 
 def test_a_sampling_profiles_time_columns_each_in_one_format():
@@ -153,10 +167,14 @@ def test_any_column_is_written_in_one_format(unit):
             assert all("e" in t for t in texts)
             continue
         # values the column's decimals would round to 0 read as what they are, with two
-        # significant digits (never as 0); every other cell is in the one format
+        # significant digits, or past MAX_DECIMALS in a step of their own (never as 0);
+        # every other cell is in the one format
         tiny = np.round(np.abs(values) / fmt.scale, fmt.decimals) == 0
         assert_one_format([t for t, small in zip(texts, tiny) if not small])
         for value, text in zip(values[tiny], np.array(texts)[tiny]):
+            own = column_format([value], unit)
+            if own.scale != fmt.scale and text == own.text(value):
+                continue  # written in its own step
             number = parts(text)[0]
             assert float(number) != 0 and float(number) * fmt.scale == pytest.approx(
                 value, rel=0.05

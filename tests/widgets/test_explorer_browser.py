@@ -261,6 +261,9 @@ def test_explorer_in_voila_shows_markup_as_text(
     assert "inf" in long_row.inner_text()
     nan_row = row_named(widget, "std::vector<int>::push_back")
     assert "–" in nan_row.locator(".pw-metric").first.inner_text()  # NaN: a dash, no bar
+    # counts of 3 and 7 under 4.6e18 ("4.612E") read in a step of their own, not "3.0e-18E"
+    for row, count in [(long_row, "3"), (nan_row, "7")]:
+        assert row.locator(".pw-metric").nth(2).inner_text().split()[0] == count
     # an int64 count above 2**53 reaches the tooltip exactly
     for name, exact in [("main", 2**62 + 1), (XSS, 2**53 + 1)]:
         row_named(widget, name).locator(".pw-metric").nth(2).hover()

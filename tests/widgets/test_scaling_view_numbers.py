@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import perfweave as pw
+from perfweave.calltree.numbers import MAX_DECIMALS, TIME_UNITS
 from perfweave.widgets._transport import js_number_text
 from perfweave.widgets.scaling_view import PLOT_WIDTH, ScalingView
 
@@ -85,8 +86,15 @@ def test_the_target_column_is_in_one_format(mpi, target):
         if n[0][0] != "0"
     ]
     assert len(numbers) > 20
-    assert len({unit for _, unit in numbers}) == 1, set(numbers)
-    assert len({len(n.partition(".")[2]) for n, _ in numbers}) == 1, numbers
+    # one step for the column; a value past its resolution (more than MAX_DECIMALS decimals
+    # of it) reads in a step of its own ("1.093 µs" under "10,860 s"), never as 0
+    step = max({unit for _, unit in numbers}, key=lambda u: TIME_UNITS[u])
+    own = [(n, u) for n, u in numbers if u != step]
+    for n, u in own:
+        seconds = float(n.replace(",", "")) * TIME_UNITS[u]
+        assert seconds < 10.0 ** (1 - MAX_DECIMALS) * TIME_UNITS[step], (n, u, step)
+    ones = [n for n, u in numbers if u == step]
+    assert len(ones) > 20 and len({len(n.partition(".")[2]) for n in ones}) == 1, ones
 
 
 def test_javascript_text_of_numbers():

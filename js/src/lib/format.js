@@ -126,7 +126,48 @@ export function plural(n, word, many = `${word}s`) {
  * @property {string} unit "s", "ms", "kB", "M" (a bare prefix is written onto the number), ""
  * @property {number} decimals
  * @property {boolean} exponent
+ * @property {string} [base] the column's unit before its step, in which a value too small
+ *   for the step is written in a step of its own
  */
+
+/** seconds per time unit a column may be in (numbers.TIME_UNITS) */
+const TIME_SECONDS = /** @type {Record<string, number>} */ ({ s: 1, ms: 1e-3, "µs": 1e-6, us: 1e-6, ns: 1e-9 });
+/** SI prefixes of quantities that are not times (numbers._PREFIXES) */
+const PREFIXES = ["", "k", "M", "G", "T", "P", "E"];
+/** significant digits of a column's largest magnitude (numbers.DIGITS) */
+const DIGITS = 4;
+
+/**
+ * The format a column of the one value `x` in `unit` has (numbers.column_format of [x]):
+ * its own step of s/ms/µs/ns or SI prefix, and 4 significant digits.
+ * @param {number} x
+ * @param {string} unit
+ * @returns {ColumnFormat}
+ */
+export function ownFormat(x, unit) {
+  const top = Math.abs(x);
+  let scale = 1;
+  let shown = unit;
+  if (unit in TIME_SECONDS) {
+    if (top > 0) {
+      const sec = top * TIME_SECONDS[unit];
+      const [s, name] = TIME_UNITS.find(([t]) => sec >= t) || TIME_UNITS[TIME_UNITS.length - 1];
+      scale = s / TIME_SECONDS[unit];
+      shown = name;
+    }
+  } else if (!["%", "×"].includes(unit) && top >= 1e6) {
+    const tier = Math.min(PREFIXES.length - 1, Math.floor(Math.log10(top) / 3));
+    scale = 1000 ** tier;
+    shown = PREFIXES[tier] + unit;
+  }
+  const shownTop = top / scale;
+  if (shownTop === 0 || (Number.isInteger(x) && scale === 1)) {
+    return { scale, unit: shown, decimals: 0, exponent: false, base: unit };
+  }
+  const decimals = Math.max(0, DIGITS - 1 - Math.floor(Math.log10(shownTop)));
+  if (decimals > MAX_DECIMALS) return { scale, unit: shown, decimals: DIGITS - 1, exponent: true, base: unit };
+  return { scale, unit: shown, decimals, exponent: false, base: unit };
+}
 
 /** SI prefixes a bare unit may be (written onto the number: "1.200M"). */
 export const BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
@@ -156,7 +197,10 @@ export function columnText(v, fmt) {
   let decimals = fmt.decimals;
   if (Number(Math.abs(y).toFixed(decimals)) === 0) { // a value that is not 0 never reads as 0
     decimals = 1 - Math.floor(Math.log10(Math.abs(y)));
-    if (decimals > MAX_DECIMALS) return `${y.toExponential(1)}${tail}`;
+    if (decimals > MAX_DECIMALS) {
+      // too small for the column's step: in a step of its own ("3.000 ns", "24 B")
+      return fmt.base === undefined ? `${y.toExponential(1)}${tail}` : columnText(x, ownFormat(x, fmt.base));
+    }
   }
   const [whole, frac] = y.toFixed(decimals).split(".");
   const sign = whole.startsWith("-") ? "-" : "";

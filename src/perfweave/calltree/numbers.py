@@ -17,8 +17,10 @@ notations (``68.16 s`` above ``0.00 s``, never ``68.16`` above ``2.56e-4``):
   more than :data:`MAX_DECIMALS` decimals is written in e-notation, every cell;
 - an exact zero is ``0``, a missing value ``–`` (a dash); a value that is not zero never
   reads as zero: where the column's decimals would round it to 0 it gets two significant
-  digits of its own (``0.049 s`` in a column of ``68.16 s``; e-notation past
-  :data:`MAX_DECIMALS` decimals).
+  digits of its own (``0.049 s`` in a column of ``68.16 s``); where that would take more
+  than :data:`MAX_DECIMALS` decimals it is written in its own step, as a column of its own
+  would write it (``3.000 ns`` in a column of ``1,616 s``, ``24 B`` in a column of
+  ``5.486 GB``, never ``3.0e-9 s`` or ``2.4e-8 GB``).
 
 :func:`column_format` chooses the format, :meth:`ColumnFormat.text` writes a value in it
 (the explorer's page applies the same :meth:`ColumnFormat.spec` with ``columnText`` in
@@ -55,12 +57,15 @@ MISSING = "–"
 @dataclass(frozen=True)
 class ColumnFormat:
     """One column's format: a value (in the column's unit) is divided by ``scale`` and
-    written with ``decimals`` decimals (in e-notation when ``exponent``), then ``unit``."""
+    written with ``decimals`` decimals (in e-notation when ``exponent``), then ``unit``.
+    ``base`` is the column's unit before its step (``s`` for a column shown in ``ms``),
+    in which a value too small for the step is written in a step of its own."""
 
     scale: float = 1.0
     unit: str = ""
     decimals: int = 0
     exponent: bool = False
+    base: str | None = None
 
     def text(self, value: Any, missing: str = MISSING) -> str:
         """``value`` in this format (``missing`` for NaN or None)."""
@@ -74,6 +79,8 @@ class ColumnFormat:
             return "inf" if x > 0 else "-inf"
         y = x / self.scale
         decimals = self.decimals if self.exponent else never_zero(y, self.decimals)
+        if decimals > MAX_DECIMALS and self.base is not None:
+            return column_format([x], self.base).text(x)  # its own step: "3.000 ns", "24 B"
         if x == 0:
             digits = "0"
         elif self.exponent or decimals > MAX_DECIMALS:
@@ -90,12 +97,15 @@ class ColumnFormat:
 
     def spec(self) -> dict[str, Any]:
         """The format for the page (``columnText`` in ``js/src/lib/format.js``)."""
-        return {
+        out = {
             "scale": self.scale,
             "unit": self.unit,
             "decimals": self.decimals,
             "exponent": self.exponent,
         }
+        if self.base is not None:
+            out["base"] = self.base
+        return out
 
 
 def never_zero(value: float, decimals: int) -> int:
@@ -175,11 +185,11 @@ def column_format(values: Any, unit: str = "", digits: int = DIGITS) -> ColumnFo
     scale, shown = _step(top, unit)
     shown_top = top / scale
     if shown_top == 0 or (whole and scale == 1.0):
-        return ColumnFormat(scale, shown, 0)
+        return ColumnFormat(scale, shown, 0, base=unit)
     decimals = max(0, digits - 1 - math.floor(math.log10(shown_top)))
     if decimals > MAX_DECIMALS:
-        return ColumnFormat(scale, shown, digits - 1, exponent=True)
-    return ColumnFormat(scale, shown, decimals)
+        return ColumnFormat(scale, shown, digits - 1, exponent=True, base=unit)
+    return ColumnFormat(scale, shown, decimals, base=unit)
 
 
 def format_column(values: Any, unit: str = "", missing: str = MISSING) -> list[str]:

@@ -529,6 +529,36 @@ function secondsIn(x) {
   const [scale, unit] = TIME_UNITS.find(([s]) => a >= s) || TIME_UNITS[TIME_UNITS.length - 1];
   return [x / scale, unit];
 }
+var TIME_SECONDS = (
+  /** @type {Record<string, number>} */
+  { s: 1, ms: 1e-3, "\xB5s": 1e-6, us: 1e-6, ns: 1e-9 }
+);
+var PREFIXES = ["", "k", "M", "G", "T", "P", "E"];
+var DIGITS = 4;
+function ownFormat(x, unit) {
+  const top = Math.abs(x);
+  let scale = 1;
+  let shown = unit;
+  if (unit in TIME_SECONDS) {
+    if (top > 0) {
+      const sec = top * TIME_SECONDS[unit];
+      const [s, name] = TIME_UNITS.find(([t]) => sec >= t) || TIME_UNITS[TIME_UNITS.length - 1];
+      scale = s / TIME_SECONDS[unit];
+      shown = name;
+    }
+  } else if (!["%", "\xD7"].includes(unit) && top >= 1e6) {
+    const tier = Math.min(PREFIXES.length - 1, Math.floor(Math.log10(top) / 3));
+    scale = 1e3 ** tier;
+    shown = PREFIXES[tier] + unit;
+  }
+  const shownTop = top / scale;
+  if (shownTop === 0 || Number.isInteger(x) && scale === 1) {
+    return { scale, unit: shown, decimals: 0, exponent: false, base: unit };
+  }
+  const decimals = Math.max(0, DIGITS - 1 - Math.floor(Math.log10(shownTop)));
+  if (decimals > MAX_DECIMALS) return { scale, unit: shown, decimals: DIGITS - 1, exponent: true, base: unit };
+  return { scale, unit: shown, decimals, exponent: false, base: unit };
+}
 var BARE_PREFIXES = ["k", "M", "G", "T", "P", "E"];
 var MAX_DECIMALS = 6;
 function columnText(v, fmt) {
@@ -546,7 +576,9 @@ function columnText(v, fmt) {
   let decimals = fmt.decimals;
   if (Number(Math.abs(y).toFixed(decimals)) === 0) {
     decimals = 1 - Math.floor(Math.log10(Math.abs(y)));
-    if (decimals > MAX_DECIMALS) return `${y.toExponential(1)}${tail}`;
+    if (decimals > MAX_DECIMALS) {
+      return fmt.base === void 0 ? `${y.toExponential(1)}${tail}` : columnText(x, ownFormat(x, fmt.base));
+    }
   }
   const [whole, frac] = y.toFixed(decimals).split(".");
   const sign = whole.startsWith("-") ? "-" : "";
