@@ -223,3 +223,22 @@ def test_statistics_of_instances_are_never_summed_over_a_subtree():
     # the time spent is still summed: main's inclusive time is all its regions' time
     values = shown.node_values(["time (inc)", "time"])
     assert values["time (inc)"][0] == pytest.approx(values["time"].sum())
+
+
+def test_tree_and_cli_print_the_same_lines(capsys):
+    """On 4 ranks of cpi, tree() printed 'bcast_osu.c:2446' without its file (rank 0 has
+    no file for that node) where perfweave tree printed the file another rank names."""
+    path = "tests/data/hatchet/caliper-cpi-json/cpi-callpath-profile.json"
+    ours = pw.read(path).tree(color=False).splitlines()
+    assert main(["tree", path, "--color", "never"]) == 0
+    cli = capsys.readouterr().out.splitlines()
+    assert ours[0] == "# time (inc) in µs: mean over 4 ranks"
+    assert cli[:2] == [
+        "# mean over 4 ranks (--aggregate sum|min|max|median, --rank N)",
+        "# time (inc) in µs",
+    ]
+    assert ours[1:] == cli[2:]
+    line = next(text for text in ours if "bcast_osu.c:2446" in text)
+    assert line.endswith(
+        "bcast_osu.c:2446 /builddir/build/BUILD/mvapich/src/src/mpi/coll/bcast_osu.c"
+    )

@@ -30,8 +30,8 @@ def printable(text: object) -> str:
 def node_view(
     gf: GraphFrame, columns: Sequence[str], rank: int | None = 0, thread: int | None = 0
 ) -> pd.DataFrame:
-    """One row per graph node (reindexed 0..n-1) for one rank/thread (None: any, the
-    node's first row); NaN where absent."""
+    """One row per graph node (reindexed 0..n-1) for one rank/thread (None: any, each
+    column's first value the node has); NaN where absent."""
     df = gf.dataframe
     levels = gf.index_levels
     if levels:
@@ -52,8 +52,10 @@ def node_view(
             # several rows of one node on one rank/thread (a sampling profile): a metric's
             # value is the sum of the node's rows (calltree.md, "A node's value")
             df = sum_parts(df, ["node"], set(gf.exc_metrics + gf.inc_metrics))
-        else:  # a level left open (only names are asked for so): the first row
-            df = df[~df.index.duplicated()]
+        else:  # a level left open (names, context, annotations): the first known value
+            # per column, as drop_index_levels keeps it (rank 0 may lack the file another
+            # rank names: tree() and perfweave tree print the same context)
+            df = df.groupby(level="node", sort=False).first()
     return df.reindex(pd.RangeIndex(len(gf.graph), name="node"))
 
 
