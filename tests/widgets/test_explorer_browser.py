@@ -6,6 +6,7 @@ changes, so a test can check that what the page shows and what Python holds agre
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -340,6 +341,9 @@ def test_ensemble_and_compare_modes(
     assert "mpi.world.size" in ensemble.locator(".pw-legend").inner_text()
     ensemble.locator(".pw-glyph").first.hover()
     expect_text(ensemble.locator(".pw-tooltip"), "median")
+    # the quartiles say their unit, as the rank glyph's do: "min 42.838467 s · q1 ..."
+    tip = ensemble.locator(".pw-tooltip").inner_text()
+    assert re.search(r"min [\d.e+-]+ s · q1", tip) and re.search(r"max [\d.e+-]+ s", tip), tip
     save_screenshot(ensemble, "explorer_voila_ensemble")
     ensemble.locator("select.pw-stat").select_option("max")
     expect_text(ensemble.locator(".pw-hcell.pw-sorted"), "Avg time/rank (max)")

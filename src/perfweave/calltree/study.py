@@ -375,6 +375,7 @@ class CalltreeStudy:
             "codes": codes,
             "state": {
                 "metric": str(metric),
+                "unit": ens.unit_of(metric),  # the tooltip's quartiles say it, as the ranks'
                 "stat": self.stat,
                 # readable labels (the ids are 18-digit hashes), in profile order
                 "profiles": [str(label) for label in ens.labels],
