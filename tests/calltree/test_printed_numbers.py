@@ -242,3 +242,17 @@ def test_tree_and_cli_print_the_same_lines(capsys):
     assert line.endswith(
         "bcast_osu.c:2446 /builddir/build/BUILD/mvapich/src/src/mpi/coll/bcast_osu.c"
     )
+
+
+def test_hot_path_of_an_exclusive_only_frame_follows_inclusive_values():
+    """The sampling profile's hot path was main -> setup_matrix (19 samples of its own)
+    instead of main -> solve (80 below it, none of its own) -> relax_kernel: hot_path
+    followed the exclusive values where the frame had no inclusive column."""
+    with pytest.warns(pw.errors.PerfweaveWarning):
+        gf = pw.read("tests/data/calltree-sampling/sampling-profile.cali")
+    path = [node.frame["name"] for node in gf.hot_path()]
+    assert path == ["main", "solve", "relax_kernel"]
+    assert [node.frame["name"] for node in gf.hot_path("time (inc)")] == path
+    values = with_inclusive(gf).node_values(["time (inc)"])["time (inc)"]
+    main_node, solve = gf.hot_path()[:2]
+    assert values[solve.nid] == max(values[child.nid] for child in main_node.children)

@@ -317,13 +317,18 @@ def hot_path(
     parent's; the first child that does not is the path's last node (as in Chopper).
 
     ``metric`` defaults to the inclusive column of the default metric (a hot path follows
-    inclusive values), else the default metric. Values are :func:`node_values`.
+    inclusive values), else the default metric. A frame with only exclusive metrics gets
+    that inclusive column computed, as every tree view has it (:mod:`~perfweave.calltree.
+    shown`); so does an inclusive ``metric`` asked for by name. Values are
+    :func:`node_values`.
     """
-    if metric is None:
-        from perfweave.calltree.graphframe import inclusive_name
+    from perfweave.calltree.graphframe import inclusive_name
+    from perfweave.calltree.shown import with_inclusive
 
-        inc = inclusive_name(gf.default_metric)
-        metric = inc if inc in gf.dataframe.columns else gf.default_metric
+    asked = inclusive_name(gf.default_metric) if metric is None else metric
+    gf = with_inclusive(gf, [asked])  # the same graph: the path's nodes are gf's
+    if metric is None:
+        metric = asked if asked in gf.dataframe.columns else gf.default_metric
     value = _node_values(gf, metric_list(gf, metric, "hot_path"))[0][metric].to_numpy()
     value = np.where(np.isnan(value), -np.inf, value)
     g = gf.graph
