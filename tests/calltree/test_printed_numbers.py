@@ -256,3 +256,15 @@ def test_hot_path_of_an_exclusive_only_frame_follows_inclusive_values():
     values = with_inclusive(gf).node_values(["time (inc)"])["time (inc)"]
     main_node, solve = gf.hot_path()[:2]
     assert values[solve.nid] == max(values[child.nid] for child in main_node.children)
+
+
+def test_a_statistic_shown_by_default_stays_itself_through_a_filter():
+    """A frame shown by a statistic (lulesh's avg#time.duration) showed, once filtered,
+    the sums of the averages below each node ('avg#time.duration (inc)')."""
+    gf = pw.read(LULESH_CALI)
+    gf.default_metric = "avg#time.duration"
+    before = gf.tree(color=False).splitlines()
+    assert before[0] == "# avg#time.duration in s"
+    kept = gf.filter("time > 0")
+    assert kept.default_metric == "avg#time.duration"
+    assert kept.tree(color=False).splitlines()[:2] == before[:2]

@@ -364,19 +364,20 @@ class GraphFrame:
 
         ``x`` gives ``x (inc)``; ``x (exc)`` gives ``x``. In a DAG a descendant reached
         along several paths counts once. A frame that had only exclusive metrics gets the
-        default metric's inclusive column as its default: the column every tree view showed
-        it by already (:mod:`perfweave.calltree.shown`), so a filter, a squash or this call
+        default metric's inclusive column as its default (where that metric is an amount,
+        :func:`~perfweave.calltree.shown.is_amount`): the column every tree view showed it by
+        already (:mod:`perfweave.calltree.shown`), so a filter, a squash or this call
         do not turn a tree of inclusive values into one of exclusive ones (Hatchet keeps
         the exclusive default). Returns self for chaining.
         """
         if not self.exc_metrics:
             return self
-        from perfweave.calltree.shown import POINTS_IN_TIME
+        from perfweave.calltree.shown import is_amount
 
         if (
             not self.inc_metrics
             and self.default_metric in self.exc_metrics
-            and str(self.default_metric) not in POINTS_IN_TIME
+            and is_amount(self.default_metric)
         ):
             self.default_metric = inclusive_name(self.default_metric)
         names = [inclusive_name(m) for m in self.exc_metrics]
