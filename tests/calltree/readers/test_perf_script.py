@@ -248,3 +248,14 @@ def test_bytes_that_are_not_utf8_are_replaced_and_named(tmp_path):
     with pytest.warns(SkippedInputWarning, match="line 2"):
         gf = pw.read(path)
     assert list(gf.graph.frames["name"]) == ["f\ufffd"]
+
+
+def test_the_tree_shows_samples_with_their_callers_by_default():
+    # a stack sample counts for every frame on it: the text tree opened on exclusive samples
+    # printed 0.000 for every frame but the leaves
+    gf = pw.read(DATA / "simple.linux-perf.txt")
+    assert gf.default_metric == "samples (inc)"
+    lines = [ln for ln in gf.tree(color=False).splitlines() if not ln.startswith("#")]
+    total = float(gf.dataframe["samples"].sum())
+    assert float(lines[0].split()[0]) == total > 0
+    assert not [ln for ln in lines if ln.lstrip("│├└─ ").startswith("0.000")]

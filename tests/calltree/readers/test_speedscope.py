@@ -261,3 +261,16 @@ def test_a_frame_closed_where_it_opened_stays_with_zero(tmp_path):
     gf = pw.read(_write(tmp_path, doc))
     assert name_paths(gf) == [("A",), ("A", "C")]
     assert gf.dataframe["weight (inc)"].tolist() == [3.0, 0.0]
+
+
+@pytest.mark.parametrize("path", [SAMPLED, *EVENTED])
+def test_the_tree_shows_each_frame_with_its_callees_by_default(path):
+    # a sample or a span counts for its callers too: a tree opened on exclusive values
+    # printed 0.000 for every frame whose time is all in its callees
+    gf = pw.read(path)
+    metric = gf.exc_metrics[0]
+    assert gf.default_metric == f"{metric} (inc)"
+    lines = [ln for ln in gf.tree(color=False).splitlines() if not ln.startswith("#")]
+    roots = gf.dataframe.loc[gf.graph.root_ids, f"{metric} (inc)"]
+    assert float(lines[0].split()[0]) == pytest.approx(float(roots.iloc[0]), abs=1e-3)
+    assert not [ln for ln in lines if ln.lstrip("│├└─ ").startswith("0.000")]

@@ -366,7 +366,7 @@ def _graphframe(parsed: _Distinct, samples: _Samples, keep, entries, metadata: d
         parent=node_parent,
         exc_metrics=exc,
         inc_metrics=[f"{m} (inc)" for m in exc],
-        default_metric="samples",
+        default_metric="samples (inc)",  # a stack sample counts for every frame on it
         metadata=metadata,
         path=path,
         units={"period": unit, "period (inc)": unit} if with_period and unit else None,

@@ -386,7 +386,7 @@ def _graphframe(doc: dict, parts: list[_Part], frames, frame_code, name):
         parent=node_parent,
         exc_metrics=metrics,
         inc_metrics=[f"{m} (inc)" for m in metrics],
-        default_metric=metrics[0],
+        default_metric=f"{metrics[0]} (inc)",  # a sample or span counts for its callers too
         metadata=metadata,
         path=name,
         units=units or None,
