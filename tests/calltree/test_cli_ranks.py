@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 import perfweave as pw
@@ -74,3 +76,26 @@ def test_single_rank_profile_has_no_note(capsys):
     assert not capsys.readouterr().out.startswith("#")
     assert main(["tree", lit, "--rank", "0"]) == 1
     assert "the profile has no ranks" in capsys.readouterr().err
+
+
+AMS = "tests/data/hatchet-more/perfflowaspect-ams"  # PerfFlowAspect: 2 ranks, rank 1 ran few
+
+
+def _values(text: str) -> list[float]:
+    return [float(ln.lstrip("│├└─ ").split()[0]) for ln in text.splitlines() if ln[:1] != "#"]
+
+
+def test_one_rank_counts_0_where_it_measured_nothing(capsys):
+    # rank 1 of the AMS trace never ran many of the calls rank 0 ran: they read nan where
+    # every reduction over ranks counts them 0; now 0, and the first line says so
+    with pytest.warns(pw.errors.PerfweaveWarning):
+        gf = pw.read(AMS)
+    text = gf.tree(rank=1, color=False)
+    assert "a node with no row in rank 1 counts 0" in text.splitlines()[0]
+    values = _values(text)
+    assert not [v for v in values if math.isnan(v)] and values.count(0.0) > 100
+    assert max(values) > 0  # what rank 1 did run keeps its time
+    assert main(["tree", AMS, "--rank", "1", "--color", "never"]) == 0
+    out = capsys.readouterr().out
+    assert "a node with no row in rank 1 counts 0" in out.splitlines()[0]
+    assert _values(out) == values

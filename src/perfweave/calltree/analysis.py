@@ -22,7 +22,7 @@ import pandas as pd
 
 from perfweave.calltree._layout import INT, Layout, layout
 from perfweave.calltree.display import node_names
-from perfweave.calltree.ranks import Cells, check_across, rank_cells, spread_of
+from perfweave.calltree.ranks import Cells, check_across, is_additive, rank_cells, spread_of
 from perfweave.errors import ShapeError
 
 if TYPE_CHECKING:
@@ -122,8 +122,22 @@ def _node_values(
     n = len(gf.graph)
     cells = rank_cells(gf, cols, "threads", dataframe=df)
     out = {c: cells.reduce(c, "mean") for c in cols}
+    said = describe(gf, df, chosen, cells)
+    if chosen:
+        # the rank (thread) asked for measured nothing at a node other ranks have a value
+        # for: an additive metric's value there is 0, by the rule every reduction follows
+        elsewhere = rank_cells(gf, cols, "threads")
+        filled = False
+        for c in cols:
+            if is_additive(c):
+                none = np.isnan(out[c]) & elsewhere.measured[c].any(axis=1)
+                if none.any():
+                    out[c] = np.where(none, 0.0, out[c])
+                    filled = True
+        if filled:
+            said += f"; a node with no row in {chosen} counts 0"
     result = pd.DataFrame(out, index=pd.RangeIndex(n, name="node"), columns=cols)
-    result.attrs[DESCRIPTION] = describe(gf, df, chosen, cells)
+    result.attrs[DESCRIPTION] = said
     return result, cells.layout
 
 

@@ -137,6 +137,8 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
         if gf.index_levels:  # threads of that rank
             gf.drop_index_levels(getattr(np, args.aggregate))
             note += f", {args.aggregate} over its threads"
+        if _zero_where_unmeasured(gf, df):
+            note += f"; a node with no row in rank {args.rank} counts 0"
     elif gf.index_levels:
         # said by the one rule of reducing ranks and threads (calltree.ranks)
         shown = [m for m in (metric or gf.default_metric,) if m in df.columns]
@@ -145,6 +147,31 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
         gf.drop_index_levels(getattr(np, args.aggregate))
         note = f"{said} (--aggregate sum|min|max|median, --rank N)"
     return gf, "; ".join(notes + ([note] if note else []))
+
+
+def _zero_where_unmeasured(gf, every_rank) -> bool:
+    """Give the nodes of one rank's frame ``gf`` (one row per node) that other ranks have a
+    value for and it has none a row: 0 for additive metrics, by the rule every reduction
+    over ranks follows (``calltree.ranks``); NaN for the others. Whether any was added."""
+    import numpy as np
+    import pandas as pd
+
+    from perfweave.calltree.ranks import is_additive
+
+    metrics = [m for m in gf.exc_metrics + gf.inc_metrics if m in gf.dataframe.columns]
+    additive = [m for m in metrics if is_additive(m)]
+    if not additive or gf.dataframe.index.nlevels != 1:
+        return False
+    nodes = every_rank.index.get_level_values("node")
+    valued = np.unique(nodes[every_rank[additive].notna().any(axis=1).to_numpy()])
+    missing = np.setdiff1d(valued, np.asarray(gf.dataframe.index))
+    if not len(missing):
+        return False
+    df = gf.dataframe
+    df = df.reindex(pd.Index(np.union1d(np.asarray(df.index), missing), name=df.index.name))
+    df.loc[missing, additive] = 0.0
+    gf.dataframe = df
+    return True
 
 
 def _load(args):
