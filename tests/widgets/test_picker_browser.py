@@ -65,6 +65,7 @@ def watch(p, path):
             "ms": p.last_update_ms,
             "updates": p.updates,
             "toggles": {f: bool(t.value) for f, t in p._toggles.items()},
+            "typed": p._spec_box.value,
         }
         with open(path, "w") as f:
             json.dump(state, f)
@@ -73,6 +74,7 @@ def watch(p, path):
     p._tabs.observe(dump, "selected_index")
     for t in p._toggles.values():  # a toggle snapped back after the failure was counted
         t.observe(dump, "value")
+    p._spec_box.observe(dump, "value")  # what the spec box holds, for apply_spec
     dump()
     return p
 """
@@ -194,6 +196,19 @@ def caught_up(page: Page, widget: Locator, nb: Path) -> dict:
     return wait_state(nb, lambda s: True)
 
 
+def apply_spec(page: Page, widget: Locator, nb: Path, text: str) -> None:
+    """Type ``text`` in the spec box and click Apply once Python holds it.
+
+    ipywidgets' page holds a model's state change back while an earlier one of that model
+    is unanswered (one message in flight), but sends a click at once: the Apply click could
+    reach Python before the text it applies, and apply the previous spec (a CI failure).
+    """
+    caught_up(page, widget, nb)
+    widget.locator(".pw-picker-spec input").fill(text)
+    wait_state(nb, lambda s: s["typed"] == text)
+    widget.locator(".pw-picker-apply").click()
+
+
 def toggle(page: Page, widget: Locator, flag: str, nb: Path, merge: str) -> dict:
     """Click merge toggle ``flag`` once the page shows Python's state; the state once Python's
     merge is ``merge``."""
@@ -268,9 +283,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     # a spec that selects nothing: opreport's words inline, the previous table kept
     spec = widget.locator(".pw-picker-spec input")
     before = images_shown(widget)
-    spec.fill("event:NO_SUCH_EVENT")
-    caught_up(page, widget, nb)
-    widget.locator(".pw-picker-apply").click()
+    apply_spec(page, widget, nb, "event:NO_SUCH_EVENT")
     state = wait_state(nb, lambda s: s["error"] and "too strict" in s["error"])
     banner.wait_for()
     assert "no sample files found: profile specification too strict ?" in banner.inner_text()
@@ -278,9 +291,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     wait_dom(page, lambda: spec.input_value() == "event:CPU_CLK_UNHALTED")  # snapped back
 
     # the spec typed as text and applied
-    spec.fill("event:CPU_CLK_UNHALTED")
-    caught_up(page, widget, nb)
-    widget.locator(".pw-picker-apply").click()
+    apply_spec(page, widget, nb, "event:CPU_CLK_UNHALTED")
     state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
     assert all(n.startswith("CPU_CLK_UNHALTED") for n in state["names"])
