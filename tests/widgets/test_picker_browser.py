@@ -6,6 +6,7 @@ redraw, so the test checks that what the page shows and what Python holds agree.
 
 from __future__ import annotations
 
+import re
 import tarfile
 import time
 from collections.abc import Callable
@@ -217,6 +218,16 @@ def toggle(page: Page, widget: Locator, flag: str, nb: Path, merge: str) -> dict
     return wait_state(nb, lambda s: s["merge"] == merge and s["error"] is None)
 
 
+def assert_counts_grouped(widget: Locator) -> list[str]:
+    """Sample counts read as counts, with thousands separators ("5,601", not "5601"); the
+    counts drawn."""
+    counts = widget.locator(
+        ".pw-picker-reportlist .pw-pt-row:not([hidden]) .pw-pt-num:not(.pw-pt-pct)"
+    ).all_inner_texts()
+    assert counts and all(re.fullmatch(r"\d{1,3}(,\d{3})*", c) for c in counts if c), counts
+    return counts
+
+
 def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     """Spec, merge toggles, an axis conflict, the inverted view: DOM and Python agree."""
     state = wait_state(nb, lambda s: s["rows"] > 0)
@@ -224,6 +235,7 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
     wait_dom(page, lambda: images_shown(widget) != [])
     assert images_shown(widget) == state["images"][: len(images_shown(widget))]
+    assert_counts_grouped(widget)
 
     # merge toggle off -> opreport's axis conflict in the banner; nothing changes: the
     # previous result stays, the toggle snaps back on, and the ways out are buttons
@@ -518,6 +530,7 @@ def test_picker_redraw_100k_in_jupyterlab(lab: Server, page: Page, page_watch: P
     # 200 classes again: the next page of class columns, and the last rows after a scroll
     redraw_ms(page, nb, table, widget.locator(".pw-picker-merge-tgid"), 200)
     state = wait_state(nb, lambda s: True)
+    assert any("," in c for c in assert_counts_grouped(widget))  # tens of thousands here
     shown = class_headers(widget)
     page_size = len(shown)
     assert 0 < page_size < 200 and shown == sorted(state["names"][:page_size])

@@ -1,6 +1,7 @@
 // Drawing a ClassPicker table: the grid template, the two header rows and the cells of a
 // row. Every name is set as text (textContent), never as markup.
 import { h } from "../lib/dom.js";
+import { grouped } from "../lib/format.js";
 import { keyLabels } from "./state.js";
 
 /** @typedef {import("./protocol.js").WidgetModel} Model */
@@ -58,7 +59,7 @@ export function fillRow(el, row, model, win) {
     const s = cells[nk + 2 * j], p = cells[nk + 2 * j + 1];
     s.className = "pw-pt-cell pw-pt-num";
     p.className = "pw-pt-cell pw-pt-num pw-pt-pct";
-    s.textContent = have && win ? String(win.samples[k * nc + j]) : "";
+    s.textContent = have && win ? grouped(win.samples[k * nc + j]) : ""; // counts as counts: 5,601
     p.textContent = have && win ? pct(Number(win.pct[k * nc + j])) : "";
   }
   el.classList.toggle("pw-pt-odd", row % 2 === 1);

@@ -165,6 +165,19 @@ function pageBar(turn) {
   };
 }
 
+// src/lib/format.js
+function exact(v) {
+  if (typeof v === "bigint") return v.toString();
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Infinity) return "inf";
+  if (v === -Infinity) return "-inf";
+  return String(v);
+}
+function grouped(v) {
+  const text = typeof v === "string" ? v : exact(v);
+  return /^-?\d{4,}$/.test(text) ? text.replace(/\B(?=(\d{3})+(?!\d))/g, ",") : text;
+}
+
 // src/picker/state.js
 function keyLabels(model) {
   return model.get("key_labels") || [];
@@ -230,7 +243,7 @@ function fillRow(el, row, model, win) {
     const s = cells[nk + 2 * j], p = cells[nk + 2 * j + 1];
     s.className = "pw-pt-cell pw-pt-num";
     p.className = "pw-pt-cell pw-pt-num pw-pt-pct";
-    s.textContent = have && win ? String(win.samples[k * nc + j]) : "";
+    s.textContent = have && win ? grouped(win.samples[k * nc + j]) : "";
     p.textContent = have && win ? pct(Number(win.pct[k * nc + j])) : "";
   }
   el.classList.toggle("pw-pt-odd", row % 2 === 1);
