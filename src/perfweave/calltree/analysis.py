@@ -22,7 +22,8 @@ import pandas as pd
 
 from perfweave.calltree._layout import INT, Layout, layout
 from perfweave.calltree.display import node_names
-from perfweave.calltree.ranks import Cells, check_across, is_additive, rank_cells, spread_of
+from perfweave.calltree.graphframe import combine_duplicates
+from perfweave.calltree.ranks import Cells, check_across, rank_cells, spread_of, unmeasured_zero
 from perfweave.errors import ShapeError
 
 if TYPE_CHECKING:
@@ -126,14 +127,12 @@ def _node_values(
     if chosen:
         # the rank (thread) asked for measured nothing at a node other ranks have a value
         # for: an additive metric's value there is 0, by the rule every reduction follows
-        elsewhere = rank_cells(gf, cols, "threads")
         filled = False
         for c in cols:
-            if is_additive(c):
-                none = np.isnan(out[c]) & elsewhere.measured[c].any(axis=1)
-                if none.any():
-                    out[c] = np.where(none, 0.0, out[c])
-                    filled = True
+            none = np.isnan(out[c]) & unmeasured_zero(gf.dataframe, n, c)
+            if none.any():
+                out[c] = np.where(none, 0.0, out[c])
+                filled = True
         if filled:
             said += f"; a node with no row in {chosen} counts 0"
     result = pd.DataFrame(out, index=pd.RangeIndex(n, name="node"), columns=cols)
@@ -145,21 +144,9 @@ def combine_rows(gf: GraphFrame) -> pd.DataFrame:
     """The dataframe with one row per (node, rank, thread): metric columns of repeated
     rows summed (NaN only where no row has a value), other columns their first value."""
     df = gf.dataframe
-    lay = layout(df, len(gf.graph))
-    if not lay.has_duplicates():
+    if not layout(df, len(gf.graph)).has_duplicates():
         return df
-    metrics = set(gf.exc_metrics + gf.inc_metrics)
-    return sum_parts(df, list(range(df.index.nlevels)), metrics)[list(df.columns)]
-
-
-def sum_parts(df: pd.DataFrame, levels: list, metrics: set[str]) -> pd.DataFrame:
-    """One row per value of the index ``levels``: the ``metrics`` columns of its rows
-    summed (NaN only where no row has a value), other columns their first value."""
-    grouped = df.groupby(level=levels, sort=True)
-    cols = {
-        c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first() for c in df.columns
-    }
-    return pd.DataFrame(cols)
+    return combine_duplicates(df, set(gf.exc_metrics + gf.inc_metrics))
 
 
 # ---------------------------------------------------------------------- load imbalance

@@ -754,13 +754,14 @@ def combine_duplicates(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
     repeated = df.index.duplicated(keep=False)
     if not repeated.any():
         return df
-    merged = _grouped(df[repeated], metrics)
+    merged = sum_parts(df[repeated], list(range(df.index.nlevels)), metrics)
     return pd.concat([df[~repeated], merged]).sort_index()
 
 
-def _grouped(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
-    """One row per index value of ``df`` (sorted): metrics summed, others first value."""
-    grouped = df.groupby(level=list(range(df.index.nlevels)), sort=True)
+def sum_parts(df: pd.DataFrame, levels: list, metrics: set[str]) -> pd.DataFrame:
+    """One row per value of the index ``levels`` (sorted): the ``metrics`` columns of its
+    rows summed (NaN only where no row has a value), other columns their first value."""
+    grouped = df.groupby(level=levels, sort=True)
     cols = {c: grouped[c].sum(min_count=1) if c in metrics else grouped[c].first() for c in df}
     return pd.DataFrame(cols, columns=list(df.columns))
 
@@ -782,7 +783,7 @@ def _combine_by_node(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
     counts = np.diff(np.append(starts, n))
     multi = counts > 1
     rows = np.arange(n) if order is None else order
-    merged = _grouped(df.take(rows[np.repeat(multi, counts)]), metrics)
+    merged = sum_parts(df.take(rows[np.repeat(multi, counts)]), [0], metrics)
     out = df.take(rows[starts])
     at = np.flatnonzero(multi)
     for col in df.columns:
@@ -797,4 +798,11 @@ def _combine_by_node(df: pd.DataFrame, metrics: set[str]) -> pd.DataFrame:
     return out
 
 
-__all__ = ["OPERATIONS", "GraphFrame", "Node", "combine_duplicates", "reindex_nodes"]
+__all__ = [
+    "OPERATIONS",
+    "GraphFrame",
+    "Node",
+    "combine_duplicates",
+    "reindex_nodes",
+    "sum_parts",
+]

@@ -10,7 +10,7 @@ import pandas as pd
 
 from perfweave.calltree import display
 from perfweave.calltree._frames import frames_of
-from perfweave.calltree.analysis import sum_parts
+from perfweave.calltree.graphframe import sum_parts
 
 if TYPE_CHECKING:
     from perfweave.calltree.graphframe import GraphFrame
