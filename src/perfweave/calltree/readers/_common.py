@@ -21,12 +21,22 @@ CALIPER_RENAMES = {
     "sum#avg#inclusive#sum#time.duration": "time (inc)",
 }
 
-# Caliper's unit names (attribute metadata ``attribute.unit``) -> perfweave's
-_CALIPER_UNIT_NAMES = {
+# the unit names tools write (Caliper's attribute.unit, Cube's, HPCToolkit's, timemory's
+# unit_repr) -> perfweave's, as views write units
+UNIT_WORDS = {
     "sec": "s", "s": "s", "second": "s", "seconds": "s",
     "msec": "ms", "ms": "ms", "usec": "µs", "us": "µs", "nsec": "ns", "ns": "ns",
     "byte": "B", "bytes": "B", "B": "B",
 }  # fmt: skip
+
+
+def unit_word(name: str) -> str:
+    """A tool's unit name as perfweave writes it (``sec`` -> ``s``, ``usec`` -> ``µs``,
+    ``bytes`` -> ``B``); a name it does not know, as it is."""
+    name = name.strip()
+    return UNIT_WORDS.get(name, UNIT_WORDS.get(name.lower(), name))
+
+
 # Caliper's timer attributes and their units (with or without aggregation operators)
 _CALIPER_TIMERS = {
     "time.duration": "s",
@@ -50,8 +60,7 @@ def caliper_unit(attribute: str, declared: Any = None, whole: bool = False) -> s
     ``5007``): ``whole`` (an integer attribute type, or only whole values in a file
     without types) makes it ``µs``, else ``s``."""
     if isinstance(declared, str) and declared.strip():
-        name = declared.strip()
-        return _CALIPER_UNIT_NAMES.get(name, _CALIPER_UNIT_NAMES.get(name.lower(), name))
+        return unit_word(declared)
     *ops, base = str(attribute).split("#")
     if base in _CALIPER_TIMERS and all(op in _SAME_UNIT_OPS for op in ops):
         unit = _CALIPER_TIMERS[base]

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
+from perfweave.calltree.readers._common import unit_word
 from perfweave.calltree.readers._cube_load import CubeProfile, load
 from perfweave.errors import MissingMetricWarning, ParseError, SkippedInputWarning
 
@@ -37,18 +38,9 @@ PROFILE_NAME = "profile.cubex"
 #: files Score-P and Cube write beside a profile that are not profiles: the run's
 #: configuration, the experiment's manifest, a trace's anchor and definitions
 COMPANION_NAMES = frozenset({"scorep.cfg", "MANIFEST.md", "traces.otf2", "traces.def"})
-#: Cube's units of measurement -> perfweave's (a count has none)
-UNIT_NAMES = {
-    "sec": "s",
-    "s": "s",
-    "msec": "ms",
-    "usec": "µs",
-    "nsec": "ns",
-    "bytes": "B",
-    "byte": "B",
-    "occ": "",
-    "#": "",
-}
+#: Cube's units of measurement that are counts (a count has no unit); the others are
+#: the unit names every reader maps (:func:`~perfweave.calltree.readers._common.unit_word`)
+COUNT_UNITS = frozenset({"occ", "#"})
 #: Cube value types that hold a minimum or a maximum (reduced by min/max, not summed)
 MIN_TYPES = frozenset({"MINDOUBLE"})
 MAX_TYPES = frozenset({"MAXDOUBLE"})
@@ -217,7 +209,7 @@ def _columns(cube: CubeProfile, node: np.ndarray, n_nodes: int):
         how = "min" if m.data_type in MIN_TYPES else "max" if m.data_type in MAX_TYPES else "sum"
         if how != "sum" and visits is not None:
             values = np.where(visits > 0, values, np.nan)  # not visited: no minimum at all
-        unit = UNIT_NAMES.get(m.unit, m.unit)
+        unit = "" if m.unit in COUNT_UNITS else unit_word(m.unit)
         if m.name == "time" and how == "sum":
             if m.kind == "INCLUSIVE":
                 pair = [("time (inc)", values), ("time", _exclusive_of(values, cube.parent))]

@@ -32,6 +32,7 @@ import pandas as pd
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers import _hpctk4_meta as meta_db
 from perfweave.calltree.readers import _hpctk4_values as values_db
+from perfweave.calltree.readers._common import unit_word
 from perfweave.calltree.readers._hpctk4_binary import MAGIC, DbFile, open_regular
 from perfweave.errors import MissingMetricWarning, OptionError, ParseError
 
@@ -193,12 +194,8 @@ def read(
         metadata=metadata,
         path=directory,
         index_levels=levels,
-        units={k: _UNIT_NAMES.get(u, u) for k, u in metadata["metric_units"].items() if u},
+        units={k: unit_word(u) for k, u in metadata["metric_units"].items() if u},
     )
-
-
-#: HPCToolkit's unit names as the explorer writes units
-_UNIT_NAMES = {"sec": "s", "usec": "µs", "msec": "ms", "nsec": "ns"}
 
 
 # ---------------------------------------------------------------------- metrics

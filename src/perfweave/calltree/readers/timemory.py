@@ -23,14 +23,12 @@ import numpy as np
 import pandas as pd
 
 from perfweave.calltree._build import build_graphframe
-from perfweave.calltree.readers._common import is_int64, load_json, sniff_json_keys
+from perfweave.calltree.readers._common import is_int64, load_json, sniff_json_keys, unit_word
 from perfweave.errors import ArgumentTypeError, ParseError
 
 _DROP_STATS = ("cereal_class_version", "count")
 # statistics in the component's own unit (its ``unit_repr``; ``sqr`` is its square)
 _UNIT_STATS = ("sum", "min", "max", "mean", "stddev")
-# timemory's unit names -> perfweave's
-_UNIT_NAMES = {"sec": "s", "msec": "ms", "usec": "µs", "nsec": "ns"}
 # region label forms, tried in order: [func][file] / "label  [func/file:line]" /
 # func@file:line/tail / func@file/tail / func:line/tail  ('@' or '/' as separator)
 _LABELS = [
@@ -183,7 +181,7 @@ class _Builder:
             labels = data.get("type")
             unit = data.get("unit_repr")
             if isinstance(unit, str) and unit.strip() and isinstance(labels, (str, type(None))):
-                self.units[metric] = _UNIT_NAMES.get(unit.strip(), unit.strip())
+                self.units[metric] = unit_word(unit)
             if "graph" in data:
                 self._ranks(data["graph"], metric, labels, None, f"timemory.{comp}.graph")
             else:
