@@ -90,6 +90,17 @@ def is_additive(metric: object) -> bool:
     return not (set(_WORDS.split(name)) & _STATISTIC)
 
 
+def unmeasured_zero(df: pd.DataFrame, n: int, metric: str) -> np.ndarray:
+    """The nodes (of ``n``) that some row of ``df`` (any rank, any thread) has a value of
+    additive ``metric`` for: where one rank or thread shown on its own has none, it
+    measured nothing, 0 by the rule every reduction follows. None for a statistic."""
+    if not is_additive(metric):
+        return np.zeros(n, bool)
+    node = np.asarray(df.index.get_level_values("node"), dtype=INT)
+    has = df[metric].notna().to_numpy()
+    return np.bincount(node[has], minlength=n)[:n] > 0
+
+
 def default_across(levels: Sequence[str]) -> str:
     """``"ranks"`` where the frame has a rank level (threads summed), else ``"threads"``."""
     return "ranks" if "rank" in levels else "threads"

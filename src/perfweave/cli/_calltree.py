@@ -150,26 +150,31 @@ def _prepare(args: argparse.Namespace, gf, metric: str | None) -> tuple[object, 
 
 
 def _zero_where_unmeasured(gf, every_rank) -> bool:
-    """Give the nodes of one rank's frame ``gf`` (one row per node) that other ranks have a
+    """Give the nodes of one rank's frame ``gf`` (one row per node) that another rank has a
     value for and it has none a row: 0 for additive metrics, by the rule every reduction
-    over ranks follows (``calltree.ranks``); NaN for the others. Whether any was added."""
+    over ranks follows (``calltree.ranks.unmeasured_zero``). Whether any was added."""
     import numpy as np
     import pandas as pd
 
-    from perfweave.calltree.ranks import is_additive
+    from perfweave.calltree.ranks import unmeasured_zero
 
-    metrics = [m for m in gf.exc_metrics + gf.inc_metrics if m in gf.dataframe.columns]
-    additive = [m for m in metrics if is_additive(m)]
-    if not additive or gf.dataframe.index.nlevels != 1:
+    df = gf.dataframe
+    if df.index.nlevels != 1:
         return False
-    nodes = every_rank.index.get_level_values("node")
-    valued = np.unique(nodes[every_rank[additive].notna().any(axis=1).to_numpy()])
-    missing = np.setdiff1d(valued, np.asarray(gf.dataframe.index))
+    n = len(gf.graph)
+    present = np.zeros(n, bool)
+    present[np.asarray(df.index, dtype=np.int64)] = True
+    zero = {
+        m: np.flatnonzero(unmeasured_zero(every_rank, n, m) & ~present)
+        for m in gf.exc_metrics + gf.inc_metrics
+        if m in df.columns
+    }
+    missing = np.unique(np.concatenate([np.zeros(0, np.int64), *zero.values()]))
     if not len(missing):
         return False
-    df = gf.dataframe
     df = df.reindex(pd.Index(np.union1d(np.asarray(df.index), missing), name=df.index.name))
-    df.loc[missing, additive] = 0.0
+    for m, nodes in zero.items():
+        df.loc[nodes, m] = 0.0
     gf.dataframe = df
     return True
 

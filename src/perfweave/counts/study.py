@@ -462,7 +462,7 @@ class CallGroupStudy:
         if hosts is not None:
             out["hosts"] = len(set(hosts.tolist()))
         out.update(self._pattern_of(g))
-        stats = self._kept(("stats", self._lead_rank, self._group_index), lambda: call_stats([g]))
+        stats = self._kept(*self._statistics())
         row = stats[stats["call"] == int(g.calls[0])]  # every call of a group has the same
         if len(row):
             r = row.iloc[0]
@@ -479,9 +479,7 @@ class CallGroupStudy:
     def _pattern_of(self, g: CallGroup) -> dict:
         """The pattern of the lead rank's report holding the group's first call."""
         try:
-            report = self._kept(
-                ("patterns", self._lead_rank), lambda: self._profile.patterns(self._lead_rank)
-            )
+            report = self._kept(*self._patterns())
         except PerfweaveError as exc:  # pragma: no cover - analysis is best effort
             return {"patterns": [f"patterns unavailable: {exc}"]}
         categories = (
@@ -511,16 +509,21 @@ class CallGroupStudy:
         held = self._cache[key]
         return held.result() if isinstance(held, Future) else held
 
+    def _statistics(self) -> tuple[tuple, Callable[[], Any]]:
+        """The cache key of the call group shown's statistics, and their computation."""
+        g = self.call_group
+        return ("stats", self._lead_rank, self._group_index), lambda: call_stats([g])
+
+    def _patterns(self) -> tuple[tuple, Callable[[], Any]]:
+        """The cache key of the lead rank's pattern report, and its computation."""
+        rank = self._lead_rank
+        return ("patterns", rank), lambda: self._profile.patterns(rank)
+
     def _prefetch(self) -> None:
         """Start the summary's view-independent work of the call group shown (its
         statistics, its lead rank's patterns) on a background thread: a first view's
         summary then waits for what is left of it, not for all of it after the blocks."""
-        g, rank, index = self.call_group, self._lead_rank, self._group_index
-        work = (
-            (("stats", rank, index), lambda: call_stats([g])),
-            (("patterns", rank), lambda: self._profile.patterns(rank)),
-        )
-        for key, make in work:
+        for key, make in (self._statistics(), self._patterns()):
             if key not in self._cache:
                 self._cache[key] = _in_background(make)
 
