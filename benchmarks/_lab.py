@@ -278,6 +278,12 @@ def spread(values: list[float]) -> str:
     return f"{min(values):,.0f}-{max(values):,.0f}"
 
 
+def print_runs(label: str, runs: list[dict[str, float]]) -> None:
+    """Every run's parts, one JSON line each (``label run: {...}``), for a later look."""
+    for r in runs:
+        print(f"{label} run:", json.dumps({k: round(v, 1) for k, v in r.items()}), flush=True)
+
+
 def add_parts(
     fig: Any, runs: list[dict[str, float]], parts: list[tuple[str, str]], tag: str, indent: str
 ) -> None:
@@ -349,6 +355,13 @@ class LabSession:
         ).json_value()
         self.nb.wait_idle()
         return t0, mark, self.nb.messages()
+
+    def problems(self, name: str) -> list[str]:
+        """The page's errors and the requests off the machine it made, for the figures'
+        notes (``name``: the scenario)."""
+        return [f"{name}: {p}" for p in self.errors] + [
+            f"{name}: blocked {u}" for u in self.blocked
+        ]
 
     def state(self) -> dict[str, Any]:
         """What the kernel last wrote of the widget's state ({} before it wrote any)."""

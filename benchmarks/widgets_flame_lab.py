@@ -23,7 +23,6 @@ at the start and the end. Target (issue 32): first draw 0.3 s after the cell run
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +35,7 @@ from benchmarks._lab import (
     first_draw_parts,
     kernel_hooks,
     load_average,
+    print_runs,
     ready_mark,
     ready_probe,
     spread,
@@ -146,15 +146,9 @@ def flame_lab_scenario(
                 f"({spread(painted)}), load now {load_average()}",
                 flush=True,
             )
-            for r in first:
-                print(
-                    f"flame_lab {shape} run:",
-                    json.dumps({k: round(v, 1) for k, v in r.items()}),
-                    flush=True,
-                )
+            print_runs(f"flame_lab {shape}", first)
             out += [{**r, "shape": shape} for r in first]  # type: ignore[dict-item]
-        fig.notes += [f"flame_lab: {p}" for p in s.errors]
-        fig.notes += [f"flame_lab: blocked {u}" for u in s.blocked]
+        fig.notes += s.problems("flame_lab")
     finally:
         s.close()
     tag = f"@ {_fmt_n(n)} (Lab)"

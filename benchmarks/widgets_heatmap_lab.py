@@ -18,7 +18,6 @@ Medians and ranges of ``--runs`` runs, with the load average at the start and th
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +30,7 @@ from benchmarks._lab import (
     first_draw_parts,
     kernel_hooks,
     load_average,
+    print_runs,
     ready_mark,
     ready_probe,
     spread,
@@ -193,14 +193,8 @@ def heatmap_lab_scenario(fig: Figures, browser: Any, work: Path, runs: int, cap:
                 f"load now {load_average()}",
                 flush=True,
             )
-            for r in first:
-                print(
-                    f"heatmap_lab {n} run:",
-                    json.dumps({k: round(v, 1) for k, v in r.items()}),
-                    flush=True,
-                )
-        fig.notes += [f"heatmap_lab: {p}" for p in s.errors]
-        fig.notes += [f"heatmap_lab: blocked {u}" for u in s.blocked]
+            print_runs(f"heatmap_lab {n}", first)
+        fig.notes += s.problems("heatmap_lab")
     finally:
         s.close()
     fig.table.add_row(

@@ -255,8 +255,7 @@ def lab_scenario(
             )
             _add_parts(fig, done, tag)
             _add_runs(fig, f"  undo {tag}", undone, None, "")
-        fig.notes += [f"lab: {p}" for p in s.errors]
-        fig.notes += [f"lab: blocked {u}" for u in s.blocked]
+        fig.notes += s.problems("lab")
     finally:
         s.close()
     fig.table.add_row(
