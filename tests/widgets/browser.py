@@ -45,6 +45,30 @@ LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
 HARMLESS_REMOTE: tuple[str, ...] = ()
 
 # Notebook metadata that opens without JupyterLab's "Select Kernel" dialog.
+#: Kernel code for the browser tests' state hooks: ``after_message(write)`` is an observer
+#: that calls ``write`` once the kernel has finished the message that changed the widget,
+#: so the state file a test reads holds whole actions. Written from inside an action, it
+#: could catch one half done (an explorer undo changes its search before its row count).
+AFTER_MESSAGE = """
+import asyncio
+
+def after_message(write):
+    pending = []
+
+    def run():
+        pending.clear()
+        write()
+
+    def observer(_=None):
+        if not pending:
+            pending.append(True)
+            try:
+                asyncio.get_running_loop().call_soon(run)
+            except RuntimeError:  # no loop running: no message half handled
+                run()
+
+    return observer
+"""
 NOTEBOOK_METADATA = {
     "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
     "language_info": {"name": "python"},

@@ -16,6 +16,7 @@ import pytest
 
 import perfweave.counts as pc
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     canvas_is_blank,
@@ -33,12 +34,14 @@ pytestmark = pytest.mark.browser
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "counts"
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import json
 
 def watch(ex, hm, path):
     graph = ex.original.graph
-    def dump(_=None):
+    def write():
         state = {
             "selected": ex.selected_nodes, "group": hm.group_index, "note": hm.note,
             "version": hm.view_version, "error": ex.error or hm.error,
@@ -50,10 +53,12 @@ def watch(ex, hm, path):
         }
         with open(path, "w") as out:
             json.dump(state, out)
+    dump = after_message(write)
     ex.observe(dump, names=["selected_nodes", "error"])
     hm.observe(dump, names=["view_version", "group_index", "error"])
-    dump()
+    write()
 """
+)
 
 
 def _traces(d: Path) -> dict[int, set[int]]:

@@ -17,6 +17,7 @@ import perfweave as pw
 from perfweave.calltree.shown import with_inclusive
 from perfweave.widgets import CalltreeExplorer
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     canvas_is_blank,
@@ -41,11 +42,13 @@ LULESH = DATA / "hatchet/caliper-lulesh-json/lulesh-annotation-profile.json"
 READY = ".pw-explorer[data-ready='1']"
 XSS = "<img src=x onerror=alert(1)>"
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import json
 
 def watch(ex, path):
-    def dump(_=None):
+    def write():
         rows = ex.visible_rows()
         state = {
             "row_count": ex.row_count,
@@ -59,10 +62,12 @@ def watch(ex, path):
         with open(path, "w") as f:
             json.dump(state, f)
     names = ["view_version", "row_count", "selected_nodes", "error", "search_state"]
+    dump = after_message(write)
     ex.observe(dump, names=names)
-    dump()
+    write()
     return ex
 """
+)
 
 
 def explorer_notebook(path: Path, make_frame: str, explorer_args: str = "") -> Path:

@@ -17,6 +17,7 @@ import pytest
 
 from perfweave.calltree.flame import flame_layout
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     canvas_is_blank,
@@ -35,11 +36,13 @@ pytestmark = pytest.mark.browser
 DATA = Path(__file__).resolve().parents[1] / "data"
 READY = ".pw-flame[data-ready='1']"
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import json
 
 def watch(fg, path):
-    def dump(_=None):
+    def write():
         f = fg.frames
         state = {
             "zoom": fg.zoom_node, "selected": fg.selected_node, "search": fg.search_pattern,
@@ -51,10 +54,12 @@ def watch(fg, path):
         }
         with open(path, "w") as out:
             json.dump(state, out)
+    dump = after_message(write)
     fg.observe(dump, names=["zoom_node", "selected_node", "search_pattern", "error", "view_version"])
-    dump()
+    write()
     return fg
 """
+)
 
 
 def wide_and_deep_tree(seed: int = 5):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     canvas_is_blank,
@@ -39,11 +40,13 @@ READY = ".pw-heatmap[data-ready='1']"
 # a color-bar tick: 1-3 significant digits, no trailing zero, an optional SI suffix
 TICK = re.compile(r"(0|[1-9]\d{0,2}|[1-9]\.\d?[1-9]|[1-9]\d\.[1-9]|0\.0*[1-9]\d{0,2})[kMGT]?")
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import json
 
 def watch(hm, path):
-    def dump(_=None):
+    def write():
         b = hm.blocks()
         state = {
             "version": hm.view_version, "view": hm.view_state, "group": hm.group_index,
@@ -58,10 +61,12 @@ def watch(hm, path):
         }
         with open(path, "w") as f:
             json.dump(state, f)
+    dump = after_message(write)
     hm.observe(dump, names=["view_version", "selection_state", "error"])
-    dump()
+    write()
     return hm
 """
+)
 
 
 # A synthetic alltoallv call as real large runs look: most ranks in 16 rank ranges that share

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     eventually,
@@ -34,11 +35,13 @@ pytestmark = pytest.mark.browser
 READY = ".pw-merge-panel .pw-merge-status"
 XSS = "<img src=x onerror=alert(1)>"
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import dataclasses, json
 
 def watch(panel, path):
-    def dump(_=None):
+    def write():
         d = panel.diagnostics
         state = {
             "version": panel.view_version,
@@ -61,10 +64,12 @@ def watch(panel, path):
         }
         with open(path, "w") as f:
             json.dump(state, f)
+    dump = after_message(write)
     panel.observe(dump, names=["view_version", "error"])
-    dump()
+    write()
     return panel
 """
+)
 
 # time from the key press on a slider to the page showing the new status and matrix cells
 _REDRAW_JS = """

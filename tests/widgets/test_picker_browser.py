@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     open_in_lab,
@@ -34,11 +35,13 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "classes"
 READY = ".pw-picker-reportlist"
 MERGE_FLAGS = ("cpu", "tid", "tgid", "lib", "unitmask", "all")
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import json
 
 def watch(p, path):
-    def dump(_=None):
+    def write():
         view = p.table_view()
         inv = p.inverted_table()
         state = {
@@ -71,14 +74,16 @@ def watch(p, path):
         with open(path, "w") as f:
             json.dump(state, f)
     # `updates` is bumped after each redraw, once last_update_ms holds that change's time
+    dump = after_message(write)
     p.observe(dump, "updates")
     p._tabs.observe(dump, "selected_index")
     for t in p._toggles.values():  # a toggle snapped back after the failure was counted
         t.observe(dump, "value")
     p._spec_box.observe(dump, "value")  # what the spec box holds, for apply_spec
-    dump()
+    write()
     return p
 """
+)
 
 
 def extract(name: str, root: Path) -> Path:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from tests.widgets.browser import (
+    AFTER_MESSAGE,
     PageWatch,
     Server,
     canvas_is_blank,
@@ -32,11 +33,13 @@ READY = ".pw-scaling .pw-explorer[data-ready='1']"
 #: the fitted curves (the interval's band is a bqplot Lines mark too, its lines unstroked)
 FIT = "path.line:not([style*='opacity: 0'])"
 
-STATE_HOOK = """
+STATE_HOOK = (
+    AFTER_MESSAGE
+    + """
 import json
 
 def watch(view, path):
-    def dump(_=None):
+    def write():
         row = view.models.loc[view.focused]
         state = {
             "focused": view.focused,
@@ -52,11 +55,13 @@ def watch(view, path):
         }
         with open(path, "w") as f:
             json.dump(state, f)
+    dump = after_message(write)
     view.observe(dump, names=["focused", "selected_profiles", "target", "log_axes", "error"])
     view.explorer.observe(dump, names=["sort_column"])
-    dump()
+    write()
     return view
 """
+)
 
 
 # the view's own toggle buttons: label, top edge, and whether the label is cut short
