@@ -6,7 +6,7 @@ import { build } from "esbuild";
 import { readFileSync, writeFileSync } from "node:fs";
 import { buildExport } from "./build-export.mjs";
 
-const ENTRIES = ["explorer", "heatmap", "picker", "banner", "matrix", "flame"];
+const ENTRIES = ["explorer", "heatmap", "picker", "spec_box", "banner", "matrix", "flame"];
 // every widget draws the same error banner: its style is shared by all bundles
 const SHARED_CSS = readFileSync("src/lib/banner.css", "utf8");
 const OUT = "../src/perfweave/widgets/static";

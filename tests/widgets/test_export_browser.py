@@ -129,6 +129,21 @@ def test_export_draws_every_widget_offline(
     assert offline_router.blocked[blocked_before:] == [], "the page tried to reach the network"
     path = save_screenshot(page, "export_four_widgets")
     assert path.stat().st_size > 10_000
+
+    # the picker's spec box offers what the saved page holds (the tags, under the spec),
+    # and says that applying a spec needs Python, leaving the saved report as it was
+    spec = picker.locator(".pw-picker-spec")
+    hint = spec.locator(".pw-picker-hint")
+    assert hint.inner_text().startswith("tags: ") and " event " in hint.inner_text()
+    rows_before = picker.locator(".pw-pt-row:not([hidden])").all_inner_texts()
+    spec.locator("input").fill("event:CPU_CLK_UNHALTED")
+    spec.locator(".pw-picker-apply").click()
+    banner = spec.page.locator(".pw-picker .pw-error:visible").first
+    banner.wait_for()
+    assert banner.inner_text().startswith(
+        "Applying a profile specification needs the notebook's running Python kernel"
+    )
+    assert picker.locator(".pw-pt-row:not([hidden])").all_inner_texts() == rows_before
     page_watch.assert_clean()
 
 

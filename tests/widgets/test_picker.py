@@ -33,6 +33,7 @@ from perfweave.errors import AxisConflict, FormatError, ShapeError, SpecError
 from perfweave.widgets._picker_table import MAX_WINDOW, ReportTable
 from perfweave.widgets._transport import unpack
 from perfweave.widgets.picker import ClassPicker, short_names
+from tests.widgets.test_contract import ask
 
 DATA = Path(__file__).parent.parent / "data" / "classes"
 
@@ -187,6 +188,37 @@ def test_set_axis_merges_the_other_axes(sessions):
         picker.set_axis("nope")
 
 
+def test_apply_applies_the_text_it_carries_in_the_order_typed(sessions):
+    """The page's Apply sends the text with the click: Python applies what the box showed,
+    whatever state it last heard of (an ipywidgets box's text could arrive after the click)."""
+    picker = ClassPicker(sessions["sep"], merge="all")
+    box = picker._spec_box
+    events = sorted(set(picker.classes.table["event"]))
+    assert len(events) >= 2 and box.value == ""
+    want = f"event:{events[1]}"
+    reply, _ = ask(box, "apply", {"spec": want})
+    assert reply == {"type": "response", "id": 7, "ok": True, "value": want}
+    assert picker.spec == [want] and box.value == want and picker.error == ""
+    assert all(n.startswith(events[1]) for n in picker.classes.names)
+    # a view's requests out of order: its typing's completions, then its Apply, then more
+    # typing; Python answers them in the order the page made them
+    sent: list[dict] = []
+    box.send = lambda content, buffers=None: sent.append(content)  # type: ignore[method-assign]
+    first = f"event:{events[0]}"
+    requests = [
+        {"action": "complete", "args": {"typed": "event:"}},
+        {"action": "apply", "args": {"spec": first}},
+        {"action": "complete", "args": {"typed": first + " tgid:"}},
+    ]
+    for seq in (3, 1, 2):
+        box._on_msg(
+            box, {"type": "request", "id": seq, "channel": "c", "seq": seq, **requests[seq - 1]}, []
+        )
+    assert [m["id"] for m in sent] == [1, 2, 3] and all(m["ok"] for m in sent)
+    assert sent[1]["value"] == first and picker.spec == [first]
+    assert sent[2]["options"] == picker.completions(first + " tgid:")
+
+
 @pytest.mark.parametrize(
     "spec,message",
     [
@@ -204,10 +236,9 @@ def test_bad_specs_keep_previous(sessions, spec, message):
         picker.set_spec(spec)
     assert message in picker.error and picker.banner.error == picker.error
     pd.testing.assert_frame_equal(picker.report, before)
-    picker._spec_box.value = spec  # typed and applied in the page: the banner, no raise
-    picker._apply.click()
-    assert message in picker.banner.error and picker.spec == []
-    assert picker._spec_box.value == ""  # the box snaps back to the spec on screen
+    reply, _ = ask(picker._spec_box, "apply", {"spec": spec})  # typed, applied in the page
+    assert reply["ok"] and message in picker.banner.error and picker.spec == []
+    assert reply["value"] == picker._spec_box.value == ""  # the box shows the spec in force
 
 
 def test_unknown_merge_word(sessions):
@@ -519,9 +550,9 @@ def test_completion_from_the_values_in_the_data(sessions):
     ]
     assert picker.completions("ev") == ["event:"]
     # typing in the spec box offers the completions and lists the values under it
-    picker._spec_box.value = "event:"
-    assert list(picker._spec_box.options) == picker.completions("event:")
-    assert all(e in picker._hint.value for e in events)
+    reply, _ = ask(picker._spec_box, "complete", {"typed": "event:"})
+    assert reply["typed"] == "event:" and reply["options"] == picker.completions("event:")
+    assert all(e in reply["hint"] for e in events)
 
 
 def test_merge_all_toggle_axis_label_and_class_list(sessions):

@@ -69,7 +69,7 @@ def watch(p, path):
             "ms": p.last_update_ms,
             "updates": p.updates,
             "toggles": {f: bool(t.value) for f, t in p._toggles.items()},
-            "typed": p._spec_box.value,
+            "completions": p.completions("event:"),
         }
         with open(path, "w") as f:
             json.dump(state, f)
@@ -79,7 +79,6 @@ def watch(p, path):
     p._tabs.observe(dump, "selected_index")
     for t in p._toggles.values():  # a toggle snapped back after the failure was counted
         t.observe(dump, "value")
-    p._spec_box.observe(dump, "value")  # what the spec box holds, for apply_spec
     write()
     return p
 """
@@ -202,17 +201,19 @@ def caught_up(page: Page, widget: Locator, nb: Path) -> dict:
     return wait_state(nb, lambda s: True)
 
 
-def apply_spec(page: Page, widget: Locator, nb: Path, text: str) -> None:
-    """Type ``text`` in the spec box and click Apply once Python holds it.
-
-    ipywidgets' page holds a model's state change back while an earlier one of that model
-    is unanswered (one message in flight), but sends a click at once: the Apply click could
-    reach Python before the text it applies, and apply the previous spec (a CI failure).
-    """
+def apply_spec(page: Page, widget: Locator, nb: Path, text: str, enter: bool = False) -> None:
+    """Type ``text`` in the spec box key by key and at once click Apply (``enter``: press
+    Enter). The click carries the text it applies: Python applies ``text``, never a part
+    typed earlier (an ipywidgets box held its text back while its last change was
+    unanswered, but sent the click at once)."""
     caught_up(page, widget, nb)
-    widget.locator(".pw-picker-spec input").fill(text)
-    wait_state(nb, lambda s: s["typed"] == text)
-    widget.locator(".pw-picker-apply").click()
+    box = widget.locator(".pw-picker-spec input")
+    box.fill("")
+    box.press_sequentially(text)
+    if enter:
+        box.press("Enter")
+    else:
+        widget.locator(".pw-picker-apply").click()
 
 
 def toggle(page: Page, widget: Locator, flag: str, nb: Path, merge: str) -> dict:
@@ -307,11 +308,29 @@ def drive(page: Page, widget: Locator, nb: Path, shot: str) -> None:
     assert images_shown(widget) == before and state["spec"] == ["event:CPU_CLK_UNHALTED"]
     wait_dom(page, lambda: spec.input_value() == "event:CPU_CLK_UNHALTED")  # snapped back
 
-    # the spec typed as text and applied
+    # the spec typed as text and applied: the whole text, clicked the moment it is typed
     apply_spec(page, widget, nb, "event:CPU_CLK_UNHALTED")
     state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
     wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
     assert all(n.startswith("CPU_CLK_UNHALTED") for n in state["names"])
+
+    # typing offers the values in the data: the completions listed, the tag's values hinted
+    spec.fill("event:")
+    found = widget.locator(".pw-picker-spec datalist option")
+    wait_dom(page, lambda: found.count() == len(state["completions"]) > 0)
+    assert [o.get_attribute("value") for o in found.all()] == state["completions"]
+    hint = widget.locator(".pw-picker-hint")
+    wait_dom(page, lambda: hint.inner_text().startswith("event: "))
+    assert all(c.partition(":")[2] in hint.inner_text() for c in state["completions"][:3])
+    save_screenshot(widget.locator(".pw-picker-spec"), f"{shot}_spec_box")
+    # Enter applies too; the box then shows the spec in force
+    apply_spec(page, widget, nb, "event:CPU_CLK_UNHALTED tgid:100", enter=True)
+    state = wait_state(nb, lambda s: "tgid:100" in s["spec"] and not s["error"])
+    assert state["spec"] == ["event:CPU_CLK_UNHALTED", "tgid:100"]
+    wait_dom(page, lambda: spec.input_value() == "event:CPU_CLK_UNHALTED tgid:100")
+    apply_spec(page, widget, nb, "event:CPU_CLK_UNHALTED")
+    state = wait_state(nb, lambda s: s["spec"] == ["event:CPU_CLK_UNHALTED"] and not s["error"])
+    wait_dom(page, lambda: class_headers(widget) == sorted(state["names"]))
 
     # the axis dropdown (one event now): tgid merged away, classes along cpu; then back
     axis = widget.locator(".pw-picker-axis select")

@@ -4,8 +4,10 @@
 
 /** @type {Record<string, string>} request action -> what the person tried */
 export const ACTIONS = {
+  "apply": "Applying a profile specification",
   "color_by": "Coloring profiles",
   "cols": "Showing more classes",
+  "complete": "Completing the profile specification",
   "cursor": "Moving the row cursor",
   "drop": "Dropping a subtree",
   "expand_all": "Expanding everything below a row",

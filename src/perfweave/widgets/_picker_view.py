@@ -25,6 +25,7 @@ from perfweave.widgets._html import STYLE as TABLE_STYLE
 from perfweave.widgets._html import esc
 from perfweave.widgets._html import table as html_table
 from perfweave.widgets._picker_table import ReportTable
+from perfweave.widgets._spec_box import SpecBox
 
 if TYPE_CHECKING:
     from perfweave.widgets.picker import ClassPicker
@@ -91,19 +92,13 @@ class PickerView:
         study = self._study
         src = study.source
         self._title = widgets.Label(f"ClassPicker: {_KIND.get(src.kind, '')}{text(src.label)}")
-        self._spec_box = widgets.Combobox(
+        self._spec_box = SpecBox(
+            self._completions,
+            lambda spec: self._from_control(lambda: self.set_spec(spec)),
             value=" ".join(study.words),
             placeholder="profile spec, e.g. event:CPU_CLK_UNHALTED tgid:100",
-            ensure_option=False,
-            continuous_update=True,
-            description="spec",
-            layout=widgets.Layout(width="520px"),
+            layout=widgets.Layout(width="100%"),
         )
-        self._spec_box.add_class("pw-picker-spec")
-        self._apply = widgets.Button(description="Apply", tooltip="apply the profile specification")
-        self._apply.add_class("pw-picker-apply")
-        self._hint = widgets.HTML()
-        self._hint.add_class("pw-picker-hint")
         self._toggles = {}
         for flag in MERGE_FLAGS:
             tb = widgets.ToggleButton(
@@ -137,8 +132,7 @@ class PickerView:
         self._children = [
             widgets.HTML(style()),
             self._title,
-            widgets.HBox([self._spec_box, self._apply]),
-            self._hint,
+            self._spec_box,
             _box(
                 [
                     widgets.Label("merge", layout=widgets.Layout(width="48px")),

@@ -33,6 +33,7 @@ WIDGET_MODULES = (
     "perfweave.widgets.heatmap",
     "perfweave.widgets.flame",
     "perfweave.widgets._picker_table",
+    "perfweave.widgets._spec_box",
     "perfweave.widgets._matrix",
     "perfweave.widgets.picker",
     "perfweave.widgets.merge_panel",

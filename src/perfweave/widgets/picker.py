@@ -42,7 +42,6 @@ from perfweave.classes import (
 )
 from perfweave.errors import AxisConflict, PerfweaveError, ShapeError
 from perfweave.widgets._base import CompositeBase, action
-from perfweave.widgets._html import esc
 from perfweave.widgets._picker_view import MERGE_FLAGS, VIEWS, PickerView, short_names
 
 __all__ = ["ClassPicker", "short_names"]
@@ -274,8 +273,6 @@ class ClassPicker(PickerView, CompositeBase):
         ctl = self._from_control
         for box in (*self._toggles.values(), self._xdep_box):
             box.observe(self._on_toggle, "value")
-        self._apply.on_click(lambda _b: ctl(lambda: self.set_spec(self._spec_box.value)))
-        self._spec_box.observe(self._on_typing, "value")
         self._axis_box.observe(lambda ch: ctl(lambda: self.set_axis(ch["new"])), "value")
         self._by_box.observe(lambda ch: ctl(lambda: self.set_by(ch["new"])), "value")
         self._filter_box.observe(lambda ch: ctl(lambda: self.set_filter(ch["new"])), "value")
@@ -290,7 +287,6 @@ class ClassPicker(PickerView, CompositeBase):
             lambda ch: None if self._syncing else self._draw_chart(), names="value"
         )
         self._tabs.observe(self._draw_tab, "selected_index")
-        self._on_typing({"new": self._spec_box.value})
         self._resync()
 
     def _on_toggle(self, change: dict) -> None:
@@ -308,11 +304,10 @@ class ClassPicker(PickerView, CompositeBase):
         xdep = self._xdep_box.value
         self._from_control(lambda: self.set_merge(words, exclude_dependent=xdep))
 
-    def _on_typing(self, change: dict) -> None:
-        typed = change["new"] or ""
+    def _completions(self, typed: str) -> tuple[list[str], str]:
+        """What the spec box offers for ``typed``: its completions and the one-line hint."""
         try:
             options = self.completions(typed)
         except Exception:  # completion never breaks typing
             options = []
-        self._spec_box.options = options[:60]
-        self._hint.value = esc(self._study.hint(typed))
+        return options, self._study.hint(typed)
