@@ -209,6 +209,24 @@ def test_back_to_back_calls_of_one_function_stay_two_calls(tmp_path, form):
     assert _paths(gf) == {"f": (8.0, 8.0, 2)}
 
 
+@pytest.mark.parametrize("form", ["X", "BE"])
+def test_a_callee_ending_with_its_caller_as_written_stays_its_callee(tmp_path, form):
+    """p 0..0.3 us holds c at 0.1 lasting 0.2: c ends as p ends, as the file writes them.
+    In binary floating point 0.1 + 0.2 is 0.30000000000000004, past 0.3: c read as a second
+    root beside p, and p's exclusive time as all of its time."""
+    caller = (
+        [{"name": "p", "ph": "X", "ts": 0, "dur": 0.3, "pid": 1, "tid": 1}]
+        if form == "X"
+        else [
+            {"name": "p", "ph": "B", "ts": 0, "pid": 1, "tid": 1},
+            {"name": "p", "ph": "E", "ts": 0.3, "pid": 1, "tid": 1},
+        ]
+    )
+    callee = {"name": "c", "ph": "X", "ts": 0.1, "dur": 0.2, "pid": 1, "tid": 1}
+    gf = perfweave.read(_write(tmp_path, [*caller, callee]))
+    assert _paths(gf) == {"p": (0.3, 0.1, 1), "p;c": (0.2, 0.2, 1)}
+
+
 # ------------------------------------------------------------------ the pairing, property
 def _reference_pairs(events):
     """The queues of docs/calltree-readers.md ("B/E pairs follow speedscope's import"), written plainly: per

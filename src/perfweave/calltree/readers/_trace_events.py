@@ -21,7 +21,8 @@ events never ended (the trace stops inside them) close at the last time a call o
 thread began or ended (IncompleteInputWarning naming them), so they may last 0 s.
 
 How calls nest (:func:`nest_calls`): a call's parent is the innermost call of its thread
-that holds it. Where times are equal, two orders are offered:
+that holds it, times compared to the nanosecond (:func:`on_time_grid`). Where times are
+equal, two orders are offered:
 
 * ``"speedscope"`` (the trace-event reader): calls begin in speedscope's order (at one
   time the ``B`` events in file order, then the ``X`` events, longer first, then in file
@@ -67,6 +68,8 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 UNNAMED = "(unnamed)"
 #: phases that make calls
 CALL_PHASES = ("X", "B", "E")
+#: nanoseconds in a microsecond, the trace-event format's unit of time
+_NS_PER_US = 1000.0
 
 
 def mend_surrogates(values: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -470,12 +473,21 @@ def _args_text(events: list[dict], at: np.ndarray) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- nesting
+def on_time_grid(us: np.ndarray) -> np.ndarray:
+    """Microseconds rounded to the nanosecond, the finest time trace-event files are written
+    in, so that times the file writes as equal compare equal. An ``X`` event ends at ``ts +
+    dur``, a sum in binary floating point: a callee at ``ts`` 0.1 lasting 0.2 ends at
+    0.30000000000000004, past its caller written to end at 0.3, which would then not hold
+    it. (Rounding keeps the order of times, so it never unnests calls that nest.)"""
+    return np.round(us * _NS_PER_US) / _NS_PER_US
+
+
 def nest_calls(table: dict[str, np.ndarray], ties: str) -> tuple[np.ndarray, np.ndarray]:
     """Parent (row, -1 for a root) and depth of each call of :func:`calls`' table, with
     equal times ordered as ``ties`` says ("speedscope" or "hatchet", module docstring)."""
     kind, pos = table["kind"], table["begin_pos"]
     n = len(kind)
-    ts, end = table["ts_us"], table["end_us"]
+    ts, end = on_time_grid(table["ts_us"]), on_time_grid(table["end_us"])
     if ties == "speedscope":
         # ends at one time: calls with length innermost first, then calls of no length in
         # begin order (each ends as it begins), then calls never ended, innermost first
