@@ -14,7 +14,7 @@ import pytest
 import perfweave as pw
 from perfweave.calltree.readers import detect
 from perfweave.cli import main
-from perfweave.errors import ParseError, SkippedInputWarning
+from perfweave.errors import IncompleteInputWarning, ParseError, SkippedInputWarning
 from tests.calltree._reference import name_paths
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "speedscope-linux-perf"
@@ -151,6 +151,21 @@ def test_recursion_counts_once_on_each_node_of_the_stack(tmp_path):
     cells = set(zip(gf.dataframe.index.get_level_values("rank"),
                     gf.dataframe.index.get_level_values("thread")))  # fmt: skip
     assert cells == {(7, 8), (7, 9)}
+
+
+@pytest.mark.parametrize("cut", ["\t1 f+0x", "\t1 f (/bin/pr"])
+def test_a_sample_cut_inside_a_line_is_left_out_and_named(tmp_path, cut):
+    """The output ends inside a call-chain line (no newline, no module): the frame is a
+    piece of a name and the sample lost its outer frames. Read, it made a root of its own
+    (``f+0x`` as ``f``, ``f (/bin/pr`` as a frame of that name) that never ran."""
+    text = RECURSIVE + "\nprog 7/8 100.000004: 40 cycles:\n\t3 f (/bin/prog)\n" + cut
+    with pytest.warns(IncompleteInputWarning, match=r"ends inside line 16 .*lines 14-16"):
+        gf = pw.read(_write(tmp_path, text))
+    whole = pw.read(_write(tmp_path, RECURSIVE, "whole.txt"))
+    assert _by_path(gf, "samples (inc)") == _by_path(whole, "samples (inc)")
+    # a whole last line without its newline (as speedscope's samples end) is read
+    unended = pw.read(_write(tmp_path, RECURSIVE.rstrip("\n"), "unended.txt"))
+    assert _by_path(unended, "samples (inc)") == _by_path(whole, "samples (inc)")
 
 
 def test_one_event_is_read_and_the_others_named(tmp_path):

@@ -24,7 +24,8 @@ their ``# key : value`` pairs become the metadata. A sample recorded without a c
   Samples of other events are left out with a SkippedInputWarning naming them.
 
 Bad input (a line that is neither a header, a frame, a comment nor blank; a call chain
-without a header; numbers out of range) is a ParseError naming the file and line.
+without a header; numbers out of range) is a ParseError naming the file and line. A file
+cut inside a call-chain line loses that sample (an IncompleteInputWarning names it).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ import pandas as pd
 from perfweave.calltree._build import build_graphframe
 from perfweave.calltree.readers._common import MAX_RANK, SNIFF_BYTES, file_ends, read_input
 from perfweave.calltree.readers._stacks import call_path_rows, stack_entries
-from perfweave.errors import ParseError, SkippedInputWarning
+from perfweave.errors import IncompleteInputWarning, ParseError, SkippedInputWarning
 
 #: whitespace inside a line (lines are split at "\n" only)
 _WS = r"[ \t\r\f\v]"
@@ -110,6 +111,7 @@ def read(path: str | PathLike[str], event: str | None = None, **_: Any):
     codes, distinct = pd.factorize(np.array(lines, dtype=object))
     parsed = _Distinct(distinct, p, codes)
     kind = parsed.kind[codes]
+    _leave_out_a_cut_sample(lines, kind, parsed, codes[-1], p)
     samples = _Samples(parsed, codes, kind, p)
     keep = samples.of_event(event)
     entries = samples.stacks(keep)
@@ -137,6 +139,35 @@ def _decode(raw: bytes, path: Path) -> str:
             stacklevel=4,
         )
     return text.replace("\r\n", "\n")
+
+
+def _leave_out_a_cut_sample(
+    lines: list[str], kind: np.ndarray, parsed: _Distinct, last: int, path: Path
+) -> None:
+    """Leave out (in ``kind``) the last sample where the file ends inside one of its lines:
+    no newline after a call-chain line without its ``(MODULE)`` while the other call-chain
+    lines have one (perf ends every line, and writes ``([unknown])`` for a module it could
+    not find). The output was cut there (``head -c``, a copy taken while perf wrote it), so
+    the frame on that line is a piece of a name, and the sample's outer frames are missing:
+    read, it makes a root frame that never ran. An IncompleteInputWarning names the lines."""
+    if lines[-1] == "" or kind[-1] != _FRAMELINE:
+        return
+    modules = [module for _, module in parsed.frames]
+    if modules[parsed.frame[last]] is not None or all(m is None for m in modules):
+        return
+    heads = np.flatnonzero(kind == _HEAD)
+    if not len(heads):
+        return  # no sample: the ParseError that follows says so
+    start = int(heads[-1])
+    kind[start:] = _BLANK
+    warnings.warn(
+        IncompleteInputWarning(
+            f"{path}: the file ends inside line {len(lines)} ({lines[-1]!r}: a call-chain "
+            f"line without its (MODULE) and no newline), so it was cut short: left out the "
+            f"sample of lines {start + 1}-{len(lines)}"
+        ),
+        stacklevel=4,
+    )
 
 
 def _header(line: str) -> re.Match | None:
