@@ -227,6 +227,24 @@ def test_a_callee_ending_with_its_caller_as_written_stays_its_callee(tmp_path, f
     assert _paths(gf) == {"p": (0.3, 0.1, 1), "p;c": (0.2, 0.2, 1)}
 
 
+def test_an_empty_name_is_unnamed_as_a_missing_one(tmp_path):
+    """speedscope names a call event whose name is empty ``(unnamed)``, as one without a
+    name: one frame, never a blank name in the frame table (it read as '' beside
+    '(unnamed)', two frames for one kind of call)."""
+    events = [
+        {"name": "", "ph": "X", "ts": 0, "dur": 3, "pid": 1, "tid": 1},
+        {"ph": "X", "ts": 0.5, "dur": 1, "pid": 1, "tid": 1},
+        {"name": "", "ph": "B", "ts": 2, "pid": 1, "tid": 1},
+        {"name": "", "ph": "E", "ts": 2.5, "pid": 1, "tid": 1},
+    ]
+    gf = perfweave.read(_write(tmp_path, events))
+    assert _paths(gf) == {
+        "(unnamed)": (3.0, 1.5, 1),
+        "(unnamed);(unnamed)": (1.5, 1.5, 2),
+    }
+    assert set(gf.graph.frames["name"]) == {"(unnamed)"}
+
+
 # ------------------------------------------------------------------ the pairing, property
 def _reference_pairs(events):
     """The queues of docs/calltree-readers.md ("B/E pairs follow speedscope's import"), written plainly: per

@@ -5,8 +5,8 @@ An event is a JSON object; its phase ``ph`` says what it is. ``X`` is a complete
 ``C`` (counters) and every other phase are not calls: the readers use ``M`` and ``C``
 where they say so and count the rest; their values are not checked. In an event of a call:
 
-* ``name``: a string; a ``B`` or ``X`` without one (or ``null``) is ``(unnamed)``, as
-  speedscope names it; an ``E`` may leave it out. ``pid``, ``tid``: an integer (int64) or
+* ``name``: a string; a ``B`` or ``X`` without one (or ``null``), and an empty one, is
+  ``(unnamed)``, as speedscope names it; an ``E`` may leave it out. ``pid``, ``tid``: an integer (int64) or
   a string (PyTorch's older exports name processes ``"CPU functions"``). Anything else is
   a ParseError naming the event.
 * ``ts``, ``dur`` (microseconds): a JSON number, or a string holding one as a JSON number
@@ -250,8 +250,14 @@ def names(
     vals: np.ndarray, at: np.ndarray, is_end: np.ndarray, events: list[dict], file: Path
 ) -> np.ndarray:
     """``name`` from ``vals``, the names of the events ``at``: strings; a B or X without
-    one is ``(unnamed)``, an E without one None; ParseError on any other value."""
+    one is ``(unnamed)``, an E without one None; an empty name is ``(unnamed)`` (as
+    speedscope names it: a blank frame shows nothing); ParseError on any other value."""
     if infer_dtype(vals, skipna=False) == "string":
+        empty = vals == ""
+        if not empty.any():
+            return vals
+        vals = vals.copy()
+        vals[empty] = UNNAMED
         return vals
     missing = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
     ok = missing | np.fromiter((type(v) is str for v in vals), dtype=bool, count=len(vals))
@@ -264,7 +270,7 @@ def names(
             found=_found(events, k, "name"),
         )
     vals = vals.copy()
-    vals[missing & ~is_end] = UNNAMED
+    vals[(missing & ~is_end) | (vals == "")] = UNNAMED
     return vals
 
 
