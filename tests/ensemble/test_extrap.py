@@ -263,6 +263,17 @@ def test_bad_input_is_named_by_file_and_place(tmp_path, name, text, message):
         pw.Ensemble.from_extrap(path)
 
 
+def test_a_point_written_twice_in_points_is_named(tmp_path):
+    """DATA lines count the points as POINTS writes them: with (x=20) written twice, the
+    third DATA line is the second (x=20)'s. The points were kept once each, so that line's
+    value was read as x=40's and the fourth as x=50's, with no word of it."""
+    path = tmp_path / "t.txt"
+    path.write_text("PARAMETER x\nPOINTS (20) (30)\nPOINTS (20) (40) (50)\nREGION r\n"
+                    "DATA 1\nDATA 2\nDATA 3\nDATA 4\n")  # fmt: skip
+    with pytest.raises(ParseError, match=r"t.txt, line 3: expected each point once .*\(x=20\)"):
+        pw.Ensemble.from_extrap(path)
+
+
 def test_saved_experiment_without_its_data_file(tmp_path):
     path = tmp_path / "e.extra-p"
     with zipfile.ZipFile(path, "w") as z:

@@ -11,7 +11,7 @@ Lines of ``KEYWORD values`` (empty lines and lines starting with ``#`` are skipp
 
 After each ``REGION`` or ``METRIC`` line the ``DATA`` lines count the points from the
 first again, one line per point; every call path needs a line for every point of each
-metric. A file without ``METRIC`` lines has one metric, named :data:`DEFAULT_METRIC`
+metric. A point written twice is an error (which DATA line would be its?). A file without ``METRIC`` lines has one metric, named :data:`DEFAULT_METRIC`
 (Extra-P calls it ""). At most 4 parameters, as in Extra-P.
 """
 
@@ -65,9 +65,13 @@ def read_text(path: str | Path) -> Experiment:
                 )  # fmt: skip
         elif keyword == "POINTS":
             for point in _points(rest, exp, where):
-                if point not in points:
-                    points.append(point)
-                    exp.add_point(point)
+                if point in exp.points:  # DATA lines count the points as written
+                    raise ParseError(
+                        name, "each point once in the POINTS lines (a DATA line per point)",
+                        found=f"{exp.point_text(point)} a second time", **where,
+                    )  # fmt: skip
+                points.append(point)
+                exp.add_point(point)
         elif keyword == "METRIC":
             metric, at = rest or DEFAULT_METRIC, 0
         elif keyword == "REGION":
