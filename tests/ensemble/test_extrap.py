@@ -274,6 +274,46 @@ def test_a_point_written_twice_in_points_is_named(tmp_path):
         pw.Ensemble.from_extrap(path)
 
 
+def test_json_ids_count_into_their_lists_as_written(tmp_path):
+    """The older JSON layout names a measurement's coordinate and call path by id, counted
+    into each list as written. Coordinate 3 repeats x=4 and call path 2 repeats 'a': kept
+    once each, every later id pointed one item further on (coordinate 3 at x=16, call path
+    2 at 'b') and the last was refused as out of range."""
+
+    def coord(i: int, x: int) -> dict:
+        return {"id": i, "parameter_value_pairs": [{"parameter_id": 1, "parameter_value": x}]}
+
+    doc = {
+        "parameters": [{"id": 1, "name": "x"}],
+        "callpaths": [{"id": 1, "name": "a"}, {"id": 2, "name": "a"}, {"id": 3, "name": "b"}],
+        "metrics": [{"id": 1, "name": "time"}],
+        "coordinates": [coord(1, 4), coord(2, 8), coord(3, 4), coord(4, 16)],
+        "measurements": [
+            {"coordinate_id": c, "callpath_id": cp, "metric_id": 1, "value": 10 * c + cp}
+            for c in (1, 2, 3, 4)
+            for cp in (1, 2, 3)
+        ],
+    }
+    path = tmp_path / "ids.json"
+    path.write_text(json.dumps(doc))
+    ens = pw.Ensemble.from_extrap(path)
+    df = ens.dataframe.reset_index().merge(ens.metadata.reset_index(), on="profile")
+    got = (
+        df.dropna(subset=["time"])
+        .groupby(["name", "x"], observed=True)["time"]
+        .agg(sorted)
+        .to_dict()
+    )
+    assert got == {
+        ("a", 4.0): [11.0, 12.0, 31.0, 32.0],
+        ("a", 8.0): [21.0, 22.0],
+        ("a", 16.0): [41.0, 42.0],
+        ("b", 4.0): [13.0, 33.0],
+        ("b", 8.0): [23.0],
+        ("b", 16.0): [43.0],
+    }
+
+
 def test_saved_experiment_without_its_data_file(tmp_path):
     path = tmp_path / "e.extra-p"
     with zipfile.ZipFile(path, "w") as z:

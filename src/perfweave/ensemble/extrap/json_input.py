@@ -107,8 +107,10 @@ def _named(items: list[dict], key: str, name: str) -> list[str]:
 def _read_ids(exp: Experiment, data: dict) -> None:
     name = exp.path
     exp.add_parameters(_named(_by_id(data, "parameters", name), "parameters", name), {})
-    callpaths = list(dict.fromkeys(_named(_by_id(data, "callpaths", name), "callpaths", name)))
-    metrics = list(dict.fromkeys(_named(_by_id(data, "metrics", name), "metrics", name)))
+    # by position: an id counts into its list as written (an item written twice keeps its
+    # place, and its measurements join those of the first)
+    callpaths = _named(_by_id(data, "callpaths", name), "callpaths", name)
+    metrics = _named(_by_id(data, "metrics", name), "metrics", name)
     points = []
     for i, item in enumerate(_by_id(data, "coordinates", name)):
         pos = f"coordinates[{i}]"
@@ -120,9 +122,7 @@ def _read_ids(exp: Experiment, data: dict) -> None:
             raise ParseError(
                 name, "pairs of 'parameter_id' and 'parameter_value'", position=pos, found=pairs
             ) from None
-        point = coordinate(raw, name, {"position": pos})
-        if point not in points:
-            points.append(point)
+        points.append(coordinate(raw, name, {"position": pos}))
     for point in points:
         exp.add_point(point)
     lists = {"coordinate_id": points, "callpath_id": callpaths, "metric_id": metrics}
