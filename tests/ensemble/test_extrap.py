@@ -314,6 +314,32 @@ def test_json_ids_count_into_their_lists_as_written(tmp_path):
     }
 
 
+NOT_FINITE = [
+    ("t.txt", "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1 nan\nDATA 2\n",
+     r"t.txt, line 4: expected a finite number as a DATA value, found 'nan'"),
+    ("t.txt", "PARAMETER x\nPOINTS 1 2\nREGION r\nDATA 1\nDATA -inf\n",
+     r"t.txt, line 5: expected a finite number as a DATA value, found '-inf'"),
+    ("t.json", '{"parameters": ["x"], "measurements": {"r": {"m": [{"point": [1], '
+     '"values": [NaN]}]}}}',
+     r"measurements\['r'\]\['m'\]\[0\]: expected a finite number as a measured value"),
+    ("t.jsonl", '{"params": {"x": 1}, "value": 1' + "0" * 400 + "}\n",
+     r"t.jsonl, line 1: expected a finite number as a value"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "message"), NOT_FINITE, ids=["text-nan", "text-inf", "json-NaN", "jsonl-1e400"]
+)
+def test_a_measured_value_that_is_not_finite_is_named(tmp_path, name, text, message):
+    """``nan`` or ``inf`` measured nothing: read as a value, the models counted it as a
+    missing repetition without a word (a 'good' fit of the rest); an integer past the
+    double range escaped as a bare OverflowError."""
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(ParseError, match=message):
+        pw.Ensemble.from_extrap(path)
+
+
 def test_saved_experiment_without_its_data_file(tmp_path):
     path = tmp_path / "e.extra-p"
     with zipfile.ZipFile(path, "w") as z:

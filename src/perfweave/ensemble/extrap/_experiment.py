@@ -102,14 +102,20 @@ class Experiment:
 
 
 def number(value: Any, path: str, what: str, where: dict[str, Any]) -> float:
-    """``value`` as a float (a JSON number or numeric text); anything else is an error
-    naming what it is (``what``) and where."""
+    """``value`` as a finite float (a JSON number or numeric text); anything else is an
+    error naming what it is (``what``) and where. ``nan`` or ``inf`` (``DATA 1 nan``, a
+    JSON ``NaN``) measured nothing: the models count a value that is not finite as a
+    missing repetition, so read as a number it was dropped without a word."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise ParseError(path, f"a number as {what}", found=value, **where)
     try:
         out = float(value)
     except ValueError:
         raise ParseError(path, f"a number as {what}", found=value, **where) from None
+    except OverflowError:  # an integer past the double range
+        out = math.inf
+    if not math.isfinite(out):
+        raise ParseError(path, f"a finite number as {what}", found=value, **where)
     return out
 
 
