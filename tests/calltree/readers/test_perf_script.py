@@ -168,6 +168,16 @@ def test_a_sample_cut_inside_a_line_is_left_out_and_named(tmp_path, cut):
     assert _by_path(unended, "samples (inc)") == _by_path(whole, "samples (inc)")
 
 
+def test_a_sample_header_cut_short_is_left_out_and_named(tmp_path):
+    """The output ends inside the next sample's header: the samples above it are whole and
+    read; the piece of a header was a ParseError, so nothing of the file could be read."""
+    text = RECURSIVE + "\nprog 7/8 100.00"
+    with pytest.warns(IncompleteInputWarning, match=r"ends inside line 14 \('prog 7/8 100.00'"):
+        gf = pw.read(_write(tmp_path, text))
+    whole = pw.read(_write(tmp_path, RECURSIVE, "whole.txt"))
+    assert _by_path(gf, "samples (inc)") == _by_path(whole, "samples (inc)")
+
+
 def test_one_event_is_read_and_the_others_named(tmp_path):
     text = RECURSIVE + "\nprog 7/8 100.000004: 3 instructions:\n\t9 h (/bin/prog)\n"
     path = _write(tmp_path, text)

@@ -25,7 +25,8 @@ their ``# key : value`` pairs become the metadata. A sample recorded without a c
 
 Bad input (a line that is neither a header, a frame, a comment nor blank; a call chain
 without a header; numbers out of range) is a ParseError naming the file and line. A file
-cut inside a call-chain line loses that sample (an IncompleteInputWarning names it).
+cut inside a call-chain line loses that sample, one cut inside a sample header that line
+(an IncompleteInputWarning names it).
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ def read(path: str | PathLike[str], event: str | None = None, **_: Any):
     raw = read_input(p, "perf script")
     text = _decode(raw, p)
     lines = text.split("\n")
+    _blank_a_cut_line(lines, p)
     codes, distinct = pd.factorize(np.array(lines, dtype=object))
     parsed = _Distinct(distinct, p, codes)
     kind = parsed.kind[codes]
@@ -139,6 +141,25 @@ def _decode(raw: bytes, path: Path) -> str:
             stacklevel=4,
         )
     return text.replace("\r\n", "\n")
+
+
+def _blank_a_cut_line(lines: list[str], path: Path) -> None:
+    """Blank the last line (in ``lines``) where the file ends inside one that is no line
+    of perf script: a sample header cut short (``app 123/124 [001] 1000.00``) by ``head
+    -c`` or a copy taken while perf wrote. The samples above it are whole; an
+    IncompleteInputWarning names the line (a ParseError named it as bad input)."""
+    last = lines[-1]
+    m = _LINE.fullmatch(last)
+    if m is None or m["other"] is None or not last.strip():
+        return
+    lines[-1] = ""
+    warnings.warn(
+        IncompleteInputWarning(
+            f"{path}: the file ends inside line {len(lines)} ({last!r}: no newline, and no "
+            "whole sample header), so it was cut short: left out that line"
+        ),
+        stacklevel=4,
+    )
 
 
 def _leave_out_a_cut_sample(
