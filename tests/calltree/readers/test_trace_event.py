@@ -628,6 +628,24 @@ def test_sampled_stacks_weigh_the_time_to_the_next_sample():
     ]
 
 
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("ts", "soon", r"a number as 'ts'"),
+        ("tid", 1.5, r"an integer \(within int64\) or a string as 'tid'"),
+    ],
+)
+def test_a_bad_sample_is_named_as_a_sample(tmp_path, key, value, expected):
+    """A sample's bad value names ``samples[k]``: the message said ``event k``, the k-th of
+    traceEvents, an event that may hold nothing wrong (or not exist)."""
+    doc = json.loads((SPEEDSCOPE / "simple-with-samples.json").read_text())
+    doc["samples"][3][key] = value
+    with pytest.raises(
+        ParseError, match=rf"simple-with-samples.json, samples\[3\]: expected {expected}"
+    ):
+        perfweave.read(_write(tmp_path, doc, "simple-with-samples.json"))
+
+
 def test_samples_beside_call_events_and_broken_stacks(tmp_path):
     doc = json.loads((SPEEDSCOPE / "simple-with-samples.json").read_text())
     doc["traceEvents"].append({"ph": "X", "name": "x", "pid": 1, "tid": 1, "ts": 0, "dur": 1})

@@ -185,9 +185,17 @@ def _found(events: list[dict], k: int, key: str) -> object:
     return ("true" if value else "false") if isinstance(value, bool) else value
 
 
-def times(vals: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Path) -> np.ndarray:
+def times(
+    vals: np.ndarray,
+    at: np.ndarray,
+    events: list[dict],
+    key: str,
+    file: Path,
+    place: str = "event {}",
+) -> np.ndarray:
     """Microseconds (float64) from ``vals``, the values of ``key`` of the events ``at``;
-    ParseError on the first that is not a finite number (see the module docstring)."""
+    ParseError on the first that is not a finite number (see the module docstring), at
+    ``place`` (the event's index put in: ``event 4``, ``samples[4]``)."""
     out = None
     if infer_dtype(vals, skipna=False) in ("integer", "floating", "mixed-integer-float"):
         try:
@@ -202,7 +210,7 @@ def times(vals: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: 
         raise ParseError(
             file,
             f"a number as {key!r} (a JSON number, or a string holding one)",
-            position=f"event {k}",
+            position=place.format(k),
             found=_found(events, k, key),
         )
     return out
@@ -222,10 +230,17 @@ def number(value: Any) -> float:
     return float("nan")
 
 
-def ids(vals: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Path) -> np.ndarray:
+def ids(
+    vals: np.ndarray,
+    at: np.ndarray,
+    events: list[dict],
+    key: str,
+    file: Path,
+    place: str = "event {}",
+) -> np.ndarray:
     """``pid``/``tid`` from ``vals``, the values of ``key`` of the events ``at``: int64 where
     all are integers, else objects (integers and strings); ParseError on the first that is
-    neither."""
+    neither, at ``place`` (as :func:`times`)."""
     kind = infer_dtype(vals, skipna=False)
     if kind == "integer":
         try:
@@ -240,7 +255,7 @@ def ids(vals: np.ndarray, at: np.ndarray, events: list[dict], key: str, file: Pa
         raise ParseError(
             file,
             f"an integer (within int64) or a string as {key!r}",
-            position=f"event {k}",
+            position=place.format(k),
             found=_found(events, k, key),
         )
     return vals

@@ -30,6 +30,8 @@ from perfweave.calltree.readers._stacks import merged_nodes
 from perfweave.errors import ParseError
 
 INT = np.int64
+#: where a sample is, in an error message
+_PLACE = "samples[{}]"
 
 
 def is_sampled(doc: object) -> bool:
@@ -57,9 +59,9 @@ def sampled_rows(doc: dict, file: Path):
             file, "samples as JSON objects", position=f"samples[{k}]", found=samples[k]
         )
     where = _Where(samples)
-    pid = te.ids(te.column(samples, "pid"), at, where, "pid", file)
-    tid = te.ids(te.column(samples, "tid"), at, where, "tid", file)
-    ts = te.times(te.column(samples, "ts"), at, where, "ts", file)
+    pid = te.ids(te.column(samples, "pid"), at, where, "pid", file, _PLACE)
+    tid = te.ids(te.column(samples, "tid"), at, where, "tid", file, _PLACE)
+    ts = te.times(te.column(samples, "ts"), at, where, "ts", file, _PLACE)
     leaf = _leaves(te.column(samples, "sf"), index, samples, file)
     thread = te.codes(te.normal_ids(pid), te.normal_ids(tid))
     # each sample weighs the time to the next sample of its thread (the last: 0)
