@@ -21,7 +21,7 @@ from perfweave.calltree.graphframe import GraphFrame
 from perfweave.ensemble.extrap import detect
 from perfweave.ensemble.extrap.cube_set import _merge_partial, point_of
 from perfweave.ensemble.models import metric_matrix
-from perfweave.errors import FormatError, ParseError
+from perfweave.errors import FormatError, ParseError, SkippedInputWarning
 from perfweave.scaling.fit import FewParameterValues
 
 DATA = Path(__file__).parent.parent / "data" / "extrap"
@@ -338,6 +338,18 @@ def test_a_measured_value_that_is_not_finite_is_named(tmp_path, name, text, mess
     path.write_text(text)
     with pytest.raises(ParseError, match=message):
         pw.Ensemble.from_extrap(path)
+
+
+def test_a_parameter_the_first_line_lacks_is_named(tmp_path):
+    """JSON Lines takes its parameters from the first line, as Extra-P does: a later line's
+    'y' is ignored, so its measurements at y=1 and y=2 pool as repetitions of x=1 (kept, as
+    Extra-P reads them), which no word said."""
+    lines = [{"x": 1}, {"x": 1, "y": 2}, {"x": 2, "y": 1}, {"x": 2}]
+    path = tmp_path / "t.jsonl"
+    path.write_text("".join(json.dumps({"params": p, "value": 5}) + "\n" for p in lines))
+    with pytest.warns(SkippedInputWarning, match=r"t.jsonl: 2 lines .* line 2, 'y'"):
+        ens = pw.Ensemble.from_extrap(path)
+    assert ens.metadata["x"].tolist() == [1.0, 1.0, 2.0, 2.0]
 
 
 def test_saved_experiment_without_its_data_file(tmp_path):

@@ -2,7 +2,9 @@
 
 Both hold one measurement per line; lines of one call path, metric and point are its
 repetitions (a ``value`` may also be a list of them). The parameters and their order are
-those of the first line; a later line needs a value of each (more keys are ignored).
+those of the first line; a later line needs a value of each. A parameter the first line
+does not name is ignored, as Extra-P ignores it, so lines that differ only in it pool as
+repetitions of one point: a SkippedInputWarning names the first such line and parameter.
 
 - **JSON Lines**: ``{"params": {"x": 1, "y": 2}, "value": 2.5}``, with ``"callpath"`` and
   ``"metric"`` optional (Extra-P's defaults :data:`DEFAULT_CALLPATH`,
@@ -14,6 +16,7 @@ those of the first line; a later line needs a value of each (more keys are ignor
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +28,7 @@ from perfweave.ensemble.extrap._experiment import (
     coordinate,
     number,
 )
-from perfweave.errors import ParseError
+from perfweave.errors import ParseError, SkippedInputWarning
 
 
 def looks_like_lines(text: str) -> bool:
@@ -50,6 +53,7 @@ def _read(path: str | Path, talpas: bool) -> Experiment:
     params_key = "parameters" if talpas else "params"
     kind = "a Talpas line" if talpas else "a JSON Lines object"
     order: list[str] | None = None
+    ignored: list[tuple[int, str]] = []  # (line, parameter) of lines naming more parameters
     with open(path, encoding="utf-8", errors="replace") as fh:
         for line_no, line in enumerate(fh, start=1):
             if not line.strip():
@@ -71,6 +75,8 @@ def _read(path: str | Path, talpas: bool) -> Experiment:
                     name, f"a value of every parameter ({', '.join(order)})",
                     found=f"none of {missing[0]!r}", **where,
                 )  # fmt: skip
+            if len(params) > len(order):
+                ignored.append((line_no, next(str(p) for p in params if p not in order)))
             point = coordinate([params[p] for p in order], name, where)
             if talpas:
                 callpath = _field(data, "callpath", str, name, where)
@@ -86,6 +92,17 @@ def _read(path: str | Path, talpas: bool) -> Experiment:
                 callpath, metric, point, [number(v, name, "a value", where) for v in values], where
             )
     exp.check()
+    if ignored:
+        line_no, param = ignored[0]
+        warnings.warn(
+            SkippedInputWarning(
+                f"{name}: {len(ignored)} lines name a parameter the first line does not (the "
+                f"first: line {line_no}, {param!r}); it is ignored, as Extra-P ignores it, so "
+                f"lines that differ only in it are repetitions of one point of "
+                f"{', '.join(order or [])}"
+            ),
+            stacklevel=4,
+        )
     return exp
 
 
