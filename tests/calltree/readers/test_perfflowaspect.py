@@ -538,6 +538,24 @@ def test_calls_written_out_of_time_order_nest_by_time():
     assert dict(zip(names, parents)) == {"A": None, "B": "A", "C": "B"}
 
 
+def test_a_callee_ending_a_step_before_its_caller_at_epoch_times_stays_its_callee(tmp_path):
+    """PerfFlowAspect writes epoch microseconds (1.76e15 us), which a double holds to a
+    quarter microsecond. The callee ends a quarter microsecond before its caller: it is
+    the caller's callee (Hatchet's rule). Rounded to the nanosecond the two ends became one
+    time, and calls that share an end are not nested: the callee read as a root."""
+    end = 1764826294593488.0
+    events = [
+        {"name": "caller", "ph": "X", "pid": 1, "tid": 1, "ts": end - 100, "dur": 100.0},
+        {"name": "callee", "ph": "X", "pid": 1, "tid": 1, "ts": end - 50, "dur": 49.75},
+    ]
+    path = tmp_path / "epoch.pfw"
+    path.write_text(json.dumps(events))
+    gf = perfweave.read(path)
+    names = gf.graph.frames["name"].tolist()
+    parents = [names[p] if p >= 0 else None for p in gf.graph.parent]
+    assert dict(zip(names, parents)) == {"caller": None, "callee": "caller"}
+
+
 JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()

@@ -70,6 +70,9 @@ UNNAMED = "(unnamed)"
 CALL_PHASES = ("X", "B", "E")
 #: nanoseconds in a microsecond, the trace-event format's unit of time
 _NS_PER_US = 1000.0
+#: microseconds below which a double holds every nanosecond apart (2**41 us, 25 days: a
+#: monotonic clock's; epoch times, 1.7e15 us, are kept to a quarter microsecond at best)
+_NS_EXACT_BELOW = 2.0**41
 
 
 def mend_surrogates(values: np.ndarray) -> tuple[np.ndarray, bool]:
@@ -499,8 +502,11 @@ def on_time_grid(us: np.ndarray) -> np.ndarray:
     in, so that times the file writes as equal compare equal. An ``X`` event ends at ``ts +
     dur``, a sum in binary floating point: a callee at ``ts`` 0.1 lasting 0.2 ends at
     0.30000000000000004, past its caller written to end at 0.3, which would then not hold
-    it. (Rounding keeps the order of times, so it never unnests calls that nest.)"""
-    return np.round(us * _NS_PER_US) / _NS_PER_US
+    it. (Rounding keeps the order of times, so it never unnests calls that nest.) Times
+    past :data:`_NS_EXACT_BELOW` stay as they are: a double holds them coarser than a
+    nanosecond, and rounding would make times a step apart equal."""
+    grid = np.round(us * _NS_PER_US) / _NS_PER_US
+    return np.where(np.abs(us) < _NS_EXACT_BELOW, grid, us)
 
 
 def nest_calls(table: dict[str, np.ndarray], ties: str) -> tuple[np.ndarray, np.ndarray]:
