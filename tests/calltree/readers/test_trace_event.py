@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -644,6 +645,37 @@ def test_a_bad_sample_is_named_as_a_sample(tmp_path, key, value, expected):
         ParseError, match=rf"simple-with-samples.json, samples\[3\]: expected {expected}"
     ):
         perfweave.read(_write(tmp_path, doc, "simple-with-samples.json"))
+
+
+def test_samples_without_a_pid_belong_to_the_process_running_their_thread(tmp_path):
+    """The format's own example of a sample names only its tid (``{"cpu": 0, "tid": 1,
+    "ts": 1000.0, "name": "cycles:HG", "sf": 3, "weight": 1}``): such samples were refused
+    ("expected ... as 'pid'"). A sample without a pid belongs to the process whose events
+    run its thread (its process name kept), else to process 0; a thread two processes run
+    leaves its process unknown, and the error says so."""
+    doc = json.loads((SPEEDSCOPE / "simple-with-samples.json").read_text())
+    want = perfweave.read(_write(tmp_path, doc, "with_pid.json"))
+    for sample in doc["samples"]:
+        del sample["pid"]
+    gf = perfweave.read(_write(tmp_path, doc, "no_pid.json"))
+    pd.testing.assert_frame_equal(gf.dataframe, want.dataframe)
+    assert set(gf.dataframe.index.get_level_values("rank")) == {7512}
+    assert set(gf.dataframe["process_name"]) == {"hermes"}
+    # a thread no event runs: one process, 0
+    for sample in doc["samples"]:
+        sample["tid"] = 1
+    gf = perfweave.read(_write(tmp_path, doc, "tid_1.json"))
+    assert set(gf.dataframe.index.droplevel("node").unique()) == {(0, 1)}
+    assert gf.dataframe["time (inc)"].max() == pytest.approx(want.dataframe["time (inc)"].max())
+    # a thread two processes run
+    doc["traceEvents"] += [
+        {"ph": "M", "name": "thread_name", "pid": p, "tid": 1, "args": {"name": "w"}}
+        for p in (10, 20)
+    ]
+    with pytest.raises(
+        ParseError, match=r"samples\[0\]: expected a 'pid': tid 1 runs in processes 10, 20"
+    ):
+        perfweave.read(_write(tmp_path, doc, "two.json"))
 
 
 def test_samples_beside_call_events_and_broken_stacks(tmp_path):

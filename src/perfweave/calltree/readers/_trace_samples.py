@@ -59,7 +59,7 @@ def sampled_rows(doc: dict, file: Path):
             file, "samples as JSON objects", position=f"samples[{k}]", found=samples[k]
         )
     where = _Where(samples)
-    pid = te.ids(te.column(samples, "pid"), at, where, "pid", file, _PLACE)
+    pid = te.ids(_pids(samples, doc["traceEvents"], file), at, where, "pid", file, _PLACE)
     tid = te.ids(te.column(samples, "tid"), at, where, "tid", file, _PLACE)
     ts = te.times(te.column(samples, "ts"), at, where, "ts", file, _PLACE)
     leaf = _leaves(te.column(samples, "sf"), index, samples, file)
@@ -82,6 +82,43 @@ def sampled_rows(doc: dict, file: Path):
     rows["pid"] = cell_pid[rows["cell"].to_numpy()]
     rows["tid"] = cell_tid[rows["cell"].to_numpy()]
     return table, node_parent, rows.drop(columns="cell")
+
+
+def _pids(samples: list[dict], events: object, file: Path) -> np.ndarray:
+    """Each sample's ``pid``. The format's own example of a sample names only its ``tid``
+    (``{"cpu": 0, "tid": 1, "ts": 1000.0, "name": "cycles:HG", "sf": 3}``): a sample
+    without one belongs to the process whose events run its thread, else to process 0
+    (one process). A thread the events run in two processes is a ParseError."""
+    pid = te.column(samples, "pid")
+    lacking = np.flatnonzero(np.equal(pid, None))
+    if not len(lacking):
+        return pid
+    ids = (int, str)
+    pairs = [
+        (e["pid"], e["tid"])
+        for e in (events if isinstance(events, list) else [])
+        if isinstance(e, dict) and isinstance(e.get("pid"), ids) and isinstance(e.get("tid"), ids)
+    ]
+    runs: dict = {}
+    if pairs:
+        e_pid = te.normal_ids(np.array([p for p, _ in pairs], dtype=object))
+        e_tid = te.normal_ids(np.array([t for _, t in pairs], dtype=object))
+        for t, p in set(zip(e_tid.tolist(), e_pid.tolist())):
+            runs.setdefault(t, set()).add(p)
+    tid = te.normal_ids(te.column(samples, "tid"))
+    for k in lacking.tolist():
+        t = tid[k]
+        owners = runs.get(t, set()) if isinstance(t, (int, str)) else set()
+        if len(owners) > 1:
+            raise ParseError(
+                file,
+                f"a 'pid': tid {t} runs in processes {', '.join(map(str, sorted(owners, key=str)))}"
+                " in traceEvents",
+                position=_PLACE.format(k),
+                found=samples[k],
+            )
+        pid[k] = next(iter(owners)) if owners else 0
+    return pid
 
 
 class _Where:
