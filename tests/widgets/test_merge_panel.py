@@ -15,6 +15,7 @@ import perfweave.merge as pm
 from perfweave.errors import MergeError, ShapeError
 from perfweave.widgets._html import format_numbers
 from perfweave.widgets._matrix import abbreviate
+from perfweave.widgets._merge_views import CORNER_CLEAR
 from perfweave.widgets.merge_panel import MergePanel
 
 MERGE_DATA = Path(__file__).resolve().parents[1] / "data" / "merge"
@@ -416,6 +417,9 @@ def test_marginal_key_outside_the_charts_and_ticks_inside_their_axes(much_subs):
         assert not view.lines.display_legend and not view.pooled.display_legend
         ticks = np.asarray(view.figure.axes[0].tick_values)
         assert view.x.min <= ticks.min() and ticks.max() <= view.x.max and len(ticks) >= 2
+        # no tick by the corner, where its label ran into the y axis's "0" (y's 100k did)
+        width = view.x.max - view.x.min
+        assert ticks.min() - view.x.min >= CORNER_CLEAR * width
     assert "merged runs" in panel._pair_key.value and "pooled readings" in panel._pair_key.value
     sc = panel._scatter
     for scale, axis in ((sc.x, sc.x_axis), (sc.y, sc.y_axis)):
