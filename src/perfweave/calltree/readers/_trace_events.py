@@ -6,9 +6,9 @@ An event is a JSON object; its phase ``ph`` says what it is. ``X`` is a complete
 where they say so and count the rest; their values are not checked. In an event of a call:
 
 * ``name``: a string; a ``B`` or ``X`` without one (or ``null``), and an empty one, is
-  ``(unnamed)``, as speedscope names it; an ``E`` may leave it out. ``pid``, ``tid``: an integer (int64) or
-  a string (PyTorch's older exports name processes ``"CPU functions"``). Anything else is
-  a ParseError naming the event.
+  ``(unnamed)``, as speedscope names it; an ``E`` may leave it out. ``pid``, ``tid``: an
+  integer (int64) or a string (PyTorch's older exports name processes ``"CPU
+  functions"``). Anything else is a ParseError naming the event.
 * ``ts``, ``dur`` (microseconds): a JSON number, or a string holding one as a JSON number
   is written (``"12"``, ``"1.5e3"``: Perfetto reads these, to keep precision a double would
   lose); never ``true``/``false`` or another string. Finite; ``dur`` at least 0. An ``X``
@@ -270,25 +270,23 @@ def names(
     """``name`` from ``vals``, the names of the events ``at``: strings; a B or X without
     one is ``(unnamed)``, an E without one None; an empty name is ``(unnamed)`` (as
     speedscope names it: a blank frame shows nothing); ParseError on any other value."""
-    if infer_dtype(vals, skipna=False) == "string":
-        empty = vals == ""
-        if not empty.any():
-            return vals
-        vals = vals.copy()
-        vals[empty] = UNNAMED
+    unnamed = vals == ""
+    if infer_dtype(vals, skipna=False) != "string":
+        missing = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
+        ok = missing | np.fromiter((type(v) is str for v in vals), dtype=bool, count=len(vals))
+        if not ok.all():
+            k = int(at[np.flatnonzero(~ok)[0]])
+            raise ParseError(
+                file,
+                "a string as 'name' of every call event",
+                position=f"event {k}",
+                found=_found(events, k, "name"),
+            )
+        unnamed |= missing & ~is_end
+    if not unnamed.any():
         return vals
-    missing = np.fromiter((v is None for v in vals), dtype=bool, count=len(vals))
-    ok = missing | np.fromiter((type(v) is str for v in vals), dtype=bool, count=len(vals))
-    if not ok.all():
-        k = int(at[np.flatnonzero(~ok)[0]])
-        raise ParseError(
-            file,
-            "a string as 'name' of every call event",
-            position=f"event {k}",
-            found=_found(events, k, "name"),
-        )
     vals = vals.copy()
-    vals[(missing & ~is_end) | (vals == "")] = UNNAMED
+    vals[unnamed] = UNNAMED
     return vals
 
 

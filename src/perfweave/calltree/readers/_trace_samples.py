@@ -84,7 +84,7 @@ def sampled_rows(doc: dict, file: Path):
     return table, node_parent, rows.drop(columns="cell")
 
 
-def _pids(samples: list[dict], events: object, file: Path) -> np.ndarray:
+def _pids(samples: list[dict], events: list[dict], file: Path) -> np.ndarray:
     """Each sample's ``pid``. The format's own example of a sample names only its ``tid``
     (``{"cpu": 0, "tid": 1, "ts": 1000.0, "name": "cycles:HG", "sf": 3}``): a sample
     without one belongs to the process whose events run its thread, else to process 0
@@ -93,32 +93,41 @@ def _pids(samples: list[dict], events: object, file: Path) -> np.ndarray:
     lacking = np.flatnonzero(np.equal(pid, None))
     if not len(lacking):
         return pid
-    ids = (int, str)
-    pairs = [
-        (e["pid"], e["tid"])
-        for e in (events if isinstance(events, list) else [])
-        if isinstance(e, dict) and isinstance(e.get("pid"), ids) and isinstance(e.get("tid"), ids)
-    ]
-    runs: dict = {}
-    if pairs:
-        e_pid = te.normal_ids(np.array([p for p, _ in pairs], dtype=object))
-        e_tid = te.normal_ids(np.array([t for _, t in pairs], dtype=object))
-        for t, p in set(zip(e_tid.tolist(), e_pid.tolist())):
-            runs.setdefault(t, set()).add(p)
-    tid = te.normal_ids(te.column(samples, "tid"))
-    for k in lacking.tolist():
-        t = tid[k]
-        owners = runs.get(t, set()) if isinstance(t, (int, str)) else set()
-        if len(owners) > 1:
-            raise ParseError(
-                file,
-                f"a 'pid': tid {t} runs in processes {', '.join(map(str, sorted(owners, key=str)))}"
-                " in traceEvents",
-                position=_PLACE.format(k),
-                found=samples[k],
-            )
-        pid[k] = next(iter(owners)) if owners else 0
+    tid = te.column(samples, "tid")[lacking]
+    named = _ids_ok(tid)  # a sample whose tid is no id: its own ParseError follows
+    thread = te.normal_ids(tid[named])
+    owners = _processes_of_threads(events)
+    several = np.isin(thread, [t for t, ps in owners.items() if len(ps) > 1])
+    if several.any():
+        at = int(np.argmax(several))
+        k, t = int(lacking[named][at]), thread[at]
+        raise ParseError(
+            file,
+            f"a 'pid': tid {t} runs in processes {', '.join(map(str, owners[t]))} in traceEvents",
+            position=_PLACE.format(k),
+            found=samples[k],
+        )
+    pid[lacking] = 0
+    pid[lacking[named]] = [owners.get(t, [0])[0] for t in thread.tolist()]
     return pid
+
+
+def _processes_of_threads(events: list[dict]) -> dict:
+    """tid -> the processes whose events run that thread (in order of appearance); ids as
+    :func:`._trace_events.normal_ids` reads them."""
+    e_pid, e_tid = te.column(events, "pid"), te.column(events, "tid")
+    ok = _ids_ok(e_pid) & _ids_ok(e_tid)
+    pairs = pd.DataFrame(
+        {"tid": te.normal_ids(e_tid[ok]), "pid": te.normal_ids(e_pid[ok])}, dtype=object
+    ).drop_duplicates()
+    return pairs.groupby("tid", sort=False)["pid"].agg(list).to_dict()
+
+
+def _ids_ok(values: np.ndarray) -> np.ndarray:
+    """Where a value is an id (an integer or a string)."""
+    return np.fromiter(
+        (type(v) is int or type(v) is str for v in values), dtype=bool, count=len(values)
+    )
 
 
 class _Where:

@@ -11,8 +11,9 @@ Lines of ``KEYWORD values`` (empty lines and lines starting with ``#`` are skipp
 
 After each ``REGION`` or ``METRIC`` line the ``DATA`` lines count the points from the
 first again, one line per point; every call path needs a line for every point of each
-metric. A point written twice is an error (which DATA line would be its?). A file without ``METRIC`` lines has one metric, named :data:`DEFAULT_METRIC`
-(Extra-P calls it ""). At most 4 parameters, as in Extra-P.
+metric. A point written twice is an error (which DATA line would be its?). A file without
+``METRIC`` lines has one metric, named :data:`DEFAULT_METRIC` (Extra-P calls it ""). At
+most 4 parameters, as in Extra-P.
 """
 
 from __future__ import annotations
