@@ -9,12 +9,11 @@ import { Channel } from "../lib/request.js";
 
 /** @typedef {import("./protocol.js").WidgetModel} Model */
 
-let boxes = 0;
-
 /** @param {{ model: Model, el: HTMLElement }} view */
 function render({ model, el }) {
   const channel = new Channel(model);
-  const listId = `pw-spec-options-${++boxes}-${Math.random().toString(36).slice(2, 8)}`;
+  // a name of its own on the page (each view's module is evaluated apart: no counter serves)
+  const listId = `pw-spec-options-${Math.random().toString(36).slice(2, 12)}`;
   const input = h("input", {
     cls: "pw-spec-input",
     attrs: {
@@ -63,19 +62,16 @@ function render({ model, el }) {
   function show(offered, text) {
     options.replaceChildren(...offered.map((o) => h("option", { attrs: { value: o } })));
     hint.textContent = text;
-    root.dataset.completed = input.value;
   }
   // apply: the text goes with the request; the box then shows the spec in force (the spec
   // applied, or the one kept when the picker refused it and its banner says why)
   function send() {
     const spec = input.value;
-    root.dataset.applying = spec;
     channel.request("apply", { spec }).then((reply) => {
       if (reply.ok && typeof reply.value === "string" && input.value === spec) {
         input.value = reply.value;
         complete();
       }
-      root.dataset.applied = spec;
     }).catch(() => { /* the banner says the kernel did not answer */ });
   }
   input.addEventListener("input", () => complete());

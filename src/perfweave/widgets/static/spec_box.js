@@ -228,10 +228,9 @@ var Channel = class {
 };
 
 // src/spec_box/index.js
-var boxes = 0;
 function render({ model, el }) {
   const channel = new Channel(model);
-  const listId = `pw-spec-options-${++boxes}-${Math.random().toString(36).slice(2, 8)}`;
+  const listId = `pw-spec-options-${Math.random().toString(36).slice(2, 12)}`;
   const input = h("input", {
     cls: "pw-spec-input",
     attrs: {
@@ -278,17 +277,14 @@ function render({ model, el }) {
   function show(offered, text) {
     options.replaceChildren(...offered.map((o) => h("option", { attrs: { value: o } })));
     hint.textContent = text;
-    root.dataset.completed = input.value;
   }
   function send() {
     const spec = input.value;
-    root.dataset.applying = spec;
     channel.request("apply", { spec }).then((reply) => {
       if (reply.ok && typeof reply.value === "string" && input.value === spec) {
         input.value = reply.value;
         complete();
       }
-      root.dataset.applied = spec;
     }).catch(() => {
     });
   }
