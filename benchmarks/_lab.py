@@ -356,6 +356,18 @@ class LabSession:
         self.nb.wait_idle()
         return t0, mark, self.nb.messages()
 
+    def with_kernel_times(self, got: dict[str, float], action: str) -> dict[str, float]:
+        """``got`` (a first draw's parts) with the kernel's own times: the widget's cell
+        (``kernel_cell``) and, where the page asked for it, the first ``action`` handler
+        (``kernel_<action>``)."""
+        st = self.state()
+        if "cell_ms" in st:
+            got["kernel_cell"] = st["cell_ms"]
+        first = st.get("py_ms", {}).get(action)
+        if first and "round_trip" in got:
+            got[f"kernel_{action}"] = first[0]
+        return got
+
     def problems(self, name: str) -> list[str]:
         """The page's errors and the requests off the machine it made, for the figures'
         notes (``name``: the scenario)."""

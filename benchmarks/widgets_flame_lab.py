@@ -91,13 +91,7 @@ class LabFlame(LabSession):
         t0, mark, log = self.run_first(cell, CLOSE_CELL, ".pw-flame", MARK_JS)
         got = first_draw_parts(log, t0, mark, None if mark.get("state") else "frames")
         got["shown"] = mark["shown"]
-        st = self.state()
-        if "cell_ms" in st:
-            got["kernel_cell"] = st["cell_ms"]
-        frames = st.get("py_ms", {}).get("frames")
-        if frames and "round_trip" in got:
-            got["kernel_frames"] = frames[0]
-        return got
+        return self.with_kernel_times(got, "frames")
 
 
 PARTS = (

@@ -82,13 +82,7 @@ class LabHeatmap(LabSession):
         page's times from the run to the matrix drawn, split by the kernel messages."""
         t0, mark, log = self.run_first(cell, CLOSE_CELL, ROOT, MARK_JS)
         got = first_draw_parts(log, t0, mark, "matrix")
-        st = self.state()
-        if "cell_ms" in st:
-            got["kernel_cell"] = st["cell_ms"]
-        first = st.get("py_ms", {}).get("matrix")
-        if first and "round_trip" in got:
-            got["kernel_matrix"] = first[0]
-        return got
+        return self.with_kernel_times(got, "matrix")
 
     def act(self, do: Callable[[], None], action: str) -> tuple[float, float]:
         """An action on the heatmap shown: the page's event -> reply drawn, and the kernel's

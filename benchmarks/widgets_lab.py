@@ -116,13 +116,7 @@ class LabExplorer(LabSession):
             EXPLORER_CELL, CLOSE_CELL, ".pw-explorer", MARK_JS, lambda t0: ["ready", t0]
         )
         got = first_draw_parts(log, t0, mark, "rows")
-        st = self.state()
-        if "cell_ms" in st:
-            got["kernel_cell"] = st["cell_ms"]
-        rows = st.get("py_ms", {}).get("rows")
-        if rows and "round_trip" in got:
-            got["kernel_rows"] = rows[0]
-        return got
+        return self.with_kernel_times(got, "rows")
 
     def act(self, do: Callable[[], None], action: str) -> dict[str, float]:
         """Run ``do`` (a click); the page's time from the click to the reply drawn and to
