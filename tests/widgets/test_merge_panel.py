@@ -421,6 +421,12 @@ def test_marginal_key_outside_the_charts_and_ticks_inside_their_axes(much_subs):
         width = view.x.max - view.x.min
         assert ticks.min() - view.x.min >= CORNER_CLEAR * width
     assert "merged runs" in panel._pair_key.value and "pooled readings" in panel._pair_key.value
+    # HRM's anchor chart keeps the same corner clear
+    hrm = MergePanel(much_subs, method="hrm", seed=3).set_anchor("PROCESSOR_CYCLES")
+    chart = hrm._anchor_chart
+    ticks = np.asarray(chart.figure.axes[0].tick_values)
+    assert len(ticks) >= 2 and chart.x.min <= ticks.min() and ticks.max() <= chart.x.max
+    assert ticks.min() - chart.x.min >= CORNER_CLEAR * (chart.x.max - chart.x.min)
     sc = panel._scatter
     for scale, axis in ((sc.x, sc.x_axis), (sc.y, sc.y_axis)):
         ticks = np.asarray(axis.tick_values)

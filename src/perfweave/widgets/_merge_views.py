@@ -34,6 +34,15 @@ def _ticks(lo: float, hi: float, count: int = 5) -> np.ndarray:
     return np.asarray(linear_ticks(lo, hi, count), dtype=float)
 
 
+def x_ticks(lo: float, hi: float) -> np.ndarray:
+    """Round x ticks inside [lo, hi] (none on an edge, half cut off) and clear of the left
+    corner (:data:`CORNER_CLEAR`), where a label would run into the y axis's lowest one;
+    the corner's tick stays where fewer than two would be left."""
+    ticks = _ticks(lo, hi, 4)
+    clear = ticks[ticks - lo >= CORNER_CLEAR * (hi - lo)]
+    return clear if len(clear) >= 2 else ticks
+
+
 def simulation_ticks(n: int) -> np.ndarray:
     """Simulation numbers 1..n as ticks: 1, then round numbers clear of it (1, 20, ..., 100)."""
     ticks = [t for t in linear_ticks(1.0, float(max(n, 1))) if t == int(t) and t > 1]
@@ -177,7 +186,7 @@ class LinesView:
             self.x.min, self.x.max = lo, hi
         with self.y.hold_sync():
             self.y.min, self.y.max = 0.0, 100.0
-        self.figure.axes[0].tick_values = _ticks(lo, hi, 4)
+        self.figure.axes[0].tick_values = x_ticks(lo, hi)
         self.figure.axes[1].tick_values = _ticks(0.0, 100.0)
         self.figure.axes[0].label = details.anchor
         with self.lines.hold_sync():
@@ -200,11 +209,7 @@ class LinesView:
             lo, hi = float(x[0]), float(x[-1])
             with self.x.hold_sync():
                 self.x.min, self.x.max = lo, hi
-            # round ticks inside the bins: none on the edge, half cut off, nor by the corner,
-            # where its label would run into the y axis's "0"
-            ticks = _ticks(lo, hi, 4)
-            clear = ticks[ticks - lo >= CORNER_CLEAR * (hi - lo)]
-            self.figure.axes[0].tick_values = clear if len(clear) >= 2 else ticks
+            self.figure.axes[0].tick_values = x_ticks(lo, hi)
         top = max(float(np.max(merged, initial=0.0)), float(np.max(pooled, initial=0.0)))
         with self.y.hold_sync():  # explicit: bqplot kept stale domains (see the scores)
             self.y.min, self.y.max = 0.0, (top * 1.08) or 1.0
